@@ -1,0 +1,36 @@
+# A thin wrapper over CMake presets. `make run` and `make test` install what is missing first.
+.PHONY: all deps build build-asan run test test-normal test-asan bench install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default
+
+build-asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan
+
+run: build
+	./build/dpas show ReferenceJobAttackSurface
+
+test: test-normal test-asan
+
+test-normal: build
+	cd build && ctest --output-on-failure --no-tests=error
+
+test-asan: build-asan
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error
+
+bench: build
+	bash bench/run.sh
+
+install: build
+	cmake --install build
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,62 @@
+/* dpas list KIND: the registry's entries. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const char *list_help =
+    "usage: dpas list KIND [-o text|json|csv|markdown]\n"
+    "\n"
+    "KIND: models, hardware, nodes, fabrics, fleets, scenarios or precisions.\n"
+    "Each entry resolves by its full path (Models.Language.GPT3) or its short name (GPT3).\n"
+    "Sources of every entry: data/registry/registry.json and the README.\n";
+
+int cmd_list(cli *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"models", DPAS_KIND_MODEL},     {"model", DPAS_KIND_MODEL},
+        {"hardware", DPAS_KIND_HARDWARE}, {"nodes", DPAS_KIND_NODE},
+        {"node", DPAS_KIND_NODE},         {"fabrics", DPAS_KIND_FABRIC},
+        {"fabric", DPAS_KIND_FABRIC},     {"fleets", DPAS_KIND_FLEET},
+        {"fleet", DPAS_KIND_FLEET},       {"scenarios", DPAS_KIND_SCENARIO},
+        {"scenario", DPAS_KIND_SCENARIO}, {"precisions", -1},
+        {"precision", -1}};
+    int opt, rc;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'h': fputs(list_help, c->out); return EXIT_OK;
+        case 'o':
+            if ((rc = cli_parse_format(c, "list", optarg)))
+                return rc;
+            break;
+        default:
+            if (optopt == 'o')
+                return cli_usage(c, "list", "-o needs a value");
+            return cli_usage(c, "list", "unknown option \"%s\"", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage(c, "list", "list takes one KIND: models, hardware, nodes, fabrics, "
+                                    "fleets, scenarios or precisions");
+    const char *k = argv[optind];
+    int kind = -2;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(k, kinds[i].name))
+            kind = kinds[i].kind;
+    if (kind == -2)
+        return cli_usage(c, "list", "unknown KIND \"%s\"; expected models, hardware, nodes, "
+                                    "fabrics, fleets, scenarios or precisions", k);
+    dpas_error err = {0};
+    dpas_registry *reg = NULL;
+    if ((rc = dpas_registry_builtin(&reg, &err)))
+        return cli_fail(c, &err);
+    char *out = dpas_render_list(reg, kind, c->format, &err);
+    dpas_registry_free(reg);
+    if (!out)
+        return cli_fail(c, &err);
+    return cli_emit(c, out);
+}

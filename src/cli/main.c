@@ -1,0 +1,123 @@
+/* dpas: entry point, subcommand dispatch and the error conventions shared by every command. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *usage_text =
+    "usage: dpas COMMAND [OPTIONS]\n"
+    "\n"
+    "The data-parallel attack surface of a training job: mlsysim's\n"
+    "DataParallelAttackSurfaceScenario, computed exactly.\n"
+    "\n"
+    "commands:\n"
+    "  show NAME          a named scenario (dpas list scenarios): inputs and every attribute\n"
+    "  eval [FILE]        a scenario from flags and/or a YAML or JSON file\n"
+    "  list KIND          registry entries: models, hardware, nodes, fabrics, fleets,\n"
+    "                     scenarios, precisions\n"
+    "\n"
+    "Run 'dpas COMMAND --help' for a command's options. 'dpas --version' prints the version.\n"
+    "Exit status: 0 ok, 1 bad input, 2 physics violation.\n";
+
+int cli_fail(cli *c, const dpas_error *err)
+{
+    if (c->format == DPAS_FORMAT_JSON) {
+        char *j = dpas_render_error_json(err);
+        if (j)
+            fputs(j, c->out);
+        dpas_free(j);
+    } else {
+        fprintf(c->err, "dpas: error: %s\n", err->message);
+    }
+    return err->code == DPAS_EPHYSICS ? EXIT_PHYSICS : EXIT_BAD_INPUT;
+}
+
+int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
+{
+    dpas_error e = {.code = DPAS_EINVAL};
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(e.message, sizeof e.message, "%s (see: dpas %s%s--help)", msg, cmd ? cmd : "",
+             cmd && *cmd ? " " : "");
+    return cli_fail(c, &e);
+}
+
+int cli_parse_format(cli *c, const char *cmd, const char *v)
+{
+    static const char *names[] = {"text", "json", "csv", "markdown"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) {
+            c->format = i;
+            return 0;
+        }
+    if (!strcmp(v, "md")) {
+        c->format = DPAS_FORMAT_MARKDOWN;
+        return 0;
+    }
+    return cli_usage(c, cmd, "--output must be text, json, csv or markdown, got \"%s\"", v);
+}
+
+int cli_parse_units(cli *c, const char *cmd, const char *v, int *units)
+{
+    if (!strcmp(v, "si"))
+        *units = DPAS_UNITS_SI;
+    else if (!strcmp(v, "iec"))
+        *units = DPAS_UNITS_IEC;
+    else if (!strcmp(v, "bytes"))
+        *units = DPAS_UNITS_BYTES;
+    else
+        return cli_usage(c, cmd, "--units must be si, iec or bytes, got \"%s\"", v);
+    return 0;
+}
+
+int cli_emit(cli *c, char *payload)
+{
+    if (!payload) {
+        dpas_error e = {.code = DPAS_ENOMEM};
+        snprintf(e.message, sizeof e.message, "out of memory");
+        return cli_fail(c, &e);
+    }
+    fputs(payload, c->out);
+    dpas_free(payload);
+    return EXIT_OK;
+}
+
+/* Pre-scan argv for "-o json" so that even an early usage error comes out as JSON. */
+static void prescan_format(cli *c, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--"))
+            break;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+            if (!strcmp(argv[i + 1], "json"))
+                c->format = DPAS_FORMAT_JSON;
+        } else if (!strcmp(a, "-ojson") || !strcmp(a, "--output=json")) {
+            c->format = DPAS_FORMAT_JSON;
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    cli c = {DPAS_FORMAT_TEXT, stdout, stderr};
+    prescan_format(&c, argc, argv);
+    if (argc < 2)
+        return fputs(usage_text, stderr), EXIT_BAD_INPUT;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
+        return fputs(usage_text, stdout), EXIT_OK;
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version"))
+        return printf("dpas %s\n", DPAS_VERSION), EXIT_OK;
+    if (!strcmp(cmd, "show"))
+        return cmd_scenario(&c, argc - 1, argv + 1, 1);
+    if (!strcmp(cmd, "eval"))
+        return cmd_scenario(&c, argc - 1, argv + 1, 0);
+    if (!strcmp(cmd, "list"))
+        return cmd_list(&c, argc - 1, argv + 1);
+    return cli_usage(&c, "", "unknown command \"%s\"; expected show, eval or list", cmd);
+}

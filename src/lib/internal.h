@@ -1,0 +1,51 @@
+/* Internals shared by the library's modules. Not installed. */
+#ifndef DPAS_INTERNAL_H
+#define DPAS_INTERNAL_H
+
+#include "dpas/dpas.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define DPAS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Fill err (when not NULL) and return code. */
+int dpas__fail(dpas_error *err, int code, const char *field, const char *fmt, ...)
+    DPAS__PRINTF(4, 5);
+/* Same, with a file position. */
+int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col,
+                  const char *fmt, ...) DPAS__PRINTF(6, 7);
+
+/* A growable string. On allocation failure it sets oom and further appends are ignored. */
+typedef struct dpas__buf {
+    char *data;
+    size_t len, cap;
+    bool oom;
+} dpas__buf;
+
+void dpas__buf_append(dpas__buf *b, const char *s, size_t n);
+void dpas__buf_puts(dpas__buf *b, const char *s);
+void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
+/* s as a JSON string literal, quotes included. */
+void dpas__buf_json_str(dpas__buf *b, const char *s);
+/* s as a CSV field (quoted when needed). */
+void dpas__buf_csv_str(dpas__buf *b, const char *s);
+/* Hand the string to the caller (NULL and err set on allocation failure). */
+char *dpas__buf_finish(dpas__buf *b, dpas_error *err);
+
+/* Shortest text that reads back as the same double ("1.984375", "0.1"); with python_style a
+ * whole value gets ".0" as Python's repr does ("64.0"). */
+size_t dpas__fmt_double(double v, bool python_style, char *buf, size_t cap);
+
+uint64_t dpas__gcd(uint64_t a, uint64_t b);
+
+/* 128-bit unsigned arithmetic for exact products (GCC and Clang). */
+__extension__ typedef unsigned __int128 dpas__u128;
+
+/* Case-insensitive ASCII comparison. */
+int dpas__strcasecmp(const char *a, const char *b);
+
+/* Quote text for a message, truncated and with non-printable bytes escaped. */
+const char *dpas__quote(const char *text, char *buf, size_t cap);
+
+#endif

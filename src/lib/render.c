@@ -1,0 +1,354 @@
+/* Renderers: a scenario's inputs and report, registry listings and error objects, as text,
+ * JSON, CSV or Markdown, into a string the caller owns. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, size_t cap)
+{
+    if (warning == DPAS_WARN_UNEQUAL_REPLICAS)
+        return (size_t)snprintf(buf, cap,
+                                "dp_degree %lld does not divide accelerators %lld: replicas are "
+                                "unequal (the scenario assumes equal replicas; "
+                                "accelerators_per_replica is a mean)",
+                                (long long)(r->gather_factor + 1), (long long)r->accelerators);
+    return (size_t)snprintf(buf, cap, "unknown warning %u", warning);
+}
+
+/* The value of an attribute as text: exact bytes, integers, shortest doubles. With units set,
+ * bytes get a human form in parentheses ("350000000000 B (350 GB)"). */
+static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int units,
+                       char *buf, size_t cap)
+{
+    dpas_value v;
+    if (dpas_report_get(r, a, &v, NULL)) {
+        snprintf(buf, cap, "undefined");
+        return;
+    }
+    if (v.kind == DPAS_VALUE_INT)
+        snprintf(buf, cap, "%lld", (long long)v.i);
+    else if (v.kind == DPAS_VALUE_REAL)
+        dpas__fmt_double(v.r, python_reals, buf, cap);
+    else {
+        char exact[96], human[64];
+        dpas_format_bytes_exact(v.bytes, exact, sizeof exact);
+        bool small = v.bytes.whole < 1000;
+        if (units == DPAS_UNITS_BYTES || units < 0 || small)
+            snprintf(buf, cap, "%s%s", exact, units < 0 ? "" : " B");
+        else {
+            dpas_format_bytes_human(v.bytes, (dpas_units)units, human, sizeof human);
+            snprintf(buf, cap, "%s B (%s)", exact, human);
+        }
+    }
+}
+
+/* The equation with the inputs substituted, e.g. "dp_degree - 1 = 128 - 1 = 127". */
+static void explain_text(const dpas_scenario *s, const dpas_report *r, dpas_attr a, char *buf,
+                         size_t cap)
+{
+    char v[128], w[64];
+    value_text(r, a, false, DPAS_UNITS_BYTES, v, sizeof v);
+    long long n = (long long)s->dp_degree;
+    const char *eq = dpas_attr_equation(a);
+    switch (a) {
+    case DPAS_ATTR_ACCELERATORS:
+        snprintf(buf, cap, "%s = nodes x accelerators_per_node = %lld x %lld = %s", eq,
+                 (long long)s->nodes, (long long)s->accelerators_per_node, v);
+        break;
+    case DPAS_ATTR_NODES:
+    case DPAS_ATTR_ACCELERATORS_PER_NODE:
+        snprintf(buf, cap, "%s = %s", eq, v);
+        break;
+    case DPAS_ATTR_ACCELERATORS_PER_REPLICA:
+        snprintf(buf, cap, "%s = %lld / %lld = %s", eq, (long long)r->accelerators, n, v);
+        break;
+    case DPAS_ATTR_GRADIENT_BYTES:
+    case DPAS_ATTR_CHECKPOINT_BYTES:
+    case DPAS_ATTR_WEIGHT_BYTES: {
+        dpas_rational wd = a == DPAS_ATTR_GRADIENT_BYTES     ? s->gradient_bytes_per_param
+                           : a == DPAS_ATTR_CHECKPOINT_BYTES ? s->checkpoint_bytes_per_param
+                                                             : s->weight_bytes_per_param;
+        if (r->undefined & (1u << a)) {
+            snprintf(buf, cap, "%s: undefined, %s", eq, dpas_report_undefined_reason(r, a));
+            break;
+        }
+        dpas_format_width(wd, w, sizeof w);
+        snprintf(buf, cap, "%s = %llu x %s = %s", eq, (unsigned long long)s->parameters, w, v);
+        break;
+    }
+    case DPAS_ATTR_ALLREDUCE_FACTOR:
+        if (n == 1)
+            snprintf(buf, cap, "%s = 0 (one replica exchanges nothing)", eq);
+        else
+            snprintf(buf, cap, "%s = 2 x (%lld - 1) / %lld = %s", eq, n, n, v);
+        break;
+    case DPAS_ATTR_GATHER_FACTOR:
+        snprintf(buf, cap, "%s = %lld - 1 = %s", eq, n, v);
+        break;
+    case DPAS_ATTR_GATHER_TRAFFIC_RATIO: {
+        if (r->undefined & (1u << a)) {
+            snprintf(buf, cap, "%s: undefined, %s", eq, dpas_report_undefined_reason(r, a));
+            break;
+        }
+        char af[40];
+        dpas__fmt_double(r->allreduce_factor, false, af, sizeof af);
+        snprintf(buf, cap, "%s = %lld / %s = %s (= dp_degree / 2)", eq, (long long)r->gather_factor,
+                 af, v);
+        break;
+    }
+    default: snprintf(buf, cap, "%s", eq); break;
+    }
+}
+
+static void width_text(dpas_rational w, char *buf, size_t cap)
+{
+    if (!w.den)
+        snprintf(buf, cap, "none");
+    else
+        dpas_format_width(w, buf, cap);
+}
+
+/* The width as a bare exact number of bytes (JSON), or null. */
+static void width_json(dpas__buf *b, dpas_rational w)
+{
+    if (!w.den) {
+        dpas__buf_puts(b, "null");
+        return;
+    }
+    char t[64];
+    dpas_bytes x = {w.num / w.den, w.num % w.den, w.den};
+    if (!x.frac_num)
+        x.frac_den = 1;
+    dpas_format_bytes_exact(x, t, sizeof t);
+    dpas__buf_puts(b, t);
+}
+
+static void render_text(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
+                        const dpas_render_opts *o, unsigned show)
+{
+    char t[600], w[64];
+    if (!o->attrs) {
+        if (o->label)
+            dpas__buf_printf(b, "scenario  %s\n\n", o->label);
+        dpas__buf_puts(b, "inputs\n");
+        dpas__buf_printf(b, "  %-28s%s (%llu parameters)\n", "workload", s->workload ? s->workload : "custom",
+                         (unsigned long long)s->parameters);
+        dpas__buf_printf(b, "  %-28s%s (%lld nodes x %lld accelerators)\n", "fleet",
+                         s->fleet ? s->fleet : "custom", (long long)s->nodes,
+                         (long long)s->accelerators_per_node);
+        dpas__buf_printf(b, "  %-28s%lld\n", "dp_degree", (long long)s->dp_degree);
+        width_text(s->gradient_bytes_per_param, w, sizeof w);
+        dpas__buf_printf(b, "  %-28s%s\n", "gradient_bytes_per_param", w);
+        width_text(s->checkpoint_bytes_per_param, w, sizeof w);
+        dpas__buf_printf(b, "  %-28s%s\n", "checkpoint_bytes_per_param", w);
+        width_text(s->weight_bytes_per_param, w, sizeof w);
+        dpas__buf_printf(b, "  %-28s%s\n", "weight_bytes_per_param", w);
+        dpas__buf_puts(b, "\nattributes\n");
+    }
+    for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
+        if (!(show & (1u << a)))
+            continue;
+        if (r->undefined & (1u << a))
+            snprintf(t, sizeof t, "undefined (%s)", dpas_report_undefined_reason(r, (dpas_attr)a));
+        else
+            value_text(r, (dpas_attr)a, false, o->units, t, sizeof t);
+        dpas__buf_printf(b, "  %-28s%s\n", dpas_attr_name((dpas_attr)a), t);
+        if (o->explain) {
+            explain_text(s, r, (dpas_attr)a, t, sizeof t);
+            dpas__buf_printf(b, "  %-28s= %s\n", "", t);
+        }
+    }
+}
+
+static void render_json(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
+                        const dpas_render_opts *o, unsigned show)
+{
+    char t[600];
+    dpas__buf_puts(b, "{\n  \"scenario\": ");
+    if (o->label)
+        dpas__buf_json_str(b, o->label);
+    else
+        dpas__buf_puts(b, "null");
+    dpas__buf_puts(b, ",\n  \"inputs\": {\n    \"workload\": {\"name\": ");
+    dpas__buf_json_str(b, s->workload ? s->workload : "custom");
+    dpas__buf_printf(b, ", \"parameters\": %llu},\n    \"fleet\": {\"name\": ",
+                     (unsigned long long)s->parameters);
+    dpas__buf_json_str(b, s->fleet ? s->fleet : "custom");
+    dpas__buf_printf(b, ", \"nodes\": %lld, \"accelerators_per_node\": %lld", (long long)s->nodes,
+                     (long long)s->accelerators_per_node);
+    if (s->node_entry) {
+        dpas__buf_puts(b, ", \"node\": ");
+        dpas__buf_json_str(b, s->node_entry->path);
+    }
+    if (s->fabric_entry) {
+        dpas__buf_puts(b, ", \"fabric\": ");
+        dpas__buf_json_str(b, s->fabric_entry->path);
+    }
+    dpas__buf_printf(b, "},\n    \"dp_degree\": %lld,\n    \"gradient_bytes_per_param\": ",
+                     (long long)s->dp_degree);
+    width_json(b, s->gradient_bytes_per_param);
+    dpas__buf_puts(b, ",\n    \"checkpoint_bytes_per_param\": ");
+    width_json(b, s->checkpoint_bytes_per_param);
+    dpas__buf_puts(b, ",\n    \"weight_bytes_per_param\": ");
+    width_json(b, s->weight_bytes_per_param);
+    dpas__buf_puts(b, "\n  },\n  \"attributes\": {");
+    bool first = true;
+    for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
+        if (!(show & (1u << a)))
+            continue;
+        if (r->undefined & (1u << a))
+            snprintf(t, sizeof t, "null");
+        else
+            value_text(r, (dpas_attr)a, true, -1, t, sizeof t);
+        dpas__buf_printf(b, "%s\n    \"%s\": %s", first ? "" : ",", dpas_attr_name((dpas_attr)a), t);
+        first = false;
+    }
+    dpas__buf_puts(b, "\n  },\n  \"undefined\": {");
+    first = true;
+    for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
+        if (!(show & (1u << a)) || !(r->undefined & (1u << a)))
+            continue;
+        dpas__buf_printf(b, "%s\n    \"%s\": ", first ? "" : ",", dpas_attr_name((dpas_attr)a));
+        dpas__buf_json_str(b, dpas_report_undefined_reason(r, (dpas_attr)a));
+        first = false;
+    }
+    dpas__buf_puts(b, first ? "},\n" : "\n  },\n");
+    if (o->explain) {
+        dpas__buf_puts(b, "  \"equations\": {");
+        first = true;
+        for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
+            if (!(show & (1u << a)))
+                continue;
+            explain_text(s, r, (dpas_attr)a, t, sizeof t);
+            dpas__buf_printf(b, "%s\n    \"%s\": ", first ? "" : ",", dpas_attr_name((dpas_attr)a));
+            dpas__buf_json_str(b, t);
+            first = false;
+        }
+        dpas__buf_puts(b, "\n  },\n");
+    }
+    dpas__buf_puts(b, "  \"warnings\": [");
+    first = true;
+    for (unsigned bit = 1; bit && bit <= r->warnings; bit <<= 1) {
+        if (!(r->warnings & bit))
+            continue;
+        dpas_warning_message(r, bit, t, sizeof t);
+        dpas__buf_puts(b, first ? "\n    " : ",\n    ");
+        dpas__buf_json_str(b, t);
+        first = false;
+    }
+    dpas__buf_puts(b, first ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+static void render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
+                        const dpas_render_opts *o, unsigned show, bool csv)
+{
+    char v[200], note[600];
+    if (csv)
+        dpas__buf_puts(b, "attribute,value,unit,note\n");
+    else {
+        char w[64];
+        if (!o->attrs) {
+            if (o->label)
+                dpas__buf_printf(b, "**scenario** `%s`\n\n", o->label);
+            dpas__buf_puts(b, "| input | value |\n|---|---|\n");
+            dpas__buf_printf(b, "| workload | %s (%llu parameters) |\n", s->workload ? s->workload : "custom",
+                             (unsigned long long)s->parameters);
+            dpas__buf_printf(b, "| fleet | %s (%lld nodes x %lld accelerators) |\n",
+                             s->fleet ? s->fleet : "custom", (long long)s->nodes,
+                             (long long)s->accelerators_per_node);
+            dpas__buf_printf(b, "| dp_degree | %lld |\n", (long long)s->dp_degree);
+            width_text(s->gradient_bytes_per_param, w, sizeof w);
+            dpas__buf_printf(b, "| gradient_bytes_per_param | %s |\n", w);
+            width_text(s->checkpoint_bytes_per_param, w, sizeof w);
+            dpas__buf_printf(b, "| checkpoint_bytes_per_param | %s |\n", w);
+            width_text(s->weight_bytes_per_param, w, sizeof w);
+            dpas__buf_printf(b, "| weight_bytes_per_param | %s |\n\n", w);
+        }
+        dpas__buf_puts(b, "| attribute | value | unit | note |\n|---|---:|---|---|\n");
+    }
+    for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
+        if (!(show & (1u << a)))
+            continue;
+        note[0] = '\0';
+        if (r->undefined & (1u << a)) {
+            v[0] = '\0';
+            snprintf(note, sizeof note, "undefined: %s", dpas_report_undefined_reason(r, (dpas_attr)a));
+        } else {
+            value_text(r, (dpas_attr)a, false, csv ? -1 : -1, v, sizeof v);
+            if (o->explain)
+                explain_text(s, r, (dpas_attr)a, note, sizeof note);
+        }
+        if (csv) {
+            dpas__buf_printf(b, "%s,%s,%s,", dpas_attr_name((dpas_attr)a), v, dpas_attr_unit((dpas_attr)a));
+            dpas__buf_csv_str(b, note);
+            dpas__buf_puts(b, "\n");
+        } else {
+            if (!(r->undefined & (1u << a)) && dpas_attr_kind((dpas_attr)a) == DPAS_VALUE_BYTES &&
+                o->units != DPAS_UNITS_BYTES) {
+                dpas_value x;
+                char h[64];
+                dpas_report_get(r, (dpas_attr)a, &x, NULL);
+                if (x.bytes.whole >= 1000) {
+                    dpas_format_bytes_human(x.bytes, (dpas_units)o->units, h, sizeof h);
+                    size_t l = strlen(v);
+                    snprintf(v + l, sizeof v - l, " (%s)", h);
+                }
+            }
+            dpas__buf_printf(b, "| %s | %s | %s | %s |\n", dpas_attr_name((dpas_attr)a), v,
+                             dpas_attr_unit((dpas_attr)a), note);
+        }
+    }
+}
+
+char *dpas_render_report(const dpas_scenario *s, const dpas_report *r,
+                         const dpas_render_opts *o, dpas_error *err)
+{
+    dpas_render_opts def = {0};
+    if (!o)
+        o = &def;
+    unsigned all = (1u << DPAS_ATTR_COUNT) - 1;
+    unsigned show = o->attrs ? o->attrs & all : all;
+    if (o->attrs) { /* an attribute asked for by name must have a value */
+        for (int a = 0; a < DPAS_ATTR_COUNT; a++)
+            if ((show & r->undefined) & (1u << a)) {
+                dpas_value v;
+                dpas_report_get(r, (dpas_attr)a, &v, err);
+                return NULL;
+            }
+    }
+    dpas__buf b = {0};
+    switch (o->format) {
+    case DPAS_FORMAT_JSON: render_json(&b, s, r, o, show); break;
+    case DPAS_FORMAT_CSV: render_rows(&b, s, r, o, show, true); break;
+    case DPAS_FORMAT_MARKDOWN: render_rows(&b, s, r, o, show, false); break;
+    default: render_text(&b, s, r, o, show); break;
+    }
+    return dpas__buf_finish(&b, err);
+}
+
+char *dpas_render_error_json(const dpas_error *e)
+{
+    dpas__buf b = {0};
+    const char *title = "invalid input";
+    if (e->code == DPAS_EPHYSICS)
+        title = "physics violation";
+    else if (e->code == DPAS_ENOENT)
+        title = "unknown name";
+    else if (e->code == DPAS_EIO)
+        title = "cannot read file";
+    else if (e->code == DPAS_EUNDEF)
+        title = "undefined attribute";
+    else if (e->code == DPAS_ENOMEM)
+        title = "out of memory";
+    dpas__buf_puts(&b, "{\"status\": \"error\", \"title\": ");
+    dpas__buf_json_str(&b, title);
+    dpas__buf_puts(&b, ", \"reason\": ");
+    dpas__buf_json_str(&b, e->message);
+    if (e->field[0]) {
+        dpas__buf_puts(&b, ", \"field\": ");
+        dpas__buf_json_str(&b, e->field);
+    }
+    dpas__buf_puts(&b, "}\n");
+    return dpas__buf_finish(&b, NULL);
+}

@@ -1,0 +1,593 @@
+/* Scenario inputs as text: from CLI flags, YAML or JSON files. A file is walked into a flat list
+ * of (key path, scalar text, position) and applied key by key, so both formats share one set of
+ * rules; resolution against the registry happens once, at the end. */
+#include "internal.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+enum {
+    K_NAME, K_SCENARIO, K_MODEL, K_WORKLOAD_NAME, K_PARAMS, K_FLEET, K_FLEET_NAME, K_NODES,
+    K_APN, K_NODE, K_FABRIC, K_DP, K_GRAD, K_CKPT, K_WEIGHTS, K_COUNT
+};
+
+/* Set keys, their seed names (used in messages) and their file paths. */
+static const struct {
+    const char *key, *field, *path;
+} keys[K_COUNT] = {
+    {"name", "name", "name"},
+    {"scenario", "scenario", "scenario"},
+    {"model", "workload", "workload"},
+    {"workload_name", "workload.name", "workload.name"},
+    {"params", "workload.parameters", "workload.parameters"},
+    {"fleet", "fleet", "fleet"},
+    {"fleet_name", "fleet.name", "fleet.name"},
+    {"nodes", "nodes", "fleet.nodes"},
+    {"accelerators_per_node", "accelerators_per_node", "fleet.accelerators_per_node"},
+    {"node", "fleet.node", "fleet.node"},
+    {"fabric", "fleet.fabric", "fleet.fabric"},
+    {"dp", "dp_degree", "dp_degree"},
+    {"grad", "gradient_bytes_per_param", "gradient_bytes_per_param"},
+    {"ckpt", "checkpoint_bytes_per_param", "checkpoint_bytes_per_param"},
+    {"weights", "weight_bytes_per_param", "weight_bytes_per_param"},
+};
+
+typedef struct val {
+    bool set;
+    char *text; /* NULL with set: explicitly none */
+    char field[64];
+    char origin[160]; /* "file.yaml:3:5" or "" */
+    int line, col;
+} val;
+
+struct dpas_spec {
+    val v[K_COUNT];
+    char fleet_label[192];
+    char workload_label[192];
+};
+
+dpas_spec *dpas_spec_new(void) { return calloc(1, sizeof(dpas_spec)); }
+
+static void val_clear(val *v)
+{
+    free(v->text);
+    memset(v, 0, sizeof *v);
+}
+
+void dpas_spec_free(dpas_spec *spec)
+{
+    if (!spec)
+        return;
+    for (int k = 0; k < K_COUNT; k++)
+        free(spec->v[k].text);
+    free(spec);
+}
+
+const char *dpas_spec_label(const dpas_spec *spec)
+{
+    if (!spec)
+        return NULL;
+    if (spec->v[K_NAME].text)
+        return spec->v[K_NAME].text;
+    return spec->v[K_SCENARIO].text;
+}
+
+static int set_val(dpas_spec *spec, int k, const char *text, const char *field, const char *file,
+                   int line, int col, dpas_error *err)
+{
+    val *v = &spec->v[k];
+    char *copy = NULL;
+    if (text && !(copy = strdup(text)))
+        return dpas__fail(err, DPAS_ENOMEM, keys[k].field, "out of memory");
+    val_clear(v);
+    v->set = true;
+    v->text = copy;
+    snprintf(v->field, sizeof v->field, "%s", field ? field : keys[k].field);
+    v->line = line;
+    v->col = col;
+    if (file)
+        snprintf(v->origin, sizeof v->origin, "%s:%d:%d: ", file, line, col);
+    /* A workload is a registry model or inline parameters; a fleet a registry fleet or an
+     * inline one. Setting one side drops the other, so a flag overrides a file. */
+    if (k == K_MODEL) {
+        val_clear(&spec->v[K_PARAMS]);
+        val_clear(&spec->v[K_WORKLOAD_NAME]);
+    } else if (k == K_PARAMS) {
+        val_clear(&spec->v[K_MODEL]);
+    } else if (k == K_FLEET) {
+        /* a later --nodes or --accelerators-per-node overrides the named fleet again */
+        for (int i = K_FLEET_NAME; i <= K_FABRIC; i++)
+            val_clear(&spec->v[i]);
+    }
+    return 0;
+}
+
+int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, const char *field,
+                  dpas_error *err)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (key && !strcmp(key, keys[k].key))
+            return set_val(spec, k, value, field, NULL, 0, 0, err);
+    return dpas__fail(err, DPAS_EINVAL, "key", "unknown scenario input %s", key ? key : "(null)");
+}
+
+/* ---- files ---- */
+
+typedef struct walker {
+    dpas_spec *spec;
+    const char *file;
+    dpas_error *err;
+} walker;
+
+enum { T_NULL, T_SCALAR, T_MAP, T_SEQ, T_BOOL };
+
+static int wfail(walker *W, int code, const char *field, int line, int col, const char *fmt,
+                 const char *a, const char *b)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
+    if (line)
+        return dpas__fail_at(W->err, code, field, line, col, "%s:%d:%d: %s", W->file, line, col, msg);
+    return dpas__fail(W->err, code, field, "%s: %s", W->file, msg);
+}
+
+static const char *type_name(int t)
+{
+    switch (t) {
+    case T_NULL: return "null";
+    case T_MAP: return "a mapping";
+    case T_SEQ: return "a list";
+    case T_BOOL: return "a boolean";
+    default: return "a scalar";
+    }
+}
+
+/* Apply one (path, value) of a file. parent is "" for the top level. */
+static int apply(walker *W, const char *parent, const char *key, int type, const char *text,
+                 int line, int col)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s%s%s", parent, *parent ? "." : "", key);
+    static const char *top[] = {"name", "scenario", "workload", "fleet", "dp_degree",
+                                "gradient_bytes_per_param", "checkpoint_bytes_per_param",
+                                "weight_bytes_per_param"};
+    int k = -1;
+    if (!*parent) {
+        bool known = false;
+        for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+            known |= !strcmp(key, top[i]);
+        if (!known)
+            return wfail(W, DPAS_EPARSE, path, line, col,
+                         "unknown key \"%s\"; expected name, scenario, workload, fleet, dp_degree, "
+                         "gradient_bytes_per_param, checkpoint_bytes_per_param or "
+                         "weight_bytes_per_param%s",
+                         key, NULL);
+        if (!strcmp(key, "workload"))
+            k = type == T_MAP ? -2 : K_MODEL;
+        else if (!strcmp(key, "fleet"))
+            k = type == T_MAP ? -3 : K_FLEET;
+        else
+            for (int i = 0; i < K_COUNT; i++)
+                if (!strcmp(keys[i].path, key))
+                    k = i;
+    } else if (!strcmp(parent, "workload")) {
+        if (!strcmp(key, "name"))
+            k = K_WORKLOAD_NAME;
+        else if (!strcmp(key, "parameters"))
+            k = K_PARAMS;
+        else
+            return wfail(W, DPAS_EPARSE, path, line, col,
+                         "unknown key \"%s\" in workload; expected name or parameters%s", key, NULL);
+    } else if (!strcmp(parent, "fleet")) {
+        if (!strcmp(key, "name"))
+            k = K_FLEET_NAME;
+        else if (!strcmp(key, "nodes") || !strcmp(key, "count"))
+            k = K_NODES;
+        else if (!strcmp(key, "accelerators_per_node"))
+            k = K_APN;
+        else if (!strcmp(key, "node"))
+            k = K_NODE;
+        else if (!strcmp(key, "fabric"))
+            k = K_FABRIC;
+        else
+            return wfail(W, DPAS_EPARSE, path, line, col,
+                         "unknown key \"%s\" in fleet; expected name, nodes (or count), "
+                         "accelerators_per_node, node or fabric%s",
+                         key, NULL);
+    }
+    if (k == -2 || k == -3) { /* an inline workload or fleet replaces a named one */
+        dpas_spec *s = W->spec;
+        if (k == -2) {
+            val_clear(&s->v[K_MODEL]);
+            val_clear(&s->v[K_PARAMS]);
+            val_clear(&s->v[K_WORKLOAD_NAME]);
+        } else {
+            for (int i = K_FLEET; i <= K_FABRIC; i++)
+                val_clear(&s->v[i]);
+        }
+        return 0;
+    }
+    if (type == T_MAP || type == T_SEQ || type == T_BOOL)
+        return wfail(W, DPAS_EPARSE, path, line, col, "%s must be a scalar, got %s", path,
+                     type_name(type));
+    if (type == T_NULL && k != K_WEIGHTS)
+        return wfail(W, DPAS_EPARSE, path, line, col, "%s must have a value, got null%s", path, NULL);
+    return set_val(W->spec, k, type == T_NULL ? NULL : text, path, W->file, line, col, W->err);
+}
+
+/* YAML through libyaml's document API: scalars keep their exact text. */
+static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const char *parent);
+
+static int yaml_type(yaml_node_t *n)
+{
+    if (n->type == YAML_MAPPING_NODE)
+        return T_MAP;
+    if (n->type == YAML_SEQUENCE_NODE)
+        return T_SEQ;
+    const char *t = (const char *)n->data.scalar.value;
+    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+        if (!*t || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
+            return T_NULL;
+        if (!strcmp(t, "true") || !strcmp(t, "false") || !strcmp(t, "True") || !strcmp(t, "False"))
+            return T_BOOL;
+    }
+    return T_SCALAR;
+}
+
+static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const char *parent)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(doc, p->value);
+        int kl = (int)k->start_mark.line + 1, kc = (int)k->start_mark.column + 1;
+        if (k->type != YAML_SCALAR_NODE)
+            return wfail(W, DPAS_EPARSE, parent, kl, kc, "keys must be scalars%s%s", NULL, NULL);
+        const char *key = (const char *)k->data.scalar.value;
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+            yaml_node_t *k2 = yaml_document_get_node(doc, q->key);
+            if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key))
+                return wfail(W, DPAS_EPARSE, key, kl, kc, "duplicate key \"%s\"%s", key, NULL);
+        }
+        int t = yaml_type(v);
+        int vl = (int)v->start_mark.line + 1, vc = (int)v->start_mark.column + 1;
+        int rc = apply(W, parent, key, t, t == T_SCALAR || t == T_BOOL ? (const char *)v->data.scalar.value : NULL,
+                       vl, vc);
+        if (rc)
+            return rc;
+        if (t == T_MAP) {
+            if (*parent)
+                return wfail(W, DPAS_EPARSE, key, vl, vc, "%s must be a scalar, got a mapping%s",
+                             key, NULL);
+            if ((rc = yaml_map(W, doc, v, key)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int load_yaml(walker *W, const char *text, size_t len)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser))
+        return dpas__fail(W->err, DPAS_ENOMEM, "", "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int rc = 0;
+    if (!yaml_parser_load(&parser, &doc)) {
+        int line = (int)parser.problem_mark.line + 1, col = (int)parser.problem_mark.column + 1;
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s%s%s", parser.problem ? parser.problem : "malformed YAML",
+                 parser.context ? " " : "", parser.context ? parser.context : "");
+        rc = wfail(W, DPAS_EPARSE, "file", line, col, "malformed YAML: %s%s", msg, NULL);
+        yaml_parser_delete(&parser);
+        return rc;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root)
+        rc = wfail(W, DPAS_EPARSE, "file", 0, 0, "the file is empty; expected a mapping of "
+                                                  "scenario inputs%s%s", NULL, NULL);
+    else if (root->type != YAML_MAPPING_NODE)
+        rc = wfail(W, DPAS_EPARSE, "file", (int)root->start_mark.line + 1,
+                   (int)root->start_mark.column + 1,
+                   "the top level must be a mapping of scenario inputs, got %s%s",
+                   type_name(yaml_type(root)), NULL);
+    else
+        rc = yaml_map(W, &doc, root, "");
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+/* JSON numbers reach us as integers or doubles. An integer is exact; a real is given back as
+ * the shortest decimal that reads as the same double, which is the text the user wrote whenever
+ * that had at most 15 significant digits. Longer ones could have been rounded: they are refused
+ * rather than read wrong. */
+static int json_scalar(walker *W, const char *path, json_t *v, char *buf, size_t cap)
+{
+    if (json_is_integer(v)) {
+        snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+        return 0;
+    }
+    double x = json_real_value(v);
+    char t15[40], t17[40];
+    snprintf(t15, sizeof t15, "%.15g", x);
+    snprintf(t17, sizeof t17, "%.17g", x);
+    if (strtod(t15, NULL) != x)
+        return wfail(W, DPAS_EPARSE, path, 0, 0,
+                     "%s: a JSON number with more than 15 significant digits may have been "
+                     "rounded (read as %s); write it as a string to keep it exact",
+                     path, t17);
+    dpas__fmt_double(x, false, buf, cap);
+    return 0;
+}
+
+static int json_kind(json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return T_MAP;
+    case JSON_ARRAY: return T_SEQ;
+    case JSON_NULL: return T_NULL;
+    case JSON_TRUE: case JSON_FALSE: return T_BOOL;
+    default: return T_SCALAR;
+    }
+}
+
+static int json_map(walker *W, json_t *obj, const char *parent)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        int t = json_kind(v);
+        char text[64] = "";
+        char path[160];
+        snprintf(path, sizeof path, "%s%s%s", parent, *parent ? "." : "", key);
+        int rc;
+        if (json_is_number(v) && (rc = json_scalar(W, path, v, text, sizeof text)))
+            return rc;
+        rc = apply(W, parent, key, t, json_is_string(v) ? json_string_value(v) : text, 0, 0);
+        if (rc)
+            return rc;
+        if (t == T_MAP) {
+            if (*parent)
+                return wfail(W, DPAS_EPARSE, path, 0, 0, "%s must be a scalar, got a mapping%s",
+                             path, NULL);
+            if ((rc = json_map(W, v, key)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int load_json(walker *W, const char *text, size_t len)
+{
+    json_error_t je;
+    /* JSON_PRESERVE_ORDER is not needed: keys are applied independently. */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return wfail(W, DPAS_EPARSE, "file", je.line > 0 ? je.line : 0, je.column > 0 ? je.column : 0,
+                     "malformed JSON: %s%s", je.text, NULL);
+    int rc;
+    if (!json_is_object(root))
+        rc = wfail(W, DPAS_EPARSE, "file", 0, 0,
+                   "the top level must be an object of scenario inputs, got %s%s",
+                   type_name(json_kind(root)), NULL);
+    else
+        rc = json_map(W, root, "");
+    json_decref(root);
+    return rc;
+}
+
+int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_json,
+                        const char *origin, dpas_error *err)
+{
+    walker W = {spec, origin ? origin : "<input>", err};
+    if (memchr(text, '\0', len))
+        return wfail(&W, DPAS_EPARSE, "file", 0, 0, "the file contains a NUL byte; expected "
+                                                     "YAML or JSON text%s%s", NULL, NULL);
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
+        i++;
+    if (i == len)
+        return wfail(&W, DPAS_EPARSE, "file", 0, 0, "the file is empty; expected a mapping of "
+                                                     "scenario inputs%s%s", NULL, NULL);
+    if (is_json < 0)
+        is_json = text[i] == '{';
+    return is_json ? load_json(&W, text, len) : load_yaml(&W, text, len);
+}
+
+int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: %s", path,
+                          strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: it is a directory",
+                          path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: %s", path,
+                          strerror(errno));
+    const size_t max = 1u << 20;
+    char *text = malloc(max + 1);
+    if (!text) {
+        fclose(f);
+        return dpas__fail(err, DPAS_ENOMEM, "file", "out of memory");
+    }
+    size_t len = fread(text, 1, max + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    int rc;
+    if (bad)
+        rc = dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s", path);
+    else if (len > max)
+        rc = dpas__fail(err, DPAS_EINVAL, "file", "scenario file %s is larger than 1 MiB", path);
+    else {
+        size_t pl = strlen(path);
+        int is_json = pl >= 5 && !strcmp(path + pl - 5, ".json") ? 1 : -1;
+        rc = dpas_spec_load_text(spec, text, len, is_json, path, err);
+    }
+    free(text);
+    return rc;
+}
+
+/* ---- resolution ---- */
+
+/* Prefix an error with the origin of the value at fault. */
+static int at(const val *v, int rc, dpas_error *err)
+{
+    if (rc && err && v->origin[0] && !err->line) {
+        char m[sizeof err->message];
+        snprintf(m, sizeof m, "%s", err->message);
+        snprintf(err->message, sizeof err->message, "%s%s", v->origin, m);
+        err->line = v->line;
+        err->column = v->col;
+    }
+    return rc;
+}
+
+static int missing(const char *what, const char *how, dpas_error *err)
+{
+    return dpas__fail(err, DPAS_EINVAL, what, "%s is required (%s)", what, how);
+}
+
+static int parse_pos_int(const val *v, int64_t *out, dpas_error *err)
+{
+    return at(v, dpas_parse_int(v->field, v->text, out, err), err);
+}
+
+int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out,
+                      dpas_error *err)
+{
+    memset(out, 0, sizeof *out);
+    val *V = spec->v;
+    const void *e;
+    int rc;
+    if (V[K_SCENARIO].text) {
+        if ((rc = at(&V[K_SCENARIO], dpas_registry_find(reg, DPAS_KIND_SCENARIO, V[K_SCENARIO].text, &e, err), err)))
+            return rc;
+        *out = ((const dpas_named_scenario *)e)->scenario;
+    }
+    /* workload */
+    if (V[K_MODEL].text) {
+        if ((rc = at(&V[K_MODEL], dpas_registry_find(reg, DPAS_KIND_MODEL, V[K_MODEL].text, &e, err), err)))
+            return rc;
+        const dpas_model *m = e;
+        if (!m->parameters)
+            return at(&V[K_MODEL],
+                      dpas__fail(err, DPAS_EINVAL, "workload",
+                                 "workload %s has no parameter count: %s; this scenario needs "
+                                 "workload.parameters (give --params COUNT instead)",
+                                 m->path, m->missing ? m->missing : "none in the registry"),
+                      err);
+        out->parameters = m->parameters;
+        out->workload = m->path;
+    } else if (V[K_PARAMS].set) {
+        if ((rc = at(&V[K_PARAMS], dpas_parse_count(V[K_PARAMS].field, V[K_PARAMS].text, &out->parameters, err), err)))
+            return rc;
+        if (out->parameters == 0)
+            return at(&V[K_PARAMS], dpas__fail(err, DPAS_EINVAL, V[K_PARAMS].field,
+                                               "%s must be > 0, got %s", V[K_PARAMS].field,
+                                               V[K_PARAMS].text), err);
+        snprintf(spec->workload_label, sizeof spec->workload_label, "%s",
+                 V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom");
+        out->workload = spec->workload_label;
+    } else if (V[K_WORKLOAD_NAME].set) {
+        return at(&V[K_WORKLOAD_NAME], missing("workload.parameters", "an inline workload needs parameters", err), err);
+    } else if (!out->workload) {
+        return missing("workload", "give --model NAME or --params COUNT, or workload: in the file", err);
+    }
+    /* fleet */
+    if (V[K_FLEET].text) {
+        if ((rc = at(&V[K_FLEET], dpas_registry_find(reg, DPAS_KIND_FLEET, V[K_FLEET].text, &e, err), err)))
+            return rc;
+        const dpas_fleet *f = e;
+        out->fleet_entry = f;
+        out->node_entry = f->node;
+        out->fabric_entry = f->fabric;
+        out->nodes = f->count;
+        out->accelerators_per_node = f->node->accelerators_per_node;
+        out->fleet = f->path;
+    }
+    bool inline_fleet = V[K_NODES].set || V[K_APN].set || V[K_NODE].set || V[K_FABRIC].set ||
+                        V[K_FLEET_NAME].set;
+    if (inline_fleet) {
+        if (V[K_NODE].text) {
+            if ((rc = at(&V[K_NODE], dpas_registry_find(reg, DPAS_KIND_NODE, V[K_NODE].text, &e, err), err)))
+                return rc;
+            out->node_entry = e;
+            out->accelerators_per_node = out->node_entry->accelerators_per_node;
+        }
+        if (V[K_FABRIC].text) {
+            if ((rc = at(&V[K_FABRIC], dpas_registry_find(reg, DPAS_KIND_FABRIC, V[K_FABRIC].text, &e, err), err)))
+                return rc;
+            out->fabric_entry = e;
+        }
+        if (V[K_NODES].set && (rc = parse_pos_int(&V[K_NODES], &out->nodes, err)))
+            return rc;
+        if (V[K_APN].set) {
+            if ((rc = parse_pos_int(&V[K_APN], &out->accelerators_per_node, err)))
+                return rc;
+            if (out->node_entry && out->accelerators_per_node != out->node_entry->accelerators_per_node)
+                out->node_entry = NULL; /* no longer that node */
+        }
+        if (!out->nodes && !V[K_NODES].set)
+            return missing("nodes", "give --nodes N or fleet.nodes in the file, or a registry fleet", err);
+        if (!out->accelerators_per_node && !V[K_APN].set)
+            return missing("accelerators_per_node",
+                           "give --accelerators-per-node N or fleet.accelerators_per_node, or a registry node", err);
+        const dpas_fleet *f = out->fleet_entry;
+        if (f && out->nodes == f->count && out->accelerators_per_node == f->node->accelerators_per_node &&
+            !V[K_FLEET_NAME].set) {
+            /* the overrides restate the registry fleet */
+        } else {
+            out->fleet_entry = NULL;
+            if (V[K_FLEET_NAME].text)
+                snprintf(spec->fleet_label, sizeof spec->fleet_label, "%s", V[K_FLEET_NAME].text);
+            else if (f)
+                snprintf(spec->fleet_label, sizeof spec->fleet_label, "%s (modified: %lld x %lld)",
+                         f->path, (long long)out->nodes, (long long)out->accelerators_per_node);
+            else
+                snprintf(spec->fleet_label, sizeof spec->fleet_label, "custom");
+            out->fleet = spec->fleet_label;
+        }
+    } else if (!out->fleet) {
+        return missing("fleet", "give --fleet NAME or --nodes N --accelerators-per-node N, or fleet: in the file", err);
+    }
+    /* dp_degree and widths */
+    if (V[K_DP].set) {
+        if ((rc = parse_pos_int(&V[K_DP], &out->dp_degree, err)))
+            return rc;
+    } else if (!V[K_SCENARIO].text) {
+        return missing("dp_degree", "give --dp N or dp_degree: in the file", err);
+    }
+    struct { int k; dpas_rational *w; const char *how; } widths[] = {
+        {K_GRAD, &out->gradient_bytes_per_param, "give --grad WIDTH or gradient_bytes_per_param: in the file"},
+        {K_CKPT, &out->checkpoint_bytes_per_param, "give --ckpt WIDTH or checkpoint_bytes_per_param: in the file"},
+        {K_WEIGHTS, &out->weight_bytes_per_param, NULL},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        val *v = &V[widths[i].k];
+        if (v->set && v->text) {
+            if ((rc = at(v, dpas_parse_width(v->field, v->text, widths[i].w, err), err)))
+                return rc;
+        } else if (v->set) {
+            *widths[i].w = (dpas_rational){0, 0};
+        } else if (widths[i].how && !V[K_SCENARIO].text) {
+            return missing(keys[widths[i].k].field, widths[i].how, err);
+        }
+    }
+    rc = dpas_scenario_validate(out, err);
+    if (rc && err) { /* point at the value that broke the rule */
+        for (int k = 0; k < K_COUNT; k++)
+            if (V[k].set && (!strcmp(err->field, keys[k].field) || !strcmp(err->field, V[k].field)))
+                return at(&V[k], rc, err);
+    }
+    return rc;
+}

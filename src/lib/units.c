@@ -1,0 +1,448 @@
+/* Exact reading of widths and counts from decimal text, and formatting of byte counts.
+ * Nothing here goes through a double: a decimal is read as mantissa × 10^exponent in integers,
+ * so "70.6e9" is 70600000000 and "4.127 bit" is 4127/8000 byte, exactly. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const dpas_precision precisions[] = {
+    {"fp32", {4, 1}, "mlsysim PRECISION_MAP"}, {"tf32", {4, 1}, "mlsysim PRECISION_MAP"},
+    {"bf16", {2, 1}, "mlsysim PRECISION_MAP"}, {"fp16", {2, 1}, "mlsysim PRECISION_MAP"},
+    {"fp8", {1, 1}, "mlsysim PRECISION_MAP"},  {"int8", {1, 1}, "mlsysim PRECISION_MAP"},
+    {"int4", {1, 2}, "mlsysim PRECISION_MAP"},
+};
+#define NPREC (sizeof precisions / sizeof precisions[0])
+
+size_t dpas_precision_count(void) { return NPREC; }
+const dpas_precision *dpas_precision_at(size_t i) { return i < NPREC ? &precisions[i] : NULL; }
+
+/* 10^k for k in [0, 19]. */
+static const uint64_t pow10u[20] = {1ull,
+                                    10ull,
+                                    100ull,
+                                    1000ull,
+                                    10000ull,
+                                    100000ull,
+                                    1000000ull,
+                                    10000000ull,
+                                    100000000ull,
+                                    1000000000ull,
+                                    10000000000ull,
+                                    100000000000ull,
+                                    1000000000000ull,
+                                    10000000000000ull,
+                                    100000000000000ull,
+                                    1000000000000000ull,
+                                    10000000000000000ull,
+                                    100000000000000000ull,
+                                    1000000000000000000ull,
+                                    10000000000000000000ull};
+
+typedef struct decimal {
+    bool neg;
+    uint64_t mant; /* significant digits, trailing zeros moved into exp */
+    int exp;       /* value = ±mant × 10^exp */
+} decimal;
+
+enum { DEC_OK = 0, DEC_SYNTAX = 1, DEC_DIGITS = 2, DEC_EXP = 3 };
+
+static bool is_space(char c) { return c == ' ' || c == '\t'; }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Read [+-]digits[.digits][(e|E)[+-]digits] at s; *end is set past it. */
+static int read_decimal(const char *s, decimal *d, const char **end)
+{
+    const char *p = s;
+    d->neg = false;
+    d->mant = 0;
+    d->exp = 0;
+    if (*p == '+' || *p == '-')
+        d->neg = *p++ == '-';
+    int ndigits = 0, nsig = 0;
+    bool seen_point = false;
+    for (;; p++) {
+        if (*p == '.' && !seen_point) {
+            seen_point = true;
+            continue;
+        }
+        if (!is_digit(*p))
+            break;
+        ndigits++;
+        int dig = *p - '0';
+        if (nsig == 0 && dig == 0) { /* leading zero */
+            if (seen_point)
+                d->exp--;
+            continue;
+        }
+        if (nsig < 19) {
+            d->mant = d->mant * 10 + (uint64_t)dig;
+            nsig++;
+            if (seen_point)
+                d->exp--;
+        } else if (dig != 0) {
+            return DEC_DIGITS;
+        } else if (!seen_point) {
+            d->exp++; /* a zero beyond 19 digits before the point scales the value */
+        }
+    }
+    if (ndigits == 0)
+        return DEC_SYNTAX;
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        bool eneg = false;
+        if (*q == '+' || *q == '-')
+            eneg = *q++ == '-';
+        if (!is_digit(*q))
+            return DEC_SYNTAX;
+        long e = 0;
+        for (; is_digit(*q); q++)
+            if (e < 100000)
+                e = e * 10 + (*q - '0');
+        if (e > 10000)
+            return DEC_EXP;
+        d->exp += eneg ? -(int)e : (int)e;
+        p = q;
+    }
+    if (d->mant == 0)
+        d->exp = 0;
+    while (d->mant && d->mant % 10 == 0) {
+        d->mant /= 10;
+        d->exp++;
+    }
+    *end = p;
+    return DEC_OK;
+}
+
+/* Does text spell NaN or infinity (as strtod would accept: "nan", "-Inf", "infinity")? */
+static bool is_nonfinite(const char *p)
+{
+    while (is_space(*p))
+        p++;
+    if (*p == '+' || *p == '-')
+        p++;
+    char w[4] = {0};
+    for (int i = 0; i < 3 && p[i]; i++)
+        w[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+    return !strcmp(w, "nan") || !strcmp(w, "inf");
+}
+
+/* mant × 10^e as an exact rational; false on overflow. */
+static bool decimal_to_rational(const decimal *d, dpas_rational *out)
+{
+    if (d->mant == 0) {
+        out->num = 0;
+        out->den = 1;
+        return true;
+    }
+    if (d->exp >= 0) {
+        if (d->exp > 19 || __builtin_mul_overflow(d->mant, pow10u[d->exp], &out->num))
+            return false;
+        out->den = 1;
+        return true;
+    }
+    if (-d->exp > 19)
+        return false;
+    out->num = d->mant;
+    out->den = pow10u[-d->exp];
+    uint64_t g = dpas__gcd(out->num, out->den);
+    out->num /= g;
+    out->den /= g;
+    return true;
+}
+
+static const char *width_hint =
+    "expected a number with a unit (2 B, 2 bytes, 16 bit) or a precision name (fp32, tf32, "
+    "bf16, fp16, fp8, int8, int4)";
+
+int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dpas_error *err)
+{
+    char q[96];
+    if (!field)
+        field = "width";
+    if (!text)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s is missing; %s", field, width_hint);
+    const char *p = text;
+    while (is_space(*p))
+        p++;
+    size_t n = strlen(p);
+    while (n && is_space(p[n - 1]))
+        n--;
+    for (size_t i = 0; i < NPREC; i++) {
+        if (strlen(precisions[i].name) == n && !strncmp(p, precisions[i].name, n)) {
+            *out = precisions[i].width;
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < NPREC; i++) { /* BF16, Fp32: a case slip, not a new name */
+        size_t k = strlen(precisions[i].name);
+        if (k == n) {
+            bool same = true;
+            for (size_t j = 0; j < k && same; j++) {
+                char c = p[j];
+                if (c >= 'A' && c <= 'Z')
+                    c = (char)(c - 'A' + 'a');
+                same = c == precisions[i].name[j];
+            }
+            if (same) {
+                *out = precisions[i].width;
+                return 0;
+            }
+        }
+    }
+    if (is_nonfinite(text))
+        return dpas__fail(err, DPAS_EPARSE, field, "%s must be a finite number, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    decimal d;
+    const char *end;
+    int rc = read_decimal(p, &d, &end);
+    if (rc == DEC_DIGITS)
+        return dpas__fail(err, DPAS_ERANGE, field,
+                          "%s has more than 19 significant digits, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    if (rc == DEC_EXP)
+        return dpas__fail(err, DPAS_ERANGE, field, "%s is out of range, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    if (rc != DEC_OK)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s: cannot read %s as a width; %s", field,
+                          dpas__quote(text, q, sizeof q), width_hint);
+    const char *u = end;
+    while (is_space(*u))
+        u++;
+    size_t ulen = (size_t)(p + n - u);
+    char unit[16] = "";
+    if (ulen < sizeof unit)
+        memcpy(unit, u, ulen), unit[ulen] = '\0';
+    int bits;
+    if (!strcmp(unit, "B") || !dpas__strcasecmp(unit, "byte") || !dpas__strcasecmp(unit, "bytes"))
+        bits = 0;
+    else if (!dpas__strcasecmp(unit, "bit") || !dpas__strcasecmp(unit, "bits"))
+        bits = 1;
+    else if (ulen == 0)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s: %s has no unit; %s", field,
+                          dpas__quote(text, q, sizeof q), width_hint);
+    else
+        return dpas__fail(err, DPAS_EPARSE, field, "%s: unknown unit in %s; %s", field,
+                          dpas__quote(text, q, sizeof q), width_hint);
+    if (d.neg && d.mant)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    dpas_rational r;
+    if (!decimal_to_rational(&d, &r) || (bits && __builtin_mul_overflow(r.den, 8u, &r.den)))
+        return dpas__fail(err, DPAS_ERANGE, field,
+                          "%s is beyond the exact range (numerator and denominator below 2^64), "
+                          "got %s", field, dpas__quote(text, q, sizeof q));
+    if (r.num == 0)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    uint64_t g = dpas__gcd(r.num, r.den);
+    r.num /= g;
+    r.den /= g;
+    *out = r;
+    return 0;
+}
+
+int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_error *err)
+{
+    char q[96];
+    if (!field)
+        field = "count";
+    if (!text)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s is missing", field);
+    const char *p = text;
+    while (is_space(*p))
+        p++;
+    if (is_nonfinite(text))
+        return dpas__fail(err, DPAS_EPARSE, field, "%s must be a finite whole number, got %s",
+                          field, dpas__quote(text, q, sizeof q));
+    decimal d;
+    const char *end;
+    int rc = read_decimal(p, &d, &end);
+    if (rc == DEC_DIGITS || rc == DEC_EXP)
+        return dpas__fail(err, DPAS_ERANGE, field, "%s exceeds the limit %lld, got %s", field,
+                          (long long)DPAS_MAX_COUNT, dpas__quote(text, q, sizeof q));
+    if (rc != DEC_OK)
+        return dpas__fail(err, DPAS_EPARSE, field,
+                          "%s: cannot read %s as a count; expected a whole number such as "
+                          "175e9, 70.6e9, 3504872 or 7B (suffixes K, M, B or G, T)",
+                          field, dpas__quote(text, q, sizeof q));
+    const char *s = end;
+    while (is_space(*s))
+        s++;
+    int scale = 0;
+    switch (*s) {
+    case 'k': case 'K': scale = 3; s++; break;
+    case 'M': scale = 6; s++; break;
+    case 'B': case 'G': scale = 9; s++; break;
+    case 'T': scale = 12; s++; break;
+    default: break;
+    }
+    while (is_space(*s))
+        s++;
+    if (*s)
+        return dpas__fail(err, DPAS_EPARSE, field,
+                          "%s: cannot read %s as a count; expected a whole number such as "
+                          "175e9, 70.6e9, 3504872 or 7B (suffixes K, M, B or G, T)",
+                          field, dpas__quote(text, q, sizeof q));
+    if (d.neg && d.mant)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s must be >= 0, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    d.exp += scale;
+    if (d.mant && d.exp < 0)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s must be a whole number, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    dpas_rational r;
+    if (!decimal_to_rational(&d, &r) || r.num > (uint64_t)DPAS_MAX_COUNT)
+        return dpas__fail(err, DPAS_ERANGE, field, "%s exceeds the limit %lld, got %s", field,
+                          (long long)DPAS_MAX_COUNT, dpas__quote(text, q, sizeof q));
+    *out = r.num;
+    return 0;
+}
+
+int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error *err)
+{
+    char q[96];
+    if (!field)
+        field = "integer";
+    if (!text)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s is missing", field);
+    const char *p = text;
+    while (is_space(*p))
+        p++;
+    bool neg = false;
+    if (*p == '+' || *p == '-')
+        neg = *p++ == '-';
+    if (!is_digit(*p))
+        goto bad;
+    uint64_t v = 0;
+    for (; is_digit(*p); p++) {
+        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v) ||
+            v > (uint64_t)INT64_MAX + neg) {
+            while (is_digit(*p))
+                p++;
+            while (is_space(*p))
+                p++;
+            if (*p)
+                goto bad;
+            return dpas__fail(err, DPAS_ERANGE, field, "%s is out of range, got %s", field,
+                              dpas__quote(text, q, sizeof q));
+        }
+    }
+    while (is_space(*p))
+        p++;
+    if (*p)
+        goto bad;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+bad:
+    return dpas__fail(err, DPAS_EPARSE, field, "%s must be an integer, got %s", field,
+                      dpas__quote(text, q, sizeof q));
+}
+
+int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_error *err)
+{
+    if (width.den == 0)
+        return dpas__fail(err, DPAS_EINVAL, "width", "width has a zero denominator");
+    dpas__u128 p = (dpas__u128)count * width.num;
+    dpas__u128 whole = p / width.den;
+    if (whole > UINT64_MAX)
+        return dpas__fail(err, DPAS_ERANGE, "bytes",
+                          "%llu parameters x %llu/%llu B reaches 2^64 bytes, the largest byte "
+                          "count dpas holds exactly",
+                          (unsigned long long)count, (unsigned long long)width.num,
+                          (unsigned long long)width.den);
+    uint64_t rem = (uint64_t)(p % width.den);
+    out->whole = (uint64_t)whole;
+    if (rem == 0) {
+        out->frac_num = 0;
+        out->frac_den = 1;
+    } else {
+        uint64_t g = dpas__gcd(rem, width.den);
+        out->frac_num = rem / g;
+        out->frac_den = width.den / g;
+    }
+    return 0;
+}
+
+double dpas_bytes_to_double(dpas_bytes b)
+{
+    return (double)b.whole + (b.frac_num ? (double)b.frac_num / (double)b.frac_den : 0.0);
+}
+
+size_t dpas_format_bytes_exact(dpas_bytes b, char *buf, size_t cap)
+{
+    char tmp[96];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)b.whole);
+    if (b.frac_num && b.frac_den) {
+        tmp[n++] = '.';
+        dpas__u128 rem = b.frac_num;
+        int digits = 0;
+        while (rem && digits < 30) {
+            rem *= 10;
+            tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
+            rem %= b.frac_den;
+            digits++;
+        }
+        tmp[n] = '\0';
+    }
+    return (size_t)snprintf(buf, cap, "%s", tmp);
+}
+
+size_t dpas_format_width(dpas_rational w, char *buf, size_t cap)
+{
+    char num[96];
+    dpas_bytes b = {0, 0, 1};
+    if (w.den) {
+        b.whole = w.num / w.den;
+        b.frac_num = w.num % w.den;
+        b.frac_den = w.den;
+        if (!b.frac_num)
+            b.frac_den = 1;
+    }
+    dpas_format_bytes_exact(b, num, sizeof num);
+    return (size_t)snprintf(buf, cap, "%s B", num);
+}
+
+/* v with at most 3 decimals and no trailing zeros. */
+static void fmt3(double v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.3f", v);
+    char *dot = strchr(out, '.');
+    if (dot) {
+        char *e = out + strlen(out) - 1;
+        while (e > dot && *e == '0')
+            *e-- = '\0';
+        if (e == dot)
+            *e = '\0';
+    }
+}
+
+size_t dpas_format_bytes_human(dpas_bytes b, dpas_units units, char *buf, size_t cap)
+{
+    static const char *si[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    static const char *iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    char num[64];
+    if (units != DPAS_UNITS_SI && units != DPAS_UNITS_IEC) {
+        dpas_format_bytes_exact(b, num, sizeof num);
+        return (size_t)snprintf(buf, cap, "%s B", num);
+    }
+    const double base = units == DPAS_UNITS_SI ? 1000.0 : 1024.0;
+    const char **names = units == DPAS_UNITS_SI ? si : iec;
+    long double v = (long double)b.whole + (b.frac_num ? (long double)b.frac_num / b.frac_den : 0);
+    int k = 0;
+    while (k < 6 && v >= base) {
+        v /= base;
+        k++;
+    }
+    if (k == 0 && !b.frac_num) {
+        dpas_format_bytes_exact(b, num, sizeof num);
+        return (size_t)snprintf(buf, cap, "%s B", num);
+    }
+    fmt3((double)v, num, sizeof num);
+    if (k < 6 && (double)v >= base - 0.0005) { /* 999.9996 kB prints as 1 MB */
+        v /= base;
+        k++;
+        fmt3((double)v, num, sizeof num);
+    }
+    return (size_t)snprintf(buf, cap, "%s %s", num, names[k]);
+}

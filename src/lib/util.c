@@ -1,0 +1,229 @@
+/* Errors, strings and small numeric helpers shared by every module. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dpas_strerror(int code)
+{
+    switch (code) {
+    case DPAS_OK: return "success";
+    case DPAS_EINVAL: return "invalid value";
+    case DPAS_EPARSE: return "malformed input";
+    case DPAS_ERANGE: return "value out of range";
+    case DPAS_ENOENT: return "unknown name";
+    case DPAS_EUNDEF: return "undefined attribute";
+    case DPAS_ENOMEM: return "out of memory";
+    case DPAS_EIO: return "cannot read file";
+    case DPAS_EPHYSICS: return "physics violation";
+    default: return "unknown error";
+    }
+}
+
+static int vfail(dpas_error *err, int code, const char *field, int line, int col,
+                 const char *fmt, va_list ap)
+{
+    if (err) {
+        err->code = code;
+        err->line = line;
+        err->column = col;
+        snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+    }
+    return code;
+}
+
+int dpas__fail(dpas_error *err, int code, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, field, 0, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col,
+                  const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, field, line, col, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static bool buf_reserve(dpas__buf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->len + extra + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+void dpas__buf_append(dpas__buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void dpas__buf_puts(dpas__buf *b, const char *s) { dpas__buf_append(b, s, strlen(s)); }
+
+void dpas__buf_printf(dpas__buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        dpas__buf_append(b, small, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void dpas__buf_json_str(dpas__buf *b, const char *s)
+{
+    dpas__buf_append(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': dpas__buf_append(b, "\\\"", 2); break;
+        case '\\': dpas__buf_append(b, "\\\\", 2); break;
+        case '\n': dpas__buf_append(b, "\\n", 2); break;
+        case '\t': dpas__buf_append(b, "\\t", 2); break;
+        case '\r': dpas__buf_append(b, "\\r", 2); break;
+        default:
+            if (*p < 0x20)
+                dpas__buf_printf(b, "\\u%04x", *p);
+            else
+                dpas__buf_append(b, (const char *)p, 1);
+        }
+    }
+    dpas__buf_append(b, "\"", 1);
+}
+
+void dpas__buf_csv_str(dpas__buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        dpas__buf_puts(b, s);
+        return;
+    }
+    dpas__buf_append(b, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            dpas__buf_append(b, "\"", 1);
+        dpas__buf_append(b, p, 1);
+    }
+    dpas__buf_append(b, "\"", 1);
+}
+
+char *dpas__buf_finish(dpas__buf *b, dpas_error *err)
+{
+    if (!b->oom && !b->data)
+        buf_reserve(b, 0);
+    if (b->oom) {
+        free(b->data);
+        b->data = NULL;
+        dpas__fail(err, DPAS_ENOMEM, "", "out of memory while rendering");
+        return NULL;
+    }
+    b->data[b->len] = '\0';
+    char *out = b->data;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return out;
+}
+
+void dpas_free(void *p) { free(p); }
+
+size_t dpas__fmt_double(double v, bool python_style, char *buf, size_t cap)
+{
+    char tmp[64];
+    if (isnan(v))
+        snprintf(tmp, sizeof tmp, "nan");
+    else if (isinf(v))
+        snprintf(tmp, sizeof tmp, v > 0 ? "inf" : "-inf");
+    else {
+        /* The fewest significant digits that read back to the same double. */
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+            if (strtod(tmp, NULL) == v)
+                break;
+        }
+        if (python_style && !strpbrk(tmp, ".eEn"))
+            strcat(tmp, ".0");
+    }
+    return (size_t)snprintf(buf, cap, "%s", tmp);
+}
+
+uint64_t dpas__gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int dpas__strcasecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca >= 'A' && ca <= 'Z')
+            ca += 'a' - 'A';
+        if (cb >= 'A' && cb <= 'Z')
+            cb += 'a' - 'A';
+        if (ca != cb || !ca)
+            return ca - cb;
+    }
+}
+
+const char *dpas__quote(const char *text, char *buf, size_t cap)
+{
+    size_t o = 0;
+    if (cap < 8)
+        return "";
+    buf[o++] = '"';
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (o + 8 >= cap) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (*p == '"' || *p == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)*p;
+        } else if (*p < 0x20 || *p >= 0x7f) {
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", *p);
+        } else {
+            buf[o++] = (char)*p;
+        }
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
