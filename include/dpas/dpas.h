@@ -80,9 +80,9 @@ typedef struct dpas_bytes {
 } dpas_bytes;
 
 typedef enum dpas_units {
-    DPAS_UNITS_BYTES = 0, /* plain bytes only */
-    DPAS_UNITS_SI = 1,    /* kB, MB, GB, TB, PB, EB: powers of 1000 */
-    DPAS_UNITS_IEC = 2,   /* KiB, MiB, GiB, TiB, PiB, EiB: powers of 1024 */
+    DPAS_UNITS_SI = 0,    /* kB, MB, GB, TB, PB, EB: powers of 1000 (the default) */
+    DPAS_UNITS_IEC = 1,   /* KiB, MiB, GiB, TiB, PiB, EiB: powers of 1024 */
+    DPAS_UNITS_BYTES = 2, /* plain bytes only */
 } dpas_units;
 
 /* Largest parameter count accepted (INT64_MAX), so that counts fit every caller's int64. */

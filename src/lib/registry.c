@@ -179,7 +179,9 @@ static int get_str(loader *L, json_t *obj, const char *key, bool required, const
     return 0;
 }
 
-static int get_num(loader *L, json_t *obj, const char *key, double scale, double *out)
+/* A positive number in the key's unit, converted as x * mul / div (dividing by 1e9 rather than
+ * multiplying by 1e-9 keeps 500 ns exactly the double nearest 5e-7). */
+static int get_num(loader *L, json_t *obj, const char *key, double mul, double div, double *out)
 {
     json_t *v = json_object_get(obj, key);
     if (!v || !json_is_number(v))
@@ -187,7 +189,7 @@ static int get_num(loader *L, json_t *obj, const char *key, double scale, double
     double x = json_number_value(v);
     if (!(x > 0))
         return lfail(L, key, "must be > 0", NULL);
-    *out = x * scale;
+    *out = x * mul / div;
     return 0;
 }
 
@@ -292,10 +294,10 @@ static int load_entry(loader *L, dpas_kind kind, size_t i, json_t *o)
         dpas_hardware *h = &reg->hardware[i];
         h->path = path, h->name = short_name(path), h->display = display, h->source = source;
         if ((rc = get_size(L, o, "memory", &h->memory)) ||
-            (rc = get_num(L, o, "peak_tflops", 1e12, &h->peak_flops)) ||
-            (rc = get_num(L, o, "hbm_GBps", 1e9, &h->hbm_bandwidth)) ||
-            (rc = get_num(L, o, "nvlink_GBps", 1e9, &h->nvlink_bandwidth)) ||
-            (rc = get_num(L, o, "tdp_w", 1, &h->tdp_watts)))
+            (rc = get_num(L, o, "peak_tflops", 1e12, 1, &h->peak_flops)) ||
+            (rc = get_num(L, o, "hbm_GBps", 1e9, 1, &h->hbm_bandwidth)) ||
+            (rc = get_num(L, o, "nvlink_GBps", 1e9, 1, &h->nvlink_bandwidth)) ||
+            (rc = get_num(L, o, "tdp_w", 1, 1, &h->tdp_watts)))
             return rc;
         return 0;
     }
@@ -305,8 +307,8 @@ static int load_entry(loader *L, dpas_kind kind, size_t i, json_t *o)
         const void *hw;
         if ((rc = find_ref(L, DPAS_KIND_HARDWARE, o, "accelerator", &hw)) ||
             (rc = get_int(L, o, "accelerators_per_node", &n->accelerators_per_node)) ||
-            (rc = get_num(L, o, "intra_GBps", 1e9, &n->intra_bandwidth)) ||
-            (rc = get_num(L, o, "intra_latency_ns", 1e-9, &n->intra_latency)))
+            (rc = get_num(L, o, "intra_GBps", 1e9, 1, &n->intra_bandwidth)) ||
+            (rc = get_num(L, o, "intra_latency_ns", 1, 1e9, &n->intra_latency)))
             return rc;
         n->accelerator = hw;
         return 0;
@@ -314,8 +316,8 @@ static int load_entry(loader *L, dpas_kind kind, size_t i, json_t *o)
     case DPAS_KIND_FABRIC: {
         dpas_fabric *f = &reg->fabrics[i];
         f->path = path, f->name = short_name(path), f->display = display, f->source = source;
-        if ((rc = get_num(L, o, "bandwidth_Gbps", 1e9 / 8, &f->bandwidth)) ||
-            (rc = get_num(L, o, "latency_us", 1e-6, &f->latency)))
+        if ((rc = get_num(L, o, "bandwidth_Gbps", 1e9, 8, &f->bandwidth)) ||
+            (rc = get_num(L, o, "latency_us", 1, 1e6, &f->latency)))
             return rc;
         f->topology = "fat-tree";
         f->oversubscription = 1.0;

@@ -166,7 +166,10 @@ size_t dpas__fmt_double(double v, bool python_style, char *buf, size_t cap)
         snprintf(tmp, sizeof tmp, "nan");
     else if (isinf(v))
         snprintf(tmp, sizeof tmp, v > 0 ? "inf" : "-inf");
-    else {
+    else if (v < 1e16 && v > -1e16 && v == (double)(long long)v) {
+        /* whole values print in full below 1e16, as Python's repr does */
+        snprintf(tmp, sizeof tmp, "%lld%s", (long long)v, python_style ? ".0" : "");
+    } else {
         /* The fewest significant digits that read back to the same double. */
         for (int prec = 1; prec <= 17; prec++) {
             snprintf(tmp, sizeof tmp, "%.*g", prec, v);

@@ -1,0 +1,1 @@
+eval --model DLRM --fleet Training_1K --dp 128 --grad bf16 --ckpt 14B

@@ -1,0 +1,1 @@
+eval job.yaml --dp 48 --weights fp8

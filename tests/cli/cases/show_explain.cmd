@@ -1,0 +1,1 @@
+show ReferenceJobAttackSurface --explain --attr gradient_bytes,allreduce_factor,gather_traffic_ratio,accelerators_per_replica

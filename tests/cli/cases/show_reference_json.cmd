@@ -1,0 +1,1 @@
+show Scenarios.ReferenceJobAttackSurface -o json

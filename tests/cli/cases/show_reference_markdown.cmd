@@ -1,0 +1,1 @@
+show ReferenceJobAttackSurface -o markdown

@@ -1,0 +1,1 @@
+show ReferenceJobAttackSurface --units iec --attr gradient_bytes,checkpoint_bytes

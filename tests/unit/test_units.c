@@ -1,0 +1,258 @@
+/* Units: exact widths and counts from text, exact and human formatting of byte counts. */
+#include "check.h"
+
+#include <stdio.h>
+
+static dpas_rational width(const char *text)
+{
+    dpas_rational r = {0, 0};
+    dpas_error e = {0};
+    int rc = dpas_parse_width("w", text, &r, &e);
+    if (rc)
+        fail_msg("width \"%s\": %s", text, e.message);
+    return r;
+}
+
+static void test_width_units(void **state)
+{
+    (void)state;
+    assert_rational(width("2 B"), 2, 1);
+    assert_rational(width("2 byte"), 2, 1);
+    assert_rational(width("2 bytes"), 2, 1);
+    assert_rational(width("14B"), 14, 1);
+    assert_rational(width("  14 B  "), 14, 1);
+    assert_rational(width("16 bit"), 2, 1);     /* 16/8 */
+    assert_rational(width("1 bits"), 1, 8);
+    assert_rational(width("0.5 B"), 1, 2);
+    assert_rational(width("4.127 bit"), 4127, 8000); /* 4.127/8 = 4127/8000, already reduced */
+    assert_rational(width("2.50 B"), 5, 2);
+    assert_rational(width("1e-1 B"), 1, 10);
+    assert_rational(width(".25 B"), 1, 4);
+    assert_rational(width("1.6E1 bit"), 2, 1);
+}
+
+static void test_width_precisions(void **state)
+{
+    (void)state;
+    /* mlsysim's PRECISION_MAP: fp32/tf32 4, bf16/fp16 2, fp8/int8 1, int4 0.5 */
+    assert_rational(width("fp32"), 4, 1);
+    assert_rational(width("tf32"), 4, 1);
+    assert_rational(width("bf16"), 2, 1);
+    assert_rational(width("BF16"), 2, 1);
+    assert_rational(width("fp16"), 2, 1);
+    assert_rational(width("fp8"), 1, 1);
+    assert_rational(width("int8"), 1, 1);
+    assert_rational(width("int4"), 1, 2);
+    assert_int_equal(dpas_precision_count(), 7);
+}
+
+static void width_error(const char *text, int code, const char *needle)
+{
+    dpas_rational r;
+    dpas_error e = {0};
+    int rc = dpas_parse_width("gradient_bytes_per_param", text, &r, &e);
+    if (rc != code)
+        fail_msg("width \"%s\": expected code %d, got %d (%s)", text, code, rc, e.message);
+    assert_int_equal(e.code, code);
+    assert_string_equal(e.field, "gradient_bytes_per_param");
+    assert_msg_contains(e, needle);
+}
+
+static void test_width_errors(void **state)
+{
+    (void)state;
+    width_error("2", DPAS_EPARSE, "\"2\" has no unit");
+    width_error("2 kg", DPAS_EPARSE, "unknown unit");
+    width_error("2 b", DPAS_EPARSE, "unknown unit"); /* b is ambiguous: bit or byte */
+    width_error("", DPAS_EPARSE, "cannot read");
+    width_error("abc", DPAS_EPARSE, "cannot read \"abc\"");
+    width_error("nan", DPAS_EPARSE, "must be a finite number, got \"nan\"");
+    width_error("-inf B", DPAS_EPARSE, "finite");
+    width_error("Infinity", DPAS_EPARSE, "finite");
+    width_error("-2 B", DPAS_EINVAL, "gradient_bytes_per_param must be > 0, got \"-2 B\"");
+    width_error("0 B", DPAS_EINVAL, "must be > 0, got \"0 B\"");
+    width_error("0.0 bit", DPAS_EINVAL, "must be > 0");
+    width_error("1e400 B", DPAS_ERANGE, "exact range");
+    width_error("1e99999 B", DPAS_ERANGE, "out of range");
+    width_error("1e30 B", DPAS_ERANGE, "exact range");
+    width_error("1e-25 B", DPAS_ERANGE, "exact range");
+    width_error("12345678901234567890123 B", DPAS_ERANGE, "significant digits");
+    width_error("2 B B", DPAS_EPARSE, "unknown unit");
+    width_error("1.2.3 B", DPAS_EPARSE, "unknown unit");
+}
+
+static uint64_t count(const char *text)
+{
+    uint64_t v = 0;
+    dpas_error e = {0};
+    if (dpas_parse_count("parameters", text, &v, &e))
+        fail_msg("count \"%s\": %s", text, e.message);
+    return v;
+}
+
+static void test_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(count("175e9"), 175000000000ull);
+    assert_int_equal(count("70.6e9"), 70600000000ull);
+    assert_int_equal(count("8.03e9"), 8030000000ull);
+    assert_int_equal(count("3504872"), 3504872ull);
+    assert_int_equal(count("1.76e12"), 1760000000000ull);
+    assert_int_equal(count("7B"), 7000000000ull);
+    assert_int_equal(count("1.5B"), 1500000000ull);
+    assert_int_equal(count("1.5G"), 1500000000ull);
+    assert_int_equal(count("340M"), 340000000ull);
+    assert_int_equal(count("10K"), 10000ull);
+    assert_int_equal(count("10k"), 10000ull);
+    assert_int_equal(count("1.76T"), 1760000000000ull);
+    assert_int_equal(count("1 M"), 1000000ull);
+    assert_int_equal(count("0"), 0ull);
+    assert_int_equal(count("+5"), 5ull);
+    assert_int_equal(count("9223372036854775807"), 9223372036854775807ull);
+    assert_int_equal(count("9.223372036854775807e18"), 9223372036854775807ull);
+    assert_int_equal(count("0.001e3"), 1ull);
+}
+
+static void count_error(const char *text, int code, const char *needle)
+{
+    uint64_t v;
+    dpas_error e = {0};
+    int rc = dpas_parse_count("parameters", text, &v, &e);
+    if (rc != code)
+        fail_msg("count \"%s\": expected code %d, got %d (%s)", text, code, rc, e.message);
+    assert_msg_contains(e, needle);
+}
+
+static void test_count_errors(void **state)
+{
+    (void)state;
+    count_error("1.5", DPAS_EPARSE, "parameters must be a whole number, got \"1.5\"");
+    count_error("1.5K5", DPAS_EPARSE, "cannot read");
+    count_error("-5", DPAS_EINVAL, "parameters must be >= 0, got \"-5\"");
+    count_error("9223372036854775808", DPAS_ERANGE, "exceeds the limit 9223372036854775807");
+    count_error("1e30", DPAS_ERANGE, "exceeds the limit");
+    count_error("1e400", DPAS_ERANGE, "exceeds the limit");
+    count_error("1,000", DPAS_EPARSE, "cannot read");
+    count_error("inf", DPAS_EPARSE, "finite");
+    count_error("NaN", DPAS_EPARSE, "finite");
+    count_error("7X", DPAS_EPARSE, "cannot read");
+    count_error("", DPAS_EPARSE, "cannot read");
+    count_error("1.23e-1", DPAS_EPARSE, "whole number");
+}
+
+static void test_ints(void **state)
+{
+    (void)state;
+    int64_t v;
+    dpas_error e = {0};
+    assert_int_equal(dpas_parse_int("dp_degree", "128", &v, &e), 0);
+    assert_int_equal(v, 128);
+    assert_int_equal(dpas_parse_int("dp_degree", " -3 ", &v, &e), 0);
+    assert_int_equal(v, -3);
+    assert_int_equal(dpas_parse_int("dp_degree", "9223372036854775807", &v, &e), 0);
+    assert_int_equal(v, INT64_MAX);
+    assert_int_equal(dpas_parse_int("dp_degree", "-9223372036854775808", &v, &e), 0);
+    assert_true(v == INT64_MIN);
+    assert_int_equal(dpas_parse_int("dp_degree", "2.0", &v, &e), DPAS_EPARSE);
+    assert_msg_contains(e, "dp_degree must be an integer, got \"2.0\"");
+    assert_int_equal(dpas_parse_int("dp_degree", "9223372036854775808", &v, &e), DPAS_ERANGE);
+    assert_int_equal(dpas_parse_int("dp_degree", "99999999999999999999999", &v, &e), DPAS_ERANGE);
+    assert_int_equal(dpas_parse_int("dp_degree", "", &v, &e), DPAS_EPARSE);
+    assert_int_equal(dpas_parse_int("dp_degree", "1e3", &v, &e), DPAS_EPARSE);
+    assert_int_equal(dpas_parse_int("dp_degree", "0x10", &v, &e), DPAS_EPARSE);
+}
+
+static void test_bytes_of(void **state)
+{
+    (void)state;
+    dpas_bytes b;
+    dpas_error e = {0};
+    char t[128];
+    /* 175e9 x 2 B = 350e9 B */
+    assert_int_equal(dpas_bytes_of(175000000000ull, (dpas_rational){2, 1}, &b, &e), 0);
+    assert_int_equal(b.whole, 350000000000ull);
+    assert_int_equal(b.frac_num, 0);
+    assert_int_equal(b.frac_den, 1);
+    /* 3504872 x 4127/8000: 3504872 x 4127 = 14464606744; / 8000 = 1808075 rem 6744;
+     * 6744/8000 = 843/1000 */
+    assert_int_equal(dpas_bytes_of(3504872ull, (dpas_rational){4127, 8000}, &b, &e), 0);
+    assert_int_equal(b.whole, 1808075ull);
+    assert_int_equal(b.frac_num, 843);
+    assert_int_equal(b.frac_den, 1000);
+    dpas_format_bytes_exact(b, t, sizeof t);
+    assert_string_equal(t, "1808075.843");
+    /* 2^62 x 3 B = 13835058055282163712 B still fits; 2^62 x 4 = 2^64 does not */
+    assert_int_equal(dpas_bytes_of(1ull << 62, (dpas_rational){3, 1}, &b, &e), 0);
+    assert_int_equal(b.whole, 13835058055282163712ull);
+    assert_int_equal(dpas_bytes_of(1ull << 62, (dpas_rational){4, 1}, &b, &e), DPAS_ERANGE);
+    assert_msg_contains(e, "2^64");
+    /* a numerator beyond 64 bits whose value fits: (2^63-1) x (3^40 / 3^40) */
+    uint64_t p3 = 12157665459056928801ull; /* 3^40 */
+    assert_int_equal(dpas_bytes_of(9223372036854775807ull, (dpas_rational){p3, p3}, &b, &e), 0);
+    assert_int_equal(b.whole, 9223372036854775807ull);
+    assert_int_equal(b.frac_num, 0);
+    assert_int_equal(dpas_bytes_of(5, (dpas_rational){1, 0}, &b, &e), DPAS_EINVAL);
+}
+
+static void test_format(void **state)
+{
+    (void)state;
+    char t[128];
+    dpas_format_bytes_exact((dpas_bytes){1, 1, 3}, t, sizeof t); /* not a terminating decimal */
+    assert_string_equal(t, "1.333333333333333333333333333333");
+    dpas_format_bytes_exact((dpas_bytes){0, 1, 8}, t, sizeof t);
+    assert_string_equal(t, "0.125");
+    dpas_format_bytes_exact((dpas_bytes){UINT64_MAX, 0, 1}, t, sizeof t);
+    assert_string_equal(t, "18446744073709551615");
+    dpas_format_bytes_human((dpas_bytes){350000000000ull, 0, 1}, DPAS_UNITS_SI, t, sizeof t);
+    assert_string_equal(t, "350 GB");
+    dpas_format_bytes_human((dpas_bytes){2450000000000ull, 0, 1}, DPAS_UNITS_SI, t, sizeof t);
+    assert_string_equal(t, "2.45 TB");
+    /* 350e9 / 2^30 = 325.96290111541748 */
+    dpas_format_bytes_human((dpas_bytes){350000000000ull, 0, 1}, DPAS_UNITS_IEC, t, sizeof t);
+    assert_string_equal(t, "325.963 GiB");
+    dpas_format_bytes_human((dpas_bytes){1536, 0, 1}, DPAS_UNITS_IEC, t, sizeof t);
+    assert_string_equal(t, "1.5 KiB");
+    dpas_format_bytes_human((dpas_bytes){512, 0, 1}, DPAS_UNITS_SI, t, sizeof t);
+    assert_string_equal(t, "512 B");
+    dpas_format_bytes_human((dpas_bytes){999999999ull, 0, 1}, DPAS_UNITS_SI, t, sizeof t);
+    assert_string_equal(t, "1 GB"); /* 999.999999 MB rounds to 1000 MB: shown as 1 GB */
+    dpas_format_bytes_human((dpas_bytes){350000000000ull, 0, 1}, DPAS_UNITS_BYTES, t, sizeof t);
+    assert_string_equal(t, "350000000000 B");
+    dpas_format_bytes_human((dpas_bytes){UINT64_MAX, 0, 1}, DPAS_UNITS_SI, t, sizeof t);
+    assert_string_equal(t, "18.447 EB");
+    dpas_format_width((dpas_rational){4127, 8000}, t, sizeof t);
+    assert_string_equal(t, "0.515875 B");
+    dpas_format_width((dpas_rational){14, 1}, t, sizeof t);
+    assert_string_equal(t, "14 B");
+    /* snprintf-style: the length needed is returned even when the buffer is short */
+    assert_int_equal(dpas_format_bytes_exact((dpas_bytes){1808075, 843, 1000}, t, 4), 11);
+    assert_string_equal(t, "180");
+}
+
+static void test_ring_factor(void **state)
+{
+    (void)state;
+    double f;
+    dpas_error e = {0};
+    assert_int_equal(dpas_ring_allreduce_factor(8, &f, &e), 0);
+    assert_true(f == 14.0 / 8.0); /* mlsysim: calc_ring_allreduce_data_factor(8) = 14/8 */
+    assert_int_equal(dpas_ring_allreduce_factor(1, &f, &e), 0);
+    assert_true(f == 0.0);
+    assert_int_equal(dpas_ring_allreduce_factor(128, &f, &e), 0);
+    assert_true(f == 1.984375); /* 254/128 */
+    assert_int_equal(dpas_ring_allreduce_factor(0, &f, &e), DPAS_EINVAL);
+    assert_string_equal(e.message, "n_gpus must be >= 1, got 0");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_width_units), cmocka_unit_test(test_width_precisions),
+        cmocka_unit_test(test_width_errors), cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_count_errors), cmocka_unit_test(test_ints),
+        cmocka_unit_test(test_bytes_of),    cmocka_unit_test(test_format),
+        cmocka_unit_test(test_ring_factor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
