@@ -182,14 +182,25 @@ size_t dpas__fmt_double(double v, bool python_style, char *buf, size_t cap)
     return (size_t)snprintf(buf, cap, "%s", tmp);
 }
 
+/* Binary GCD (Stein): shifts and subtractions, no division. */
 uint64_t dpas__gcd(uint64_t a, uint64_t b)
 {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    int shift = __builtin_ctzll(a | b);
+    a >>= __builtin_ctzll(a);
+    do {
+        b >>= __builtin_ctzll(b);
+        if (a > b) {
+            uint64_t t = a;
+            a = b;
+            b = t;
+        }
+        b -= a;
+    } while (b);
+    return a << shift;
 }
 
 int dpas__strcasecmp(const char *a, const char *b)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Benchmarks of issue 2, side by side with their anchors:
+#  1. scenario evaluations per second (C, one core) against the same equations with pint in Python;
+#  2. the CLI's start-to-exit time against Python + pint's start-up.
+# The anchor needs Debian's python3-pint; it is installed here if missing (not by make test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD:-build}
+if ! /usr/bin/python3 -c 'import pint' 2>/dev/null; then
+  echo "installing python3-pint for the anchor"
+  apt-get install -y -qq python3-pint >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq python3-pint >/dev/null; }
+fi
+echo "== scenario evaluations (one core)"
+c_line=$(taskset -c 0 "$build/bench/bench_eval" "${EVALS:-20000000}")
+echo "dpas   $c_line"
+py_line=$(taskset -c 0 /usr/bin/python3 bench/anchor_pint.py "${PY_EVALS:-20000}")
+echo "anchor $py_line"
+c_ns=$(sed -E 's/.*ns_per_eval ([0-9.]+).*/\1/' <<<"$c_line")
+py_us=$(sed -E 's/.*us_per_eval ([0-9.]+).*/\1/' <<<"$py_line")
+awk -v c="$c_ns" -v p="$py_us" 'BEGIN { printf "ratio  dpas is %.0fx faster per evaluation (%.1f ns vs %.1f us)\n", p * 1000 / c, c, p }'
+
+echo "== CLI start to exit"
+cli_line=$("$build/bench/bench_cli" "${RUNS:-200}" "$build/dpas" show ReferenceJobAttackSurface -o json)
+echo "dpas show ReferenceJobAttackSurface -o json   $cli_line"
+py_start=$("$build/bench/bench_cli" "${PY_RUNS:-20}" /usr/bin/python3 -c 'import pint; pint.UnitRegistry()')
+echo "python3 -c 'import pint; pint.UnitRegistry()'   $py_start"
+c_ms=$(sed -E 's/.*median_ms ([0-9.]+).*/\1/' <<<"$cli_line")
+p_ms=$(sed -E 's/.*median_ms ([0-9.]+).*/\1/' <<<"$py_start")
+awk -v c="$c_ms" -v p="$p_ms" 'BEGIN { printf "ratio  dpas starts and answers %.0fx sooner (%.2f ms vs %.0f ms)\n", p / c, c, p }'
