@@ -320,6 +320,189 @@ DPAS_API dpas_value_kind dpas_attr_kind(dpas_attr a);
  * 2(n-1)/n. n < 1 is DPAS_EINVAL "n_gpus must be >= 1, got 0" (mlsysim's message). */
 DPAS_API int dpas_ring_allreduce_factor(int64_t n, double *out, dpas_error *err);
 
+/* ---- robust aggregation rules -------------------------------------------------------------- */
+
+/* Every resilience condition in the catalogue has the form n >= a*f + b (n replicas, f of them
+ * Byzantine); "mean" tolerates none (a = 0: only f = 0). Where libraries disagree (Krum:
+ * n >= 2f + 3 in Blanchard et al. and Garfield, 2f < n in ByzFL), each convention is a row of
+ * its own and one is the rule's default. */
+typedef struct dpas_rule {
+    const char *name;        /* the CLI name: "krum", "trimmed_mean", ... */
+    const char *display;     /* "Krum" */
+    const char *convention;  /* "blanchard", "byzfl", or "standard" when all agree */
+    int is_default;          /* the convention used when none is named */
+    int a, b;                /* condition n >= a*f + b; a == 0: tolerates no Byzantine replica */
+    const char *condition;   /* "n >= 2f + 3" */
+    const char *compute;     /* "O(n^2 d)" */
+    int coordinatewise;      /* the rule works coordinate by coordinate (shardable) */
+    int needs_distances;     /* needs pairwise distances or norms of full gradients */
+    const char *neighbours;  /* Krum's neighbour count under this convention, or NULL */
+    const char *source;
+    const char *notes;
+} dpas_rule;
+
+DPAS_API size_t dpas_rule_count(void);
+DPAS_API const dpas_rule *dpas_rule_at(size_t i);
+/* Find a rule by name (aliases: "mda" for brute, "geomed" for geometric_median, "cc" for
+ * centered_clipping, "signsgd" for sign_majority) under a convention (NULL: its default).
+ * DPAS_ENOENT with the known names or conventions. */
+DPAS_API int dpas_rule_find(const char *name, const char *convention, const dpas_rule **out,
+                            dpas_error *err);
+/* The largest f the rule tolerates with n replicas; -1 when even f = 0 is not enough
+ * (Krum needs n >= 3). n < 1 is DPAS_EINVAL. */
+DPAS_API int dpas_rule_max_f(const dpas_rule *rule, int64_t n, int64_t *max_f, dpas_error *err);
+/* The smallest n for f Byzantine replicas; -1 when no n suffices (mean with f > 0).
+ * f < 0 is DPAS_EINVAL; overflow DPAS_ERANGE. */
+DPAS_API int dpas_rule_min_n(const dpas_rule *rule, int64_t f, int64_t *min_n, dpas_error *err);
+/* Does the rule tolerate f Byzantine replicas among n? */
+DPAS_API int dpas_rule_tolerates(const dpas_rule *rule, int64_t n, int64_t f);
+
+/* ---- schedules: bytes and time ---------------------------------------------------------------- */
+
+typedef enum dpas_schedule_id {
+    DPAS_SCHED_ALLREDUCE = 0,     /* ring AllReduce of the sum */
+    DPAS_SCHED_ALLGATHER,         /* all-gather every gradient, the rule locally (the seed's gather) */
+    DPAS_SCHED_PS,                /* parameter server on one of the workers */
+    DPAS_SCHED_PS_SEPARATE,       /* parameter server on a separate node */
+    DPAS_SCHED_SHARDED,           /* all-to-all of shards, rule per shard, all-gather (BTARD) */
+    DPAS_SCHED_SHARDED_DISTANCE,  /* sharded + AllReduce of partial pairwise distances */
+    DPAS_SCHED_INNETWORK,         /* in-network AllReduce (SHARP) */
+    DPAS_SCHED_COUNT
+} dpas_schedule_id;
+
+DPAS_API const char *dpas_schedule_name(dpas_schedule_id s);    /* "allreduce", ... */
+DPAS_API const char *dpas_schedule_summary(dpas_schedule_id s); /* one line */
+DPAS_API const char *dpas_schedule_source(dpas_schedule_id s);
+DPAS_API int dpas_schedule_from_name(const char *name);          /* -1 when unknown */
+
+/* Can the schedule realise the rule? 1 or 0; when 0 and why is not NULL, *why says why. */
+DPAS_API int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *rule, const char **why);
+
+/* Bytes one step moves, per worker (a worker is a data-parallel replica). "sent" and
+ * "received" are those of the busiest worker (the server for a parameter server). Exact. */
+typedef struct dpas_traffic {
+    dpas_bytes sent;
+    dpas_bytes received;
+    dpas_bytes scalars;   /* of which: distance or norm scalars (sharded_distance), else 0 */
+    int64_t messages;     /* latency steps (alpha terms) on the critical path */
+} dpas_traffic;
+
+/* Bytes of the schedule for a scenario; `iterations` is the iteration count of iterative rules
+ * (geometric median, centered clipping) on sharded_distance, 0 otherwise. */
+DPAS_API int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s,
+                                   const dpas_rule *rule, int64_t iterations, dpas_traffic *out,
+                                   dpas_error *err);
+
+typedef enum dpas_topology {
+    DPAS_TOPO_FLAT = 0,         /* every replica one worker on one fabric link */
+    DPAS_TOPO_HIERARCHICAL = 1, /* intra-node over the node's link, inter-node over the fabric */
+} dpas_topology;
+
+/* The links a time is computed over: fabric (inter-node) and node (intra-node). */
+typedef struct dpas_links {
+    double inter_bandwidth, inter_latency; /* bytes/s, s */
+    double intra_bandwidth, intra_latency; /* bytes/s, s */
+} dpas_links;
+
+/* The links of the scenario's fleet (its fabric and node), or DPAS_EINVAL naming what is
+ * missing (a custom fleet without fabric or node). */
+DPAS_API int dpas_scenario_links(const dpas_scenario *s, dpas_links *out, dpas_error *err);
+
+/* alpha-beta time of one step of a schedule, in seconds. */
+DPAS_API int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s,
+                                const dpas_rule *rule, int64_t iterations, dpas_topology topo,
+                                const dpas_links *links, double *seconds, dpas_error *err);
+
+/* mlsysim's ring AllReduce time: 2(n-1)/n * bytes/bw + 2(n-1)*latency; 0 for n = 1. */
+DPAS_API int dpas_ring_allreduce_time(double bytes, int64_t n, double bandwidth, double latency,
+                                      double *seconds, dpas_error *err);
+/* mlsysim's hierarchical AllReduce: 2[(g-1)/g * M/bw_intra + (g-1) lat_intra]
+ *  + ring_allreduce(M/g, nodes, bw_inter, lat_inter). */
+DPAS_API int dpas_hierarchical_allreduce_time(double bytes, int64_t nodes, int64_t g,
+                                              const dpas_links *links, double *seconds,
+                                              dpas_error *err);
+
+/* Floating-point operations of the rule over n gradients of d coordinates (an estimate from its
+ * complexity; `iterations` for iterative rules). */
+DPAS_API double dpas_rule_flops(const dpas_rule *rule, int64_t n, uint64_t d, int64_t iterations);
+
+/* ---- byte conventions, inventory, memory ----------------------------------------------------- */
+
+typedef struct dpas_convention {
+    const char *name;     /* "zero16", "adam_state", "mlsysim_ckpt", ... */
+    dpas_rational width;  /* bytes per parameter */
+    const char *what;     /* "mixed-precision Adam training state" */
+    const char *source;
+    int is_training_state; /* weights + gradients + optimizer (usable for memory feasibility) */
+} dpas_convention;
+
+DPAS_API size_t dpas_convention_count(void);
+DPAS_API const dpas_convention *dpas_convention_at(size_t i);
+DPAS_API int dpas_convention_find(const char *name, const dpas_convention **out, dpas_error *err);
+
+/* One replica's training state against the memory of its accelerators. zero_stage 0..3
+ * partitions the mixed-precision Adam state across the dp_degree replicas as ZeRO does
+ * (Rajbhandari et al. 2019: stage 1 (4 + 12/N) bytes/param, stage 2 (2 + 14/N), stage 3 16/N);
+ * stages above 0 need the "zero16" convention. */
+typedef struct dpas_memory {
+    dpas_bytes state;         /* bytes of training state per replica */
+    dpas_bytes capacity;      /* bytes of accelerator memory per replica (a mean when unequal) */
+    double headroom;          /* capacity - state, bytes (negative: does not fit) */
+    double utilisation;       /* state / capacity */
+    int fits;
+} dpas_memory;
+
+DPAS_API int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+                               dpas_memory *out, dpas_error *err);
+
+/* What a step exposes on the wire and what lies at rest, in exact bytes. */
+typedef struct dpas_inventory_row {
+    char item[48];       /* "gradient_bytes", "allgather_per_worker", "zero16", "weights_int4" */
+    const char *where;   /* "wire" (per step) or "rest" */
+    char basis[64];      /* how it is counted: "P x 2 B", "2(N-1)/N x gradient_bytes" */
+    dpas_bytes bytes;
+    const char *source;
+} dpas_inventory_row;
+
+/* Fill up to cap rows; *n is the number of rows (call with cap 0 to count). */
+DPAS_API int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap,
+                            size_t *n, dpas_error *err);
+
+/* ---- rendering the analyses -------------------------------------------------------------------- */
+
+/* The rule catalogue as a table: with n > 0 a "max_f" column, with f >= 0 a "min_n" column.
+ * convention: NULL for each rule's default row, "all" for every row, or a convention name that
+ * replaces the default where a rule has it. */
+DPAS_API char *dpas_render_rules(int64_t n, int64_t f, const char *convention, int format,
+                                 dpas_error *err);
+
+typedef struct dpas_cost_opts {
+    const dpas_rule *const *rules; /* the rules to cost, or NULL for every default rule */
+    size_t nrules;
+    unsigned schedules;   /* bit per dpas_schedule_id; 0 = all */
+    int64_t iterations;   /* of iterative rules (geometric median, centered clipping); 0 = 10 */
+    int64_t steps;        /* bytes and times for this many steps; 0 = 1 */
+    int64_t f;            /* Byzantine replicas to tolerate, -1 = not asked */
+    double compute_rate;  /* FLOP/s per worker for the rule's own compute; 0 = not computed */
+    int all;              /* text: list the combinations that are not realisable too */
+    int format, units;
+    const char *label;
+} dpas_cost_opts;
+
+/* rule x schedule: realisable or why not, max f at dp_degree, bytes per worker (exact), ratio to
+ * the ring AllReduce, time per step flat and hierarchical (when the fleet's links are known). */
+DPAS_API char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_error *err);
+
+DPAS_API char *dpas_render_inventory(const dpas_scenario *s, int format, int units,
+                                     const char *label, dpas_error *err);
+
+DPAS_API char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+                                  const dpas_memory *m, int format, int units, const char *label,
+                                  dpas_error *err);
+/* "one replica's training state (2.8 TB, zero16) exceeds ..." for a check that does not fit. */
+DPAS_API size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c,
+                                    int zero_stage, const dpas_memory *m, char *buf, size_t cap);
+
 /* ---- scenario files and rendering ------------------------------------------------------------ */
 
 /* The inputs of a scenario as read from text, before resolution. Any pointer may be NULL
@@ -350,7 +533,8 @@ DPAS_API int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, 
 DPAS_API int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out,
                                dpas_error *err);
 
-/* The label given to the scenario (a named scenario's path, or the file's "name"), or NULL. */
+/* The label of the scenario: the file's "name", else the named scenario's full path (once
+ * resolved), or NULL. */
 DPAS_API const char *dpas_spec_label(const dpas_spec *spec);
 
 typedef enum dpas_format {

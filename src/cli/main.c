@@ -1,6 +1,7 @@
 /* dpas: entry point, subcommand dispatch and the error conventions shared by every command. */
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,10 @@ static const char *usage_text =
     "  eval [FILE]        a scenario from flags and/or a YAML or JSON file\n"
     "  list KIND          registry entries: models, hardware, nodes, fabrics, fleets,\n"
     "                     scenarios, precisions\n"
+    "  rules              robust aggregation rules: resilience, max f for --n, min n for --f\n"
+    "  cost [NAME|FILE]   rule x schedule: bytes per worker, ratio to AllReduce, time per step\n"
+    "  inventory [NAME|FILE]  bytes on the wire per step and at rest, by convention\n"
+    "  memory [NAME|FILE] does one replica's training state fit its accelerators? (exit 2 if not)\n"
     "\n"
     "Run 'dpas COMMAND --help' for a command's options. 'dpas --version' prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 physics violation.\n";
@@ -44,6 +49,15 @@ int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
     snprintf(e.message, sizeof e.message, "%s (see: dpas %s%s--help)", msg, cmd ? cmd : "",
              cmd && *cmd ? " " : "");
     return cli_fail(c, &e);
+}
+
+int cli_bad_option(cli *c, const char *cmd, char **argv)
+{
+    if (optopt == 'o')
+        return cli_usage(c, cmd, "-o needs a value");
+    if (optopt >= O_SCENARIO)
+        return cli_usage(c, cmd, "%s needs a value", argv[optind - 1]);
+    return cli_usage(c, cmd, "unknown option \"%s\"", argv[optind - 1]);
 }
 
 int cli_parse_format(cli *c, const char *cmd, const char *v)
@@ -119,5 +133,14 @@ int main(int argc, char **argv)
         return cmd_scenario(&c, argc - 1, argv + 1, 0);
     if (!strcmp(cmd, "list"))
         return cmd_list(&c, argc - 1, argv + 1);
-    return cli_usage(&c, "", "unknown command \"%s\"; expected show, eval or list", cmd);
+    if (!strcmp(cmd, "rules"))
+        return cmd_rules(&c, argc - 1, argv + 1);
+    if (!strcmp(cmd, "cost"))
+        return cmd_cost(&c, argc - 1, argv + 1);
+    if (!strcmp(cmd, "inventory"))
+        return cmd_inventory(&c, argc - 1, argv + 1);
+    if (!strcmp(cmd, "memory"))
+        return cmd_memory(&c, argc - 1, argv + 1);
+    return cli_usage(&c, "", "unknown command \"%s\"; expected show, eval, list, rules, cost, "
+                             "inventory or memory", cmd);
 }

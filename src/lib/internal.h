@@ -48,4 +48,33 @@ int dpas__strcasecmp(const char *a, const char *b);
 /* Quote text for a message, truncated and with non-printable bytes escaped. */
 const char *dpas__quote(const char *text, char *buf, size_t cap);
 
+
+/* count × width × p / q, exact. DPAS_ERANGE when the result or its fraction overflows. */
+int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q,
+                       dpas_bytes *out, dpas_error *err);
+/* b x k, exact. */
+int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err);
+/* a + b, exact. */
+int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err);
+
+/* A table of text cells rendered as aligned text, JSON (an array of objects), CSV or Markdown.
+ * An empty cell is null in JSON. */
+#define DPAS__MAXCOLS 16
+#define DPAS__CELL 192
+enum { DPAS__STR = 0, DPAS__NUM = 1, DPAS__BOOL = 2 };
+typedef struct dpas__table {
+    int ncols;
+    const char *head[DPAS__MAXCOLS];
+    int type[DPAS__MAXCOLS]; /* DPAS__STR, DPAS__NUM (right-aligned, bare in JSON), DPAS__BOOL */
+    size_t nrows, cap;
+    char (*cells)[DPAS__MAXCOLS][DPAS__CELL];
+    bool oom;
+} dpas__table;
+
+/* A new zeroed row, or NULL (and t->oom) when out of memory. */
+char (*dpas__table_row(dpas__table *t))[DPAS__CELL];
+/* Render and free the table; the caller owns the string. */
+char *dpas__table_finish(dpas__table *t, int format, dpas_error *err);
+void dpas__table_render(const dpas__table *t, int format, dpas__buf *b);
+
 #endif

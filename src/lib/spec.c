@@ -50,6 +50,7 @@ struct dpas_spec {
     val v[K_COUNT];
     char fleet_label[192];
     char workload_label[192];
+    const char *scenario_path; /* the named scenario's path, once resolved (borrowed) */
 };
 
 dpas_spec *dpas_spec_new(void) { return calloc(1, sizeof(dpas_spec)); }
@@ -75,7 +76,7 @@ const char *dpas_spec_label(const dpas_spec *spec)
         return NULL;
     if (spec->v[K_NAME].text)
         return spec->v[K_NAME].text;
-    return spec->v[K_SCENARIO].text;
+    return spec->scenario_path ? spec->scenario_path : spec->v[K_SCENARIO].text;
 }
 
 static int set_val(dpas_spec *spec, int k, const char *text, const char *field, const char *file,
@@ -473,6 +474,7 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
         if ((rc = at(&V[K_SCENARIO], dpas_registry_find(reg, DPAS_KIND_SCENARIO, V[K_SCENARIO].text, &e, err), err)))
             return rc;
         *out = ((const dpas_named_scenario *)e)->scenario;
+        spec->scenario_path = ((const dpas_named_scenario *)e)->path;
     }
     /* workload */
     if (V[K_MODEL].text) {

@@ -460,3 +460,116 @@ size_t dpas_format_bytes_human(dpas_bytes b, dpas_units units, char *buf, size_t
     }
     return (size_t)snprintf(buf, cap, "%s %s", num, names[k]);
 }
+
+static dpas__u128 gcd128(dpas__u128 a, dpas__u128 b)
+{
+    while (b) {
+        dpas__u128 t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Cancel common factors between x and y. */
+static void cancel(uint64_t *x, uint64_t *y)
+{
+    uint64_t g = dpas__gcd(*x, *y);
+    if (g > 1) {
+        *x /= g;
+        *y /= g;
+    }
+}
+
+int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q,
+                       dpas_bytes *out, dpas_error *err)
+{
+    if (width.den == 0 || q == 0)
+        return dpas__fail(err, DPAS_EINVAL, "bytes", "zero denominator");
+    uint64_t n[3] = {count, width.num, p}, d[2] = {width.den, q};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++)
+            cancel(&n[i], &d[j]);
+    dpas__u128 num = (dpas__u128)n[0] * n[1];
+    if (n[2] && num > ~(dpas__u128)0 / n[2])
+        goto range;
+    num *= n[2];
+    dpas__u128 den = (dpas__u128)d[0] * d[1];
+    dpas__u128 whole = num / den, rem = num % den;
+    if (whole > UINT64_MAX)
+        goto range;
+    out->whole = (uint64_t)whole;
+    if (!rem) {
+        out->frac_num = 0;
+        out->frac_den = 1;
+        return 0;
+    }
+    dpas__u128 g = gcd128(rem, den);
+    rem /= g;
+    den /= g;
+    if (den > UINT64_MAX)
+        goto range;
+    out->frac_num = (uint64_t)rem;
+    out->frac_den = (uint64_t)den;
+    return 0;
+range:
+    return dpas__fail(err, DPAS_ERANGE, "bytes",
+                      "%llu x %llu/%llu B x %llu/%llu is beyond the exact range of dpas (2^64 bytes)",
+                      (unsigned long long)count, (unsigned long long)width.num,
+                      (unsigned long long)width.den, (unsigned long long)p, (unsigned long long)q);
+}
+
+int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err)
+{
+    uint64_t whole;
+    if (__builtin_add_overflow(a.whole, b.whole, &whole))
+        goto range;
+    dpas__u128 num = (dpas__u128)a.frac_num * b.frac_den + (dpas__u128)b.frac_num * a.frac_den;
+    dpas__u128 den = (dpas__u128)a.frac_den * b.frac_den;
+    if (num >= den) {
+        num -= den;
+        if (__builtin_add_overflow(whole, 1u, &whole))
+            goto range;
+    }
+    out->whole = whole;
+    if (!num) {
+        out->frac_num = 0;
+        out->frac_den = 1;
+        return 0;
+    }
+    dpas__u128 g = gcd128(num, den);
+    num /= g;
+    den /= g;
+    if (den > UINT64_MAX)
+        goto range;
+    out->frac_num = (uint64_t)num;
+    out->frac_den = (uint64_t)den;
+    return 0;
+range:
+    return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte sum is beyond the exact range of dpas (2^64 bytes)");
+}
+
+int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err)
+{
+    uint64_t whole;
+    if (__builtin_mul_overflow(b.whole, k, &whole))
+        goto range;
+    dpas__u128 f = (dpas__u128)b.frac_num * k;
+    dpas__u128 carry = f / b.frac_den;
+    if (carry > UINT64_MAX || __builtin_add_overflow(whole, (uint64_t)carry, &whole))
+        goto range;
+    uint64_t rem = (uint64_t)(f % b.frac_den);
+    out->whole = whole;
+    if (!rem) {
+        out->frac_num = 0;
+        out->frac_den = 1;
+    } else {
+        uint64_t g = dpas__gcd(rem, b.frac_den);
+        out->frac_num = rem / g;
+        out->frac_den = b.frac_den / g;
+    }
+    return 0;
+range:
+    return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte count times %llu is beyond the exact "
+                      "range of dpas (2^64 bytes)", (unsigned long long)k);
+}

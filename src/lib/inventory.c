@@ -1,0 +1,170 @@
+/* Bytes-per-parameter conventions with their sources, the byte inventory of a step, and whether
+ * one replica's training state fits the memory of its accelerators. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const dpas_convention conventions[] = {
+    {"zero16", {16, 1},
+     "mixed-precision Adam training state: fp16 weights and gradients, fp32 master weights, "
+     "momentum and variance",
+     "ZeRO, Rajbhandari et al. 2019: 2P + 2P + KP = 16P with K = 12", 1},
+    {"megatron18", {18, 1}, "Megatron-LM's accounting of mixed-precision Adam training state",
+     "NVIDIA/Megatron-LM issue #654", 1},
+    {"mlsysim_ckpt", {14, 1}, "resumable Adam checkpoint",
+     "mlsysim CHECKPOINT_BYTES_PER_PARAM_ADAM", 0},
+    {"adam_state", {12, 1}, "Adam optimizer state only: fp32 master weights, momentum, variance",
+     "ZeRO (K = 12); EleutherAI, Transformer Math 101", 0},
+    {"sgd_momentum", {8, 1}, "SGD with momentum: fp32 weights and momentum",
+     "EleutherAI, Transformer Math 101", 0},
+    {"adam_8bit", {6, 1}, "8-bit Adam optimizer state (bitsandbytes)",
+     "EleutherAI, Transformer Math 101", 0},
+    {"sgd_ckpt", {4, 1}, "SGD checkpoint", "mlsysim CHECKPOINT_BYTES_PER_PARAM_SGD", 0},
+};
+#define NCONV (sizeof conventions / sizeof conventions[0])
+
+size_t dpas_convention_count(void) { return NCONV; }
+const dpas_convention *dpas_convention_at(size_t i) { return i < NCONV ? &conventions[i] : NULL; }
+
+int dpas_convention_find(const char *name, const dpas_convention **out, dpas_error *err)
+{
+    char q[96], list[200] = "";
+    for (size_t i = 0; i < NCONV; i++) {
+        if (name && !dpas__strcasecmp(name, conventions[i].name)) {
+            *out = &conventions[i];
+            return 0;
+        }
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", conventions[i].name);
+    }
+    return dpas__fail(err, DPAS_ENOENT, "state", "unknown convention %s; expected one of %s",
+                      dpas__quote(name ? name : "", q, sizeof q), list);
+}
+
+int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+                      dpas_memory *out, dpas_error *err)
+{
+    int rc;
+    if ((rc = dpas_scenario_validate(s, err)))
+        return rc;
+    if (zero_stage < 0 || zero_stage > 3)
+        return dpas__fail(err, DPAS_EINVAL, "zero", "zero stage must be 0, 1, 2 or 3, got %d",
+                          zero_stage);
+    if (zero_stage && strcmp(c->name, "zero16"))
+        return dpas__fail(err, DPAS_EINVAL, "zero",
+                          "ZeRO stages partition the zero16 state; got convention %s", c->name);
+    if (!s->node_entry)
+        return dpas__fail(err, DPAS_EINVAL, "fleet.node",
+                          "the memory check needs the node's accelerator: use a registry fleet or "
+                          "give fleet.node");
+    const uint64_t P = s->parameters, n = (uint64_t)s->dp_degree;
+    /* ZeRO's per-replica bytes: stage 1 partitions the optimizer state (K = 12), stage 2 also
+     * the fp16 gradients, stage 3 also the fp16 weights. */
+    static const struct { uint64_t whole, part; } zero[4] = {{16, 0}, {4, 12}, {2, 14}, {0, 16}};
+    dpas_bytes whole_part, shared;
+    if (zero_stage == 0) {
+        if ((rc = dpas_bytes_of(P, c->width, &out->state, err)))
+            return rc;
+    } else if ((rc = dpas_bytes_of(P, (dpas_rational){zero[zero_stage].whole, 1}, &whole_part, err)) ||
+               (rc = dpas__bytes_scaled(P, (dpas_rational){zero[zero_stage].part, 1}, 1, n, &shared, err)) ||
+               (rc = dpas__bytes_add(whole_part, shared, &out->state, err))) {
+        return rc;
+    }
+    const dpas_hardware *hw = s->node_entry->accelerator;
+    int64_t acc = s->nodes * s->accelerators_per_node;
+    if ((rc = dpas__bytes_scaled(hw->memory.whole, (dpas_rational){(uint64_t)acc, 1}, 1, n,
+                                 &out->capacity, err)))
+        return rc;
+    double st = dpas_bytes_to_double(out->state), cap = dpas_bytes_to_double(out->capacity);
+    out->headroom = cap - st;
+    out->utilisation = st / cap;
+    out->fits = out->state.whole < out->capacity.whole ||
+                (out->state.whole == out->capacity.whole &&
+                 (dpas__u128)out->state.frac_num * out->capacity.frac_den <=
+                     (dpas__u128)out->capacity.frac_num * out->state.frac_den);
+    return 0;
+}
+
+static int add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char *item,
+                   const char *where, const char *basis, dpas_bytes b, const char *source)
+{
+    if (*n < cap) {
+        dpas_inventory_row *r = &rows[*n];
+        snprintf(r->item, sizeof r->item, "%s", item);
+        r->where = where;
+        snprintf(r->basis, sizeof r->basis, "%s", basis);
+        r->bytes = b;
+        r->source = source;
+    }
+    (*n)++;
+    return 0;
+}
+
+int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap, size_t *n,
+                   dpas_error *err)
+{
+    dpas_report r;
+    int rc = dpas_evaluate(s, &r, err);
+    if (rc)
+        return rc;
+    *n = 0;
+    const uint64_t P = s->parameters, N = (uint64_t)s->dp_degree;
+    const dpas_rational gw = s->gradient_bytes_per_param;
+    char basis[64], w[48];
+    dpas_bytes b;
+    dpas_format_width(gw, w, sizeof w);
+    snprintf(basis, sizeof basis, "P x %s", w);
+    add_row(rows, cap, n, "gradient_bytes", "wire", basis, r.gradient_bytes,
+            "the seed: one replica's gradient");
+    if ((rc = dpas__bytes_scaled(P, gw, 2 * (N - 1), N, &b, err)))
+        return rc;
+    add_row(rows, cap, n, "allreduce_per_worker", "wire", "2(N-1)/N x gradient_bytes", b,
+            "ring AllReduce (the seed's allreduce_factor)");
+    if ((rc = dpas__bytes_scaled(P, gw, N - 1, 1, &b, err)))
+        return rc;
+    add_row(rows, cap, n, "allgather_per_worker", "wire", "(N-1) x gradient_bytes", b,
+            "gather of every gradient (the seed's gather_factor)");
+    if ((rc = dpas__bytes_scaled(P, gw, 2 * (N - 1), 1, &b, err)))
+        return rc;
+    add_row(rows, cap, n, "allreduce_job_total", "wire", "N x 2(N-1)/N x gradient_bytes", b,
+            "ring AllReduce, all workers");
+    uint64_t pairs;
+    if (__builtin_mul_overflow(N, N - 1, &pairs))
+        return dpas__fail(err, DPAS_ERANGE, "dp_degree", "N x (N-1) overflows for dp_degree %llu",
+                          (unsigned long long)N);
+    if ((rc = dpas__bytes_scaled(P, gw, pairs, 1, &b, err)))
+        return rc;
+    add_row(rows, cap, n, "allgather_job_total", "wire", "N x (N-1) x gradient_bytes", b,
+            "gather of every gradient, all workers");
+    dpas_format_width(s->checkpoint_bytes_per_param, w, sizeof w);
+    snprintf(basis, sizeof basis, "P x %s", w);
+    add_row(rows, cap, n, "checkpoint_bytes", "rest", basis, r.checkpoint_bytes,
+            "the seed: declared checkpoint width");
+    if (s->weight_bytes_per_param.den) {
+        dpas_format_width(s->weight_bytes_per_param, w, sizeof w);
+        snprintf(basis, sizeof basis, "P x %s", w);
+        add_row(rows, cap, n, "weight_bytes", "rest", basis, r.weight_bytes,
+                "the seed: declared serving width");
+    }
+    for (size_t i = 0; i < NCONV; i++) {
+        if ((rc = dpas_bytes_of(P, conventions[i].width, &b, err)))
+            return rc;
+        dpas_format_width(conventions[i].width, w, sizeof w);
+        snprintf(basis, sizeof basis, "P x %s", w);
+        add_row(rows, cap, n, conventions[i].name, "rest", basis, b, conventions[i].source);
+    }
+    for (size_t i = 0; i < dpas_precision_count(); i++) {
+        const dpas_precision *p = dpas_precision_at(i);
+        if (i && !memcmp(&p->width, &dpas_precision_at(i - 1)->width, sizeof p->width))
+            continue; /* tf32 = fp32, fp16 = bf16, int8 = fp8: one row per width */
+        char item[48];
+        snprintf(item, sizeof item, "weights_%s", p->name);
+        if ((rc = dpas_bytes_of(P, p->width, &b, err)))
+            return rc;
+        dpas_format_width(p->width, w, sizeof w);
+        snprintf(basis, sizeof basis, "P x %s", w);
+        add_row(rows, cap, n, item, "rest", basis, b, p->source);
+    }
+    return 0;
+}

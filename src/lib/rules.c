@@ -1,0 +1,154 @@
+/* The catalogue of Byzantine-robust aggregation rules: resilience conditions n >= a*f + b with
+ * their sources, where libraries disagree one row per convention, and compute estimates. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const dpas_rule rules[] = {
+    {"mean", "Mean (plain AllReduce)", "standard", 1, 0, 1, "none: f = 0 only", "O(nd)", 1, 0, NULL,
+     "Blanchard et al., NeurIPS 2017 (no linear combination tolerates one Byzantine worker)",
+     "one bad replica moves the mean anywhere"},
+    {"median", "Coordinate-wise median", "standard", 1, 2, 1, "n > 2f", "O(nd) selection", 1, 0, NULL,
+     "Yin et al., ICML 2018; breakdown point 1/2",
+     "even n: the mean of the two middle values"},
+    {"trimmed_mean", "Coordinate-wise trimmed mean", "standard", 1, 2, 1, "n > 2f", "O(nd log n)", 1, 0,
+     NULL, "Yin et al., ICML 2018", "drops the f largest and f smallest values of each coordinate"},
+    {"meamed", "Mean around the median (Meamed)", "standard", 1, 2, 1, "n > 2f", "O(nd log n)", 1, 0,
+     NULL, "Xie et al., 2018 (Phocas, Meamed); ByzFL", "mean of the n - f values closest to the median"},
+    {"sign_majority", "Sign majority vote (signSGD)", "standard", 1, 2, 1, "n > 2f", "O(nd)", 1, 0, NULL,
+     "Bernstein et al., signSGD with Majority Vote, ICLR 2019",
+     "robust while fewer than half the workers are adversarial; 1 bit per coordinate"},
+    {"krum", "Krum", "blanchard", 1, 2, 3, "n >= 2f + 3", "O(n^2 d)", 0, 1, "n - f - 2",
+     "Blanchard et al., NeurIPS 2017; Garfield; calicarpa/krum",
+     "default: the bound of the paper that defines Krum"},
+    {"krum", "Krum", "byzfl", 0, 2, 1, "2f < n", "O(n^2 d)", 0, 1, "n - f - 1", "ByzFL",
+     "ByzFL checks only 2f < n and scores with n - f - 1 neighbours"},
+    {"multi_krum", "Multi-Krum", "blanchard", 1, 2, 3, "n >= 2f + 3", "O(n^2 d)", 0, 1, "n - f - 2",
+     "Blanchard et al., NeurIPS 2017; El Mhamdi et al., ICML 2018; Garfield",
+     "averages the m best-scored gradients"},
+    {"multi_krum", "Multi-Krum", "byzfl", 0, 2, 1, "2f < n", "O(n^2 d)", 0, 1, "n - f - 1", "ByzFL",
+     "ByzFL's bound and neighbour count"},
+    {"bulyan", "Bulyan", "standard", 1, 4, 3, "n >= 4f + 3", "O(n^2 d)", 0, 1, NULL,
+     "El Mhamdi et al., ICML 2018; Garfield; calicarpa/krum; AggregaThor",
+     "Krum selection of n - 2f, then a trimmed mean of the 2f-trimmed selection "
+     "(a wrong check of this bound was flwrlabs/flower PR #1891)"},
+    {"brute", "Brute / minimum diameter averaging (MDA)", "standard", 1, 2, 1, "n >= 2f + 1",
+     "exponential in n", 0, 1, NULL, "Garfield (MDA); ByzFL (2f < n)",
+     "averages the n - f gradients of smallest diameter"},
+    {"geometric_median", "Geometric median (RFA, Weiszfeld)", "standard", 1, 2, 1, "2f < n",
+     "O(T n d)", 0, 1, NULL, "Pillutla et al., Robust Aggregation for Federated Learning, 2019",
+     "T Weiszfeld iterations, each needing the n distances to the iterate"},
+    {"centered_clipping", "Centered clipping", "standard", 1, 2, 1, "2f < n (theory needs small f/n)",
+     "O(L n d)", 0, 1, NULL, "Karimireddy et al., ICML 2021",
+     "L clipping iterations on full-gradient norms; BTARD clips per shard instead"},
+    {"nnm", "Nearest neighbour mixing (pre-aggregation)", "standard", 1, 2, 1, "2f < n", "O(n^2 d)", 0,
+     1, NULL, "Allouah et al., AISTATS 2023; ByzFL",
+     "replaces each gradient by the mean of its n - f nearest, before another rule"},
+};
+#define NRULES (sizeof rules / sizeof rules[0])
+
+size_t dpas_rule_count(void) { return NRULES; }
+const dpas_rule *dpas_rule_at(size_t i) { return i < NRULES ? &rules[i] : NULL; }
+
+static const struct { const char *alias, *name; } aliases[] = {
+    {"mda", "brute"},         {"geomed", "geometric_median"}, {"rfa", "geometric_median"},
+    {"cc", "centered_clipping"}, {"signsgd", "sign_majority"}, {"trmean", "trimmed_mean"},
+    {"multikrum", "multi_krum"},
+};
+
+int dpas_rule_find(const char *name, const char *convention, const dpas_rule **out, dpas_error *err)
+{
+    char q[96];
+    if (!name)
+        name = "";
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!dpas__strcasecmp(name, aliases[i].alias))
+            name = aliases[i].name;
+    bool known = false;
+    for (size_t i = 0; i < NRULES; i++) {
+        if (dpas__strcasecmp(name, rules[i].name))
+            continue;
+        known = true;
+        if (convention ? !dpas__strcasecmp(convention, rules[i].convention) : rules[i].is_default) {
+            *out = &rules[i];
+            return 0;
+        }
+    }
+    if (known) {
+        char list[200] = "";
+        for (size_t i = 0; i < NRULES; i++)
+            if (!dpas__strcasecmp(name, rules[i].name)) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s", l ? ", " : "", rules[i].convention);
+            }
+        return dpas__fail(err, DPAS_ENOENT, "convention",
+                          "rule %s has no convention %s; it has: %s", name,
+                          dpas__quote(convention, q, sizeof q), list);
+    }
+    char list[400] = "";
+    for (size_t i = 0; i < NRULES; i++) {
+        if (i && !strcmp(rules[i].name, rules[i - 1].name))
+            continue;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", l ? ", " : "", rules[i].name);
+    }
+    return dpas__fail(err, DPAS_ENOENT, "rule", "unknown rule %s; expected one of %s",
+                      dpas__quote(name, q, sizeof q), list);
+}
+
+int dpas_rule_max_f(const dpas_rule *r, int64_t n, int64_t *max_f, dpas_error *err)
+{
+    if (n < 1)
+        return dpas__fail(err, DPAS_EINVAL, "n", "n must be >= 1, got %lld", (long long)n);
+    if (n < r->b)
+        *max_f = -1;
+    else if (r->a == 0)
+        *max_f = 0;
+    else
+        *max_f = (n - r->b) / r->a;
+    return 0;
+}
+
+int dpas_rule_min_n(const dpas_rule *r, int64_t f, int64_t *min_n, dpas_error *err)
+{
+    if (f < 0)
+        return dpas__fail(err, DPAS_EINVAL, "f", "f must be >= 0, got %lld", (long long)f);
+    if (r->a == 0) {
+        *min_n = f == 0 ? r->b : -1;
+        return 0;
+    }
+    int64_t v;
+    if (__builtin_mul_overflow(f, (int64_t)r->a, &v) || __builtin_add_overflow(v, (int64_t)r->b, &v))
+        return dpas__fail(err, DPAS_ERANGE, "f", "f = %lld is too large", (long long)f);
+    *min_n = v;
+    return 0;
+}
+
+int dpas_rule_tolerates(const dpas_rule *r, int64_t n, int64_t f)
+{
+    int64_t m = -1;
+    return f >= 0 && !dpas_rule_max_f(r, n, &m, NULL) && m >= f;
+}
+
+double dpas_rule_flops(const dpas_rule *r, int64_t n, uint64_t d, int64_t iterations)
+{
+    double N = (double)n, D = (double)d, T = iterations > 0 ? (double)iterations : 1.0;
+    double lg = 1;
+    while ((double)(1ll << (int)lg) < N && lg < 62)
+        lg++;
+    const char *k = r->name;
+    if (!strcmp(k, "mean") || !strcmp(k, "sign_majority"))
+        return N * D;
+    if (!strcmp(k, "median"))
+        return 2 * N * D; /* selection: about two passes over the n values */
+    if (!strcmp(k, "trimmed_mean") || !strcmp(k, "meamed"))
+        return N * D * lg; /* sort per coordinate */
+    if (!strcmp(k, "krum") || !strcmp(k, "multi_krum") || !strcmp(k, "nnm") || !strcmp(k, "brute"))
+        return 3 * N * (N - 1) / 2 * D; /* pairwise squared distances: sub, mul, add */
+    if (!strcmp(k, "bulyan"))
+        return 3 * N * (N - 1) / 2 * D + N * D * lg;
+    if (!strcmp(k, "geometric_median") || !strcmp(k, "centered_clipping"))
+        return T * 4 * N * D; /* per iteration: n distances to the iterate and a weighted sum */
+    return N * D;
+}
