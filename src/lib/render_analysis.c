@@ -228,7 +228,7 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
     }
     char notes[4][400];
     int nnotes = 0;
-    if (N > 1 && N > s->nodes)
+    if (have_links && N > 1 && N > s->nodes)
         snprintf(notes[nnotes++], sizeof notes[0],
                  "hierarchical times pre-reduce inside a node (%lld replicas per node on average): "
                  "sound for a robust rule only when a node is one trust domain",
@@ -237,9 +237,15 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
         snprintf(notes[nnotes++], sizeof notes[0],
                  "no times: the fleet has no known fabric and node (use a registry fleet, or "
                  "fleet.node and fleet.fabric)");
-    snprintf(notes[nnotes++], sizeof notes[0],
-             "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "
-             "iterations", (long long)iters);
+    bool iterative = false;
+    for (size_t i = 0; i < nr; i++)
+        iterative |= rows[i].ok && rows[i].sched == DPAS_SCHED_SHARDED_DISTANCE &&
+                     (!strcmp(rows[i].rule->name, "geometric_median") ||
+                      !strcmp(rows[i].rule->name, "centered_clipping"));
+    if (iterative)
+        snprintf(notes[nnotes++], sizeof notes[0],
+                 "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "
+                 "iterations", (long long)iters);
     if (o->f >= 0)
         snprintf(notes[nnotes++], sizeof notes[0], "tolerates: the rule's bound holds for f = %lld at "
                  "dp_degree %lld", (long long)o->f, (long long)N);

@@ -1,0 +1,1 @@
+memory ReferenceJobAttackSurface --zero 5

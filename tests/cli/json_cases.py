@@ -1,0 +1,139 @@
+"""CLI cases checked through their JSON: run dpas, parse stdout, compare chosen fields with values
+written here by hand (from the issue, the papers' bounds, or the arithmetic in the comment).
+
+Usage: python3 json_cases.py DPAS CASE   (CASE 'list' prints the case names)"""
+import json
+import math
+import subprocess
+import sys
+
+
+def rows_by(j, *keys):
+    return {tuple(r[k] for k in keys): r for r in j["rows"] if isinstance(j, dict)} if isinstance(j, dict) \
+        else {tuple(r[k] for k in keys): r for r in j}
+
+
+def close(a, b, rel=1e-12):
+    return a is not None and math.isclose(a, b, rel_tol=rel)
+
+
+def rules_n64(j, code):
+    assert code == 0
+    f = {r["rule"]: r["max_f"] for r in j}
+    # the issue: median 31, trimmed mean 31, Krum 30 (n >= 2f+3), Bulyan 15
+    assert f["median"] == 31 and f["trimmed_mean"] == 31, f
+    assert f["krum"] == 30 and f["bulyan"] == 15, f
+    assert f["mean"] == 0 and f["multi_krum"] == 30, f
+    assert len(j) == 12  # one row per rule, its default convention
+
+
+def rules_f10(j, code):
+    assert code == 0
+    n = {r["rule"]: r["min_n"] for r in j}
+    assert n["median"] == 21 and n["krum"] == 23 and n["bulyan"] == 43, n
+    assert n["mean"] is None  # no n makes the mean tolerate a Byzantine replica
+
+
+def rules_byzfl(j, code):
+    assert code == 0
+    f = {r["rule"]: (r["convention"], r["max_f"]) for r in j}
+    assert f["krum"] == ("byzfl", 31), f  # 2f < n
+    assert f["bulyan"] == ("standard", 15), f
+
+
+def rules_all(j, code):
+    assert code == 0
+    krums = [r for r in j if r["rule"] == "krum"]
+    assert {r["convention"] for r in krums} == {"blanchard", "byzfl"}
+    assert {r["neighbours"] for r in krums} == {"n - f - 2", "n - f - 1"}
+
+
+def cost_reference(j, code):
+    assert code == 0
+    r = rows_by(j, "rule", "schedule")
+    ar = 350e9 * 2 * 127 / 128  # 694531250000
+    assert r[("mean", "allreduce")]["bytes_per_worker"] == 694531250000
+    assert r[("median", "allgather")]["bytes_per_worker"] == 127 * 350 * 10**9
+    assert r[("median", "allgather")]["ratio_to_allreduce"] == 64
+    assert r[("median", "sharded")]["bytes_per_worker"] == 694531250000
+    assert r[("median", "sharded")]["ratio_to_allreduce"] == 1
+    assert r[("krum", "sharded")]["realisable"] is False
+    assert r[("krum", "sharded_distance")]["bytes_per_worker"] == 694531250000 + 8 * 127**2
+    assert r[("krum", "allgather")]["max_f"] == 62  # (128 - 3) // 2
+    assert r[("bulyan", "allgather")]["max_f"] == 31  # (128 - 3) // 4
+    # time per step: flat 2*127/128*350e9/25e9 + 254*7e-6; hierarchical (mlsysim):
+    # 2*(7/8*350e9/450e9 + 7*500e-9) + (2*127/128*350e9/8/25e9 + 254*7e-6)
+    flat = ar / 25e9 + 254 * 7e-6
+    hier = 2 * (7 / 8 * 350e9 / 450e9 + 7 * 500e-9) + (2 * 127 / 128 * 350e9 / 8 / 25e9 + 254 * 7e-6)
+    assert close(r[("mean", "allreduce")]["time_flat_s"], flat), r[("mean", "allreduce")]
+    assert close(r[("mean", "allreduce")]["time_hierarchical_s"], hier)
+    assert close(r[("median", "allgather")]["time_flat_s"], 127 * 350e9 / 25e9 + 127 * 7e-6)
+    assert j["dp_degree"] == 128 and j["gradient_bytes"] == 350 * 10**9
+
+
+def cost_steps(j, code):
+    assert code == 0
+    r = rows_by(j, "rule", "schedule")
+    assert r[("median", "sharded")]["bytes_per_worker"] == 1000 * 694531250000
+    assert close(r[("median", "sharded")]["time_flat_s"], 1000 * (694531250000 / 25e9 + 254 * 7e-6))
+    # --compute-rate 1e12: sharded median: 2 n d / n = 2 d flops per worker = 3.5e11 / 1e12
+    assert close(r[("median", "sharded")]["compute_s"], 1000 * 2 * 175e9 / 1e12)
+    assert r[("median", "sharded")]["tolerates"] is True  # f = 63 <= 63
+
+
+def inventory_reference(j, code):
+    assert code == 0
+    b = {r["item"]: r["bytes"] for r in j["rows"]}
+    assert b["zero16"] == 175 * 10**9 * 16
+    assert b["allgather_job_total"] == 128 * 127 * 350 * 10**9
+    assert b["weights_int4"] == 87500000000
+
+
+def memory_fails(j, code):
+    assert code == 2, code
+    assert j["status"] == "error" and j["title"] == "physics violation", j
+    assert "2800000000000 B" in j["reason"], j  # 175e9 x 16 B
+
+
+def memory_zero3(j, code):
+    assert code == 0
+    assert j["fits"] is True
+    assert j["state_bytes"] == 21875000000  # 16/128 x 175e9
+    assert j["capacity_bytes"] == 8 * 80 * 2**30
+
+
+CASES = {
+    "rules_n64": (["rules", "--n", "64", "-o", "json"], rules_n64),
+    "rules_f10": (["rules", "--f", "10", "-o", "json"], rules_f10),
+    "rules_byzfl": (["rules", "--n", "64", "--convention", "byzfl", "-o", "json"], rules_byzfl),
+    "rules_all": (["rules", "--convention", "all", "-o", "json"], rules_all),
+    "cost_reference": (["cost", "ReferenceJobAttackSurface", "-o", "json"], cost_reference),
+    "cost_steps": (["cost", "ReferenceJobAttackSurface", "--rule", "median", "--schedule", "sharded",
+                    "--steps", "1000", "--compute-rate", "1e12", "--f", "63", "-o", "json"], cost_steps),
+    "inventory_reference": (["inventory", "ReferenceJobAttackSurface", "-o", "json"], inventory_reference),
+    "memory_fails": (["memory", "ReferenceJobAttackSurface", "-o", "json"], memory_fails),
+    "memory_zero3": (["memory", "ReferenceJobAttackSurface", "--zero", "3", "-o", "json"], memory_zero3),
+}
+
+
+def main():
+    if sys.argv[2] == "list":
+        print(";".join(CASES))
+        return 0
+    args, check = CASES[sys.argv[2]]
+    p = subprocess.run([sys.argv[1]] + args, capture_output=True, text=True)
+    try:
+        j = json.loads(p.stdout)
+    except ValueError:
+        print(f"stdout is not JSON (exit {p.returncode}):\n{p.stdout}\nstderr:\n{p.stderr}")
+        return 1
+    try:
+        check(j, p.returncode)
+    except AssertionError as e:
+        print(f"check failed: {e}\nexit {p.returncode}\nstdout:\n{p.stdout[:4000]}\nstderr:\n{p.stderr}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

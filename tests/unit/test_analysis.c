@@ -1,0 +1,341 @@
+/* Beyond the seed: rule bounds, schedule bytes, alpha-beta times, inventory and memory.
+ * Expected values are hand calculations written beside each check, mlsysim's known answers,
+ * or the papers' bounds restated here independently of the catalogue. */
+#include "check.h"
+
+#include <math.h>
+
+static const dpas_rule *rule(const char *name, const char *conv)
+{
+    const dpas_rule *r = NULL;
+    dpas_error e = {0};
+    if (dpas_rule_find(name, conv, &r, &e))
+        fail_msg("rule %s: %s", name, e.message);
+    return r;
+}
+
+static int64_t max_f(const char *name, const char *conv, int64_t n)
+{
+    int64_t v = -99;
+    assert_int_equal(dpas_rule_max_f(rule(name, conv), n, &v, NULL), 0);
+    return v;
+}
+
+static int64_t min_n(const char *name, const char *conv, int64_t f)
+{
+    int64_t v = -99;
+    assert_int_equal(dpas_rule_min_n(rule(name, conv), f, &v, NULL), 0);
+    return v;
+}
+
+static void test_issue_figures(void **state)
+{
+    (void)state;
+    /* dpas rules --n 64: median 31, trimmed mean 31, Krum 30 (n >= 2f+3), Bulyan 15 */
+    assert_int_equal(max_f("median", NULL, 64), 31);
+    assert_int_equal(max_f("trimmed_mean", NULL, 64), 31);
+    assert_int_equal(max_f("krum", NULL, 64), 30);
+    assert_int_equal(max_f("bulyan", NULL, 64), 15);
+    /* dpas rules --f 10: median 21, Krum 23, Bulyan 43 */
+    assert_int_equal(min_n("median", NULL, 10), 21);
+    assert_int_equal(min_n("krum", NULL, 10), 23);
+    assert_int_equal(min_n("bulyan", NULL, 10), 43);
+    /* ByzFL's Krum: 2f < n */
+    assert_int_equal(max_f("krum", "byzfl", 64), 31);
+    assert_int_equal(min_n("krum", "byzfl", 10), 21);
+}
+
+/* The papers' conditions, restated here by hand (not read from the catalogue). */
+static int paper_ok(const char *name, const char *conv, int64_t n, int64_t f)
+{
+    if (!strcmp(name, "mean"))
+        return f == 0;
+    if (!strcmp(name, "krum") || !strcmp(name, "multi_krum"))
+        return conv && !strcmp(conv, "byzfl") ? 2 * f < n : n >= 2 * f + 3;
+    if (!strcmp(name, "bulyan"))
+        return n >= 4 * f + 3;
+    return 2 * f < n; /* median, trimmed mean, meamed, sign vote, brute, geomed, cc, nnm */
+}
+
+static void test_every_rule_small_n(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < dpas_rule_count(); i++) {
+        const dpas_rule *r = dpas_rule_at(i);
+        const char *conv = strcmp(r->convention, "byzfl") ? NULL : "byzfl";
+        for (int64_t n = 1; n <= 40; n++) {
+            int64_t want = -1; /* the largest f the paper allows, -1 if none */
+            for (int64_t f = 0; f <= n; f++)
+                if (paper_ok(r->name, conv, n, f))
+                    want = f;
+            int64_t got;
+            assert_int_equal(dpas_rule_max_f(r, n, &got, NULL), 0);
+            if (got != want)
+                fail_msg("%s/%s n=%lld: max_f %lld, paper %lld", r->name, r->convention,
+                         (long long)n, (long long)got, (long long)want);
+            for (int64_t f = 0; f <= n; f++)
+                assert_int_equal(dpas_rule_tolerates(r, n, f), paper_ok(r->name, conv, n, f));
+        }
+        for (int64_t f = 0; f <= 20; f++) {
+            int64_t want = -1; /* the smallest n the paper allows */
+            for (int64_t n = 1; n <= 100 && want < 0; n++)
+                if (paper_ok(r->name, conv, n, f))
+                    want = n;
+            int64_t got;
+            assert_int_equal(dpas_rule_min_n(r, f, &got, NULL), 0);
+            if (got != want)
+                fail_msg("%s/%s f=%lld: min_n %lld, paper %lld", r->name, r->convention,
+                         (long long)f, (long long)got, (long long)want);
+        }
+    }
+    /* where each rule first becomes feasible */
+    assert_int_equal(max_f("krum", NULL, 2), -1);
+    assert_int_equal(max_f("krum", NULL, 3), 0);
+    assert_int_equal(max_f("krum", NULL, 5), 1);
+    assert_int_equal(max_f("bulyan", NULL, 6), 0);
+    assert_int_equal(max_f("bulyan", NULL, 7), 1);
+    assert_int_equal(max_f("median", NULL, 3), 1);
+    assert_int_equal(min_n("mean", NULL, 1), -1);
+    assert_int_equal(min_n("mean", NULL, 0), 1);
+}
+
+static void test_rule_lookup(void **state)
+{
+    (void)state;
+    dpas_error e = {0};
+    const dpas_rule *r;
+    assert_string_equal(rule("mda", NULL)->name, "brute");
+    assert_string_equal(rule("geomed", NULL)->name, "geometric_median");
+    assert_string_equal(rule("CC", NULL)->name, "centered_clipping");
+    assert_string_equal(rule("Krum", NULL)->convention, "blanchard");
+    assert_string_equal(rule("krum", NULL)->neighbours, "n - f - 2");
+    assert_string_equal(rule("krum", "byzfl")->neighbours, "n - f - 1");
+    assert_int_equal(dpas_rule_find("krumm", NULL, &r, &e), DPAS_ENOENT);
+    assert_msg_contains(e, "unknown rule \"krumm\"; expected one of mean, median");
+    assert_int_equal(dpas_rule_find("median", "byzfl", &r, &e), DPAS_ENOENT);
+    assert_msg_contains(e, "rule median has no convention \"byzfl\"; it has: standard");
+    assert_int_equal(dpas_rule_max_f(rule("median", NULL), 0, &(int64_t){0}, &e), DPAS_EINVAL);
+    assert_int_equal(dpas_rule_min_n(rule("median", NULL), -1, &(int64_t){0}, &e), DPAS_EINVAL);
+    assert_int_equal(dpas_rule_min_n(rule("bulyan", NULL), INT64_MAX / 2, &(int64_t){0}, &e), DPAS_ERANGE);
+}
+
+static dpas_registry *reg;
+
+static int setup(void **state)
+{
+    (void)state;
+    return dpas_registry_builtin(&reg, NULL);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dpas_registry_free(reg);
+    return 0;
+}
+
+static dpas_scenario reference(void)
+{
+    const void *e = NULL;
+    assert_int_equal(dpas_registry_find(reg, DPAS_KIND_SCENARIO, "ReferenceJobAttackSurface", &e, NULL), 0);
+    return ((const dpas_named_scenario *)e)->scenario;
+}
+
+static dpas_traffic traffic(dpas_schedule_id k, const dpas_scenario *s, const char *r, int64_t it)
+{
+    dpas_traffic t;
+    dpas_error e = {0};
+    if (dpas_schedule_traffic(k, s, rule(r, NULL), it, &t, &e))
+        fail_msg("traffic: %s", e.message);
+    return t;
+}
+
+static void test_schedule_bytes(void **state)
+{
+    (void)state;
+    dpas_scenario s = reference(); /* s = 175e9 x 2 B = 350e9 B, N = 128 */
+    dpas_traffic t = traffic(DPAS_SCHED_ALLREDUCE, &s, "mean", 0);
+    assert_int_equal(t.sent.whole, 694531250000ull); /* 350e9 x 2 x 127 / 128 */
+    assert_int_equal(t.received.whole, 694531250000ull);
+    assert_int_equal(t.messages, 254);
+    t = traffic(DPAS_SCHED_ALLGATHER, &s, "median", 0);
+    assert_int_equal(t.sent.whole, 44450000000000ull); /* 127 x 350e9: 64 x the AllReduce */
+    assert_int_equal(t.messages, 127);
+    t = traffic(DPAS_SCHED_PS, &s, "krum", 0);
+    assert_int_equal(t.sent.whole, 44450000000000ull); /* the server's link */
+    t = traffic(DPAS_SCHED_PS_SEPARATE, &s, "krum", 0);
+    assert_int_equal(t.sent.whole, 44800000000000ull); /* 128 x 350e9 */
+    t = traffic(DPAS_SCHED_SHARDED, &s, "median", 0);
+    assert_int_equal(t.sent.whole, 694531250000ull); /* the same bytes as AllReduce */
+    t = traffic(DPAS_SCHED_SHARDED_DISTANCE, &s, "krum", 0);
+    /* + AllReduce of 128 x 127 / 2 fp64 distances: 2 x 127 / 128 x 8 x 8128 = 8 x 127^2 = 129032 */
+    assert_int_equal(t.scalars.whole, 129032);
+    assert_int_equal(t.sent.whole, 694531379032ull);
+    assert_int_equal(t.messages, 508);
+    t = traffic(DPAS_SCHED_SHARDED_DISTANCE, &s, "geometric_median", 10);
+    /* 10 iterations x AllReduce of 128 fp64 norms: 10 x 2 x 127 / 128 x 1024 = 20320 */
+    assert_int_equal(t.scalars.whole, 20320);
+    assert_int_equal(t.messages, 254 + 10 * 254);
+    t = traffic(DPAS_SCHED_INNETWORK, &s, "mean", 0);
+    assert_int_equal(t.sent.whole, 350000000000ull);
+    /* one replica moves nothing */
+    s.dp_degree = 1;
+    t = traffic(DPAS_SCHED_ALLGATHER, &s, "median", 0);
+    assert_int_equal(t.sent.whole, 0);
+    assert_int_equal(t.messages, 0);
+    /* exact fractions: 3504873 x 4.127 bit = 14464610871/8000 B; x 2 x 7 / 8 = 101252276097/32000 */
+    s.parameters = 3504873;
+    s.gradient_bytes_per_param = (dpas_rational){4127, 8000};
+    s.dp_degree = 8;
+    t = traffic(DPAS_SCHED_ALLREDUCE, &s, "mean", 0);
+    assert_int_equal(t.sent.whole, 3164133);
+    assert_int_equal(t.sent.frac_num, 20097); /* 101252276097 - 3164133 x 32000 = 20097 */
+    assert_int_equal(t.sent.frac_den, 32000);
+}
+
+static void test_realises(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    assert_true(dpas_schedule_realises(DPAS_SCHED_ALLREDUCE, rule("mean", NULL), &why));
+    assert_false(dpas_schedule_realises(DPAS_SCHED_ALLREDUCE, rule("median", NULL), &why));
+    assert_non_null(strstr(why, "only the sum"));
+    assert_true(dpas_schedule_realises(DPAS_SCHED_SHARDED, rule("median", NULL), NULL));
+    assert_true(dpas_schedule_realises(DPAS_SCHED_SHARDED, rule("trimmed_mean", NULL), NULL));
+    assert_false(dpas_schedule_realises(DPAS_SCHED_SHARDED, rule("krum", NULL), &why));
+    assert_non_null(strstr(why, "sharded_distance"));
+    assert_true(dpas_schedule_realises(DPAS_SCHED_SHARDED_DISTANCE, rule("bulyan", NULL), NULL));
+    for (size_t i = 0; i < dpas_rule_count(); i++) { /* every gradient whole: any rule */
+        assert_true(dpas_schedule_realises(DPAS_SCHED_ALLGATHER, dpas_rule_at(i), NULL));
+        assert_true(dpas_schedule_realises(DPAS_SCHED_PS, dpas_rule_at(i), NULL));
+    }
+    assert_int_equal(dpas_schedule_from_name("sharded_distance"), DPAS_SCHED_SHARDED_DISTANCE);
+    assert_int_equal(dpas_schedule_from_name("ring"), -1);
+}
+
+static void near(double got, double want)
+{
+    if (fabs(got - want) > 1e-9 * fabs(want) + 1e-15)
+        fail_msg("got %.17g, want %.17g", got, want);
+}
+
+static void test_times(void **state)
+{
+    (void)state;
+    double t;
+    dpas_error e = {0};
+    /* mlsysim: ring AllReduce of 1e9 B over 8 at 50e9 B/s and 500 ns is 0.035007 s */
+    assert_int_equal(dpas_ring_allreduce_time(1e9, 8, 50e9, 500e-9, &t, &e), 0);
+    near(t, 0.035007);
+    /* mlsysim: 14 latency steps for N = 8 */
+    assert_int_equal(dpas_ring_allreduce_time(0, 8, 50e9, 1.0, &t, &e), 0);
+    near(t, 14.0);
+    assert_int_equal(dpas_ring_allreduce_time(1e9, 1, 50e9, 1.0, &t, &e), 0);
+    assert_true(t == 0.0);
+    assert_int_equal(dpas_ring_allreduce_time(1e9, 0, 50e9, 1.0, &t, &e), DPAS_EINVAL);
+    assert_string_equal(e.message, "n_gpus must be >= 1, got 0");
+    /* hierarchical, mlsysim's formula with its default latencies (500 ns intra, 5 us inter):
+     * M = 1e9, 4 nodes of 8 at 450e9 B/s intra and 50e9 B/s inter:
+     * 2 x (7/8 x 1e9/450e9 + 7 x 500e-9) + (2 x 3/4 x 1.25e8/50e9 + 6 x 5e-6) */
+    dpas_links L = {50e9, 5e-6, 450e9, 500e-9};
+    assert_int_equal(dpas_hierarchical_allreduce_time(1e9, 4, 8, &L, &t, &e), 0);
+    near(t, 2 * (7.0 / 8 * 1e9 / 450e9 + 7 * 500e-9) + (2 * 3.0 / 4 * 1.25e8 / 50e9 + 6 * 5e-6));
+
+    /* The reference scenario on InfiniBand HDR (25e9 B/s, 7 us) and DGX H100 (450e9 B/s, 500 ns) */
+    dpas_scenario s = reference();
+    assert_int_equal(dpas_scenario_links(&s, &L, &e), 0);
+    assert_true(L.inter_bandwidth == 25e9 && L.inter_latency == 7e-6);
+    const dpas_rule *mean = rule("mean", NULL), *median = rule("median", NULL);
+    assert_int_equal(dpas_schedule_time(DPAS_SCHED_ALLREDUCE, &s, mean, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
+    near(t, 694531250000.0 / 25e9 + 254 * 7e-6); /* 27.78125 + 0.001778 = 27.783028 */
+    near(t, 27.783028);
+    assert_int_equal(dpas_schedule_time(DPAS_SCHED_ALLREDUCE, &s, mean, 0, DPAS_TOPO_HIERARCHICAL, &L, &t, &e), 0);
+    /* 2 x (7/8 x 350e9/450e9 + 7 x 500e-9) + (2 x 127/128 x 43.75e9/25e9 + 254 x 7e-6) */
+    double hier = 2 * (7.0 / 8 * 350e9 / 450e9 + 7 * 500e-9) + (2 * 127.0 / 128 * 43.75e9 / 25e9 + 254 * 7e-6);
+    near(t, hier);
+    near(t, 4.8355523611111111);
+    assert_int_equal(dpas_schedule_time(DPAS_SCHED_SHARDED, &s, median, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
+    near(t, 27.783028); /* same bytes and steps as the ring */
+    assert_int_equal(dpas_schedule_time(DPAS_SCHED_ALLGATHER, &s, median, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
+    near(t, 127 * 350e9 / 25e9 + 127 * 7e-6); /* 1778.000889 */
+    assert_int_equal(dpas_schedule_time(DPAS_SCHED_PS, &s, median, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
+    near(t, 2 * 127 * 350e9 / 25e9 + 2 * 7e-6);
+    assert_int_equal(dpas_schedule_time(DPAS_SCHED_INNETWORK, &s, mean, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
+    near(t, 350e9 / 25e9 + 2 * 7e-6);
+    /* a custom fleet has no links */
+    s.fabric_entry = NULL;
+    assert_int_equal(dpas_scenario_links(&s, &L, &e), DPAS_EINVAL);
+    assert_msg_contains(e, "fabric");
+}
+
+static void test_memory(void **state)
+{
+    (void)state;
+    dpas_scenario s = reference();
+    const dpas_convention *c;
+    dpas_memory m;
+    dpas_error e = {0};
+    assert_int_equal(dpas_convention_find("zero16", &c, &e), 0);
+    assert_int_equal(dpas_memory_check(&s, c, 0, &m, &e), 0);
+    assert_int_equal(m.state.whole, 2800000000000ull);       /* 175e9 x 16 */
+    assert_int_equal(m.capacity.whole, 687194767360ull);     /* 8 x 80 x 2^30 */
+    assert_false(m.fits);
+    assert_int_equal(dpas_memory_check(&s, c, 1, &m, &e), 0);
+    assert_int_equal(m.state.whole, 716406250000ull);        /* (4 + 12/128) x 175e9 */
+    assert_false(m.fits);
+    assert_int_equal(dpas_memory_check(&s, c, 2, &m, &e), 0);
+    assert_int_equal(m.state.whole, 369140625000ull);        /* (2 + 14/128) x 175e9 */
+    assert_true(m.fits);
+    assert_int_equal(dpas_memory_check(&s, c, 3, &m, &e), 0);
+    assert_int_equal(m.state.whole, 21875000000ull);         /* 16/128 x 175e9 */
+    assert_true(m.fits);
+    near(m.headroom, 687194767360.0 - 21875000000.0);
+    assert_int_equal(dpas_convention_find("adam_state", &c, &e), 0);
+    assert_int_equal(dpas_memory_check(&s, c, 1, &m, &e), DPAS_EINVAL);
+    assert_msg_contains(e, "ZeRO stages partition the zero16 state");
+    assert_int_equal(dpas_convention_find("zero17", &c, &e), DPAS_ENOENT);
+    assert_msg_contains(e, "unknown convention \"zero17\"");
+    s.node_entry = NULL;
+    assert_int_equal(dpas_convention_find("zero16", &c, &e), 0);
+    assert_int_equal(dpas_memory_check(&s, c, 0, &m, &e), DPAS_EINVAL);
+}
+
+static void test_inventory(void **state)
+{
+    (void)state;
+    dpas_scenario s = reference();
+    dpas_inventory_row rows[32];
+    size_t n = 0;
+    assert_int_equal(dpas_inventory(&s, rows, 32, &n, NULL), 0);
+    assert_int_equal(n, 18); /* 5 on the wire, checkpoint, weights, 7 conventions, 4 widths */
+    static const struct { const char *item; uint64_t bytes; } want[] = {
+        {"gradient_bytes", 350000000000ull},          {"allreduce_per_worker", 694531250000ull},
+        {"allgather_per_worker", 44450000000000ull},  {"allreduce_job_total", 88900000000000ull},
+        {"allgather_job_total", 5689600000000000ull}, {"checkpoint_bytes", 2450000000000ull},
+        {"weight_bytes", 350000000000ull},            {"zero16", 2800000000000ull},
+        {"megatron18", 3150000000000ull},             {"mlsysim_ckpt", 2450000000000ull},
+        {"adam_state", 2100000000000ull},             {"sgd_momentum", 1400000000000ull},
+        {"adam_8bit", 1050000000000ull},              {"sgd_ckpt", 700000000000ull},
+        {"weights_fp32", 700000000000ull},            {"weights_bf16", 350000000000ull},
+        {"weights_fp8", 175000000000ull},             {"weights_int4", 87500000000ull},
+    };
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(rows[i].item, want[i].item);
+        assert_int_equal(rows[i].bytes.whole, want[i].bytes);
+        assert_non_null(rows[i].source);
+    }
+    size_t count = 0;
+    assert_int_equal(dpas_inventory(&s, NULL, 0, &count, NULL), 0);
+    assert_int_equal(count, 18);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_issue_figures), cmocka_unit_test(test_every_rule_small_n),
+        cmocka_unit_test(test_rule_lookup),   cmocka_unit_test(test_schedule_bytes),
+        cmocka_unit_test(test_realises),      cmocka_unit_test(test_times),
+        cmocka_unit_test(test_memory),        cmocka_unit_test(test_inventory),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
