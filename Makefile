@@ -28,6 +28,7 @@ test-asan: build-asan
 
 bench: build
 	bash bench/run.sh
+	bash bench/kernels.sh
 
 install: build
 	cmake --install build
