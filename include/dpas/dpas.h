@@ -122,6 +122,10 @@ DPAS_API size_t dpas_format_width(dpas_rational w, char *buf, size_t cap);
  * bytes, DPAS_EINVAL when width.den == 0. */
 DPAS_API int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_error *err);
 
+/* v with 10 significant digits, as "%.10g" (buf: at least 32 bytes); fast, for tables of
+ * millions of rows. Returns the length. */
+DPAS_API size_t dpas_format_g10(double v, char *buf);
+
 /* The byte count as a double (for plotting and times only). */
 DPAS_API double dpas_bytes_to_double(dpas_bytes b);
 
@@ -544,6 +548,9 @@ typedef struct dpas_cost_opts {
     int all;              /* text: list the combinations that are not realisable too */
     int format, units;
     const char *label;
+    const dpas_links *links; /* inter-node alpha and beta to use instead of the fabric's (a
+                                calibration), or NULL; intra-node still from the fleet's node */
+    const char *links_source; /* where they come from, for the output */
 } dpas_cost_opts;
 
 /* rule x schedule: realisable or why not, max f at dp_degree, bytes per worker (exact), ratio to
@@ -559,6 +566,67 @@ DPAS_API char *dpas_render_memory(const dpas_scenario *s, const dpas_convention 
 /* "one replica's training state (2.8 TB, zero16) exceeds ..." for a check that does not fit. */
 DPAS_API size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c,
                                     int zero_stage, const dpas_memory *m, char *buf, size_t cap);
+
+/* ---- plots ------------------------------------------------------------------------------------- */
+
+typedef enum dpas_axis_unit {
+    DPAS_AXIS_PLAIN = 0,   /* numbers */
+    DPAS_AXIS_BYTES = 1,   /* tick labels in SI bytes: 1 GB, 10 TB */
+    DPAS_AXIS_SECONDS = 2, /* tick labels in us, ms, s */
+} dpas_axis_unit;
+
+typedef struct dpas_series {
+    const char *name;
+    const double *x, *y; /* n points; points with a non-finite or (on a log axis) non-positive
+                            coordinate are left out */
+    size_t n;
+} dpas_series;
+
+typedef struct dpas_plot_spec {
+    const char *title, *xlabel, *ylabel;
+    int xlog, ylog;     /* 0 linear, 2 log base 2, 10 log base 10 */
+    int xunit, yunit;   /* dpas_axis_unit */
+    int width, height;  /* pixels; 0 = 800 x 500 */
+} dpas_plot_spec;
+
+/* A line chart with axes, ticks, grid, legend and title, as SVG text (deterministic: the same
+ * input gives the same bytes). Caller owns the string (dpas_free). */
+DPAS_API char *dpas_plot_svg(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
+                             dpas_error *err);
+/* The same chart as a PNG file through cairo; DPAS_EINVAL when built without cairo. */
+DPAS_API int dpas_plot_png(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
+                           const char *path, dpas_error *err);
+DPAS_API int dpas_have_cairo(void);
+/* The chart in Unicode characters, cols x rows cells of plot area (for a terminal). */
+DPAS_API char *dpas_plot_text(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
+                              int cols, int rows, dpas_error *err);
+
+/* ---- calibration from nccl-tests ---------------------------------------------------------------- */
+
+typedef struct dpas_calibration {
+    char collective[32];  /* "all_reduce" or "all_gather" */
+    int64_t ranks;
+    size_t points;
+    double alpha;         /* seconds per latency step */
+    double beta;          /* bytes/s per link */
+    double r2;            /* of the fit of time against size */
+    double max_rel_residual;
+} dpas_calibration;
+
+/* Fit alpha and beta from nccl-tests output (its default table, or CSV with a header naming at
+ * least size and time columns): time = steps x alpha + factor x size / beta, with nccl-tests'
+ * factors (all_reduce: 2(n-1) steps, 2(n-1)/n; all_gather: n-1 steps, (n-1)/n of the total
+ * size), by least squares on the relative error. One result per collective found (up to cap).
+ * collective and ranks (0) override what the file says. Errors name the line. */
+DPAS_API int dpas_calibrate_text(const char *text, size_t len, const char *origin,
+                                 const char *collective, int64_t ranks, dpas_calibration *out,
+                                 size_t cap, size_t *n, dpas_error *err);
+DPAS_API int dpas_calibrate_file(const char *path, const char *collective, int64_t ranks,
+                                 dpas_calibration *out, size_t cap, size_t *n, dpas_error *err);
+/* The fits as a table: collective, ranks, points, alpha_s, beta_bytes_per_s, r2,
+ * max_rel_residual. */
+DPAS_API char *dpas_render_calibration(const dpas_calibration *c, size_t n, int format,
+                                       dpas_error *err);
 
 /* ---- scenario files and rendering ------------------------------------------------------------ */
 

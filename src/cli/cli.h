@@ -30,7 +30,8 @@ enum {
     O_SCENARIO = 1000, O_MODEL, O_PARAMS, O_FLEET, O_NODES, O_APN, O_DP, O_GRAD, O_CKPT,
     O_WEIGHTS, O_UNITS, O_ATTR, O_EXPLAIN,
     O_RULE, O_SCHEDULE, O_CONVENTION, O_TOPOLOGY, O_STEPS, O_ITERATIONS, O_RATE, O_F, O_N,
-    O_STATE, O_ZERO, O_ALL
+    O_STATE, O_ZERO, O_ALL, O_PLOT, O_Y, O_TITLE, O_CHART, O_NOCHART, O_CALIBRATION,
+    O_COLLECTIVE, O_RANKS
 };
 
 /* getopt_long entries of the input flags, to splice into a command's option table. */
@@ -91,5 +92,9 @@ int cmd_rules(cli *c, int argc, char **argv);
 int cmd_cost(cli *c, int argc, char **argv);
 int cmd_inventory(cli *c, int argc, char **argv);
 int cmd_memory(cli *c, int argc, char **argv);
+int cmd_sweep(cli *c, int argc, char **argv);
+int cmd_calibrate(cli *c, int argc, char **argv);
+/* The inter-node alpha and beta of a nccl-tests file (its AllReduce fit first). */
+int cli_load_calibration(cli *c, const char *path, dpas_links *links, dpas_error *err);
 
 #endif

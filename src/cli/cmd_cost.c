@@ -23,6 +23,8 @@ static const char *cost_help =
     "  --steps K             bytes and times for K steps (default 1)\n"
     "  --iterations T        iterations of geometric_median / centered_clipping (default 10)\n"
     "  --compute-rate FLOPS  FLOP/s per worker: adds the rule's own compute time\n"
+    "  --calibration FILE    alpha and beta fitted from nccl-tests output (dpas calibrate) instead\n"
+    "                        of the fabric's\n"
     "  --all                 text: also the combinations that are not realisable, with why\n"
     "  -o, --output FORMAT   text (default), json, csv or markdown\n"
     "      --units UNITS     si (default) or iec for text\n"
@@ -80,17 +82,20 @@ static int analysis(cli *c, int argc, char **argv, int which)
         {"steps", required_argument, 0, O_STEPS}, {"iterations", required_argument, 0, O_ITERATIONS},
         {"compute-rate", required_argument, 0, O_RATE}, {"f", required_argument, 0, O_F},
         {"state", required_argument, 0, O_STATE}, {"zero", required_argument, 0, O_ZERO},
-        {"all", no_argument, 0, O_ALL}, {0, 0, 0, 0}};
+        {"all", no_argument, 0, O_ALL}, {"calibration", required_argument, 0, O_CALIBRATION},
+        {0, 0, 0, 0}};
     /* options that belong to one command only */
     static const struct { int opt, cmd; const char *flag; } owner[] = {
         {O_RULE, CMD_COST, "--rule"}, {O_SCHEDULE, CMD_COST, "--schedule"},
         {O_CONVENTION, CMD_COST, "--convention"}, {O_STEPS, CMD_COST, "--steps"},
         {O_ITERATIONS, CMD_COST, "--iterations"}, {O_RATE, CMD_COST, "--compute-rate"},
         {O_F, CMD_COST, "--f"}, {O_ALL, CMD_COST, "--all"}, {O_STATE, CMD_MEMORY, "--state"},
-        {O_ZERO, CMD_MEMORY, "--zero"}};
+        {O_ZERO, CMD_MEMORY, "--zero"}, {O_CALIBRATION, CMD_COST, "--calibration"}};
     scen_args a = {0};
     dpas_cost_opts co = {.f = -1, .units = DPAS_UNITS_SI};
     const char *rule_list = NULL, *sched_list = NULL, *conv = NULL, *state = "zero16";
+    const char *calibration = NULL;
+    dpas_links cal_links;
     int64_t zero = 0;
     int rc = 0, opt;
     dpas_error err = {0};
@@ -125,6 +130,7 @@ static int analysis(cli *c, int argc, char **argv, int which)
         case O_CONVENTION: conv = optarg; break;
         case O_STATE: state = optarg; break;
         case O_ALL: co.all = 1; break;
+        case O_CALIBRATION: calibration = optarg; break;
         case O_STEPS:
         case O_ITERATIONS:
         case O_F:
@@ -220,6 +226,12 @@ static int analysis(cli *c, int argc, char **argv, int which)
                                          "innetwork", items[i]);
             co.schedules |= 1u << k;
         }
+    }
+    if (calibration) {
+        if (cli_load_calibration(c, calibration, &cal_links, &err))
+            return cli_fail(c, &err);
+        co.links = &cal_links;
+        co.links_source = calibration;
     }
     const dpas_convention *convention = NULL;
     if (which == CMD_MEMORY && dpas_convention_find(state, &convention, &err))

@@ -21,6 +21,8 @@ static const char *usage_text =
     "  cost [NAME|FILE]   rule x schedule: bytes per worker, ratio to AllReduce, time per step\n"
     "  inventory [NAME|FILE]  bytes on the wire per step and at rest, by convention\n"
     "  memory [NAME|FILE] does one replica's training state fit its accelerators? (exit 2 if not)\n"
+    "  sweep [NAME|FILE]  vary one or two inputs; stream a table; plot (SVG, PNG, terminal)\n"
+    "  calibrate FILE     fit alpha and beta from nccl-tests output\n"
     "\n"
     "Run 'dpas COMMAND --help' for a command's options. 'dpas --version' prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 physics violation.\n";
@@ -141,6 +143,10 @@ int main(int argc, char **argv)
         return cmd_inventory(&c, argc - 1, argv + 1);
     if (!strcmp(cmd, "memory"))
         return cmd_memory(&c, argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return cmd_sweep(&c, argc - 1, argv + 1);
+    if (!strcmp(cmd, "calibrate"))
+        return cmd_calibrate(&c, argc - 1, argv + 1);
     return cli_usage(&c, "", "unknown command \"%s\"; expected show, eval, list, rules, cost, "
-                             "inventory or memory", cmd);
+                             "inventory, memory, sweep or calibrate", cmd);
 }

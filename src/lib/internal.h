@@ -39,6 +39,9 @@ size_t dpas__fmt_double(double v, bool python_style, char *buf, size_t cap);
 
 uint64_t dpas__gcd(uint64_t a, uint64_t b);
 
+/* "%.10g" without printf (buf: 32 bytes). */
+size_t dpas__fmt_g10(double v, char *buf);
+
 /* 128-bit unsigned arithmetic for exact products (GCC and Clang). */
 __extension__ typedef unsigned __int128 dpas__u128;
 

@@ -2,6 +2,7 @@
  * inventory and the memory check. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,8 +171,18 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
     const int64_t steps = o->steps > 0 ? o->steps : 1;
     const int64_t iters = o->iterations > 0 ? o->iterations : 10;
     const int64_t N = s->dp_degree;
-    dpas_links L;
-    bool have_links = dpas_scenario_links(s, &L, NULL) == 0;
+    dpas_links L = {0};
+    bool have_links = dpas_scenario_links(s, &L, NULL) == 0, have_intra = have_links;
+    if (o->links) { /* a calibration replaces the fabric's alpha and beta */
+        L.inter_bandwidth = o->links->inter_bandwidth;
+        L.inter_latency = o->links->inter_latency;
+        if (!have_links && s->node_entry) {
+            L.intra_bandwidth = s->node_entry->intra_bandwidth;
+            L.intra_latency = s->node_entry->intra_latency;
+            have_intra = true;
+        }
+        have_links = true;
+    }
     /* the rules */
     const dpas_rule *defaults[32];
     const dpas_rule *const *rules = o->rules;
@@ -212,8 +223,11 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
             r->ratio = ar_bytes > 0 ? dpas_bytes_to_double(r->tr.sent) / (ar_bytes * (double)steps) : -1;
             if (have_links) {
                 dpas_schedule_time((dpas_schedule_id)k, s, r->rule, iters, DPAS_TOPO_FLAT, &L, &r->tflat, NULL);
-                dpas_schedule_time((dpas_schedule_id)k, s, r->rule, iters, DPAS_TOPO_HIERARCHICAL, &L,
-                                   &r->thier, NULL);
+                if (have_intra)
+                    dpas_schedule_time((dpas_schedule_id)k, s, r->rule, iters, DPAS_TOPO_HIERARCHICAL, &L,
+                                       &r->thier, NULL);
+                else
+                    r->thier = NAN;
                 r->tflat *= (double)steps;
                 r->thier *= (double)steps;
             }
@@ -261,7 +275,13 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
                          (long long)N, t, gh, steps > 1 ? "" : ", one step");
         if (steps > 1)
             dpas__buf_printf(&b, "steps     %lld (bytes and times below are totals)\n", (long long)steps);
-        links_text(&b, s, &L, have_links);
+        if (o->links)
+            dpas__buf_printf(&b, "links     calibrated%s%s: %.4g GB/s, %.4g us per step%s\n",
+                             o->links_source ? " from " : "", o->links_source ? o->links_source : "",
+                             L.inter_bandwidth / 1e9, L.inter_latency * 1e6,
+                             have_intra ? "" : " (no node: no hierarchical time)");
+        else
+            links_text(&b, s, &L, have_links);
         dpas__buf_puts(&b, "\n");
         dpas__table tt = {0};
         int c = 0;
@@ -316,7 +336,10 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
                 snprintf(row[ct - 1], DPAS__CELL, "-");
             if (have_links) {
                 snprintf(row[ct], DPAS__CELL, "%.6g", r->tflat);
-                snprintf(row[ct + 1], DPAS__CELL, "%.6g", r->thier);
+                if (isnan(r->thier))
+                    snprintf(row[ct + 1], DPAS__CELL, "-");
+                else
+                    snprintf(row[ct + 1], DPAS__CELL, "%.6g", r->thier);
             }
             if (o->compute_rate > 0)
                 snprintf(row[cc], DPAS__CELL, "%.6g", r->compute);
@@ -378,7 +401,8 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
             cell_double(row[cb + 3], r->ratio);
         if (have_links) {
             cell_double(row[cb + 4], r->tflat);
-            cell_double(row[cb + 5], r->thier);
+            if (!isnan(r->thier))
+                cell_double(row[cb + 5], r->thier);
         }
         if (o->compute_rate > 0)
             cell_double(row[cb + 6], r->compute);
@@ -398,9 +422,15 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
         cell_double(v[2], L.intra_bandwidth);
         cell_double(v[3], L.intra_latency);
         dpas__buf_puts(&b, "{\"fabric\": ");
-        dpas__buf_json_str(&b, s->fabric_entry->path);
+        if (o->links)
+            dpas__buf_json_str(&b, o->links_source ? o->links_source : "calibration");
+        else
+            dpas__buf_json_str(&b, s->fabric_entry->path);
         dpas__buf_puts(&b, ", \"node\": ");
-        dpas__buf_json_str(&b, s->node_entry->path);
+        if (s->node_entry)
+            dpas__buf_json_str(&b, s->node_entry->path);
+        else
+            dpas__buf_puts(&b, "null");
         dpas__buf_printf(&b, ", \"inter_bandwidth\": %s, \"inter_latency\": %s, \"intra_bandwidth\": %s, "
                              "\"intra_latency\": %s}", v[0], v[1], v[2], v[3]);
     } else {

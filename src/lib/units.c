@@ -385,21 +385,44 @@ double dpas_bytes_to_double(dpas_bytes b)
 
 size_t dpas_format_bytes_exact(dpas_bytes b, char *buf, size_t cap)
 {
-    char tmp[96];
-    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)b.whole);
+    char tmp[96], rev[24];
+    int n = 0, r = 0;
+    uint64_t w = b.whole;
+    do {
+        rev[r++] = (char)('0' + w % 10);
+        w /= 10;
+    } while (w);
+    while (r)
+        tmp[n++] = rev[--r];
+    tmp[n] = '\0';
     if (b.frac_num && b.frac_den) {
         tmp[n++] = '.';
-        dpas__u128 rem = b.frac_num;
         int digits = 0;
-        while (rem && digits < 30) {
-            rem *= 10;
-            tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
-            rem %= b.frac_den;
-            digits++;
+        if (b.frac_den < (1ull << 59)) { /* rem x 10 fits 64 bits */
+            uint64_t rem = b.frac_num;
+            while (rem && digits < 30) {
+                rem *= 10;
+                tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
+                rem %= b.frac_den;
+                digits++;
+            }
+        } else {
+            dpas__u128 rem = b.frac_num;
+            while (rem && digits < 30) {
+                rem *= 10;
+                tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
+                rem %= b.frac_den;
+                digits++;
+            }
         }
         tmp[n] = '\0';
     }
-    return (size_t)snprintf(buf, cap, "%s", tmp);
+    if (cap) {
+        size_t c = (size_t)n < cap ? (size_t)n : cap - 1;
+        memcpy(buf, tmp, c);
+        buf[c] = '\0';
+    }
+    return (size_t)n;
 }
 
 size_t dpas_format_width(dpas_rational w, char *buf, size_t cap)
@@ -486,6 +509,34 @@ int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t
 {
     if (width.den == 0 || q == 0)
         return dpas__fail(err, DPAS_EINVAL, "bytes", "zero denominator");
+    /* the common case: the product fits 128 bits and the denominator 64, one division */
+    dpas__u128 nn = (dpas__u128)count * width.num, dd;
+    uint64_t d64;
+    if (!__builtin_mul_overflow(width.den, q, &d64) && (nn >> 64) == 0 && p < (1ull << 63)) {
+        dd = (dpas__u128)d64;
+        nn *= p;
+        dpas__u128 w;
+        uint64_t rem;
+        if ((nn >> 64) == 0) { /* a 64-bit division is several times cheaper */
+            w = (uint64_t)nn / d64;
+            rem = (uint64_t)nn % d64;
+        } else {
+            w = nn / dd;
+            rem = (uint64_t)(nn % dd);
+        }
+        if (w > UINT64_MAX)
+            goto range;
+        out->whole = (uint64_t)w;
+        if (!rem) {
+            out->frac_num = 0;
+            out->frac_den = 1;
+        } else {
+            uint64_t g = dpas__gcd(rem, d64);
+            out->frac_num = rem / g;
+            out->frac_den = d64 / g;
+        }
+        return 0;
+    }
     uint64_t n[3] = {count, width.num, p}, d[2] = {width.den, q};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++)

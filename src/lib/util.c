@@ -241,3 +241,78 @@ const char *dpas__quote(const char *text, char *buf, size_t cap)
     buf[o] = '\0';
     return buf;
 }
+
+/* v with 10 significant digits, as printf's "%.10g" prints it but without printf's cost (a sweep
+ * formats millions). The last digit may differ from printf's when v * 10^k lands within an ulp
+ * of a rounding tie; the text always reads back within one unit of the tenth digit. */
+size_t dpas__fmt_g10(double v, char *b)
+{
+    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t o = 0;
+    if (v == 0) {
+        b[0] = '0', b[1] = '\0';
+        return 1;
+    }
+    if (!isfinite(v))
+        return (size_t)snprintf(b, 32, "%.10g", v);
+    if (v < 0) {
+        b[o++] = '-';
+        v = -v;
+    }
+    int e = (int)floor(log10(v)), k = 9 - e;
+    if (k < -22 || k > 22)
+        return o + (size_t)snprintf(b + o, 32, "%.10g", v);
+    /* extended precision keeps v x 10^k exact enough that only true ties can round apart */
+    long double scaled = k >= 0 ? (long double)v * p10[k] : (long double)v / p10[-k];
+    uint64_t m = (uint64_t)rintl(scaled); /* ties to even, as printf */
+    if (m >= 10000000000ull) { /* log10 fell short, or rounding carried */
+        m = (m + 5) / 10;
+        e++;
+    } else if (m < 1000000000ull) { /* log10 overshot */
+        e--;
+        k = 9 - e;
+        if (k > 22)
+            return o + (size_t)snprintf(b + o, 32, "%.10g", v);
+        m = (uint64_t)rintl((long double)v * p10[k]);
+    }
+    char d[10];
+    for (int i = 9; i >= 0; i--) {
+        d[i] = (char)('0' + m % 10);
+        m /= 10;
+    }
+    int nd = 10;
+    while (nd > 1 && d[nd - 1] == '0')
+        nd--;
+    if (e < -4 || e >= 10) {
+        b[o++] = d[0];
+        if (nd > 1) {
+            b[o++] = '.';
+            for (int i = 1; i < nd; i++)
+                b[o++] = d[i];
+        }
+        o += (size_t)snprintf(b + o, 8, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+        return o;
+    }
+    if (e >= 0) {
+        for (int i = 0; i <= e; i++)
+            b[o++] = i < nd ? d[i] : '0';
+        if (nd > e + 1) {
+            b[o++] = '.';
+            for (int i = e + 1; i < nd; i++)
+                b[o++] = d[i];
+        }
+    } else {
+        b[o++] = '0';
+        b[o++] = '.';
+        for (int i = 0; i < -e - 1; i++)
+            b[o++] = '0';
+        for (int i = 0; i < nd; i++)
+            b[o++] = d[i];
+    }
+    b[o] = '\0';
+    return o;
+}
+
+size_t dpas_format_g10(double v, char *buf) { return dpas__fmt_g10(v, buf); }

@@ -1,7 +1,9 @@
 /* Units: exact widths and counts from text, exact and human formatting of byte counts. */
 #include "check.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static dpas_rational width(const char *text)
 {
@@ -245,6 +247,43 @@ static void test_ring_factor(void **state)
     assert_string_equal(e.message, "n_gpus must be >= 1, got 0");
 }
 
+static void test_g10(void **state)
+{
+    (void)state;
+    /* dpas_format_g10 against printf's %.10g on values across magnitudes: they must read back
+     * the same to 10 significant digits (and agree to the letter on all but rounding ties) */
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    char a[40], b[40];
+    int differ = 0;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double m = (double)(x >> 11) / 9007199254740992.0;
+        int e = (int)(x % 60) - 30;
+        double v = (x & 1 ? -1 : 1) * m * pow(10, e);
+        if (i % 7 == 0) /* whole numbers and short decimals too */
+            v = (double)(int64_t)(x % 100000000) / (i % 3 ? 1.0 : 8.0);
+        dpas_format_g10(v, a);
+        snprintf(b, sizeof b, "%.10g", v);
+        if (strcmp(a, b)) {
+            differ++;
+            double ra = strtod(a, NULL), rb = strtod(b, NULL);
+            if (fabs(ra - rb) > 1.000001e-9 * fabs(rb))
+                fail_msg("%.17g: fast %s, printf %s", v, a, b);
+        }
+    }
+    if (differ > 20)
+        fail_msg("%d of 200000 differ from printf", differ);
+    static const struct { double v; const char *t; } fixed[] = {
+        {0, "0"},        {1, "1"},           {64, "64"},       {1.984375, "1.984375"},
+        {1e10, "1e+10"}, {9999999999, "9999999999"}, {0.0001, "0.0001"}, {0.00001, "1e-05"},
+        {-2.5, "-2.5"},  {1.9791666666666667, "1.979166667"}, {123456789012.0, "1.23456789e+11"},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        dpas_format_g10(fixed[i].v, a);
+        assert_string_equal(a, fixed[i].t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,7 +291,7 @@ int main(void)
         cmocka_unit_test(test_width_errors), cmocka_unit_test(test_counts),
         cmocka_unit_test(test_count_errors), cmocka_unit_test(test_ints),
         cmocka_unit_test(test_bytes_of),    cmocka_unit_test(test_format),
-        cmocka_unit_test(test_ring_factor),
+        cmocka_unit_test(test_ring_factor), cmocka_unit_test(test_g10),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,465 @@
+/* Line charts: one layout (ranges, log or linear axes, ticks with unit-aware labels, legend)
+ * drawn through a small canvas interface by three backends: SVG text (built in, deterministic),
+ * cairo (PNG, when built with it) and Unicode characters for a terminal. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DPAS_HAVE_CAIRO
+#include <cairo.h>
+#endif
+
+static const char *palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+#define NPALETTE 8
+
+typedef struct canvas canvas;
+struct canvas {
+    void (*line)(canvas *c, double x1, double y1, double x2, double y2, const char *color,
+                 double width);
+    void (*polyline)(canvas *c, const double *xs, const double *ys, size_t n, const char *color);
+    void (*dot)(canvas *c, double x, double y, const char *color);
+    /* anchor: -1 start, 0 middle, 1 end; rotate: 0 or -90 degrees */
+    void (*text)(canvas *c, double x, double y, const char *s, int anchor, double size, int rotate);
+    void (*rect)(canvas *c, double x, double y, double w, double h, const char *fill,
+                 const char *stroke);
+    void *ctx;
+};
+
+/* ---- axes ---- */
+
+typedef struct axis {
+    int log;          /* 0, 2 or 10 */
+    int unit;
+    double lo, hi;    /* in transformed space */
+    double ticks[64]; /* in data space */
+    int nticks;
+} axis;
+
+static double tf(const axis *a, double v)
+{
+    if (a->log == 10)
+        return log10(v);
+    if (a->log == 2)
+        return log2(v);
+    return v;
+}
+
+static bool usable(const axis *a, double v) { return isfinite(v) && (!a->log || v > 0); }
+
+static double nice_step(double span, int target)
+{
+    double raw = span / target, p = pow(10, floor(log10(raw))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static void axis_fit(axis *a, double lo, double hi)
+{
+    a->nticks = 0;
+    if (a->log) {
+        double tl = floor(tf(a, lo)), th = ceil(tf(a, hi));
+        if (th <= tl)
+            th = tl + 1;
+        a->lo = tl, a->hi = th;
+        double span = th - tl;
+        if (a->log == 10 && span <= 2) { /* 1, 2, 5 x 10^k */
+            for (double k = tl; k <= th && a->nticks < 60; k++)
+                for (int m = 0; m < 3; m++) {
+                    double v = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, k);
+                    if (log10(v) >= tl - 1e-9 && log10(v) <= th + 1e-9)
+                        a->ticks[a->nticks++] = v;
+                }
+        } else {
+            int every = (int)ceil(span / 10);
+            for (double k = tl; k <= th + 1e-9 && a->nticks < 60; k += every)
+                a->ticks[a->nticks++] = pow(a->log == 2 ? 2.0 : 10.0, k);
+        }
+        return;
+    }
+    if (hi <= lo) {
+        double d = lo == 0 ? 1 : fabs(lo) * 0.1;
+        lo -= d, hi += d;
+    }
+    double step = nice_step(hi - lo, 5);
+    a->lo = floor(lo / step) * step;
+    a->hi = ceil(hi / step) * step;
+    for (double v = a->lo; v <= a->hi + step * 1e-9 && a->nticks < 60; v += step)
+        a->ticks[a->nticks++] = fabs(v) < step * 1e-9 ? 0.0 : v;
+}
+
+static void tick_label(const axis *a, double v, char *buf, size_t cap)
+{
+    if (a->unit == DPAS_AXIS_BYTES && v >= 1 && v < 1.8e19) {
+        dpas_format_bytes_human((dpas_bytes){(uint64_t)llround(v), 0, 1}, DPAS_UNITS_SI, buf, cap);
+        return;
+    }
+    if (a->unit == DPAS_AXIS_SECONDS && v != 0) {
+        double av = fabs(v);
+        if (av >= 1)
+            snprintf(buf, cap, "%g s", v);
+        else if (av >= 1e-3)
+            snprintf(buf, cap, "%g ms", v * 1e3);
+        else
+            snprintf(buf, cap, "%g \xc2\xb5s", v * 1e6);
+        return;
+    }
+    snprintf(buf, cap, "%g", v);
+}
+
+/* ---- the chart, on any canvas ---- */
+
+typedef struct layout {
+    double W, H, left, right, top, bottom;
+    axis x, y;
+} layout;
+
+static int layout_fit(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, layout *L,
+                      dpas_error *err)
+{
+    memset(L, 0, sizeof *L);
+    L->W = sp->width > 0 ? sp->width : 800;
+    L->H = sp->height > 0 ? sp->height : 500;
+    L->left = 90, L->right = 20, L->top = 50, L->bottom = 60;
+    L->x.log = sp->xlog, L->x.unit = sp->xunit;
+    L->y.log = sp->ylog, L->y.unit = sp->yunit;
+    double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY;
+    size_t used = 0;
+    for (size_t k = 0; k < ns; k++)
+        for (size_t i = 0; i < s[k].n; i++) {
+            if (!usable(&L->x, s[k].x[i]) || !usable(&L->y, s[k].y[i]))
+                continue;
+            xl = fmin(xl, s[k].x[i]), xh = fmax(xh, s[k].x[i]);
+            yl = fmin(yl, s[k].y[i]), yh = fmax(yh, s[k].y[i]);
+            used++;
+        }
+    if (!used)
+        return dpas__fail(err, DPAS_EINVAL, "plot", "nothing to plot: no point has finite%s "
+                                                    "coordinates", sp->xlog || sp->ylog ? ", positive" : "");
+    axis_fit(&L->x, xl, xh);
+    axis_fit(&L->y, yl, yh);
+    return 0;
+}
+
+static double px(const layout *L, double v)
+{
+    return L->left + (tf(&L->x, v) - L->x.lo) / (L->x.hi - L->x.lo) * (L->W - L->left - L->right);
+}
+
+static double py(const layout *L, double v)
+{
+    return L->H - L->bottom - (tf(&L->y, v) - L->y.lo) / (L->y.hi - L->y.lo) * (L->H - L->top - L->bottom);
+}
+
+static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
+                const layout *L, dpas_error *err)
+{
+    char label[64];
+    double x0 = L->left, x1 = L->W - L->right, y0 = L->H - L->bottom, y1 = L->top;
+    c->rect(c, 0, 0, L->W, L->H, "#ffffff", NULL);
+    for (int i = 0; i < L->x.nticks; i++) { /* grid and ticks */
+        double x = px(L, L->x.ticks[i]);
+        c->line(c, x, y0, x, y1, "#e0e0e0", 1);
+        c->line(c, x, y0, x, y0 + 5, "#000000", 1);
+        tick_label(&L->x, L->x.ticks[i], label, sizeof label);
+        c->text(c, x, y0 + 18, label, 0, 12, 0);
+    }
+    for (int i = 0; i < L->y.nticks; i++) {
+        double y = py(L, L->y.ticks[i]);
+        c->line(c, x0, y, x1, y, "#e0e0e0", 1);
+        c->line(c, x0 - 5, y, x0, y, "#000000", 1);
+        tick_label(&L->y, L->y.ticks[i], label, sizeof label);
+        c->text(c, x0 - 8, y + 4, label, 1, 12, 0);
+    }
+    c->line(c, x0, y0, x1, y0, "#000000", 1.5);
+    c->line(c, x0, y0, x0, y1, "#000000", 1.5);
+    if (sp->title)
+        c->text(c, L->W / 2, 28, sp->title, 0, 16, 0);
+    if (sp->xlabel)
+        c->text(c, (x0 + x1) / 2, L->H - 18, sp->xlabel, 0, 13, 0);
+    if (sp->ylabel)
+        c->text(c, 18, (y0 + y1) / 2, sp->ylabel, 0, 13, -90);
+    double *xs = NULL, *ys = NULL;
+    size_t cap = 0;
+    for (size_t k = 0; k < ns; k++) {
+        if (s[k].n > cap) {
+            free(xs), free(ys);
+            cap = s[k].n;
+            xs = malloc(cap * sizeof *xs), ys = malloc(cap * sizeof *ys);
+            if (!xs || !ys) {
+                free(xs), free(ys);
+                return dpas__fail(err, DPAS_ENOMEM, "plot", "out of memory");
+            }
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < s[k].n; i++)
+            if (usable(&L->x, s[k].x[i]) && usable(&L->y, s[k].y[i])) {
+                xs[m] = px(L, s[k].x[i]);
+                ys[m++] = py(L, s[k].y[i]);
+            }
+        const char *col = palette[k % NPALETTE];
+        if (m > 1)
+            c->polyline(c, xs, ys, m, col);
+        if (m <= 200)
+            for (size_t i = 0; i < m; i++)
+                c->dot(c, xs[i], ys[i], col);
+    }
+    free(xs), free(ys);
+    if (ns > 1 || (ns == 1 && s[0].name)) { /* legend, top left of the plot area */
+        double lx = x0 + 12, ly = y1 + 10, w = 0;
+        for (size_t k = 0; k < ns; k++) {
+            double tw = 7.0 * (double)strlen(s[k].name ? s[k].name : "");
+            w = fmax(w, tw);
+        }
+        c->rect(c, lx, ly, w + 44, 18.0 * (double)ns + 8, "#ffffff", "#999999");
+        for (size_t k = 0; k < ns; k++) {
+            double yy = ly + 16 + 18.0 * (double)k;
+            c->line(c, lx + 6, yy - 4, lx + 30, yy - 4, palette[k % NPALETTE], 2.5);
+            c->text(c, lx + 36, yy, s[k].name ? s[k].name : "", -1, 12, 0);
+        }
+    }
+    return 0;
+}
+
+/* ---- SVG ---- */
+
+static void svg_escaped(dpas__buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': dpas__buf_puts(b, "&amp;"); break;
+        case '<': dpas__buf_puts(b, "&lt;"); break;
+        case '>': dpas__buf_puts(b, "&gt;"); break;
+        case '"': dpas__buf_puts(b, "&quot;"); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t')
+                dpas__buf_append(b, s, 1);
+        }
+    }
+}
+
+static void svg_line(canvas *c, double x1, double y1, double x2, double y2, const char *color, double w)
+{
+    dpas__buf_printf(c->ctx, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                             "stroke-width=\"%.1f\"/>\n", x1, y1, x2, y2, color, w);
+}
+
+static void svg_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color)
+{
+    dpas__buf_printf(c->ctx, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
+    for (size_t i = 0; i < n; i++)
+        dpas__buf_printf(c->ctx, "%s%.2f,%.2f", i ? " " : "", xs[i], ys[i]);
+    dpas__buf_puts(c->ctx, "\"/>\n");
+}
+
+static void svg_dot(canvas *c, double x, double y, const char *color)
+{
+    dpas__buf_printf(c->ctx, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"%s\"/>\n", x, y, color);
+}
+
+static void svg_text(canvas *c, double x, double y, const char *s, int anchor, double size, int rotate)
+{
+    const char *a = anchor < 0 ? "start" : anchor > 0 ? "end" : "middle";
+    dpas__buf_printf(c->ctx, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.0f\" text-anchor=\"%s\"", x, y,
+                     size, a);
+    if (rotate)
+        dpas__buf_printf(c->ctx, " transform=\"rotate(%d %.2f %.2f)\"", rotate, x, y);
+    dpas__buf_puts(c->ctx, ">");
+    svg_escaped(c->ctx, s);
+    dpas__buf_puts(c->ctx, "</text>\n");
+}
+
+static void svg_rect(canvas *c, double x, double y, double w, double h, const char *fill, const char *stroke)
+{
+    dpas__buf_printf(c->ctx, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"", x, y,
+                     w, h, fill);
+    if (stroke)
+        dpas__buf_printf(c->ctx, " stroke=\"%s\"", stroke);
+    dpas__buf_puts(c->ctx, "/>\n");
+}
+
+char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, dpas_error *err)
+{
+    layout L;
+    if (layout_fit(sp, s, ns, &L, err))
+        return NULL;
+    dpas__buf b = {0};
+    canvas c = {svg_line, svg_polyline, svg_dot, svg_text, svg_rect, &b};
+    dpas__buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                         "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+                     L.W, L.H, L.W, L.H);
+    if (draw(&c, sp, s, ns, &L, err)) {
+        free(b.data);
+        return NULL;
+    }
+    dpas__buf_puts(&b, "</svg>\n");
+    return dpas__buf_finish(&b, err);
+}
+
+/* ---- PNG through cairo ---- */
+
+int dpas_have_cairo(void)
+{
+#ifdef DPAS_HAVE_CAIRO
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef DPAS_HAVE_CAIRO
+static void cr_color(cairo_t *cr, const char *hex)
+{
+    unsigned r = 0, g = 0, b = 0;
+    sscanf(hex, "#%02x%02x%02x", &r, &g, &b);
+    cairo_set_source_rgb(cr, r / 255.0, g / 255.0, b / 255.0);
+}
+
+static void cr_line(canvas *c, double x1, double y1, double x2, double y2, const char *color, double w)
+{
+    cairo_t *cr = c->ctx;
+    cr_color(cr, color);
+    cairo_set_line_width(cr, w);
+    cairo_move_to(cr, x1, y1);
+    cairo_line_to(cr, x2, y2);
+    cairo_stroke(cr);
+}
+
+static void cr_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color)
+{
+    cairo_t *cr = c->ctx;
+    cr_color(cr, color);
+    cairo_set_line_width(cr, 2);
+    cairo_move_to(cr, xs[0], ys[0]);
+    for (size_t i = 1; i < n; i++)
+        cairo_line_to(cr, xs[i], ys[i]);
+    cairo_stroke(cr);
+}
+
+static void cr_dot(canvas *c, double x, double y, const char *color)
+{
+    cairo_t *cr = c->ctx;
+    cr_color(cr, color);
+    cairo_arc(cr, x, y, 3, 0, 2 * 3.14159265358979323846);
+    cairo_fill(cr);
+}
+
+static void cr_text(canvas *c, double x, double y, const char *s, int anchor, double size, int rotate)
+{
+    cairo_t *cr = c->ctx;
+    cairo_text_extents_t e;
+    cr_color(cr, "#000000");
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size);
+    cairo_text_extents(cr, s, &e);
+    double dx = anchor < 0 ? 0 : anchor > 0 ? -e.x_advance : -e.x_advance / 2;
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    if (rotate)
+        cairo_rotate(cr, rotate * 3.14159265358979323846 / 180);
+    cairo_move_to(cr, dx, 0);
+    cairo_show_text(cr, s);
+    cairo_restore(cr);
+}
+
+static void cr_rect(canvas *c, double x, double y, double w, double h, const char *fill, const char *stroke)
+{
+    cairo_t *cr = c->ctx;
+    cairo_rectangle(cr, x, y, w, h);
+    cr_color(cr, fill);
+    cairo_fill_preserve(cr);
+    if (stroke) {
+        cr_color(cr, stroke);
+        cairo_set_line_width(cr, 1);
+        cairo_stroke(cr);
+    } else {
+        cairo_new_path(cr);
+    }
+}
+#endif
+
+int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, const char *path,
+                  dpas_error *err)
+{
+#ifdef DPAS_HAVE_CAIRO
+    layout L;
+    int rc = layout_fit(sp, s, ns, &L, err);
+    if (rc)
+        return rc;
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)L.W, (int)L.H);
+    cairo_t *cr = cairo_create(surf);
+    canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, cr};
+    rc = draw(&c, sp, s, ns, &L, err);
+    cairo_destroy(cr);
+    if (!rc && cairo_surface_write_to_png(surf, path) != CAIRO_STATUS_SUCCESS)
+        rc = dpas__fail(err, DPAS_EIO, "plot", "cannot write PNG %s", path);
+    cairo_surface_destroy(surf);
+    return rc;
+#else
+    (void)sp, (void)s, (void)ns, (void)path;
+    return dpas__fail(err, DPAS_EINVAL, "plot", "this dpas was built without cairo: write an .svg "
+                                                "instead (or install libcairo2-dev and rebuild)");
+#endif
+}
+
+/* ---- Unicode characters ---- */
+
+char *dpas_plot_text(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, int cols, int rows,
+                     dpas_error *err)
+{
+    static const char *marks[] = {"\xe2\x97\x8f", "\xe2\x96\xb2", "\xe2\x96\xa0", "\xe2\x97\x86",
+                                  "\xe2\x97\x8b", "\xe2\x96\xb3", "\xe2\x96\xa1", "\xe2\x97\x87"};
+    layout L;
+    if (cols < 10 || rows < 4 || cols > 400 || rows > 200)
+        return dpas__fail(err, DPAS_EINVAL, "chart", "chart size out of range"), NULL;
+    if (layout_fit(sp, s, ns, &L, err))
+        return NULL;
+    /* one cell per character; a cell remembers the last series drawn in it */
+    int *cell = malloc((size_t)cols * (size_t)rows * sizeof *cell);
+    if (!cell)
+        return dpas__fail(err, DPAS_ENOMEM, "chart", "out of memory"), NULL;
+    for (int i = 0; i < cols * rows; i++)
+        cell[i] = -1;
+    for (size_t k = 0; k < ns; k++)
+        for (size_t i = 0; i < s[k].n; i++) {
+            if (!usable(&L.x, s[k].x[i]) || !usable(&L.y, s[k].y[i]))
+                continue;
+            double fx = (tf(&L.x, s[k].x[i]) - L.x.lo) / (L.x.hi - L.x.lo);
+            double fy = (tf(&L.y, s[k].y[i]) - L.y.lo) / (L.y.hi - L.y.lo);
+            int cx = (int)lround(fx * (cols - 1)), cy = rows - 1 - (int)lround(fy * (rows - 1));
+            if (cx >= 0 && cx < cols && cy >= 0 && cy < rows)
+                cell[cy * cols + cx] = (int)k;
+        }
+    dpas__buf b = {0};
+    char top[40], bot[40], lft[40], rgt[40];
+    tick_label(&L.y, L.y.log ? pow(L.y.log, L.y.hi) : L.y.hi, top, sizeof top);
+    tick_label(&L.y, L.y.log ? pow(L.y.log, L.y.lo) : L.y.lo, bot, sizeof bot);
+    tick_label(&L.x, L.x.log ? pow(L.x.log, L.x.lo) : L.x.lo, lft, sizeof lft);
+    tick_label(&L.x, L.x.log ? pow(L.x.log, L.x.hi) : L.x.hi, rgt, sizeof rgt);
+    if (sp->title)
+        dpas__buf_printf(&b, "%s\n", sp->title);
+    for (int r = 0; r < rows; r++) {
+        const char *lab = r == 0 ? top : r == rows - 1 ? bot : "";
+        dpas__buf_printf(&b, "%10s \xe2\x94\x82", lab);
+        for (int c = 0; c < cols; c++) {
+            int k = cell[r * cols + c];
+            dpas__buf_puts(&b, k < 0 ? " " : marks[k % 8]);
+        }
+        dpas__buf_puts(&b, "\n");
+    }
+    dpas__buf_printf(&b, "%10s \xe2\x94\x94", "");
+    for (int c = 0; c < cols; c++)
+        dpas__buf_puts(&b, "\xe2\x94\x80");
+    dpas__buf_printf(&b, "\n%11s %-*s%s\n", "", cols - (int)strlen(rgt), lft, rgt);
+    if (sp->xlabel)
+        dpas__buf_printf(&b, "%11s x: %s%s\n", "", sp->xlabel, L.x.log ? " (log)" : "");
+    if (sp->ylabel)
+        dpas__buf_printf(&b, "%11s y: %s%s\n", "", sp->ylabel, L.y.log ? " (log)" : "");
+    for (size_t k = 0; k < ns; k++)
+        dpas__buf_printf(&b, "%11s %s %s\n", "", marks[k % 8], s[k].name ? s[k].name : "");
+    free(cell);
+    return dpas__buf_finish(&b, err);
+}

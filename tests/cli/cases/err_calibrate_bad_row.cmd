@@ -1,0 +1,1 @@
+calibrate nccl_bad_row.txt

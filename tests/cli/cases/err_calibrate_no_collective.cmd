@@ -1,0 +1,1 @@
+calibrate nccl_no_collective.txt --ranks 8

@@ -1,0 +1,1 @@
+sweep ReferenceJobAttackSurface --dp 64
