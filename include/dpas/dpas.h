@@ -693,6 +693,13 @@ DPAS_API char *dpas_render_list(const dpas_registry *reg, int kind, int format, 
 
 DPAS_API void dpas_free(void *p);
 
+/* sizeof of a public struct by name ("dpas_scenario", "dpas_report", ...), 0 when unknown: lets
+ * a binding (the Python ctypes one) check its mirrors of the structs at load time. */
+DPAS_API size_t dpas_sizeof(const char *type_name);
+
+/* The library's version, DPAS_VERSION. */
+DPAS_API const char *dpas_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -316,3 +316,23 @@ size_t dpas__fmt_g10(double v, char *b)
 }
 
 size_t dpas_format_g10(double v, char *buf) { return dpas__fmt_g10(v, buf); }
+
+size_t dpas_sizeof(const char *t)
+{
+    static const struct { const char *name; size_t size; } sizes[] = {
+        {"dpas_error", sizeof(dpas_error)},       {"dpas_rational", sizeof(dpas_rational)},
+        {"dpas_bytes", sizeof(dpas_bytes)},       {"dpas_scenario", sizeof(dpas_scenario)},
+        {"dpas_report", sizeof(dpas_report)},     {"dpas_value", sizeof(dpas_value)},
+        {"dpas_model", sizeof(dpas_model)},       {"dpas_hardware", sizeof(dpas_hardware)},
+        {"dpas_node", sizeof(dpas_node)},         {"dpas_fabric", sizeof(dpas_fabric)},
+        {"dpas_fleet", sizeof(dpas_fleet)},       {"dpas_named_scenario", sizeof(dpas_named_scenario)},
+        {"dpas_cost_opts", sizeof(dpas_cost_opts)}, {"dpas_rule", sizeof(dpas_rule)},
+        {"dpas_render_opts", sizeof(dpas_render_opts)},
+    };
+    for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!strcmp(t, sizes[i].name))
+            return sizes[i].size;
+    return 0;
+}
+
+const char *dpas_version(void) { return DPAS_VERSION; }
