@@ -1,5 +1,5 @@
 # A thin wrapper over CMake presets. `make run` and `make test` install what is missing first.
-.PHONY: all deps build build-asan run test test-normal test-asan bench install clean
+.PHONY: all deps build build-asan run test test-normal test-asan bench install clean fuzz
 
 all: build
 
@@ -31,8 +31,13 @@ bench: build
 	bash bench/run.sh
 	bash bench/kernels.sh
 
+fuzz: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} bash scripts/fuzz.sh
+
 install: build
 	cmake --install build
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

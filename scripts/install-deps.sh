@@ -2,7 +2,8 @@
 # Installs, from Debian's packages, what dpas needs to build and test; a no-op when all is there.
 set -euo pipefail
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
-      openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin)
+      openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
+      libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -86,6 +86,10 @@ void scen_print_warnings(cli *c, const dpas_report *r);
 /* Report a getopt failure ('?') as a usage error. */
 int cli_bad_option(cli *c, const char *cmd, char **argv);
 
+/* The whole command line: argv as main's, payload to out, diagnostics to err; returns the
+ * exit status and never exits. */
+int dpas_cli_main(int argc, char **argv, FILE *out, FILE *err);
+
 int cmd_scenario(cli *c, int argc, char **argv, int is_show);
 int cmd_list(cli *c, int argc, char **argv);
 int cmd_rules(cli *c, int argc, char **argv);

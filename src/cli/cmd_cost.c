@@ -100,7 +100,7 @@ static int analysis(cli *c, int argc, char **argv, int which)
     int rc = 0, opt;
     dpas_error err = {0};
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (scen_take(c, cmd, &a, opt, optarg, &rc)) {
             if (rc)

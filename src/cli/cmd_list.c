@@ -25,7 +25,7 @@ int cmd_list(cli *c, int argc, char **argv)
         {"precision", -1}};
     int opt, rc;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (opt) {
         case 'h': fputs(list_help, c->out); return EXIT_OK;
@@ -33,10 +33,7 @@ int cmd_list(cli *c, int argc, char **argv)
             if ((rc = cli_parse_format(c, "list", optarg)))
                 return rc;
             break;
-        default:
-            if (optopt == 'o')
-                return cli_usage(c, "list", "-o needs a value");
-            return cli_usage(c, "list", "unknown option \"%s\"", argv[optind - 1]);
+        default: return cli_bad_option(c, "list", argv);
         }
     }
     if (argc - optind != 1)

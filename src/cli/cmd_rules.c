@@ -29,7 +29,7 @@ int cmd_rules(cli *c, int argc, char **argv)
     int opt, rc;
     dpas_error err = {0};
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (opt) {
         case 'h': fputs(rules_help, c->out); return EXIT_OK;

@@ -76,7 +76,7 @@ int cmd_scenario(cli *c, int argc, char **argv, int is_show)
     dpas_render_opts ro = {.format = DPAS_FORMAT_TEXT, .units = DPAS_UNITS_SI};
     int rc = 0, opt;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (scen_take(c, cmd, &a, opt, optarg, &rc)) {
             if (rc)

@@ -323,14 +323,16 @@ int cmd_sweep(cli *c, int argc, char **argv)
     int64_t iters = 10;
     dpas_error err = {0};
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         int ax = opt == O_DP ? AX_DP : opt == O_PARAMS ? AX_PARAMS : opt == O_MODEL ? AX_MODEL
                  : opt == O_FLEET ? AX_FLEET : opt == O_GRAD ? AX_GRAD : opt == O_CKPT ? AX_CKPT
                  : opt == O_RULE ? AX_RULE : opt == O_SCHEDULE ? AX_SCHEDULE : -1;
         if (ax >= 0) {
+            static const char *flags[AX_COUNT] = {"--dp", "--params", "--model", "--fleet", "--grad",
+                                                  "--ckpt", "--rule", "--schedule"};
             if (axis_text[ax])
-                return cli_usage(c, "sweep", "--%s is given twice", argv[optind - 1] + 2);
+                return cli_usage(c, "sweep", "%s is given twice", flags[ax]);
             axis_text[ax] = optarg;
             continue;
         }

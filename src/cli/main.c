@@ -59,6 +59,8 @@ int cli_bad_option(cli *c, const char *cmd, char **argv)
         return cli_usage(c, cmd, "-o needs a value");
     if (optopt >= O_SCENARIO)
         return cli_usage(c, cmd, "%s needs a value", argv[optind - 1]);
+    if (optopt > 0 && optopt < 256) /* a short option, perhaps inside a cluster such as -xo */
+        return cli_usage(c, cmd, "unknown option \"-%c\"", optopt);
     return cli_usage(c, cmd, "unknown option \"%s\"", argv[optind - 1]);
 }
 
@@ -118,17 +120,17 @@ static void prescan_format(cli *c, int argc, char **argv)
     }
 }
 
-int main(int argc, char **argv)
+int dpas_cli_main(int argc, char **argv, FILE *out, FILE *errf)
 {
-    cli c = {DPAS_FORMAT_TEXT, stdout, stderr};
+    cli c = {DPAS_FORMAT_TEXT, out, errf};
     prescan_format(&c, argc, argv);
     if (argc < 2)
-        return fputs(usage_text, stderr), EXIT_BAD_INPUT;
+        return fputs(usage_text, errf), EXIT_BAD_INPUT;
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
-        return fputs(usage_text, stdout), EXIT_OK;
+        return fputs(usage_text, out), EXIT_OK;
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version"))
-        return printf("dpas %s\n", DPAS_VERSION), EXIT_OK;
+        return fprintf(out, "dpas %s\n", DPAS_VERSION), EXIT_OK;
     if (!strcmp(cmd, "show"))
         return cmd_scenario(&c, argc - 1, argv + 1, 1);
     if (!strcmp(cmd, "eval"))

@@ -113,6 +113,9 @@ static int fit(const block *b, dpas_calibration *c, const char *origin, dpas_err
     if (!(slope > 0))
         return dpas__fail(err, DPAS_EINVAL, "time", "%s: %s times do not grow with size (slope %g): "
                                                     "no bandwidth to fit", origin, b->collective, slope);
+    if (!isfinite(slope) || !isfinite(icept) || !(factor / slope > 0) || !isfinite(factor / slope))
+        return dpas__fail(err, DPAS_EINVAL, "time", "%s: %s: the fit is degenerate (sizes or times "
+                                                    "too extreme for a line)", origin, b->collective);
     snprintf(c->collective, sizeof c->collective, "%s", b->collective);
     c->ranks = n;
     c->points = b->n;
@@ -272,8 +275,14 @@ int dpas_calibrate_text(const char *text, size_t len, const char *origin, const 
         int64_t nr = ranks;
         if (!nr && csv && ranks_col >= 0 && ranks_col < nf) {
             double v;
-            if (number(f[ranks_col], &v))
+            if (number(f[ranks_col], &v) && v >= 2 && v <= 1e9 && v == (double)(int64_t)v)
                 nr = (int64_t)v;
+            else if (!ranks) {
+                rc = dpas__fail_at(err, DPAS_EINVAL, "ranks", lineno, 1,
+                                   "%s:%d: the ranks column must be a whole number from 2 to 10^9, "
+                                   "got \"%.40s\"", origin, lineno, f[ranks_col]);
+                break;
+            }
         }
         if (!nr)
             nr = rank_lines ? rank_lines : ngpus_hint;
@@ -323,6 +332,8 @@ int dpas_calibrate_file(const char *path, const char *collective, int64_t ranks,
         return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: it is a directory", path);
+    if (!S_ISREG(st.st_mode)) /* a FIFO or a device could block or never end */
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: %s", path, strerror(errno));

@@ -411,6 +411,9 @@ int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err)
     if (S_ISDIR(st.st_mode))
         return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: it is a directory",
                           path);
+    if (!S_ISREG(st.st_mode)) /* a FIFO or a device could block or never end */
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: not a regular file",
+                          path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: %s", path,

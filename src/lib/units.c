@@ -17,40 +17,22 @@ static const dpas_precision precisions[] = {
 size_t dpas_precision_count(void) { return NPREC; }
 const dpas_precision *dpas_precision_at(size_t i) { return i < NPREC ? &precisions[i] : NULL; }
 
-/* 10^k for k in [0, 19]. */
-static const uint64_t pow10u[20] = {1ull,
-                                    10ull,
-                                    100ull,
-                                    1000ull,
-                                    10000ull,
-                                    100000ull,
-                                    1000000ull,
-                                    10000000ull,
-                                    100000000ull,
-                                    1000000000ull,
-                                    10000000000ull,
-                                    100000000000ull,
-                                    1000000000000ull,
-                                    10000000000000ull,
-                                    100000000000000ull,
-                                    1000000000000000ull,
-                                    10000000000000000ull,
-                                    100000000000000000ull,
-                                    1000000000000000000ull,
-                                    10000000000000000000ull};
 
 typedef struct decimal {
     bool neg;
-    uint64_t mant; /* significant digits, trailing zeros moved into exp */
-    int exp;       /* value = ±mant × 10^exp */
+    dpas__u128 mant; /* significant digits (up to 38), trailing zeros moved into exp */
+    int exp;         /* value = +-mant x 10^exp */
 } decimal;
 
 enum { DEC_OK = 0, DEC_SYNTAX = 1, DEC_DIGITS = 2, DEC_EXP = 3 };
+#define MAX_SIG 38 /* 10^38 < 2^128 */
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Read [+-]digits[.digits][(e|E)[+-]digits] at s; *end is set past it. */
+/* Read [+-]digits[.digits][(e|E)[+-]digits] at s; *end is set past it. The mantissa is held in
+ * 128 bits so that any text dpas prints (an exact decimal of up to 20 integer digits and its
+ * fraction) reads back. */
 static int read_decimal(const char *s, decimal *d, const char **end)
 {
     const char *p = s;
@@ -75,15 +57,15 @@ static int read_decimal(const char *s, decimal *d, const char **end)
                 d->exp--;
             continue;
         }
-        if (nsig < 19) {
-            d->mant = d->mant * 10 + (uint64_t)dig;
+        if (nsig < MAX_SIG) {
+            d->mant = d->mant * 10 + (dpas__u128)dig;
             nsig++;
             if (seen_point)
                 d->exp--;
         } else if (dig != 0) {
             return DEC_DIGITS;
         } else if (!seen_point) {
-            d->exp++; /* a zero beyond 19 digits before the point scales the value */
+            d->exp++; /* a zero beyond the kept digits, before the point, scales the value */
         }
     }
     if (ndigits == 0)
@@ -114,7 +96,9 @@ static int read_decimal(const char *s, decimal *d, const char **end)
     return DEC_OK;
 }
 
-/* Does text spell NaN or infinity (as strtod would accept: "nan", "-Inf", "infinity")? */
+static dpas__u128 gcd128(dpas__u128 a, dpas__u128 b);
+
+/* Does NaN or infinity spell the text (as strtod would accept: "nan", "-Inf", "infinity")? */
 static bool is_nonfinite(const char *p)
 {
     while (is_space(*p))
@@ -127,27 +111,38 @@ static bool is_nonfinite(const char *p)
     return !strcmp(w, "nan") || !strcmp(w, "inf");
 }
 
-/* mant × 10^e as an exact rational; false on overflow. */
-static bool decimal_to_rational(const decimal *d, dpas_rational *out)
+/* mant x 10^exp x 1/scale_den as an exact reduced rational with 64-bit parts; false when it
+ * has none. */
+static bool decimal_to_rational(const decimal *d, uint64_t scale_den, dpas_rational *out)
 {
     if (d->mant == 0) {
         out->num = 0;
         out->den = 1;
         return true;
     }
+    dpas__u128 num = d->mant, den = scale_den;
     if (d->exp >= 0) {
-        if (d->exp > 19 || __builtin_mul_overflow(d->mant, pow10u[d->exp], &out->num))
+        for (int i = 0; i < d->exp; i++) {
+            if (num > UINT64_MAX)
+                return false;
+            num *= 10;
+        }
+    } else {
+        if (-d->exp > MAX_SIG)
             return false;
-        out->den = 1;
-        return true;
+        for (int i = 0; i < -d->exp; i++) {
+            if (den > ((dpas__u128)1 << 120))
+                return false;
+            den *= 10;
+        }
     }
-    if (-d->exp > 19)
+    dpas__u128 g = gcd128(num, den);
+    num /= g;
+    den /= g;
+    if (num > UINT64_MAX || den > UINT64_MAX)
         return false;
-    out->num = d->mant;
-    out->den = pow10u[-d->exp];
-    uint64_t g = dpas__gcd(out->num, out->den);
-    out->num /= g;
-    out->den /= g;
+    out->num = (uint64_t)num;
+    out->den = (uint64_t)den;
     return true;
 }
 
@@ -198,7 +193,7 @@ int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dp
     int rc = read_decimal(p, &d, &end);
     if (rc == DEC_DIGITS)
         return dpas__fail(err, DPAS_ERANGE, field,
-                          "%s has more than 19 significant digits, got %s", field,
+                          "%s has more than 38 significant digits, got %s", field,
                           dpas__quote(text, q, sizeof q));
     if (rc == DEC_EXP)
         return dpas__fail(err, DPAS_ERANGE, field, "%s is out of range, got %s", field,
@@ -228,16 +223,13 @@ int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dp
         return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
                           dpas__quote(text, q, sizeof q));
     dpas_rational r;
-    if (!decimal_to_rational(&d, &r) || (bits && __builtin_mul_overflow(r.den, 8u, &r.den)))
+    if (!decimal_to_rational(&d, bits ? 8 : 1, &r))
         return dpas__fail(err, DPAS_ERANGE, field,
                           "%s is beyond the exact range (numerator and denominator below 2^64), "
                           "got %s", field, dpas__quote(text, q, sizeof q));
     if (r.num == 0)
         return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
                           dpas__quote(text, q, sizeof q));
-    uint64_t g = dpas__gcd(r.num, r.den);
-    r.num /= g;
-    r.den /= g;
     *out = r;
     return 0;
 }
@@ -292,7 +284,7 @@ int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_er
         return dpas__fail(err, DPAS_EPARSE, field, "%s must be a whole number, got %s", field,
                           dpas__quote(text, q, sizeof q));
     dpas_rational r;
-    if (!decimal_to_rational(&d, &r) || r.num > (uint64_t)DPAS_MAX_COUNT)
+    if (!decimal_to_rational(&d, 1, &r) || r.num > (uint64_t)DPAS_MAX_COUNT)
         return dpas__fail(err, DPAS_ERANGE, field, "%s exceeds the limit %lld, got %s", field,
                           (long long)DPAS_MAX_COUNT, dpas__quote(text, q, sizeof q));
     *out = r.num;

@@ -105,10 +105,39 @@ void dpas__buf_printf(dpas__buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (!n || (n == 2 && p[0] < 0xc2) || (n == 4 && p[0] > 0xf4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    uint32_t cp = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
+                  : n == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
+                           : (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
 void dpas__buf_json_str(dpas__buf *b, const char *s)
 {
     dpas__buf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x80) { /* valid UTF-8 as it is; any other byte as U+FFFD, so JSON stays valid */
+            size_t n = utf8_len(p);
+            if (n) {
+                dpas__buf_append(b, (const char *)p, n);
+                p += n - 1;
+            } else {
+                dpas__buf_puts(b, "\\ufffd");
+            }
+            continue;
+        }
         switch (*p) {
         case '"': dpas__buf_append(b, "\\\"", 2); break;
         case '\\': dpas__buf_append(b, "\\\\", 2); break;

@@ -31,6 +31,10 @@ static void test_width_units(void **state)
     assert_rational(width("1e-1 B"), 1, 10);
     assert_rational(width(".25 B"), 1, 4);
     assert_rational(width("1.6E1 bit"), 2, 1);
+    /* found by fuzz_width: a width of 18 digits in bits prints with 20 significant digits and
+     * must read back: 576155000000000001 bit = 72019375000000000.125 B */
+    assert_rational(width("576155000000000001Bit"), 576155000000000001ull, 8);
+    assert_rational(width("72019375000000000.125 B"), 576155000000000001ull, 8);
 }
 
 static void test_width_precisions(void **state)
@@ -78,7 +82,9 @@ static void test_width_errors(void **state)
     width_error("1e99999 B", DPAS_ERANGE, "out of range");
     width_error("1e30 B", DPAS_ERANGE, "exact range");
     width_error("1e-25 B", DPAS_ERANGE, "exact range");
-    width_error("12345678901234567890123 B", DPAS_ERANGE, "significant digits");
+    width_error("0.00000000000000000000000000000000001 B", DPAS_ERANGE, "exact range");
+    width_error("12345678901234567890123 B", DPAS_ERANGE, "exact range");
+    width_error("1234567890123456789012345678901234567890 B", DPAS_ERANGE, "significant digits");
     width_error("2 B B", DPAS_EPARSE, "unknown unit");
     width_error("1.2.3 B", DPAS_EPARSE, "unknown unit");
 }

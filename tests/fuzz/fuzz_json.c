@@ -1,0 +1,3 @@
+#include "fuzz_scenario.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return fuzz_scenario(data, size, 1); }
