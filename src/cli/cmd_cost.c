@@ -179,6 +179,8 @@ static int analysis(cli *c, int argc, char **argv, int which)
     /* rules and schedules are checked before the scenario, so a typo is named first */
     const dpas_rule *rules[32];
     char rbuf[512], sbuf[512];
+    if ((rc = cli_check_convention(c, cmd, conv))) /* even where the named rules do not use it */
+        return rc;
     if (rule_list) {
         char *items[32];
         snprintf(rbuf, sizeof rbuf, "%s", rule_list);
@@ -204,11 +206,6 @@ static int analysis(cli *c, int argc, char **argv, int which)
                 rules[n] = r;
             n++;
         }
-        bool known = false;
-        for (size_t i = 0; i < dpas_rule_count(); i++)
-            known |= !strcmp(dpas_rule_at(i)->convention, conv);
-        if (!known)
-            return cli_usage(c, cmd, "--convention must be standard, blanchard or byzfl, got \"%s\"", conv);
         co.rules = rules;
         co.nrules = n;
     }

@@ -368,6 +368,8 @@ int cmd_sweep(cli *c, int argc, char **argv)
     a.positional = argc - optind ? argv[optind] : NULL;
     if (axis_text[AX_MODEL] && axis_text[AX_PARAMS])
         return cli_usage(c, "sweep", "give --model or --params, not both");
+    if ((rc = cli_check_convention(c, "sweep", conv)))
+        return rc;
 
     /* Which inputs vary: the first two with more than one value (or a range) are the axes. */
     int axes[2] = {-1, -1}, naxes = 0;
@@ -397,6 +399,10 @@ int cmd_sweep(cli *c, int argc, char **argv)
         if (dots && (size_t)(dots - v) < l)
             l = (size_t)(dots - v);
         snprintf(first[k], sizeof first[k], "%.*s", (int)l, v);
+        /* a varied count is set point by point: resolve with 1, valid for any fleet, so that a
+         * first value that breaks a rule leaves out only its own points */
+        if ((k == AX_DP || k == AX_PARAMS) && l < strlen(v))
+            snprintf(first[k], sizeof first[k], "1");
         if (a.given[ax_input[k]])
             return cli_usage(c, "sweep", "%s is given twice", scen_inputs[ax_input[k]].flag);
         a.given[ax_input[k]] = first[k];

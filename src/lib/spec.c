@@ -151,7 +151,7 @@ static const char *type_name(int t)
 
 /* Apply one (path, value) of a file. parent is "" for the top level. */
 static int apply(walker *W, const char *parent, const char *key, int type, const char *text,
-                 int line, int col)
+                 int kline, int kcol, int line, int col)
 {
     char path[160];
     snprintf(path, sizeof path, "%s%s%s", parent, *parent ? "." : "", key);
@@ -164,7 +164,7 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
         for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
             known |= !strcmp(key, top[i]);
         if (!known)
-            return wfail(W, DPAS_EPARSE, path, line, col,
+            return wfail(W, DPAS_EPARSE, path, kline, kcol,
                          "unknown key \"%s\"; expected name, scenario, workload, fleet, dp_degree, "
                          "gradient_bytes_per_param, checkpoint_bytes_per_param or "
                          "weight_bytes_per_param%s",
@@ -183,7 +183,7 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
         else if (!strcmp(key, "parameters"))
             k = K_PARAMS;
         else
-            return wfail(W, DPAS_EPARSE, path, line, col,
+            return wfail(W, DPAS_EPARSE, path, kline, kcol,
                          "unknown key \"%s\" in workload; expected name or parameters%s", key, NULL);
     } else if (!strcmp(parent, "fleet")) {
         if (!strcmp(key, "name"))
@@ -197,7 +197,7 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
         else if (!strcmp(key, "fabric"))
             k = K_FABRIC;
         else
-            return wfail(W, DPAS_EPARSE, path, line, col,
+            return wfail(W, DPAS_EPARSE, path, kline, kcol,
                          "unknown key \"%s\" in fleet; expected name, nodes (or count), "
                          "accelerators_per_node, node or fabric%s",
                          key, NULL);
@@ -258,7 +258,7 @@ static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const cha
         int t = yaml_type(v);
         int vl = (int)v->start_mark.line + 1, vc = (int)v->start_mark.column + 1;
         int rc = apply(W, parent, key, t, t == T_SCALAR || t == T_BOOL ? (const char *)v->data.scalar.value : NULL,
-                       vl, vc);
+                       kl, kc, vl, vc);
         if (rc)
             return rc;
         if (t == T_MAP) {
@@ -351,7 +351,7 @@ static int json_map(walker *W, json_t *obj, const char *parent)
         int rc;
         if (json_is_number(v) && (rc = json_scalar(W, path, v, text, sizeof text)))
             return rc;
-        rc = apply(W, parent, key, t, json_is_string(v) ? json_string_value(v) : text, 0, 0);
+        rc = apply(W, parent, key, t, json_is_string(v) ? json_string_value(v) : text, 0, 0, 0, 0);
         if (rc)
             return rc;
         if (t == T_MAP) {

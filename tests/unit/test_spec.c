@@ -159,7 +159,7 @@ static void test_errors(void **state)
     error_case("workload: GPT3\nfleet: Training_1K\ndp_degree: 0\n" GOOD_TAIL, 0, DPAS_EINVAL,
                "t.yaml:3:12: dp_degree must be >= 1, got 0");
     error_case("workload: GPT3\nfleet: Training_1K\ndp: 8\n" GOOD_TAIL, 0, DPAS_EPARSE,
-               "t.yaml:3:5: unknown key \"dp\"");
+               "t.yaml:3:1: unknown key \"dp\"");
     error_case("workload: GPT3\nworkload: GPT2\n", 0, DPAS_EPARSE, "t.yaml:2:1: duplicate key \"workload\"");
     error_case("workload: {parameters: 1e9, layers: 3}\n", 0, DPAS_EPARSE,
                "unknown key \"layers\" in workload");

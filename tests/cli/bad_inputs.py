@@ -1,0 +1,71 @@
+"""The catalogue of bad inputs (bad_inputs.txt). For each case: exit status 1; in text mode one
+'dpas: error: ...' line on stderr holding the expected words (the field and the rule) and
+nothing on stdout; with -o json exactly one JSON error object on stdout ({"status": "error",
+"title", "reason"} holding the same words) and nothing on stderr.
+
+Usage: python3 bad_inputs.py DPAS CASE   ('list' prints the case names)"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cases():
+    out = {}
+    with open(os.path.join(HERE, "bad_inputs.txt"), encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, args, needles = (part.strip() for part in line.split(" | ", 2))
+            out[name] = (shlex.split(args), [n.strip() for n in needles.split(";;")])
+    return out
+
+
+def main():
+    dpas, name = sys.argv[1], sys.argv[2]
+    table = cases()
+    if name == "list":
+        print(";".join(table))
+        return 0
+    args, needles = table[name]
+    cwd = os.path.join(HERE, "bad")
+    p = subprocess.run([dpas] + args, cwd=cwd, capture_output=True)
+    err = p.stderr.decode("utf-8", "replace")
+    problems = []
+    if p.returncode != 1:
+        problems.append(f"text mode: exit {p.returncode}, expected 1")
+    if p.stdout:
+        problems.append(f"text mode: stdout is not empty: {p.stdout[:200]!r}")
+    if not err.startswith("dpas: error: ") or err.count("\n") != 1:
+        problems.append(f"text mode: stderr is not one 'dpas: error:' line: {err!r}")
+    for n in needles:
+        if n not in err:
+            problems.append(f"text mode: the message lacks {n!r}: {err!r}")
+    jargs = args[:1] + ["-o", "json"] + args[1:]
+    q = subprocess.run([dpas] + jargs, cwd=cwd, capture_output=True)
+    if q.returncode != 1:
+        problems.append(f"json mode: exit {q.returncode}, expected 1")
+    if q.stderr:
+        problems.append(f"json mode: stderr is not empty: {q.stderr[:200]!r}")
+    try:
+        obj = json.loads(q.stdout.decode("utf-8"))
+        if not (isinstance(obj, dict) and obj.get("status") == "error" and obj.get("title")
+                and isinstance(obj.get("reason"), str)):
+            problems.append(f"json mode: not an error object: {obj!r}")
+        else:
+            for n in needles:
+                if n not in obj["reason"]:
+                    problems.append(f"json mode: the reason lacks {n!r}: {obj['reason']!r}")
+    except (ValueError, UnicodeDecodeError) as e:
+        problems.append(f"json mode: stdout is not one JSON object ({e}): {q.stdout[:300]!r}")
+    for pr in problems:
+        print(pr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
