@@ -20,12 +20,12 @@ run: build
 test: test-normal test-asan
 
 test-normal: build
-	cd build && ctest --output-on-failure --no-tests=error
+	cd build && ctest -j2 --output-on-failure --no-tests=error
 
 test-asan: build-asan
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure --no-tests=error
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j2 --output-on-failure --no-tests=error
 
 bench: build
 	bash bench/run.sh
