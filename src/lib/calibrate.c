@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct block {
     char collective[32];
@@ -327,32 +326,12 @@ int dpas_calibrate_text(const char *text, size_t len, const char *origin, const 
 int dpas_calibrate_file(const char *path, const char *collective, int64_t ranks,
                         dpas_calibration *out, size_t cap, size_t *n, dpas_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: it is a directory", path);
-    if (!S_ISREG(st.st_mode)) /* a FIFO or a device could block or never end */
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: not a regular file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s: %s", path, strerror(errno));
-    const size_t max = 16u << 20;
-    char *text = malloc(max + 1);
-    if (!text) {
-        fclose(f);
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    }
-    size_t len = fread(text, 1, max + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (bad)
-        rc = dpas__fail(err, DPAS_EIO, "file", "cannot read %s", path);
-    else if (len > max)
-        rc = dpas__fail(err, DPAS_EINVAL, "file", "%s is larger than 16 MiB", path);
-    else
-        rc = dpas_calibrate_text(text, len, path, collective, ranks, out, cap, n, err);
+    char *text;
+    size_t len;
+    int rc = dpas__read_file(path, "", 16u << 20, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = dpas_calibrate_text(text, len, path, collective, ranks, out, cap, n, err);
     free(text);
     return rc;
 }

@@ -48,6 +48,11 @@ __extension__ typedef unsigned __int128 dpas__u128;
 /* Case-insensitive ASCII comparison. */
 int dpas__strcasecmp(const char *a, const char *b);
 
+/* Read a regular file of at most max bytes into *text (NUL-terminated, the caller frees).
+ * `what` prefixes the path in messages ("scenario file "). */
+int dpas__read_file(const char *path, const char *what, size_t max, char **text, size_t *len,
+                    dpas_error *err);
+
 /* Quote text for a message, truncated and with non-printable bytes escaped. */
 const char *dpas__quote(const char *text, char *buf, size_t cap);
 

@@ -3,13 +3,11 @@
  * rules; resolution against the registry happens once, at the end. */
 #include "internal.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 enum {
@@ -404,39 +402,14 @@ int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_js
 
 int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: %s", path,
-                          strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: it is a directory",
-                          path);
-    if (!S_ISREG(st.st_mode)) /* a FIFO or a device could block or never end */
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: not a regular file",
-                          path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s: %s", path,
-                          strerror(errno));
-    const size_t max = 1u << 20;
-    char *text = malloc(max + 1);
-    if (!text) {
-        fclose(f);
-        return dpas__fail(err, DPAS_ENOMEM, "file", "out of memory");
-    }
-    size_t len = fread(text, 1, max + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (bad)
-        rc = dpas__fail(err, DPAS_EIO, "file", "cannot read scenario file %s", path);
-    else if (len > max)
-        rc = dpas__fail(err, DPAS_EINVAL, "file", "scenario file %s is larger than 1 MiB", path);
-    else {
-        size_t pl = strlen(path);
-        int is_json = pl >= 5 && !strcmp(path + pl - 5, ".json") ? 1 : -1;
-        rc = dpas_spec_load_text(spec, text, len, is_json, path, err);
-    }
+    char *text;
+    size_t len;
+    int rc = dpas__read_file(path, "scenario file ", 1u << 20, &text, &len, err);
+    if (rc)
+        return rc;
+    size_t pl = strlen(path);
+    int is_json = pl >= 5 && !strcmp(path + pl - 5, ".json") ? 1 : -1;
+    rc = dpas_spec_load_text(spec, text, len, is_json, path, err);
     free(text);
     return rc;
 }

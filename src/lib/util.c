@@ -1,10 +1,12 @@
 /* Errors, strings and small numeric helpers shared by every module. */
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *dpas_strerror(int code)
 {
@@ -365,3 +367,37 @@ size_t dpas_sizeof(const char *t)
 }
 
 const char *dpas_version(void) { return DPAS_VERSION; }
+
+int dpas__read_file(const char *path, const char *what, size_t max, char **text, size_t *len,
+                    dpas_error *err)
+{
+    struct stat st;
+    *text = NULL;
+    if (stat(path, &st) != 0)
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: %s", what, path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: it is a directory", what, path);
+    if (!S_ISREG(st.st_mode)) /* a FIFO or a device could block or never end */
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: not a regular file", what, path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: %s", what, path, strerror(errno));
+    char *buf = malloc(max + 1);
+    if (!buf) {
+        fclose(f);
+        return dpas__fail(err, DPAS_ENOMEM, "file", "out of memory");
+    }
+    size_t n = fread(buf, 1, max + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || n > max) {
+        free(buf);
+        if (bad)
+            return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s", what, path);
+        return dpas__fail(err, DPAS_EINVAL, "file", "%s%s is larger than %zu MiB", what, path, max >> 20);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
