@@ -581,7 +581,6 @@ int cmd_sweep(cli *c, int argc, char **argv)
 
     dpas_scenario base = a.s;
     dpas_links L = {0};
-    bool have_links = dpas_scenario_links(&base, &L, NULL) == 0;
     size_t shown = 0, skipped = 0;
     char first_skip[400] = "";
     for (size_t i0 = 0; i0 < n0; i0++) {
@@ -626,17 +625,12 @@ int cmd_sweep(cli *c, int argc, char **argv)
             point p;
             memset(p.have, 0, sizeof p.have);
             dpas_traffic tr;
-            if (!bad && need_cost) {
+            if (!bad && need_cost)
                 bad = dpas_schedule_traffic((dpas_schedule_id)sc, &s, r, iters, &tr, &pe);
-                if (!bad && need_time && !have_links && !dpas_scenario_links(&s, &L, NULL))
-                    have_links = true;
-                if (!bad && need_time && !dpas_scenario_links(&s, &L, &pe)) {
-                    bad = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters, DPAS_TOPO_FLAT, &L, &p.v[M_TFLAT], &pe) ||
-                          dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters, DPAS_TOPO_HIERARCHICAL, &L, &p.v[M_THIER], &pe);
-                } else if (!bad && need_time) {
-                    bad = 1;
-                }
-            }
+            if (!bad && need_time) /* the links of this point's fleet */
+                bad = dpas_scenario_links(&s, &L, &pe) ||
+                      dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters, DPAS_TOPO_FLAT, &L, &p.v[M_TFLAT], &pe) ||
+                      dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters, DPAS_TOPO_HIERARCHICAL, &L, &p.v[M_THIER], &pe);
             if (bad) {
                 if (!skipped++)
                     snprintf(first_skip, sizeof first_skip, "%s", pe.message);

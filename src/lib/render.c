@@ -275,7 +275,7 @@ static void render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report 
             v[0] = '\0';
             snprintf(note, sizeof note, "undefined: %s", dpas_report_undefined_reason(r, (dpas_attr)a));
         } else {
-            value_text(r, (dpas_attr)a, false, csv ? -1 : -1, v, sizeof v);
+            value_text(r, (dpas_attr)a, false, -1, v, sizeof v);
             if (o->explain)
                 explain_text(s, r, (dpas_attr)a, note, sizeof note);
         }

@@ -689,8 +689,7 @@ int main(int argc, char **argv)
         if (do_verify) {
             float *X = malloc(d * (size_t)N * sizeof(float)), *ref = malloc(d * sizeof(float));
             const float **rows = malloc((size_t)N * sizeof(float *));
-            float *hmean = calloc(d, sizeof(float)), *amean = calloc(d, sizeof(float));
-            if (X && ref && rows && hmean && amean) {
+            if (X && ref && rows) {
                 for (int i = 0; i < N; i++) {
                     gradient(&o, i, 0, d, X + (size_t)i * d);
                     if (o.width == 2) /* what travelled: bf16 */
@@ -699,8 +698,6 @@ int main(int argc, char **argv)
                     rows[i] = X + (size_t)i * d;
                 }
                 dpas_agg_opts ao = {.f = o.f, .iterations = o.cc_iterations};
-                const dpas_rule *mean_rule;
-                dpas_rule_find("mean", NULL, &mean_rule, NULL);
                 /* a sign vote sums small integers: exact on any schedule */
                 int exact = (o.schedule != DPAS_SCHED_ALLREDUCE || !strcmp(o.rule->name, "sign_majority")) &&
                             o.width == 4 && strcmp(o.rule->name, "centered_clipping");
@@ -733,7 +730,7 @@ int main(int argc, char **argv)
                 dist_mean = sqrt(dm / nh);
                 dist_rule = sqrt(dr / nh);
             }
-            free(X), free(ref), free(rows), free(hmean), free(amean);
+            free(X), free(ref), free(rows);
         }
         int bytes_ok = o.check_bytes < 0 || (!hidden && fabs(rmin - 1) * 100 <= o.check_bytes &&
                                              fabs(rmax - 1) * 100 <= o.check_bytes);
