@@ -10,6 +10,7 @@
 
 #ifdef DPAS_HAVE_CAIRO
 #include <cairo.h>
+#include <dlfcn.h>
 #endif
 
 static const char *palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
@@ -301,85 +302,127 @@ char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, d
 
 /* ---- PNG through cairo ---- */
 
-int dpas_have_cairo(void)
-{
 #ifdef DPAS_HAVE_CAIRO
-    return 1;
-#else
+/* cairo is opened when a PNG is drawn, not linked: linked, it and its dependency chain (X11,
+ * fontconfig, freetype, ...) would double the start-up time of every dpas command. The table
+ * lives on the stack of dpas_plot_png: no global state. */
+#define CAIRO_FUNCS(X)                                                                          \
+    X(cairo_image_surface_create) X(cairo_create) X(cairo_destroy) X(cairo_surface_write_to_png) \
+    X(cairo_surface_destroy) X(cairo_set_source_rgb) X(cairo_set_line_width) X(cairo_move_to)    \
+    X(cairo_line_to) X(cairo_stroke) X(cairo_arc) X(cairo_fill) X(cairo_select_font_face)        \
+    X(cairo_set_font_size) X(cairo_text_extents) X(cairo_save) X(cairo_translate)                \
+    X(cairo_rotate) X(cairo_show_text) X(cairo_restore) X(cairo_rectangle)                       \
+    X(cairo_fill_preserve) X(cairo_new_path) X(cairo_surface_status)
+
+typedef struct cairo_api {
+#define CAIRO_FIELD(f) __typeof__(&f) f;
+    CAIRO_FUNCS(CAIRO_FIELD)
+#undef CAIRO_FIELD
+    void *handle;
+} cairo_api;
+
+static int cairo_open(cairo_api *api)
+{
+    api->handle = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!api->handle)
+        return -1;
+#define CAIRO_LOAD(f)                                                                           \
+    *(void **)(&api->f) = dlsym(api->handle, #f);                                               \
+    if (!api->f) {                                                                              \
+        dlclose(api->handle);                                                                   \
+        return -1;                                                                              \
+    }
+    CAIRO_FUNCS(CAIRO_LOAD)
+#undef CAIRO_LOAD
     return 0;
-#endif
 }
 
-#ifdef DPAS_HAVE_CAIRO
-static void cr_color(cairo_t *cr, const char *hex)
+typedef struct cr_ctx {
+    const cairo_api *api;
+    cairo_t *cr;
+} cr_ctx;
+
+static void cr_color(const cr_ctx *x, const char *hex)
 {
     unsigned r = 0, g = 0, b = 0;
     sscanf(hex, "#%02x%02x%02x", &r, &g, &b);
-    cairo_set_source_rgb(cr, r / 255.0, g / 255.0, b / 255.0);
+    x->api->cairo_set_source_rgb(x->cr, r / 255.0, g / 255.0, b / 255.0);
 }
 
 static void cr_line(canvas *c, double x1, double y1, double x2, double y2, const char *color, double w)
 {
-    cairo_t *cr = c->ctx;
-    cr_color(cr, color);
-    cairo_set_line_width(cr, w);
-    cairo_move_to(cr, x1, y1);
-    cairo_line_to(cr, x2, y2);
-    cairo_stroke(cr);
+    const cr_ctx *x = c->ctx;
+    cr_color(x, color);
+    x->api->cairo_set_line_width(x->cr, w);
+    x->api->cairo_move_to(x->cr, x1, y1);
+    x->api->cairo_line_to(x->cr, x2, y2);
+    x->api->cairo_stroke(x->cr);
 }
 
 static void cr_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color)
 {
-    cairo_t *cr = c->ctx;
-    cr_color(cr, color);
-    cairo_set_line_width(cr, 2);
-    cairo_move_to(cr, xs[0], ys[0]);
+    const cr_ctx *x = c->ctx;
+    cr_color(x, color);
+    x->api->cairo_set_line_width(x->cr, 2);
+    x->api->cairo_move_to(x->cr, xs[0], ys[0]);
     for (size_t i = 1; i < n; i++)
-        cairo_line_to(cr, xs[i], ys[i]);
-    cairo_stroke(cr);
+        x->api->cairo_line_to(x->cr, xs[i], ys[i]);
+    x->api->cairo_stroke(x->cr);
 }
 
-static void cr_dot(canvas *c, double x, double y, const char *color)
+static void cr_dot(canvas *c, double px_, double py_, const char *color)
 {
-    cairo_t *cr = c->ctx;
-    cr_color(cr, color);
-    cairo_arc(cr, x, y, 3, 0, 2 * 3.14159265358979323846);
-    cairo_fill(cr);
+    const cr_ctx *x = c->ctx;
+    cr_color(x, color);
+    x->api->cairo_arc(x->cr, px_, py_, 3, 0, 2 * 3.14159265358979323846);
+    x->api->cairo_fill(x->cr);
 }
 
-static void cr_text(canvas *c, double x, double y, const char *s, int anchor, double size, int rotate)
+static void cr_text(canvas *c, double tx, double ty, const char *s, int anchor, double size, int rotate)
 {
-    cairo_t *cr = c->ctx;
+    const cr_ctx *x = c->ctx;
     cairo_text_extents_t e;
-    cr_color(cr, "#000000");
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, size);
-    cairo_text_extents(cr, s, &e);
+    cr_color(x, "#000000");
+    x->api->cairo_select_font_face(x->cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    x->api->cairo_set_font_size(x->cr, size);
+    x->api->cairo_text_extents(x->cr, s, &e);
     double dx = anchor < 0 ? 0 : anchor > 0 ? -e.x_advance : -e.x_advance / 2;
-    cairo_save(cr);
-    cairo_translate(cr, x, y);
+    x->api->cairo_save(x->cr);
+    x->api->cairo_translate(x->cr, tx, ty);
     if (rotate)
-        cairo_rotate(cr, rotate * 3.14159265358979323846 / 180);
-    cairo_move_to(cr, dx, 0);
-    cairo_show_text(cr, s);
-    cairo_restore(cr);
+        x->api->cairo_rotate(x->cr, rotate * 3.14159265358979323846 / 180);
+    x->api->cairo_move_to(x->cr, dx, 0);
+    x->api->cairo_show_text(x->cr, s);
+    x->api->cairo_restore(x->cr);
 }
 
-static void cr_rect(canvas *c, double x, double y, double w, double h, const char *fill, const char *stroke)
+static void cr_rect(canvas *c, double rx, double ry, double w, double h, const char *fill, const char *stroke)
 {
-    cairo_t *cr = c->ctx;
-    cairo_rectangle(cr, x, y, w, h);
-    cr_color(cr, fill);
-    cairo_fill_preserve(cr);
+    const cr_ctx *x = c->ctx;
+    x->api->cairo_rectangle(x->cr, rx, ry, w, h);
+    cr_color(x, fill);
+    x->api->cairo_fill_preserve(x->cr);
     if (stroke) {
-        cr_color(cr, stroke);
-        cairo_set_line_width(cr, 1);
-        cairo_stroke(cr);
+        cr_color(x, stroke);
+        x->api->cairo_set_line_width(x->cr, 1);
+        x->api->cairo_stroke(x->cr);
     } else {
-        cairo_new_path(cr);
+        x->api->cairo_new_path(x->cr);
     }
 }
 #endif
+
+int dpas_have_cairo(void)
+{
+#ifdef DPAS_HAVE_CAIRO
+    void *h = dlopen("libcairo.so.2", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+#else
+    return 0;
+#endif
+}
 
 int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, const char *path,
                   dpas_error *err)
@@ -389,14 +432,20 @@ int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, con
     int rc = layout_fit(sp, s, ns, &L, err);
     if (rc)
         return rc;
-    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)L.W, (int)L.H);
-    cairo_t *cr = cairo_create(surf);
-    canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, cr};
+    cairo_api api;
+    if (cairo_open(&api))
+        return dpas__fail(err, DPAS_EINVAL, "plot", "cannot load libcairo.so.2 (install libcairo2): "
+                                                    "write an .svg instead");
+    cairo_surface_t *surf = api.cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)L.W, (int)L.H);
+    cr_ctx x = {&api, api.cairo_create(surf)};
+    canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, &x};
     rc = draw(&c, sp, s, ns, &L, err);
-    cairo_destroy(cr);
-    if (!rc && cairo_surface_write_to_png(surf, path) != CAIRO_STATUS_SUCCESS)
+    api.cairo_destroy(x.cr);
+    if (!rc && api.cairo_surface_write_to_png(surf, path) != CAIRO_STATUS_SUCCESS)
         rc = dpas__fail(err, DPAS_EIO, "plot", "cannot write PNG %s", path);
-    cairo_surface_destroy(surf);
+    api.cairo_surface_destroy(surf);
+    /* cairo keeps font caches for the life of the process: leave it loaded rather than unmap
+     * code its caches may still reach (dlclose would not unload it anyway while in use) */
     return rc;
 #else
     (void)sp, (void)s, (void)ns, (void)path;
