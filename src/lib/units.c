@@ -486,6 +486,25 @@ static dpas__u128 gcd128(dpas__u128 a, dpas__u128 b)
     return a;
 }
 
+/* out's fraction = rem / den, reduced; false when the reduced denominator needs more than 64
+ * bits. */
+static bool set_fraction(dpas_bytes *out, dpas__u128 rem, dpas__u128 den)
+{
+    if (!rem) {
+        out->frac_num = 0;
+        out->frac_den = 1;
+        return true;
+    }
+    dpas__u128 g = gcd128(rem, den);
+    rem /= g;
+    den /= g;
+    if (den > UINT64_MAX)
+        return false;
+    out->frac_num = (uint64_t)rem;
+    out->frac_den = (uint64_t)den;
+    return true;
+}
+
 /* Cancel common factors between x and y. */
 static void cancel(uint64_t *x, uint64_t *y)
 {
@@ -542,19 +561,8 @@ int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t
     if (whole > UINT64_MAX)
         goto range;
     out->whole = (uint64_t)whole;
-    if (!rem) {
-        out->frac_num = 0;
-        out->frac_den = 1;
+    if (set_fraction(out, rem, den))
         return 0;
-    }
-    dpas__u128 g = gcd128(rem, den);
-    rem /= g;
-    den /= g;
-    if (den > UINT64_MAX)
-        goto range;
-    out->frac_num = (uint64_t)rem;
-    out->frac_den = (uint64_t)den;
-    return 0;
 range:
     return dpas__fail(err, DPAS_ERANGE, "bytes",
                       "%llu x %llu/%llu B x %llu/%llu is beyond the exact range of dpas (2^64 bytes)",
@@ -575,19 +583,8 @@ int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err
             goto range;
     }
     out->whole = whole;
-    if (!num) {
-        out->frac_num = 0;
-        out->frac_den = 1;
+    if (set_fraction(out, num, den))
         return 0;
-    }
-    dpas__u128 g = gcd128(num, den);
-    num /= g;
-    den /= g;
-    if (den > UINT64_MAX)
-        goto range;
-    out->frac_num = (uint64_t)num;
-    out->frac_den = (uint64_t)den;
-    return 0;
 range:
     return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte sum is beyond the exact range of dpas (2^64 bytes)");
 }

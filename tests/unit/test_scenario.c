@@ -4,22 +4,6 @@
 
 #include <math.h>
 
-/* Scenarios.ReferenceJobAttackSurface as pinned in shared/reference/registry.md. */
-static dpas_scenario reference(void)
-{
-    dpas_scenario s = {0};
-    s.workload = "Models.Language.GPT3";
-    s.parameters = 175000000000ull;
-    s.fleet = "Systems.Clusters.Training_1K";
-    s.nodes = 128;
-    s.accelerators_per_node = 8;
-    s.dp_degree = 128;
-    s.gradient_bytes_per_param = (dpas_rational){2, 1};
-    s.checkpoint_bytes_per_param = (dpas_rational){14, 1};
-    s.weight_bytes_per_param = (dpas_rational){2, 1};
-    return s;
-}
-
 static void test_reference(void **state)
 {
     (void)state;
