@@ -29,7 +29,7 @@
     } while (0)
 
 /* Scenarios.ReferenceJobAttackSurface as pinned in shared/reference/registry.md, by hand. */
-static inline dpas_scenario reference(void)
+static inline dpas_scenario reference_by_hand(void)
 {
     dpas_scenario s = {0};
     s.workload = "Models.Language.GPT3";

@@ -23,7 +23,7 @@ static json_t *render_json(const dpas_scenario *s, unsigned attrs, int explain)
 static void test_json_reference(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     json_t *j = render_json(&s, 0, 0);
     json_t *a = json_object_get(j, "attributes");
     assert_int_equal(json_object_size(a), 10);
@@ -49,7 +49,7 @@ static void test_json_reference(void **state)
 static void test_json_undefined_and_fraction(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     s.dp_degree = 1;
     s.weight_bytes_per_param = (dpas_rational){0, 0};
     s.parameters = 3504873;
@@ -76,7 +76,7 @@ static void test_json_undefined_and_fraction(void **state)
 static void test_attr_subset(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     json_t *j = render_json(&s, 1u << DPAS_ATTR_GATHER_FACTOR, 1);
     json_t *a = json_object_get(j, "attributes");
     assert_int_equal(json_object_size(a), 1);
@@ -105,7 +105,7 @@ static size_t count_lines(const char *s)
 static void test_csv_markdown(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
     dpas_render_opts o = {.format = DPAS_FORMAT_CSV};

@@ -7,7 +7,7 @@
 static void test_reference(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     dpas_report r;
     dpas_error e = {0};
     assert_int_equal(dpas_evaluate(&s, &r, &e), 0);
@@ -57,7 +57,7 @@ static void test_issue_example(void **state)
 static void test_single_replica(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     s.dp_degree = 1;
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
@@ -77,7 +77,7 @@ static void test_ratio_is_half_n(void **state)
 {
     (void)state;
     /* gather_traffic_ratio = (N-1) / (2(N-1)/N) = N/2 for every N > 1 */
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     for (int64_t n = 2; n <= 1024; n++) {
         s.dp_degree = n;
         dpas_report r;
@@ -91,7 +91,7 @@ static void test_ratio_is_half_n(void **state)
 static void test_unequal_replicas(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     s.dp_degree = 96; /* 1024 / 96 is not whole */
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
@@ -105,7 +105,7 @@ static void test_unequal_replicas(void **state)
 static void test_fractional_bytes(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     s.parameters = 3504873; /* odd */
     s.gradient_bytes_per_param = (dpas_rational){4127, 8000}; /* 4.127 bit */
     dpas_report r;
@@ -133,40 +133,40 @@ static void invalid(dpas_scenario s, int code, const char *field, const char *me
 static void test_validation(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     s.dp_degree = 0;
     invalid(s, DPAS_EINVAL, "dp_degree", "dp_degree must be >= 1, got 0");
     s.dp_degree = -4;
     invalid(s, DPAS_EINVAL, "dp_degree", "dp_degree must be >= 1, got -4");
     s.dp_degree = 1025;
     invalid(s, DPAS_EINVAL, "dp_degree", "dp_degree must be <= accelerators (1024), got 1025");
-    s = reference();
+    s = reference_by_hand();
     s.nodes = 0;
     invalid(s, DPAS_EINVAL, "nodes", "nodes must be >= 1, got 0");
-    s = reference();
+    s = reference_by_hand();
     s.accelerators_per_node = -1;
     invalid(s, DPAS_EINVAL, "accelerators_per_node", "accelerators_per_node must be >= 1, got -1");
-    s = reference();
+    s = reference_by_hand();
     s.parameters = 0;
     invalid(s, DPAS_EINVAL, "workload.parameters", "workload.parameters must be > 0, got 0");
-    s = reference();
+    s = reference_by_hand();
     s.gradient_bytes_per_param = (dpas_rational){0, 1};
     invalid(s, DPAS_EINVAL, "gradient_bytes_per_param", "gradient_bytes_per_param must be > 0");
-    s = reference();
+    s = reference_by_hand();
     s.checkpoint_bytes_per_param = (dpas_rational){0, 0};
     invalid(s, DPAS_EINVAL, "checkpoint_bytes_per_param", "checkpoint_bytes_per_param must be > 0");
-    s = reference();
+    s = reference_by_hand();
     s.weight_bytes_per_param = (dpas_rational){0, 5};
     invalid(s, DPAS_EINVAL, "weight_bytes_per_param", "weight_bytes_per_param must be > 0");
-    s = reference();
+    s = reference_by_hand();
     s.nodes = INT64_MAX / 2;
     s.accelerators_per_node = 3;
     invalid(s, DPAS_ERANGE, "accelerators", "overflows");
-    s = reference();
+    s = reference_by_hand();
     s.parameters = 1ull << 62;
     s.checkpoint_bytes_per_param = (dpas_rational){16, 1}; /* 2^66 bytes */
     invalid(s, DPAS_ERANGE, "checkpoint_bytes", "checkpoint_bytes: ");
-    invalid(reference(), 0, "", "");
+    invalid(reference_by_hand(), 0, "", "");
 }
 
 static void test_attr_metadata(void **state)
@@ -200,7 +200,7 @@ static void test_attr_metadata(void **state)
 static void test_report_get(void **state)
 {
     (void)state;
-    dpas_scenario s = reference();
+    dpas_scenario s = reference_by_hand();
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
     dpas_value v;
