@@ -352,6 +352,11 @@ DPAS_API const dpas_rule *dpas_rule_at(size_t i);
  * DPAS_ENOENT with the known names or conventions. */
 DPAS_API int dpas_rule_find(const char *name, const char *convention, const dpas_rule **out,
                             dpas_error *err);
+/* A rule as a command line names it: under `convention` where the rule has that convention, else
+ * under its default (so "byzfl" picks ByzFL's Krum and leaves the median alone). A convention no
+ * rule has is DPAS_ENOENT, as is an unknown rule. */
+DPAS_API int dpas_rule_select(const char *name, const char *convention, const dpas_rule **out,
+                              dpas_error *err);
 /* The largest f the rule tolerates with n replicas; -1 when even f = 0 is not enough
  * (Krum needs n >= 3). n < 1 is DPAS_EINVAL. */
 DPAS_API int dpas_rule_max_f(const dpas_rule *rule, int64_t n, int64_t *max_f, dpas_error *err);

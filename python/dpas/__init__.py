@@ -400,9 +400,8 @@ class DataParallelAttackSurfaceScenario:
         for i, r in enumerate(rules):
             p = ctypes.c_void_p()
             conv = convention.encode() if convention else None
-            if _lib.dpas_rule_find(r.encode(), conv, ctypes.byref(p), ctypes.byref(err)):
-                if not conv or _lib.dpas_rule_find(r.encode(), None, ctypes.byref(p), ctypes.byref(err)):
-                    _raise(err)
+            if _lib.dpas_rule_select(r.encode(), conv, ctypes.byref(p), ctypes.byref(err)):
+                _raise(err)
             rule_ptrs[i] = p
         names = ["allreduce", "allgather", "ps", "ps_separate", "sharded", "sharded_distance", "innetwork"]
         mask = 0

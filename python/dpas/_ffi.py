@@ -164,7 +164,7 @@ def _declare(lib):
         "dpas_render_cost": (c_void_p, [ctypes.POINTER(Scenario), ctypes.POINTER(CostOpts), E]),
         "dpas_render_inventory": (c_void_p, [ctypes.POINTER(Scenario), ctypes.c_int, ctypes.c_int,
                                              c_char_p, E]),
-        "dpas_rule_find": (ctypes.c_int, [c_char_p, c_char_p, ctypes.POINTER(c_void_p), E]),
+        "dpas_rule_select": (ctypes.c_int, [c_char_p, c_char_p, ctypes.POINTER(c_void_p), E]),
         "dpas_free": (None, [c_void_p]),
     }
     for name, (res, args) in sig.items():

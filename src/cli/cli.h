@@ -83,8 +83,6 @@ int scen_load(cli *c, const char *cmd, scen_args *a, int positional_kind, dpas_e
 void scen_free(scen_args *a);
 /* Warnings of a report on stderr (not in JSON mode, where they are in the payload). */
 void scen_print_warnings(cli *c, const dpas_report *r);
-/* A --convention value must name a convention of the catalogue (0, or a usage error). */
-int cli_check_convention(cli *c, const char *cmd, const char *conv);
 /* Report a getopt failure ('?') as a usage error. */
 int cli_bad_option(cli *c, const char *cmd, char **argv);
 

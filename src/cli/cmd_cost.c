@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include <getopt.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,21 +178,15 @@ static int analysis(cli *c, int argc, char **argv, int which)
     /* rules and schedules are checked before the scenario, so a typo is named first */
     const dpas_rule *rules[32];
     char rbuf[512], sbuf[512];
-    if ((rc = cli_check_convention(c, cmd, conv))) /* even where the named rules do not use it */
-        return rc;
     if (rule_list) {
         char *items[32];
         snprintf(rbuf, sizeof rbuf, "%s", rule_list);
         int n = split(rbuf, items, 32);
         if (!n)
             return cli_usage(c, cmd, "--rule needs at least one rule name");
-        for (int i = 0; i < n; i++) {
-            /* a convention only applies to the rules that have it */
-            if (dpas_rule_find(items[i], conv, &rules[i], &err) &&
-                (!conv || err.code != DPAS_ENOENT || strcmp(err.field, "convention") ||
-                 dpas_rule_find(items[i], NULL, &rules[i], &err)))
+        for (int i = 0; i < n; i++)
+            if (dpas_rule_select(items[i], conv, &rules[i], &err))
                 return cli_fail(c, &err);
-        }
         co.rules = rules;
         co.nrules = (size_t)n;
     } else if (conv) {
@@ -202,9 +195,8 @@ static int analysis(cli *c, int argc, char **argv, int which)
             const dpas_rule *r = dpas_rule_at(i);
             if (!r->is_default)
                 continue;
-            if (dpas_rule_find(r->name, conv, &rules[n], NULL))
-                rules[n] = r;
-            n++;
+            if (dpas_rule_select(r->name, conv, &rules[n++], &err))
+                return cli_fail(c, &err);
         }
         co.rules = rules;
         co.nrules = n;

@@ -223,8 +223,7 @@ static int parse_names(cli *c, const char *flag, const char *v, axis_vals *a,
             a->label[k] = strdup(t);
             break;
         case AX_RULE:
-            if (dpas_rule_find(t, convention, (const dpas_rule **)&a->e[k], &err) &&
-                (!convention || dpas_rule_find(t, NULL, (const dpas_rule **)&a->e[k], &err)))
+            if (dpas_rule_select(t, convention, (const dpas_rule **)&a->e[k], &err))
                 return cli_fail(c, &err);
             a->label[k] = strdup(((const dpas_rule *)a->e[k])->name);
             break;
@@ -368,8 +367,11 @@ int cmd_sweep(cli *c, int argc, char **argv)
     a.positional = argc - optind ? argv[optind] : NULL;
     if (axis_text[AX_MODEL] && axis_text[AX_PARAMS])
         return cli_usage(c, "sweep", "give --model or --params, not both");
-    if ((rc = cli_check_convention(c, "sweep", conv)))
-        return rc;
+    if (conv && !axis_text[AX_RULE]) { /* a convention with no rule to apply to is still checked */
+        const dpas_rule *any;
+        if (dpas_rule_select("krum", conv, &any, &err))
+            return cli_fail(c, &err);
+    }
 
     /* Which inputs vary: the first two with more than one value (or a range) are the axes. */
     int axes[2] = {-1, -1}, naxes = 0;
@@ -435,8 +437,7 @@ int cmd_sweep(cli *c, int argc, char **argv)
     const dpas_rule *rule = NULL;
     int sched = -1;
     if (axis_text[AX_RULE] && (naxes < 1 || (axes[0] != AX_RULE && axes[naxes - 1] != AX_RULE))) {
-        if (dpas_rule_find(axis_text[AX_RULE], conv, &rule, &err) &&
-            (!conv || dpas_rule_find(axis_text[AX_RULE], NULL, &rule, &err))) {
+        if (dpas_rule_select(axis_text[AX_RULE], conv, &rule, &err)) {
             axis_free(&av[0]), axis_free(&av[1]), scen_free(&a);
             return cli_fail(c, &err);
         }

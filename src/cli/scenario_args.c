@@ -93,13 +93,3 @@ void scen_print_warnings(cli *c, const dpas_report *r)
         }
     }
 }
-
-int cli_check_convention(cli *c, const char *cmd, const char *conv)
-{
-    if (!conv)
-        return 0;
-    for (size_t i = 0; i < dpas_rule_count(); i++)
-        if (!strcmp(dpas_rule_at(i)->convention, conv))
-            return 0;
-    return cli_usage(c, cmd, "unknown convention \"%s\"; expected standard, blanchard or byzfl", conv);
-}

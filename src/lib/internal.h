@@ -57,6 +57,9 @@ int dpas__read_file(const char *path, const char *what, size_t max, char **text,
 const char *dpas__quote(const char *text, char *buf, size_t cap);
 
 
+/* Is this the name of a convention some rule of the catalogue has? */
+bool dpas__convention_known(const char *convention);
+
 /* count × width × p / q, exact. DPAS_ERANGE when the result or its fraction overflows. */
 int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q,
                        dpas_bytes *out, dpas_error *err);

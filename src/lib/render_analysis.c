@@ -43,10 +43,7 @@ static bool rule_shown(size_t i, const char *convention)
 char *dpas_render_rules(int64_t n, int64_t f, const char *convention, int format, dpas_error *err)
 {
     if (convention && strcmp(convention, "all")) {
-        bool any = false;
-        for (size_t i = 0; i < dpas_rule_count(); i++)
-            any |= !dpas__strcasecmp(dpas_rule_at(i)->convention, convention);
-        if (!any) {
+        if (!dpas__convention_known(convention)) {
             dpas__fail(err, DPAS_ENOENT, "convention",
                        "unknown convention \"%s\"; expected standard, blanchard, byzfl or all",
                        convention);

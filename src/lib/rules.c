@@ -97,6 +97,28 @@ int dpas_rule_find(const char *name, const char *convention, const dpas_rule **o
                       dpas__quote(name, q, sizeof q), list);
 }
 
+bool dpas__convention_known(const char *convention)
+{
+    for (size_t i = 0; convention && i < NRULES; i++)
+        if (!dpas__strcasecmp(convention, rules[i].convention))
+            return true;
+    return false;
+}
+
+int dpas_rule_select(const char *name, const char *convention, const dpas_rule **out,
+                     dpas_error *err)
+{
+    char q[96];
+    if (convention && !dpas__convention_known(convention))
+        return dpas__fail(err, DPAS_ENOENT, "convention",
+                          "unknown convention %s; expected standard, blanchard or byzfl",
+                          dpas__quote(convention, q, sizeof q));
+    /* the convention where the rule has one by that name, else the rule's default */
+    if (convention && !dpas_rule_find(name, convention, out, NULL))
+        return 0;
+    return dpas_rule_find(name, NULL, out, err);
+}
+
 int dpas_rule_max_f(const dpas_rule *r, int64_t n, int64_t *max_f, dpas_error *err)
 {
     if (n < 1)

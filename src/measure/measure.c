@@ -515,8 +515,7 @@ static int parse(int argc, char **argv, opts *o)
     if (o->params > (uint64_t)INT32_MAX)
         return say("--params %llu exceeds what one MPI message holds here (2^31 - 1 elements): "
                    "scale the model down with --scale", (unsigned long long)o->params), 1;
-    if (dpas_rule_find(rule, conv, &o->rule, &e) &&
-        (!conv || dpas_rule_find(rule, NULL, &o->rule, &e)))
+    if (dpas_rule_select(rule, conv, &o->rule, &e))
         return say("%s", e.message), 1;
     const char *why;
     if (!dpas_schedule_realises(o->schedule, o->rule, &why))

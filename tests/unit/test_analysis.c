@@ -114,6 +114,14 @@ static void test_rule_lookup(void **state)
     assert_msg_contains(e, "unknown rule \"krumm\"; expected one of mean, median");
     assert_int_equal(dpas_rule_find("median", "byzfl", &r, &e), DPAS_ENOENT);
     assert_msg_contains(e, "rule median has no convention \"byzfl\"; it has: standard");
+    /* as a command line names them: a convention where the rule has it, else the default */
+    assert_int_equal(dpas_rule_select("krum", "byzfl", &r, &e), 0);
+    assert_string_equal(r->condition, "2f < n");
+    assert_int_equal(dpas_rule_select("median", "byzfl", &r, &e), 0);
+    assert_string_equal(r->convention, "standard");
+    assert_int_equal(dpas_rule_select("median", "nope", &r, &e), DPAS_ENOENT);
+    assert_msg_contains(e, "unknown convention \"nope\"; expected standard, blanchard or byzfl");
+    assert_int_equal(dpas_rule_select("krumm", NULL, &r, &e), DPAS_ENOENT);
     assert_int_equal(dpas_rule_max_f(rule("median", NULL), 0, &(int64_t){0}, &e), DPAS_EINVAL);
     assert_int_equal(dpas_rule_min_n(rule("median", NULL), -1, &(int64_t){0}, &e), DPAS_EINVAL);
     assert_int_equal(dpas_rule_min_n(rule("bulyan", NULL), INT64_MAX / 2, &(int64_t){0}, &e), DPAS_ERANGE);
