@@ -331,6 +331,25 @@ bad:
                       dpas__quote(text, q, sizeof q));
 }
 
+/* out's fraction = rem / den (rem < den), reduced; false when the reduced denominator needs more
+ * than 64 bits. A 64-bit denominator, the common case, takes the cheap binary gcd. */
+static bool set_fraction(dpas_bytes *out, dpas__u128 rem, dpas__u128 den)
+{
+    if (!rem) {
+        out->frac_num = 0;
+        out->frac_den = 1;
+        return true;
+    }
+    dpas__u128 g = den <= UINT64_MAX ? dpas__gcd((uint64_t)rem, (uint64_t)den) : gcd128(rem, den);
+    rem /= g;
+    den /= g;
+    if (den > UINT64_MAX)
+        return false;
+    out->frac_num = (uint64_t)rem;
+    out->frac_den = (uint64_t)den;
+    return true;
+}
+
 int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_error *err)
 {
     if (width.den == 0)
@@ -359,14 +378,7 @@ int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_err
         rem = (uint64_t)(p % width.den);
     }
     out->whole = whole;
-    if (rem == 0) {
-        out->frac_num = 0;
-        out->frac_den = 1;
-    } else {
-        uint64_t g = dpas__gcd(rem, width.den);
-        out->frac_num = rem / g;
-        out->frac_den = width.den / g;
-    }
+    set_fraction(out, rem, width.den); /* den < 2^64: always fits */
     return 0;
 }
 
@@ -486,25 +498,6 @@ static dpas__u128 gcd128(dpas__u128 a, dpas__u128 b)
     return a;
 }
 
-/* out's fraction = rem / den, reduced; false when the reduced denominator needs more than 64
- * bits. */
-static bool set_fraction(dpas_bytes *out, dpas__u128 rem, dpas__u128 den)
-{
-    if (!rem) {
-        out->frac_num = 0;
-        out->frac_den = 1;
-        return true;
-    }
-    dpas__u128 g = gcd128(rem, den);
-    rem /= g;
-    den /= g;
-    if (den > UINT64_MAX)
-        return false;
-    out->frac_num = (uint64_t)rem;
-    out->frac_den = (uint64_t)den;
-    return true;
-}
-
 /* Cancel common factors between x and y. */
 static void cancel(uint64_t *x, uint64_t *y)
 {
@@ -538,14 +531,7 @@ int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t
         if (w > UINT64_MAX)
             goto range;
         out->whole = (uint64_t)w;
-        if (!rem) {
-            out->frac_num = 0;
-            out->frac_den = 1;
-        } else {
-            uint64_t g = dpas__gcd(rem, d64);
-            out->frac_num = rem / g;
-            out->frac_den = d64 / g;
-        }
+        set_fraction(out, rem, d64);
         return 0;
     }
     uint64_t n[3] = {count, width.num, p}, d[2] = {width.den, q};
@@ -598,16 +584,8 @@ int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err
     dpas__u128 carry = f / b.frac_den;
     if (carry > UINT64_MAX || __builtin_add_overflow(whole, (uint64_t)carry, &whole))
         goto range;
-    uint64_t rem = (uint64_t)(f % b.frac_den);
     out->whole = whole;
-    if (!rem) {
-        out->frac_num = 0;
-        out->frac_den = 1;
-    } else {
-        uint64_t g = dpas__gcd(rem, b.frac_den);
-        out->frac_num = rem / g;
-        out->frac_den = b.frac_den / g;
-    }
+    set_fraction(out, f % b.frac_den, b.frac_den);
     return 0;
 range:
     return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte count times %llu is beyond the exact "
