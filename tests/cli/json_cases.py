@@ -4,6 +4,7 @@ written here by hand (from the issue, the papers' bounds, or the arithmetic in t
 Usage: python3 json_cases.py DPAS CASE   (CASE 'list' prints the case names)"""
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -102,6 +103,16 @@ def memory_zero3(j, code):
     assert j["capacity_bytes"] == 8 * 80 * 2**30
 
 
+def calibrate_example(j, code):
+    assert code == 0
+    (fit,) = j
+    # examples/nccl/all_reduce_perf_8ranks_synthetic.txt was written by scripts/gen_nccl_tests.py
+    # with alpha = 5 us and beta = 25e9 B/s on 8 ranks, sizes 64 B to 1 GiB doubling: 25 points
+    assert (fit["collective"], fit["ranks"], fit["points"]) == ("all_reduce", 8, 25), fit
+    assert abs(fit["alpha_s"] - 5e-6) <= 0.01 * 5e-6, fit
+    assert abs(fit["beta_bytes_per_s"] - 25e9) <= 0.01 * 25e9, fit
+
+
 CASES = {
     "rules_n64": (["rules", "--n", "64", "-o", "json"], rules_n64),
     "rules_f10": (["rules", "--f", "10", "-o", "json"], rules_f10),
@@ -113,6 +124,9 @@ CASES = {
     "inventory_reference": (["inventory", "ReferenceJobAttackSurface", "-o", "json"], inventory_reference),
     "memory_fails": (["memory", "ReferenceJobAttackSurface", "-o", "json"], memory_fails),
     "memory_zero3": (["memory", "ReferenceJobAttackSurface", "--zero", "3", "-o", "json"], memory_zero3),
+    "calibrate_example": (["calibrate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                     "examples", "nccl", "all_reduce_perf_8ranks_synthetic.txt"),
+                           "-o", "json"], calibrate_example),
 }
 
 
