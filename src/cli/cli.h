@@ -18,6 +18,10 @@ typedef struct cli {
 int cli_fail(cli *c, const dpas_error *err);
 /* A usage error: "dpas CMD: message", exit 1. */
 int cli_usage(cli *c, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The options of every command: -h prints help (returns EXIT_OK: return it), -o FORMAT sets the
+ * format (returns CLI_NEXT, or a usage error's exit code). CLI_OTHER: opt is neither. */
+enum { CLI_NEXT = -1, CLI_OTHER = -2 };
+int cli_common_option(cli *c, const char *cmd, int opt, const char *help);
 /* Parse -o/--output and --units values; return 0 or a usage error exit code. */
 int cli_parse_format(cli *c, const char *cmd, const char *v);
 int cli_parse_units(cli *c, const char *cmd, const char *v, int *units);

@@ -44,17 +44,18 @@ int cmd_calibrate(cli *c, int argc, char **argv)
         {0, 0, 0, 0}};
     const char *coll = NULL;
     int64_t ranks = 0;
-    int opt, rc;
+    int opt;
     dpas_error err = {0};
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((common = cli_common_option(c, "calibrate", opt, calibrate_help)) != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h': fputs(calibrate_help, c->out); return EXIT_OK;
-        case 'o':
-            if ((rc = cli_parse_format(c, "calibrate", optarg)))
-                return rc;
-            break;
         case O_COLLECTIVE: coll = optarg; break;
         case O_RANKS:
             if (dpas_parse_int("--ranks", optarg, &ranks, &err))

@@ -100,6 +100,7 @@ static int analysis(cli *c, int argc, char **argv, int which)
     dpas_error err = {0};
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (scen_take(c, cmd, &a, opt, optarg, &rc)) {
             if (rc)
@@ -111,15 +112,12 @@ static int analysis(cli *c, int argc, char **argv, int which)
                 return cli_usage(c, cmd, "%s is an option of dpas %s, not of %s", owner[i].flag,
                                  names[owner[i].cmd], cmd);
         int64_t v;
+        if ((common = cli_common_option(c, cmd, opt, which == CMD_COST ? cost_help : which == CMD_INVENTORY ? inventory_help : memory_help)) != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h':
-            fputs(which == CMD_COST ? cost_help : which == CMD_INVENTORY ? inventory_help : memory_help,
-                  c->out);
-            return EXIT_OK;
-        case 'o':
-            if ((rc = cli_parse_format(c, cmd, optarg)))
-                return rc;
-            break;
         case O_UNITS:
             if ((rc = cli_parse_units(c, cmd, optarg, &co.units)))
                 return rc;

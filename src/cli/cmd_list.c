@@ -26,13 +26,14 @@ int cmd_list(cli *c, int argc, char **argv)
     int opt, rc;
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((common = cli_common_option(c, "list", opt, list_help)) != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h': fputs(list_help, c->out); return EXIT_OK;
-        case 'o':
-            if ((rc = cli_parse_format(c, "list", optarg)))
-                return rc;
-            break;
         default: return cli_bad_option(c, "list", argv);
         }
     }

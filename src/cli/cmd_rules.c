@@ -26,17 +26,18 @@ int cmd_rules(cli *c, int argc, char **argv)
         {"convention", required_argument, 0, O_CONVENTION}, {0, 0, 0, 0}};
     int64_t n = -1, f = -1;
     const char *conv = NULL;
-    int opt, rc;
+    int opt;
     dpas_error err = {0};
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((common = cli_common_option(c, "rules", opt, rules_help)) != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h': fputs(rules_help, c->out); return EXIT_OK;
-        case 'o':
-            if ((rc = cli_parse_format(c, "rules", optarg)))
-                return rc;
-            break;
         case O_N:
             if (dpas_parse_int("--n", optarg, &n, &err))
                 return cli_fail(c, &err);

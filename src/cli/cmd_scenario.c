@@ -77,6 +77,7 @@ int cmd_scenario(cli *c, int argc, char **argv, int is_show)
     int rc = 0, opt;
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (scen_take(c, cmd, &a, opt, optarg, &rc)) {
             if (rc)
@@ -85,12 +86,12 @@ int cmd_scenario(cli *c, int argc, char **argv, int is_show)
                 return cli_usage(c, cmd, "--scenario is for eval; show takes the NAME itself");
             continue;
         }
+        if ((common = cli_common_option(c, cmd, opt, is_show ? show_help : eval_help)) != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h': fputs(is_show ? show_help : eval_help, c->out); return EXIT_OK;
-        case 'o':
-            if ((rc = cli_parse_format(c, cmd, optarg)))
-                return rc;
-            break;
         case O_UNITS:
             if ((rc = cli_parse_units(c, cmd, optarg, &ro.units)))
                 return rc;

@@ -323,6 +323,7 @@ int cmd_sweep(cli *c, int argc, char **argv)
     dpas_error err = {0};
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         int ax = opt == O_DP ? AX_DP : opt == O_PARAMS ? AX_PARAMS : opt == O_MODEL ? AX_MODEL
                  : opt == O_FLEET ? AX_FLEET : opt == O_GRAD ? AX_GRAD : opt == O_CKPT ? AX_CKPT
@@ -340,12 +341,12 @@ int cmd_sweep(cli *c, int argc, char **argv)
                 return rc;
             continue;
         }
+        if ((common = cli_common_option(c, "sweep", opt, sweep_help)) != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h': fputs(sweep_help, c->out); return EXIT_OK;
-        case 'o':
-            if ((rc = cli_parse_format(c, "sweep", optarg)))
-                return rc;
-            break;
         case O_ATTR: attr = optarg; break;
         case O_PLOT: plot = optarg; break;
         case O_Y: ymetric = optarg; break;

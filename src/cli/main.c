@@ -64,6 +64,19 @@ int cli_bad_option(cli *c, const char *cmd, char **argv)
     return cli_usage(c, cmd, "unknown option \"%s\"", argv[optind - 1]);
 }
 
+int cli_common_option(cli *c, const char *cmd, int opt, const char *help)
+{
+    if (opt == 'h') {
+        fputs(help, c->out);
+        return EXIT_OK;
+    }
+    if (opt == 'o') {
+        int rc = cli_parse_format(c, cmd, optarg);
+        return rc ? rc : CLI_NEXT;
+    }
+    return CLI_OTHER;
+}
+
 int cli_parse_format(cli *c, const char *cmd, const char *v)
 {
     static const char *names[] = {"text", "json", "csv", "markdown"};
