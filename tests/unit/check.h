@@ -44,4 +44,25 @@ static inline dpas_scenario reference_by_hand(void)
     return s;
 }
 
+/* The built-in registry as a cmocka group fixture: REGISTRY_FIXTURE defines `reg`,
+ * registry_setup and registry_teardown in the test file that uses it. */
+#define REGISTRY_FIXTURE                                                                         \
+    static dpas_registry *reg;                                                                 \
+    static int registry_setup(void **state)                                                    \
+    {                                                                                          \
+        (void)state;                                                                           \
+        dpas_error e = {0};                                                                    \
+        if (dpas_registry_builtin(&reg, &e)) {                                                 \
+            fprintf(stderr, "%s\n", e.message);                                                \
+            return -1;                                                                         \
+        }                                                                                      \
+        return 0;                                                                              \
+    }                                                                                          \
+    static int registry_teardown(void **state)                                                 \
+    {                                                                                          \
+        (void)state;                                                                           \
+        dpas_registry_free(reg);                                                               \
+        return 0;                                                                              \
+    }
+
 #endif

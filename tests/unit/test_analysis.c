@@ -127,20 +127,7 @@ static void test_rule_lookup(void **state)
     assert_int_equal(dpas_rule_min_n(rule("bulyan", NULL), INT64_MAX / 2, &(int64_t){0}, &e), DPAS_ERANGE);
 }
 
-static dpas_registry *reg;
-
-static int setup(void **state)
-{
-    (void)state;
-    return dpas_registry_builtin(&reg, NULL);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dpas_registry_free(reg);
-    return 0;
-}
+REGISTRY_FIXTURE
 
 static dpas_scenario reference(void)
 {
@@ -345,5 +332,5 @@ int main(void)
         cmocka_unit_test(test_realises),      cmocka_unit_test(test_times),
         cmocka_unit_test(test_memory),        cmocka_unit_test(test_inventory),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, registry_setup, registry_teardown);
 }

@@ -4,25 +4,7 @@
 
 #include <stdlib.h>
 
-static dpas_registry *reg;
-
-static int setup(void **state)
-{
-    (void)state;
-    dpas_error e = {0};
-    if (dpas_registry_builtin(&reg, &e)) {
-        fprintf(stderr, "%s\n", e.message);
-        return -1;
-    }
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dpas_registry_free(reg);
-    return 0;
-}
+REGISTRY_FIXTURE
 
 static const void *find(dpas_kind kind, const char *name)
 {
@@ -245,5 +227,5 @@ int main(void)
         cmocka_unit_test(test_reference_scenario), cmocka_unit_test(test_unknown_names),
         cmocka_unit_test(test_load_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, registry_setup, registry_teardown);
 }

@@ -1,20 +1,7 @@
 /* Scenario inputs from YAML, JSON and flags: exact reading, overrides, and the errors of each. */
 #include "check.h"
 
-static dpas_registry *reg;
-
-static int setup(void **state)
-{
-    (void)state;
-    return dpas_registry_builtin(&reg, NULL);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dpas_registry_free(reg);
-    return 0;
-}
+REGISTRY_FIXTURE
 
 /* Load text (is_json -1: guess) and resolve; returns the code, fills s and e. */
 static int load(const char *text, int is_json, dpas_scenario *s, dpas_error *e, dpas_spec **keep)
@@ -225,5 +212,5 @@ int main(void)
         cmocka_unit_test(test_file_then_flag), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_files),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, registry_setup, registry_teardown);
 }
