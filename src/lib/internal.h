@@ -84,6 +84,8 @@ typedef struct dpas__table {
 
 /* A new zeroed row, or NULL (and t->oom) when out of memory. */
 char (*dpas__table_row(dpas__table *t))[DPAS__CELL];
+/* Render the table into b (an out-of-memory table marks b) and free its cells. */
+void dpas__table_emit(dpas__table *t, int format, dpas__buf *b);
 /* Render and free the table; the caller owns the string. */
 char *dpas__table_finish(dpas__table *t, int format, dpas_error *err);
 void dpas__table_render(const dpas__table *t, int format, dpas__buf *b);

@@ -341,10 +341,7 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
             if (o->compute_rate > 0)
                 snprintf(row[cc], DPAS__CELL, "%.6g", r->compute);
         }
-        dpas__table_render(&tt, DPAS_FORMAT_TEXT, &b);
-        free(tt.cells);
-        if (tt.oom)
-            b.oom = true;
+        dpas__table_emit(&tt, DPAS_FORMAT_TEXT, &b);
         if (hidden && !o->all)
             dpas__buf_printf(&b, "(%zu rule x schedule combinations are not realisable; --all lists "
                                  "them with the reason)\n", hidden);
@@ -439,11 +436,8 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
         dpas__buf_json_str(&b, notes[i]);
     }
     dpas__buf_puts(&b, "],\n  \"rows\": ");
-    dpas__table_render(&tt, DPAS_FORMAT_JSON, &b);
+    dpas__table_emit(&tt, DPAS_FORMAT_JSON, &b);
     dpas__buf_puts(&b, "\n}\n");
-    free(tt.cells);
-    if (tt.oom)
-        b.oom = true;
     free(rows);
     return dpas__buf_finish(&b, err);
 }
@@ -498,20 +492,14 @@ char *dpas_render_inventory(const dpas_scenario *s, int format, int units, const
         dpas__buf b = {0};
         if (text && label)
             dpas__buf_printf(&b, "scenario  %s\n\n", label);
-        dpas__table_render(&t, format, &b);
-        free(t.cells);
-        if (t.oom)
-            b.oom = true;
-        return dpas__buf_finish(&b, err);
+        dpas__table_emit(&t, format, &b);
+    return dpas__buf_finish(&b, err);
     }
     dpas__buf b = {0};
     header_json(&b, label);
     dpas__buf_puts(&b, ",\n  \"rows\": ");
-    dpas__table_render(&t, DPAS_FORMAT_JSON, &b);
+    dpas__table_emit(&t, DPAS_FORMAT_JSON, &b);
     dpas__buf_puts(&b, "\n}\n");
-    free(t.cells);
-    if (t.oom)
-        b.oom = true;
     return dpas__buf_finish(&b, err);
 }
 
@@ -571,7 +559,7 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
                          head, util, m->fits ? "true" : "false");
         dpas__buf_json_str(&b, c->source);
         dpas__buf_puts(&b, "\n}\n");
-        return dpas__buf_finish(&b, err);
+    return dpas__buf_finish(&b, err);
     }
     char hh[64];
     if (m->headroom >= 0)
@@ -603,9 +591,6 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     }
     if (format == DPAS_FORMAT_TEXT && label)
         dpas__buf_printf(&b, "scenario  %s\n\n", label);
-    dpas__table_render(&t, format, &b);
-    free(t.cells);
-    if (t.oom)
-        b.oom = true;
+    dpas__table_emit(&t, format, &b);
     return dpas__buf_finish(&b, err);
 }

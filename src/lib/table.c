@@ -100,17 +100,21 @@ void dpas__table_render(const dpas__table *t, int format, dpas__buf *b)
     }
 }
 
+void dpas__table_emit(dpas__table *t, int format, dpas__buf *b)
+{
+    if (t->oom)
+        b->oom = true;
+    else
+        dpas__table_render(t, format, b);
+    free(t->cells);
+    t->cells = NULL;
+}
+
 char *dpas__table_finish(dpas__table *t, int format, dpas_error *err)
 {
     dpas__buf b = {0};
-    if (t->oom)
-        b.oom = true;
-    else {
-        dpas__table_render(t, format, &b);
-        if (format == DPAS_FORMAT_JSON)
-            dpas__buf_puts(&b, "\n");
-    }
-    free(t->cells);
-    t->cells = NULL;
+    dpas__table_emit(t, format, &b);
+    if (format == DPAS_FORMAT_JSON)
+        dpas__buf_puts(&b, "\n");
     return dpas__buf_finish(&b, err);
 }
