@@ -232,17 +232,18 @@ static int columns(const float *const *x, size_t n, size_t d, colspec cs, const 
     size_t done = 0;
 #ifdef DPAS_X86
     if (use_avx2(o) && d >= 8) {
-        __m256 *v = aligned_alloc(32, ((n * sizeof(__m256)) + 31) / 32 * 32);
-        if (!v) {
-            free(net.pair);
-            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        }
         done = d / 8 * 8;
-        if (n >= 2 && n <= DPAS_NET_MAX)
+        if (n >= 2 && n <= DPAS_NET_MAX) {
             columns_unrolled[n](x, 0, done, cs, out);
-        else
+        } else { /* the values of eight coordinates live in memory here */
+            __m256 *v = aligned_alloc(32, n * sizeof(__m256));
+            if (!v) {
+                free(net.pair);
+                return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+            }
             columns_avx2(x, n, 0, done, &net, cs, out, v);
-        free(v);
+            free(v);
+        }
     }
 #else
     (void)o;

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <yaml.h>
 
+/* A file's inline workload or fleet (a mapping), which replaces a named one. */
+enum { K_INLINE_WORKLOAD = -2, K_INLINE_FLEET = -3 };
+
 enum {
     K_NAME, K_SCENARIO, K_MODEL, K_WORKLOAD_NAME, K_PARAMS, K_FLEET, K_FLEET_NAME, K_NODES,
     K_APN, K_NODE, K_FABRIC, K_DP, K_GRAD, K_CKPT, K_WEIGHTS, K_COUNT
@@ -168,9 +171,9 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
                          "weight_bytes_per_param%s",
                          key, NULL);
         if (!strcmp(key, "workload"))
-            k = type == T_MAP ? -2 : K_MODEL;
+            k = type == T_MAP ? K_INLINE_WORKLOAD : K_MODEL;
         else if (!strcmp(key, "fleet"))
-            k = type == T_MAP ? -3 : K_FLEET;
+            k = type == T_MAP ? K_INLINE_FLEET : K_FLEET;
         else
             for (int i = 0; i < K_COUNT; i++)
                 if (!strcmp(keys[i].path, key))
@@ -200,9 +203,9 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
                          "accelerators_per_node, node or fabric%s",
                          key, NULL);
     }
-    if (k == -2 || k == -3) { /* an inline workload or fleet replaces a named one */
+    if (k == K_INLINE_WORKLOAD || k == K_INLINE_FLEET) {
         dpas_spec *s = W->spec;
-        if (k == -2) {
+        if (k == K_INLINE_WORKLOAD) {
             val_clear(&s->v[K_MODEL]);
             val_clear(&s->v[K_PARAMS]);
             val_clear(&s->v[K_WORKLOAD_NAME]);

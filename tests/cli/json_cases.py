@@ -10,8 +10,9 @@ import sys
 
 
 def rows_by(j, *keys):
-    return {tuple(r[k] for k in keys): r for r in j["rows"] if isinstance(j, dict)} if isinstance(j, dict) \
-        else {tuple(r[k] for k in keys): r for r in j}
+    """The rows of a report (or a list of rows) by the values of keys."""
+    rows = j["rows"] if isinstance(j, dict) else j
+    return {tuple(r[k] for k in keys): r for r in rows}
 
 
 def close(a, b, rel=1e-12):
