@@ -463,7 +463,7 @@ static double score(const double *D, size_t n, size_t i, const unsigned char *al
     return s;
 }
 
-static bool is(const dpas_rule *r, const char *name) { return !strcmp(r->name, name); }
+static bool is(const dpas_rule *r, dpas_rule_id id) { return r->id == id; }
 
 static int check_rule(const dpas_rule *rule, size_t n, const dpas_agg_opts *o, dpas_error *err)
 {
@@ -499,7 +499,7 @@ int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg
     if (rc)
         return rc;
     const size_t f = (size_t)(o ? o->f : 0);
-    const size_t drop = strcmp(rule->convention, "byzfl") ? 2 : 1; /* k = n - f - drop */
+    const size_t drop = (size_t)rule->neighbour_drop; /* k = n - f - drop */
     double *tmp = malloc(n * sizeof *tmp);
     scored *sc = malloc(n * sizeof *sc);
     unsigned char *alive = malloc(n);
@@ -508,13 +508,13 @@ int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     *nselected = 0;
-    if (is(rule, "krum") || is(rule, "multi_krum")) {
+    if (is(rule, DPAS_RULE_KRUM) || is(rule, DPAS_RULE_MULTI_KRUM)) {
         size_t k = n - f - drop;
         for (size_t i = 0; i < n; i++)
             sc[i] = (scored){score(D, n, i, NULL, k, tmp), i};
         qsort(sc, n, sizeof *sc, cmp_scored);
         size_t m = 1;
-        if (is(rule, "multi_krum"))
+        if (is(rule, DPAS_RULE_MULTI_KRUM))
             m = o && o->m > 0 ? (size_t)o->m : n - f;
         if (m > n) {
             rc = dpas__fail(err, DPAS_EINVAL, "m", "multi_krum's m must be <= n (%zu), got %zu", n, m);
@@ -523,7 +523,7 @@ int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg
                 selected[t] = (int64_t)sc[t].i;
             *nselected = m;
         }
-    } else if (is(rule, "bulyan")) {
+    } else if (is(rule, DPAS_RULE_BULYAN)) {
         size_t theta = n - 2 * f;
         memset(alive, 1, n);
         for (size_t t = 0; t < theta; t++) {
@@ -582,7 +582,7 @@ int dpas_aggregate_selected(const dpas_rule *rule, const float *const *x, size_t
         rows[t] = x[idx[t]];
         ri[t] = (size_t)idx[t];
     }
-    if (is(rule, "bulyan")) {
+    if (is(rule, DPAS_RULE_BULYAN)) {
         size_t f = (size_t)(o ? o->f : 0);
         if (nsel <= 2 * f) {
             rc = dpas__fail(err, DPAS_EINVAL, "f", "bulyan's selection of %zu leaves nothing after "
@@ -660,23 +660,23 @@ int dpas_aggregate(const dpas_rule *rule, const float *const *x, size_t n, size_
     if (rc)
         return rc;
     const size_t f = (size_t)(o ? o->f : 0);
-    if (is(rule, "mean")) {
+    if (is(rule, DPAS_RULE_MEAN)) {
         mean_rows(x, NULL, n, d, out, o);
         return 0;
     }
-    if (is(rule, "median"))
+    if (is(rule, DPAS_RULE_MEDIAN))
         return columns(x, n, d, (colspec){COL_MEDIAN, 0}, o, out, err);
-    if (is(rule, "trimmed_mean"))
+    if (is(rule, DPAS_RULE_TRIMMED_MEAN))
         return columns(x, n, d, (colspec){COL_TRIM, f}, o, out, err);
-    if (is(rule, "meamed"))
+    if (is(rule, DPAS_RULE_MEAMED))
         return columns(x, n, d, (colspec){COL_WINDOW, n - f}, o, out, err);
-    if (is(rule, "sign_majority")) {
+    if (is(rule, DPAS_RULE_SIGN_MAJORITY)) {
         sign_vote(x, n, d, out, o);
         return 0;
     }
-    if (is(rule, "centered_clipping"))
+    if (is(rule, DPAS_RULE_CENTERED_CLIPPING))
         return centered_clipping(x, n, d, o, out, err);
-    if (is(rule, "krum") || is(rule, "multi_krum") || is(rule, "bulyan")) {
+    if (is(rule, DPAS_RULE_KRUM) || is(rule, DPAS_RULE_MULTI_KRUM) || is(rule, DPAS_RULE_BULYAN)) {
         double *D = calloc(n * n, sizeof *D);
         int64_t *sel = selected ? selected : malloc(n * sizeof *sel);
         size_t nsel = 0;

@@ -330,17 +330,7 @@ char *dpas_render_report(const dpas_scenario *s, const dpas_report *r,
 char *dpas_render_error_json(const dpas_error *e)
 {
     dpas__buf b = {0};
-    const char *title = "invalid input";
-    if (e->code == DPAS_EPHYSICS)
-        title = "physics violation";
-    else if (e->code == DPAS_ENOENT)
-        title = "unknown name";
-    else if (e->code == DPAS_EIO)
-        title = "cannot read file";
-    else if (e->code == DPAS_EUNDEF)
-        title = "undefined attribute";
-    else if (e->code == DPAS_ENOMEM)
-        title = "out of memory";
+    const char *title = dpas_err_title(e->code);
     dpas__buf_puts(&b, "{\"status\": \"error\", \"title\": ");
     dpas__buf_json_str(&b, title);
     dpas__buf_puts(&b, ", \"reason\": ");

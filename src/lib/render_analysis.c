@@ -105,8 +105,8 @@ char *dpas_render_rules(int64_t n, int64_t f, const char *convention, int format
             if (v >= 0)
                 cellf(row[cmin], "%lld", (long long)v);
         }
-        cell_bool(row[ccoord], r->coordinatewise);
-        cell_bool(row[ccoord + 1], r->needs_distances);
+        cell_bool(row[ccoord], !!(r->caps & DPAS_RULE_CAP_COORDINATEWISE));
+        cell_bool(row[ccoord + 1], !!(r->caps & DPAS_RULE_CAP_DISTANCES));
         snprintf(row[ccoord + 2], DPAS__CELL, "%s", r->compute);
         if (r->neighbours)
             snprintf(row[cneigh], DPAS__CELL, "%s", r->neighbours);
@@ -251,8 +251,7 @@ char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_err
     bool iterative = false;
     for (size_t i = 0; i < nr; i++)
         iterative |= rows[i].ok && rows[i].sched == DPAS_SCHED_SHARDED_DISTANCE &&
-                     (!strcmp(rows[i].rule->name, "geometric_median") ||
-                      !strcmp(rows[i].rule->name, "centered_clipping"));
+                     (rows[i].rule->caps & DPAS_RULE_CAP_ITERATIVE);
     if (iterative)
         snprintf(notes[nnotes++], sizeof notes[0],
                  "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "

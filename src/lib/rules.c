@@ -5,45 +5,60 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Capability shorthands for the table below. */
+#define SUMS DPAS_RULE_CAP_SUMS
+#define CW DPAS_RULE_CAP_COORDINATEWISE
+#define DIST DPAS_RULE_CAP_DISTANCES
+#define ITER DPAS_RULE_CAP_ITERATIVE
+#define SEL DPAS_RULE_CAP_SELECTS
+#define PRE DPAS_RULE_CAP_PREAGGREGATION
+
 static const dpas_rule rules[] = {
-    {"mean", "Mean (plain AllReduce)", "standard", 1, 0, 1, "none: f = 0 only", "O(nd)", 1, 0, NULL,
+    {DPAS_RULE_MEAN, "mean", "Mean (plain AllReduce)", "standard", 1, 0, 1, "none: f = 0 only",
+     "O(nd)", SUMS | CW, 0, NULL,
      "Blanchard et al., NeurIPS 2017 (no linear combination tolerates one Byzantine worker)",
      "one bad replica moves the mean anywhere"},
-    {"median", "Coordinate-wise median", "standard", 1, 2, 1, "n > 2f", "O(nd) selection", 1, 0, NULL,
-     "Yin et al., ICML 2018; breakdown point 1/2",
+    {DPAS_RULE_MEDIAN, "median", "Coordinate-wise median", "standard", 1, 2, 1, "n > 2f",
+     "O(nd) selection", CW, 0, NULL, "Yin et al., ICML 2018; breakdown point 1/2",
      "even n: the mean of the two middle values"},
-    {"trimmed_mean", "Coordinate-wise trimmed mean", "standard", 1, 2, 1, "n > 2f", "O(nd log n)", 1, 0,
-     NULL, "Yin et al., ICML 2018", "drops the f largest and f smallest values of each coordinate"},
-    {"meamed", "Mean around the median (Meamed)", "standard", 1, 2, 1, "n > 2f", "O(nd log n)", 1, 0,
-     NULL, "Xie et al., 2018 (Phocas, Meamed); ByzFL", "mean of the n - f values closest to the median"},
-    {"sign_majority", "Sign majority vote (signSGD)", "standard", 1, 2, 1, "n > 2f", "O(nd)", 1, 0, NULL,
+    {DPAS_RULE_TRIMMED_MEAN, "trimmed_mean", "Coordinate-wise trimmed mean", "standard", 1, 2, 1,
+     "n > 2f", "O(nd log n)", CW, 0, NULL, "Yin et al., ICML 2018",
+     "drops the f largest and f smallest values of each coordinate"},
+    {DPAS_RULE_MEAMED, "meamed", "Mean around the median (Meamed)", "standard", 1, 2, 1, "n > 2f",
+     "O(nd log n)", CW, 0, NULL, "Xie et al., 2018 (Phocas, Meamed); ByzFL",
+     "mean of the n - f values closest to the median"},
+    {DPAS_RULE_SIGN_MAJORITY, "sign_majority", "Sign majority vote (signSGD)", "standard", 1, 2, 1,
+     "n > 2f", "O(nd)", SUMS | CW, 0, NULL,
      "Bernstein et al., signSGD with Majority Vote, ICLR 2019",
      "robust while fewer than half the workers are adversarial; 1 bit per coordinate"},
-    {"krum", "Krum", "blanchard", 1, 2, 3, "n >= 2f + 3", "O(n^2 d)", 0, 1, "n - f - 2",
-     "Blanchard et al., NeurIPS 2017; Garfield; calicarpa/krum",
+    {DPAS_RULE_KRUM, "krum", "Krum", "blanchard", 1, 2, 3, "n >= 2f + 3", "O(n^2 d)", DIST | SEL, 2,
+     "n - f - 2", "Blanchard et al., NeurIPS 2017; Garfield; calicarpa/krum",
      "default: the bound of the paper that defines Krum"},
-    {"krum", "Krum", "byzfl", 0, 2, 1, "2f < n", "O(n^2 d)", 0, 1, "n - f - 1", "ByzFL",
-     "ByzFL checks only 2f < n and scores with n - f - 1 neighbours"},
-    {"multi_krum", "Multi-Krum", "blanchard", 1, 2, 3, "n >= 2f + 3", "O(n^2 d)", 0, 1, "n - f - 2",
+    {DPAS_RULE_KRUM, "krum", "Krum", "byzfl", 0, 2, 1, "2f < n", "O(n^2 d)", DIST | SEL, 1,
+     "n - f - 1", "ByzFL", "ByzFL checks only 2f < n and scores with n - f - 1 neighbours"},
+    {DPAS_RULE_MULTI_KRUM, "multi_krum", "Multi-Krum", "blanchard", 1, 2, 3, "n >= 2f + 3",
+     "O(n^2 d)", DIST | SEL, 2, "n - f - 2",
      "Blanchard et al., NeurIPS 2017; El Mhamdi et al., ICML 2018; Garfield",
      "averages the m best-scored gradients"},
-    {"multi_krum", "Multi-Krum", "byzfl", 0, 2, 1, "2f < n", "O(n^2 d)", 0, 1, "n - f - 1", "ByzFL",
-     "ByzFL's bound and neighbour count"},
-    {"bulyan", "Bulyan", "standard", 1, 4, 3, "n >= 4f + 3", "O(n^2 d)", 0, 1, NULL,
-     "El Mhamdi et al., ICML 2018; Garfield; calicarpa/krum; AggregaThor",
+    {DPAS_RULE_MULTI_KRUM, "multi_krum", "Multi-Krum", "byzfl", 0, 2, 1, "2f < n", "O(n^2 d)",
+     DIST | SEL, 1, "n - f - 1", "ByzFL", "ByzFL's bound and neighbour count"},
+    {DPAS_RULE_BULYAN, "bulyan", "Bulyan", "standard", 1, 4, 3, "n >= 4f + 3", "O(n^2 d)",
+     DIST | SEL, 2, NULL, "El Mhamdi et al., ICML 2018; Garfield; calicarpa/krum; AggregaThor",
      "Krum selection of n - 2f, then a trimmed mean of the 2f-trimmed selection "
      "(a wrong check of this bound was flwrlabs/flower PR #1891)"},
-    {"brute", "Brute / minimum diameter averaging (MDA)", "standard", 1, 2, 1, "n >= 2f + 1",
-     "exponential in n", 0, 1, NULL, "Garfield (MDA); ByzFL (2f < n)",
+    {DPAS_RULE_BRUTE, "brute", "Brute / minimum diameter averaging (MDA)", "standard", 1, 2, 1,
+     "n >= 2f + 1", "exponential in n", DIST | SEL, 0, NULL, "Garfield (MDA); ByzFL (2f < n)",
      "averages the n - f gradients of smallest diameter"},
-    {"geometric_median", "Geometric median (RFA, Weiszfeld)", "standard", 1, 2, 1, "2f < n",
-     "O(T n d)", 0, 1, NULL, "Pillutla et al., Robust Aggregation for Federated Learning, 2019",
+    {DPAS_RULE_GEOMETRIC_MEDIAN, "geometric_median", "Geometric median (RFA, Weiszfeld)",
+     "standard", 1, 2, 1, "2f < n", "O(T n d)", DIST | ITER, 0, NULL,
+     "Pillutla et al., Robust Aggregation for Federated Learning, 2019",
      "T Weiszfeld iterations, each needing the n distances to the iterate"},
-    {"centered_clipping", "Centered clipping", "standard", 1, 2, 1, "2f < n (theory needs small f/n)",
-     "O(L n d)", 0, 1, NULL, "Karimireddy et al., ICML 2021",
+    {DPAS_RULE_CENTERED_CLIPPING, "centered_clipping", "Centered clipping", "standard", 1, 2, 1,
+     "2f < n (theory needs small f/n)", "O(L n d)", DIST | ITER, 0, NULL,
+     "Karimireddy et al., ICML 2021",
      "L clipping iterations on full-gradient norms; BTARD clips per shard instead"},
-    {"nnm", "Nearest neighbour mixing (pre-aggregation)", "standard", 1, 2, 1, "2f < n", "O(n^2 d)", 0,
-     1, NULL, "Allouah et al., AISTATS 2023; ByzFL",
+    {DPAS_RULE_NNM, "nnm", "Nearest neighbour mixing (pre-aggregation)", "standard", 1, 2, 1,
+     "2f < n", "O(n^2 d)", DIST | PRE, 0, NULL, "Allouah et al., AISTATS 2023; ByzFL",
      "replaces each gradient by the mean of its n - f nearest, before another rule"},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -159,18 +174,27 @@ double dpas_rule_flops(const dpas_rule *r, int64_t n, uint64_t d, int64_t iterat
     double lg = 1;
     while ((double)(1ll << (int)lg) < N && lg < 62)
         lg++;
-    const char *k = r->name;
-    if (!strcmp(k, "mean") || !strcmp(k, "sign_majority"))
+    switch (r->id) {
+    case DPAS_RULE_MEAN:
+    case DPAS_RULE_SIGN_MAJORITY:
         return N * D;
-    if (!strcmp(k, "median"))
+    case DPAS_RULE_MEDIAN:
         return 2 * N * D; /* selection: about two passes over the n values */
-    if (!strcmp(k, "trimmed_mean") || !strcmp(k, "meamed"))
+    case DPAS_RULE_TRIMMED_MEAN:
+    case DPAS_RULE_MEAMED:
         return N * D * lg; /* sort per coordinate */
-    if (!strcmp(k, "krum") || !strcmp(k, "multi_krum") || !strcmp(k, "nnm") || !strcmp(k, "brute"))
+    case DPAS_RULE_KRUM:
+    case DPAS_RULE_MULTI_KRUM:
+    case DPAS_RULE_NNM:
+    case DPAS_RULE_BRUTE:
         return 3 * N * (N - 1) / 2 * D; /* pairwise squared distances: sub, mul, add */
-    if (!strcmp(k, "bulyan"))
+    case DPAS_RULE_BULYAN:
         return 3 * N * (N - 1) / 2 * D + N * D * lg;
-    if (!strcmp(k, "geometric_median") || !strcmp(k, "centered_clipping"))
+    case DPAS_RULE_GEOMETRIC_MEDIAN:
+    case DPAS_RULE_CENTERED_CLIPPING:
         return T * 4 * N * D; /* per iteration: n distances to the iterate and a weighted sum */
+    case DPAS_RULE_COUNT:
+        break;
+    }
     return N * D;
 }

@@ -52,7 +52,7 @@ int dpas_schedule_from_name(const char *name)
 
 static bool is_iterative(const dpas_rule *r)
 {
-    return r && (!strcmp(r->name, "geometric_median") || !strcmp(r->name, "centered_clipping"));
+    return r && (r->caps & DPAS_RULE_CAP_ITERATIVE);
 }
 
 int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **why)
@@ -62,7 +62,7 @@ int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **
     case DPAS_SCHED_ALLREDUCE:
     case DPAS_SCHED_INNETWORK:
         /* a sum is all it yields: the mean, or a majority vote as the sign of a sum of signs */
-        if (strcmp(r->name, "mean") && strcmp(r->name, "sign_majority"))
+        if (!(r->caps & DPAS_RULE_CAP_SUMS))
             w = "a reduction yields only the sum of the gradients";
         break;
     case DPAS_SCHED_ALLGATHER:
@@ -70,11 +70,11 @@ int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **
     case DPAS_SCHED_PS_SEPARATE:
         break; /* every gradient arrives whole: any rule */
     case DPAS_SCHED_SHARDED:
-        if (!r->coordinatewise)
+        if (!(r->caps & DPAS_RULE_CAP_COORDINATEWISE))
             w = "needs distances or norms of whole gradients (use sharded_distance)";
         break;
     case DPAS_SCHED_SHARDED_DISTANCE:
-        if (!r->needs_distances)
+        if (!(r->caps & DPAS_RULE_CAP_DISTANCES))
             w = "a coordinate-wise rule needs no distances (use sharded)";
         break;
     default: w = "unknown schedule"; break;

@@ -12,15 +12,31 @@ const char *dpas_strerror(int code)
 {
     switch (code) {
     case DPAS_OK: return "success";
-    case DPAS_EINVAL: return "invalid value";
-    case DPAS_EPARSE: return "malformed input";
-    case DPAS_ERANGE: return "value out of range";
-    case DPAS_ENOENT: return "unknown name";
-    case DPAS_EUNDEF: return "undefined attribute";
-    case DPAS_ENOMEM: return "out of memory";
-    case DPAS_EIO: return "cannot read file";
-    case DPAS_EPHYSICS: return "physics violation";
+#define DPAS__ERRNO_TEXT(name, c, text, title) case DPAS_##name: return text;
+        DPAS_ERRNO_MAP(DPAS__ERRNO_TEXT)
+#undef DPAS__ERRNO_TEXT
     default: return "unknown error";
+    }
+}
+
+const char *dpas_err_title(int code)
+{
+    switch (code) {
+#define DPAS__ERRNO_TITLE(name, c, text, title) case DPAS_##name: return title;
+        DPAS_ERRNO_MAP(DPAS__ERRNO_TITLE)
+#undef DPAS__ERRNO_TITLE
+    default: return "invalid input";
+    }
+}
+
+const char *dpas_err_name(int code)
+{
+    switch (code) {
+    case DPAS_OK: return "OK";
+#define DPAS__ERRNO_NAME(name, c, text, title) case DPAS_##name: return #name;
+        DPAS_ERRNO_MAP(DPAS__ERRNO_NAME)
+#undef DPAS__ERRNO_NAME
+    default: return "EUNKNOWN";
     }
 }
 

@@ -241,7 +241,7 @@ static int step(ctx *c)
         MPI_Allreduce(c->mine_w, c->recv_w, (int)d, c->wire, c->sum, MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         unpack(o, c->recv_w, d, c->agg);
-        if (!strcmp(o->rule->name, "sign_majority")) /* the sign of the sum of signs */
+        if (o->rule->id == DPAS_RULE_SIGN_MAJORITY) /* the sign of the sum of signs */
             for (size_t j = 0; j < d; j++)
                 c->agg[j] = (float)((c->agg[j] > 0) - (c->agg[j] < 0));
         else
@@ -267,7 +267,7 @@ static int step(ctx *c)
     int rc = 0;
     if (o->schedule == DPAS_SCHED_SHARDED) {
         rc = kernel(c, c->rows, (size_t)N, my, c->shard_out);
-    } else if (!strcmp(o->rule->name, "centered_clipping")) {
+    } else if (o->rule->id == DPAS_RULE_CENTERED_CLIPPING) {
         /* the median of the shard, then each iteration one AllReduce of the N partial norms */
         dpas_agg_opts ao = {.f = o->f};
         const dpas_rule *median;
@@ -612,7 +612,7 @@ int main(int argc, char **argv)
         return EXIT_BAD;
     }
     gradient(&o, rank_, 0, d, c.mine);
-    if (o.schedule == DPAS_SCHED_ALLREDUCE && !strcmp(o.rule->name, "sign_majority"))
+    if (o.schedule == DPAS_SCHED_ALLREDUCE && o.rule->id == DPAS_RULE_SIGN_MAJORITY)
         for (size_t j = 0; j < d; j++) /* a majority vote is the sign of a sum of signs */
             c.mine[j] = (float)((c.mine[j] > 0) - (c.mine[j] < 0));
     pack(&o, c.mine, d, c.mine_w);
@@ -698,8 +698,8 @@ int main(int argc, char **argv)
                 }
                 dpas_agg_opts ao = {.f = o.f, .iterations = o.cc_iterations};
                 /* a sign vote sums small integers: exact on any schedule */
-                int exact = (o.schedule != DPAS_SCHED_ALLREDUCE || !strcmp(o.rule->name, "sign_majority")) &&
-                            o.width == 4 && strcmp(o.rule->name, "centered_clipping");
+                int exact = (o.schedule != DPAS_SCHED_ALLREDUCE || o.rule->id == DPAS_RULE_SIGN_MAJORITY) &&
+                            o.width == 4 && o.rule->id != DPAS_RULE_CENTERED_CLIPPING;
                 dpas_aggregate(o.rule, rows, (size_t)N, d, &ao, ref, NULL, NULL, NULL);
                 for (size_t j = 0; j < d; j++)
                     max_diff = fmax(max_diff, fabs((double)ref[j] - (double)c.agg[j]));

@@ -1,0 +1,86 @@
+/* dpas/base.h — API macro, errors, formats, memory and version
+ * Part of the public API; include "dpas/dpas.h". */
+#ifndef DPAS_BASE_H
+#define DPAS_BASE_H
+
+#include "dpas/version.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(DPAS_BUILDING) && defined(__GNUC__)
+#define DPAS_API __attribute__((visibility("default")))
+#else
+#define DPAS_API
+#endif
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+/* One table for every error: code, name, text, and the title of the error object that front ends
+ * print (mlsysim's {"status":"error","title":...}); the model is libuv's UV_ERRNO_MAP. The C
+ * library, the CLI, `dpas serve` and the Python exception classes all read it.
+ *   EINVAL   a value breaks a rule (dp_degree < 1, width <= 0, ...)
+ *   EPARSE   malformed text: not a number, unknown unit, bad YAML/JSON
+ *   ERANGE   a value or a product exceeds what the exact arithmetic holds
+ *   ENOENT   unknown registry, rule, schedule or convention name
+ *   EUNDEF   the attribute is undefined for these inputs
+ *   ENOMEM   out of memory
+ *   EIO      a file could not be read, or the output could not be written
+ *   EPHYSICS the inputs are valid but physically infeasible */
+#define DPAS_ERRNO_MAP(X)                                                                          \
+    X(EINVAL, -1, "invalid value", "invalid input")                                                \
+    X(EPARSE, -2, "malformed input", "invalid input")                                              \
+    X(ERANGE, -3, "value out of range", "invalid input")                                           \
+    X(ENOENT, -4, "unknown name", "unknown name")                                                  \
+    X(EUNDEF, -5, "undefined attribute", "undefined attribute")                                    \
+    X(ENOMEM, -6, "out of memory", "out of memory")                                                \
+    X(EIO, -7, "cannot read file", "cannot read file")                                             \
+    X(EPHYSICS, -8, "physics violation", "physics violation")
+
+enum {
+    DPAS_OK = 0,
+#define DPAS__ERRNO_ENUM(name, code, text, title) DPAS_##name = code,
+    DPAS_ERRNO_MAP(DPAS__ERRNO_ENUM)
+#undef DPAS__ERRNO_ENUM
+};
+
+typedef struct dpas_error {
+    int code;          /* one of DPAS_E*, 0 when no error */
+    int line, column;  /* 1-based position in a file; 0 when not from a file */
+    char field[64];    /* the input or attribute at fault, "" when none */
+    char message[512]; /* the whole sentence, field included */
+} dpas_error;
+
+/* A short sentence for a DPAS_E* code ("invalid value", ...). Never NULL. */
+DPAS_API const char *dpas_strerror(int code);
+/* The code's name without its prefix ("EINVAL"); "OK" for 0, "EUNKNOWN" for other codes. */
+DPAS_API const char *dpas_err_name(int code);
+/* The title of the code's error object ("invalid input", "physics violation"). Never NULL. */
+DPAS_API const char *dpas_err_title(int code);
+
+/* ---- output formats -------------------------------------------------------------------------- */
+
+typedef enum dpas_format {
+    DPAS_FORMAT_TEXT = 0,
+    DPAS_FORMAT_JSON,
+    DPAS_FORMAT_CSV,
+    DPAS_FORMAT_MARKDOWN,
+} dpas_format;
+
+DPAS_API void dpas_free(void *p);
+
+/* sizeof of a public struct by name ("dpas_scenario", "dpas_report", ...), 0 when unknown: lets
+ * a binding (the Python ctypes one) check its mirrors of the structs at load time. */
+DPAS_API size_t dpas_sizeof(const char *type_name);
+
+/* The library's version, DPAS_VERSION. */
+DPAS_API const char *dpas_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

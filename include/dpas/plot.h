@@ -1,0 +1,49 @@
+/* dpas/plot.h — line charts: SVG, PNG, text
+ * Part of the public API; include "dpas/dpas.h". */
+#ifndef DPAS_PLOT_H
+#define DPAS_PLOT_H
+
+#include "dpas/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- plots ------------------------------------------------------------------------------------- */
+
+typedef enum dpas_axis_unit {
+    DPAS_AXIS_PLAIN = 0,   /* numbers */
+    DPAS_AXIS_BYTES = 1,   /* tick labels in SI bytes: 1 GB, 10 TB */
+    DPAS_AXIS_SECONDS = 2, /* tick labels in us, ms, s */
+} dpas_axis_unit;
+
+typedef struct dpas_series {
+    const char *name;
+    const double *x, *y; /* n points; points with a non-finite or (on a log axis) non-positive
+                            coordinate are left out */
+    size_t n;
+} dpas_series;
+
+typedef struct dpas_plot_spec {
+    const char *title, *xlabel, *ylabel;
+    int xlog, ylog;     /* 0 linear, 2 log base 2, 10 log base 10 */
+    int xunit, yunit;   /* dpas_axis_unit */
+    int width, height;  /* pixels; 0 = 800 x 500 */
+} dpas_plot_spec;
+
+/* A line chart with axes, ticks, grid, legend and title, as SVG text (deterministic: the same
+ * input gives the same bytes). Caller owns the string (dpas_free). */
+DPAS_API char *dpas_plot_svg(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
+                             dpas_error *err);
+/* The same chart as a PNG file through cairo; DPAS_EINVAL when built without cairo. */
+DPAS_API int dpas_plot_png(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
+                           const char *path, dpas_error *err);
+DPAS_API int dpas_have_cairo(void);
+/* The chart in Unicode characters, cols x rows cells of plot area (for a terminal). */
+DPAS_API char *dpas_plot_text(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
+                              int cols, int rows, dpas_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,85 @@
+/* dpas/schedules.h — schedules: exact bytes and alpha-beta time
+ * Part of the public API; include "dpas/dpas.h". */
+#ifndef DPAS_SCHEDULES_H
+#define DPAS_SCHEDULES_H
+
+#include "dpas/rules.h"
+#include "dpas/registry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- schedules: bytes and time ---------------------------------------------------------------- */
+
+typedef enum dpas_schedule_id {
+    DPAS_SCHED_ALLREDUCE = 0,     /* ring AllReduce of the sum */
+    DPAS_SCHED_ALLGATHER,         /* all-gather every gradient, the rule locally (the seed's gather) */
+    DPAS_SCHED_PS,                /* parameter server on one of the workers */
+    DPAS_SCHED_PS_SEPARATE,       /* parameter server on a separate node */
+    DPAS_SCHED_SHARDED,           /* all-to-all of shards, rule per shard, all-gather (BTARD) */
+    DPAS_SCHED_SHARDED_DISTANCE,  /* sharded + AllReduce of partial pairwise distances */
+    DPAS_SCHED_INNETWORK,         /* in-network AllReduce (SHARP) */
+    DPAS_SCHED_COUNT
+} dpas_schedule_id;
+
+DPAS_API const char *dpas_schedule_name(dpas_schedule_id s);    /* "allreduce", ... */
+DPAS_API const char *dpas_schedule_summary(dpas_schedule_id s); /* one line */
+DPAS_API const char *dpas_schedule_source(dpas_schedule_id s);
+DPAS_API int dpas_schedule_from_name(const char *name);          /* -1 when unknown */
+
+/* Can the schedule realise the rule? 1 or 0; when 0 and why is not NULL, *why says why. */
+DPAS_API int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *rule, const char **why);
+
+/* Bytes one step moves, per worker (a worker is a data-parallel replica). "sent" and
+ * "received" are those of the busiest worker (the server for a parameter server). Exact. */
+typedef struct dpas_traffic {
+    dpas_bytes sent;
+    dpas_bytes received;
+    dpas_bytes scalars;   /* of which: distance or norm scalars (sharded_distance), else 0 */
+    int64_t messages;     /* latency steps (alpha terms) on the critical path */
+} dpas_traffic;
+
+/* Bytes of the schedule for a scenario; `iterations` is the iteration count of iterative rules
+ * (geometric median, centered clipping) on sharded_distance, 0 otherwise. */
+DPAS_API int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s,
+                                   const dpas_rule *rule, int64_t iterations, dpas_traffic *out,
+                                   dpas_error *err);
+
+typedef enum dpas_topology {
+    DPAS_TOPO_FLAT = 0,         /* every replica one worker on one fabric link */
+    DPAS_TOPO_HIERARCHICAL = 1, /* intra-node over the node's link, inter-node over the fabric */
+} dpas_topology;
+
+/* The links a time is computed over: fabric (inter-node) and node (intra-node). */
+typedef struct dpas_links {
+    double inter_bandwidth, inter_latency; /* bytes/s, s */
+    double intra_bandwidth, intra_latency; /* bytes/s, s */
+} dpas_links;
+
+/* The links of the scenario's fleet (its fabric and node), or DPAS_EINVAL naming what is
+ * missing (a custom fleet without fabric or node). */
+DPAS_API int dpas_scenario_links(const dpas_scenario *s, dpas_links *out, dpas_error *err);
+
+/* alpha-beta time of one step of a schedule, in seconds. */
+DPAS_API int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s,
+                                const dpas_rule *rule, int64_t iterations, dpas_topology topo,
+                                const dpas_links *links, double *seconds, dpas_error *err);
+
+/* mlsysim's ring AllReduce time: 2(n-1)/n * bytes/bw + 2(n-1)*latency; 0 for n = 1. */
+DPAS_API int dpas_ring_allreduce_time(double bytes, int64_t n, double bandwidth, double latency,
+                                      double *seconds, dpas_error *err);
+/* mlsysim's hierarchical AllReduce: 2[(g-1)/g * M/bw_intra + (g-1) lat_intra]
+ *  + ring_allreduce(M/g, nodes, bw_inter, lat_inter). */
+DPAS_API int dpas_hierarchical_allreduce_time(double bytes, int64_t nodes, int64_t g,
+                                              const dpas_links *links, double *seconds,
+                                              dpas_error *err);
+
+/* Floating-point operations of the rule over n gradients of d coordinates (an estimate from its
+ * complexity; `iterations` for iterative rules). */
+DPAS_API double dpas_rule_flops(const dpas_rule *rule, int64_t n, uint64_t d, int64_t iterations);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,90 @@
+/* dpas/units.h — exact quantities: counts, widths and byte counts
+ * Part of the public API; include "dpas/dpas.h". */
+#ifndef DPAS_UNITS_H
+#define DPAS_UNITS_H
+
+#include "dpas/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- exact quantities ------------------------------------------------------------------------ */
+
+/* An exact non-negative rational num/den, reduced, den > 0. Widths are in bytes per parameter. */
+typedef struct dpas_rational {
+    uint64_t num;
+    uint64_t den;
+} dpas_rational;
+
+/* An exact byte count: whole + frac_num / frac_den, with frac_num < frac_den, reduced
+ * (frac_num = 0 and frac_den = 1 when whole). Byte counts are limited to < 2^64 bytes. */
+typedef struct dpas_bytes {
+    uint64_t whole;
+    uint64_t frac_num;
+    uint64_t frac_den;
+} dpas_bytes;
+
+typedef enum dpas_units {
+    DPAS_UNITS_SI = 0,    /* kB, MB, GB, TB, PB, EB: powers of 1000 (the default) */
+    DPAS_UNITS_IEC = 1,   /* KiB, MiB, GiB, TiB, PiB, EiB: powers of 1024 */
+    DPAS_UNITS_BYTES = 2, /* plain bytes only */
+} dpas_units;
+
+/* Largest parameter count accepted (INT64_MAX), so that counts fit every caller's int64. */
+#define DPAS_MAX_COUNT INT64_MAX
+
+/* Parse a width (bytes per parameter) from text, exactly: "2 B", "2 byte", "2 bytes", "14B",
+ * "16 bit", "4.127 bits", "0.5 B", "1e-1 B", or a precision name ("bf16", case-insensitive).
+ * A number needs a unit. `field` names the input in messages. Errors: DPAS_EPARSE (malformed,
+ * no unit, unknown unit or name, NaN/inf), DPAS_EINVAL (zero or negative), DPAS_ERANGE. */
+DPAS_API int dpas_parse_width(const char *field, const char *text, dpas_rational *out,
+                              dpas_error *err);
+
+/* Parse a count exactly: "175e9", "70.6e9", "3504872", "1.5B", "7B", "340M", "10K", "1.76T".
+ * Suffixes (one letter, right after the number): K or k = 10^3, M = 10^6, B or G = 10^9,
+ * T = 10^12. The result must be a whole number in [0, DPAS_MAX_COUNT]. Negative values are
+ * DPAS_EINVAL; fractions, malformed text, NaN/inf DPAS_EPARSE; overflow DPAS_ERANGE. */
+DPAS_API int dpas_parse_count(const char *field, const char *text, uint64_t *out,
+                              dpas_error *err);
+
+/* Parse a plain decimal integer ("128", "-3") into int64. Errors: DPAS_EPARSE, DPAS_ERANGE. */
+DPAS_API int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error *err);
+
+/* Exact decimal text of a byte count: "350000000000", "1808075.843". Writes at most `cap`
+ * bytes including the NUL; returns the length the full text needs (snprintf-style). The text is
+ * exact whenever frac_den has no prime factors but 2 and 5, which holds for every width read
+ * from decimal text; otherwise it is rounded to 30 decimals. */
+DPAS_API size_t dpas_format_bytes_exact(dpas_bytes b, char *buf, size_t cap);
+
+/* A human byte count: "350 GB", "2.45 TB", "325.963 GiB", "512 B" (at most 3 decimals, trailing
+ * zeros dropped; approximate except for DPAS_UNITS_BYTES, which gives the exact count). */
+DPAS_API size_t dpas_format_bytes_human(dpas_bytes b, dpas_units units, char *buf, size_t cap);
+
+/* A width as exact text in bytes: "2 B", "0.515875 B". */
+DPAS_API size_t dpas_format_width(dpas_rational w, char *buf, size_t cap);
+
+/* The exact value of count × width in bytes. Errors: DPAS_ERANGE when the product reaches 2^64
+ * bytes, DPAS_EINVAL when width.den == 0. */
+DPAS_API int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_error *err);
+
+/* v with 10 significant digits, as "%.10g" (buf: at least 32 bytes); fast, for tables of
+ * millions of rows. Returns the length. */
+DPAS_API size_t dpas_format_g10(double v, char *buf);
+
+/* The byte count as a double (for plotting and times only). */
+DPAS_API double dpas_bytes_to_double(dpas_bytes b);
+
+/* Precision names known to dpas_parse_width (mlsysim's PRECISION_MAP). */
+typedef struct dpas_precision {
+    const char *name;    /* "bf16" */
+    dpas_rational width; /* bytes per parameter */
+    const char *source;
+} dpas_precision;
+DPAS_API size_t dpas_precision_count(void);
+DPAS_API const dpas_precision *dpas_precision_at(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
