@@ -11,6 +11,35 @@ extern "C" {
 
 /* ---- scenario files and rendering ------------------------------------------------------------ */
 
+/* The inputs of a scenario, one table for every front end: each has the seed's field name (used
+ * in messages), a CLI flag, a scenario-file key and a query/keyword name. */
+typedef enum dpas_input {
+    DPAS_INPUT_NAME = 0,                  /* name (file only): the scenario's label */
+    DPAS_INPUT_SCENARIO,                  /* scenario: a named scenario to start from */
+    DPAS_INPUT_WORKLOAD,                  /* workload (also "model"): a registry model */
+    DPAS_INPUT_WORKLOAD_NAME,             /* workload.name of an inline workload */
+    DPAS_INPUT_PARAMETERS,                /* workload.parameters: a count */
+    DPAS_INPUT_FLEET,                     /* fleet: a registry fleet */
+    DPAS_INPUT_FLEET_NAME,                /* fleet.name of an inline fleet */
+    DPAS_INPUT_NODES,                     /* fleet.nodes (fleet.count) */
+    DPAS_INPUT_ACCELERATORS_PER_NODE,     /* fleet.accelerators_per_node */
+    DPAS_INPUT_NODE,                      /* fleet.node: a registry node */
+    DPAS_INPUT_FABRIC,                    /* fleet.fabric: a registry fabric */
+    DPAS_INPUT_DP_DEGREE,                 /* dp_degree */
+    DPAS_INPUT_GRADIENT_WIDTH,            /* gradient_bytes_per_param */
+    DPAS_INPUT_CHECKPOINT_WIDTH,          /* checkpoint_bytes_per_param */
+    DPAS_INPUT_WEIGHT_WIDTH,              /* weight_bytes_per_param (optional) */
+    DPAS_INPUT_COUNT
+} dpas_input;
+
+/* The seed's field name ("dp_degree", "workload.parameters"), the CLI flag ("--dp"; NULL for
+ * file-only inputs) and the query/keyword name ("dp_degree", "parameters"). NULL out of range. */
+DPAS_API const char *dpas_input_field(dpas_input in);
+DPAS_API const char *dpas_input_flag(dpas_input in);
+DPAS_API const char *dpas_input_param(dpas_input in);
+/* The input named by a short key ("dp"), a field, a file path or a query name; -1 if none. */
+DPAS_API int dpas_input_from_name(const char *name);
+
 /* The inputs of a scenario as read from text, before resolution. Any pointer may be NULL
  * (absent). Owned by whoever fills it; see dpas_spec_free. */
 typedef struct dpas_spec dpas_spec;
@@ -24,9 +53,11 @@ DPAS_API int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *
 DPAS_API int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_json,
                                  const char *origin, dpas_error *err);
 
-/* Set one input from text (as a CLI flag would). Keys: "name", "scenario", "model", "params",
- * "fleet", "nodes", "accelerators_per_node", "node", "fabric", "dp", "grad", "ckpt",
- * "weights". `field` names the input in later messages ("--dp"); NULL uses the seed's name.
+/* Set one input from text (as a CLI flag would). */
+DPAS_API int dpas_spec_set_input(dpas_spec *spec, dpas_input in, const char *value,
+                                 const char *field, dpas_error *err);
+/* The same by name: any name dpas_input_from_name takes ("dp", "dp_degree", "parameters",
+ * "fleet.nodes", ...). `field` names the input in later messages ("--dp"); NULL uses the seed's name.
  * A NULL value for "weights" removes the width (None). "model" and "params" replace each other,
  * as do "fleet" and an inline fleet. Errors: DPAS_EINVAL for an unknown key. */
 DPAS_API int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, const char *field,

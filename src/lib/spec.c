@@ -13,31 +13,72 @@
 /* A file's inline workload or fleet (a mapping), which replaces a named one. */
 enum { K_INLINE_WORKLOAD = -2, K_INLINE_FLEET = -3 };
 
+/* The inputs, in the order of dpas_input (checked below). */
 enum {
-    K_NAME, K_SCENARIO, K_MODEL, K_WORKLOAD_NAME, K_PARAMS, K_FLEET, K_FLEET_NAME, K_NODES,
-    K_APN, K_NODE, K_FABRIC, K_DP, K_GRAD, K_CKPT, K_WEIGHTS, K_COUNT
+    K_NAME = DPAS_INPUT_NAME,
+    K_SCENARIO = DPAS_INPUT_SCENARIO,
+    K_MODEL = DPAS_INPUT_WORKLOAD,
+    K_WORKLOAD_NAME = DPAS_INPUT_WORKLOAD_NAME,
+    K_PARAMS = DPAS_INPUT_PARAMETERS,
+    K_FLEET = DPAS_INPUT_FLEET,
+    K_FLEET_NAME = DPAS_INPUT_FLEET_NAME,
+    K_NODES = DPAS_INPUT_NODES,
+    K_APN = DPAS_INPUT_ACCELERATORS_PER_NODE,
+    K_NODE = DPAS_INPUT_NODE,
+    K_FABRIC = DPAS_INPUT_FABRIC,
+    K_DP = DPAS_INPUT_DP_DEGREE,
+    K_GRAD = DPAS_INPUT_GRADIENT_WIDTH,
+    K_CKPT = DPAS_INPUT_CHECKPOINT_WIDTH,
+    K_WEIGHTS = DPAS_INPUT_WEIGHT_WIDTH,
+    K_COUNT = DPAS_INPUT_COUNT
 };
 
-/* Set keys, their seed names (used in messages) and their file paths. */
+/* One row per input: the short key, the seed's field name (used in messages), the path in a
+ * scenario file, the CLI flag, and the query/keyword name front ends use. */
 static const struct {
-    const char *key, *field, *path;
+    const char *key, *field, *path, *flag, *param;
 } keys[K_COUNT] = {
-    {"name", "name", "name"},
-    {"scenario", "scenario", "scenario"},
-    {"model", "workload", "workload"},
-    {"workload_name", "workload.name", "workload.name"},
-    {"params", "workload.parameters", "workload.parameters"},
-    {"fleet", "fleet", "fleet"},
-    {"fleet_name", "fleet.name", "fleet.name"},
-    {"nodes", "nodes", "fleet.nodes"},
-    {"accelerators_per_node", "accelerators_per_node", "fleet.accelerators_per_node"},
-    {"node", "fleet.node", "fleet.node"},
-    {"fabric", "fleet.fabric", "fleet.fabric"},
-    {"dp", "dp_degree", "dp_degree"},
-    {"grad", "gradient_bytes_per_param", "gradient_bytes_per_param"},
-    {"ckpt", "checkpoint_bytes_per_param", "checkpoint_bytes_per_param"},
-    {"weights", "weight_bytes_per_param", "weight_bytes_per_param"},
+    {"name", "name", "name", NULL, "name"},
+    {"scenario", "scenario", "scenario", "--scenario", "scenario"},
+    {"model", "workload", "workload", "--model", "workload"},
+    {"workload_name", "workload.name", "workload.name", NULL, "workload_name"},
+    {"params", "workload.parameters", "workload.parameters", "--params", "parameters"},
+    {"fleet", "fleet", "fleet", "--fleet", "fleet"},
+    {"fleet_name", "fleet.name", "fleet.name", NULL, "fleet_name"},
+    {"nodes", "nodes", "fleet.nodes", "--nodes", "nodes"},
+    {"accelerators_per_node", "accelerators_per_node", "fleet.accelerators_per_node",
+     "--accelerators-per-node", "accelerators_per_node"},
+    {"node", "fleet.node", "fleet.node", "--node", "node"},
+    {"fabric", "fleet.fabric", "fleet.fabric", "--fabric", "fabric"},
+    {"dp", "dp_degree", "dp_degree", "--dp", "dp_degree"},
+    {"grad", "gradient_bytes_per_param", "gradient_bytes_per_param", "--grad",
+     "gradient_bytes_per_param"},
+    {"ckpt", "checkpoint_bytes_per_param", "checkpoint_bytes_per_param", "--ckpt",
+     "checkpoint_bytes_per_param"},
+    {"weights", "weight_bytes_per_param", "weight_bytes_per_param", "--weights",
+     "weight_bytes_per_param"},
 };
+
+const char *dpas_input_field(dpas_input in)
+{
+    return (unsigned)in < K_COUNT ? keys[in].field : NULL;
+}
+const char *dpas_input_flag(dpas_input in) { return (unsigned)in < K_COUNT ? keys[in].flag : NULL; }
+const char *dpas_input_param(dpas_input in)
+{
+    return (unsigned)in < K_COUNT ? keys[in].param : NULL;
+}
+
+int dpas_input_from_name(const char *name)
+{
+    for (int k = 0; name && k < K_COUNT; k++)
+        if (!strcmp(name, keys[k].key) || !strcmp(name, keys[k].field) ||
+            !strcmp(name, keys[k].path) || !strcmp(name, keys[k].param))
+            return k;
+    if (name && !strcmp(name, "model")) /* mlsysim's and the CLI's word for the workload */
+        return K_MODEL;
+    return -1;
+}
 
 typedef struct val {
     bool set;
@@ -110,13 +151,23 @@ static int set_val(dpas_spec *spec, int k, const char *text, const char *field, 
     return 0;
 }
 
+int dpas_spec_set_input(dpas_spec *spec, dpas_input in, const char *value, const char *field,
+                        dpas_error *err)
+{
+    if ((unsigned)in >= K_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "input", "unknown scenario input %d", (int)in);
+    return set_val(spec, (int)in, value, field, NULL, 0, 0, err);
+}
+
 int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, const char *field,
                   dpas_error *err)
 {
-    for (int k = 0; k < K_COUNT; k++)
-        if (key && !strcmp(key, keys[k].key))
-            return set_val(spec, k, value, field, NULL, 0, 0, err);
-    return dpas__fail(err, DPAS_EINVAL, "key", "unknown scenario input %s", key ? key : "(null)");
+    char q[96];
+    int k = dpas_input_from_name(key);
+    if (k < 0)
+        return dpas__fail(err, DPAS_EINVAL, "key", "unknown scenario input %s",
+                          dpas__quote(key ? key : "(null)", q, sizeof q));
+    return set_val(spec, k, value, field, NULL, 0, 0, err);
 }
 
 /* ---- files ---- */
