@@ -33,9 +33,11 @@
 #include "dpas/evaluate.h"
 #include "dpas/rules.h"
 #include "dpas/schedules.h"
+#include "dpas/cost.h"
 #include "dpas/inventory.h"
 #include "dpas/calibrate.h"
 #include "dpas/kernels.h"
+#include "dpas/table.h"
 #include "dpas/render.h"
 #include "dpas/plot.h"
 

@@ -30,9 +30,9 @@ DPAS_API int dpas_convention_find(const char *name, const dpas_convention **out,
 typedef struct dpas_memory {
     dpas_bytes state;         /* bytes of training state per replica */
     dpas_bytes capacity;      /* bytes of accelerator memory per replica (a mean when unequal) */
-    double headroom;          /* capacity - state, bytes (negative: does not fit) */
+    dpas_bytes headroom;      /* |capacity - state|: free memory when it fits, else the shortfall */
     double utilisation;       /* state / capacity */
-    int fits;
+    int fits;                 /* state <= capacity */
 } dpas_memory;
 
 DPAS_API int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,

@@ -7,6 +7,8 @@
 #include "dpas/rules.h"
 #include "dpas/schedules.h"
 #include "dpas/inventory.h"
+#include "dpas/cost.h"
+#include "dpas/table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,38 +16,34 @@ extern "C" {
 
 /* ---- rendering the analyses -------------------------------------------------------------------- */
 
-/* The rule catalogue as a table: with n > 0 a "max_f" column, with f >= 0 a "min_n" column.
- * convention: NULL for each rule's default row, "all" for every row, or a convention name that
- * replaces the default where a rule has it. */
-DPAS_API char *dpas_render_rules(int64_t n, int64_t f, const char *convention, int format,
-                                 dpas_error *err);
+/* The rule catalogue's rows (dpas_rules_list) as a table, with max_f and min_n columns when
+ * asked for. Caller owns the string (dpas_free). */
+DPAS_API char *dpas_render_rules(const dpas_rule_row *rows, size_t nrows, int with_max_f,
+                                 int with_min_n, dpas_format format, dpas_error *err);
 
-typedef struct dpas_cost_opts {
-    const dpas_rule *const *rules; /* the rules to cost, or NULL for every default rule */
-    size_t nrules;
-    unsigned schedules;   /* bit per dpas_schedule_id; 0 = all */
-    int64_t iterations;   /* of iterative rules (geometric median, centered clipping); 0 = 10 */
-    int64_t steps;        /* bytes and times for this many steps; 0 = 1 */
-    int64_t f;            /* Byzantine replicas to tolerate, -1 = not asked */
-    double compute_rate;  /* FLOP/s per worker for the rule's own compute; 0 = not computed */
-    int all;              /* text: list the combinations that are not realisable too */
-    int format, units;
-    const char *label;
-    const dpas_links *links; /* inter-node alpha and beta to use instead of the fabric's (a
-                                calibration), or NULL; intra-node still from the fleet's node */
-    const char *links_source; /* where they come from, for the output */
-} dpas_cost_opts;
+/* How cost rows are shown. */
+typedef struct dpas_cost_view {
+    dpas_format format;
+    dpas_units units;  /* text: human byte counts */
+    int all;           /* text: list the combinations that are not realisable too, with why */
+    const char *label; /* the scenario's label, or NULL */
+} dpas_cost_view;
 
-/* rule x schedule: realisable or why not, max f at dp_degree, bytes per worker (exact), ratio to
- * the ring AllReduce, time per step flat and hierarchical (when the fleet's links are known). */
-DPAS_API char *dpas_render_cost(const dpas_scenario *s, const dpas_cost_opts *o, dpas_error *err);
+/* Text: the step, the links and the realisable rows (bytes per worker, ratio to the ring
+ * AllReduce, flat and hierarchical time); JSON: a document with every row and column; CSV and
+ * markdown: every row and column. Caller owns the string (dpas_free). */
+DPAS_API char *dpas_render_cost(const dpas_cost *c, const dpas_cost_view *v, dpas_error *err);
 
-DPAS_API char *dpas_render_inventory(const dpas_scenario *s, int format, int units,
-                                     const char *label, dpas_error *err);
+/* The inventory's rows (dpas_inventory): text with one human column in `units`, the other
+ * formats with both SI and IEC. */
+DPAS_API char *dpas_render_inventory(const dpas_inventory_row *rows, size_t nrows,
+                                     dpas_format format, dpas_units units, const char *label,
+                                     dpas_error *err);
 
+/* A memory check (dpas_memory_check) as a table of quantities, or a JSON document. */
 DPAS_API char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
-                                  const dpas_memory *m, int format, int units, const char *label,
-                                  dpas_error *err);
+                                  const dpas_memory *m, dpas_format format, dpas_units units,
+                                  const char *label, dpas_error *err);
 /* "one replica's training state (2.8 TB, zero16) exceeds ..." for a check that does not fit. */
 DPAS_API size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c,
                                     int zero_stage, const dpas_memory *m, char *buf, size_t cap);

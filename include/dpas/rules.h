@@ -74,6 +74,19 @@ DPAS_API int dpas_rule_max_f(const dpas_rule *rule, int64_t n, int64_t *max_f, d
 /* The smallest n for f Byzantine replicas; -1 when no n suffices (mean with f > 0).
  * f < 0 is DPAS_EINVAL; overflow DPAS_ERANGE. */
 DPAS_API int dpas_rule_min_n(const dpas_rule *rule, int64_t f, int64_t *min_n, dpas_error *err);
+/* One row of the catalogue as asked for: max_f at n and min_n for f (-1: none, or not asked). */
+typedef struct dpas_rule_row {
+    const dpas_rule *rule;
+    int64_t max_f;
+    int64_t min_n;
+} dpas_rule_row;
+
+/* The catalogue's rows: n > 0 fills max_f, f >= 0 min_n (-1: not asked); convention: NULL for
+ * each rule's default row, "all" for every row, or a convention name that replaces the default
+ * where a rule has it. rows holds dpas_rule_count() entries. */
+DPAS_API int dpas_rules_list(int64_t n, int64_t f, const char *convention, dpas_rule_row *rows,
+                             size_t *nrows, dpas_error *err);
+
 /* Does the rule tolerate f Byzantine replicas among n? */
 DPAS_API int dpas_rule_tolerates(const dpas_rule *rule, int64_t n, int64_t f);
 

@@ -91,7 +91,8 @@ static int analysis(cli *c, int argc, char **argv, int which)
         {O_F, CMD_COST, "--f"}, {O_ALL, CMD_COST, "--all"}, {O_STATE, CMD_MEMORY, "--state"},
         {O_ZERO, CMD_MEMORY, "--zero"}, {O_CALIBRATION, CMD_COST, "--calibration"}};
     scen_args a = {0};
-    dpas_cost_opts co = {.f = -1, .units = DPAS_UNITS_SI};
+    dpas_cost_opts co = {.f = -1};
+    dpas_cost_view view = {.units = DPAS_UNITS_SI};
     const char *rule_list = NULL, *sched_list = NULL, *conv = NULL, *state = "zero16";
     const char *calibration = NULL;
     dpas_links cal_links;
@@ -119,14 +120,14 @@ static int analysis(cli *c, int argc, char **argv, int which)
         }
         switch (opt) {
         case O_UNITS:
-            if ((rc = cli_parse_units(c, cmd, optarg, &co.units)))
+            if ((rc = cli_parse_units(c, cmd, optarg, (int *)&view.units)))
                 return rc;
             break;
         case O_RULE: rule_list = optarg; break;
         case O_SCHEDULE: sched_list = optarg; break;
         case O_CONVENTION: conv = optarg; break;
         case O_STATE: state = optarg; break;
-        case O_ALL: co.all = 1; break;
+        case O_ALL: view.all = 1; break;
         case O_CALIBRATION: calibration = optarg; break;
         case O_STEPS:
         case O_ITERATIONS:
@@ -165,7 +166,7 @@ static int analysis(cli *c, int argc, char **argv, int which)
         default: return cli_bad_option(c, cmd, argv);
         }
     }
-    co.format = c->format;
+    view.format = (dpas_format)c->format;
     int npos = argc - optind;
     if (npos > 1)
         return cli_usage(c, cmd, "%s takes at most one NAME or FILE, got %d", cmd, npos);
@@ -229,10 +230,25 @@ static int analysis(cli *c, int argc, char **argv, int which)
     if ((rc = scen_load(c, cmd, &a, SCEN_POS_EITHER, &err)) || (rc = dpas_evaluate(&a.s, &r, &err)))
         goto fail;
     if (which == CMD_COST) {
-        co.label = a.label;
-        out = dpas_render_cost(&a.s, &co, &err);
+        view.label = a.label;
+        dpas_cost *cost;
+        if ((rc = dpas_cost_compute(&a.s, &co, &cost, &err)))
+            goto fail;
+        out = dpas_render_cost(cost, &view, &err);
+        dpas_cost_free(cost);
     } else if (which == CMD_INVENTORY) {
-        out = dpas_render_inventory(&a.s, c->format, co.units, a.label, &err);
+        dpas_inventory_row *inv = NULL;
+        size_t ninv = 0;
+        if ((rc = dpas_inventory(&a.s, NULL, 0, &ninv, &err)))
+            goto fail;
+        if (!(inv = calloc(ninv, sizeof *inv))) {
+            snprintf(err.message, sizeof err.message, "out of memory");
+            err.code = DPAS_ENOMEM;
+            goto fail;
+        }
+        if (!(rc = dpas_inventory(&a.s, inv, ninv, &ninv, &err)))
+            out = dpas_render_inventory(inv, ninv, view.format, view.units, a.label, &err);
+        free(inv);
     } else {
         dpas_memory m;
         if ((rc = dpas_memory_check(&a.s, convention, (int)zero, &m, &err)))
@@ -243,7 +259,7 @@ static int analysis(cli *c, int argc, char **argv, int which)
             dpas_memory_message(&a.s, convention, (int)zero, &m, err.message, sizeof err.message);
             goto fail;
         }
-        out = dpas_render_memory(&a.s, convention, (int)zero, &m, c->format, co.units, a.label, &err);
+        out = dpas_render_memory(&a.s, convention, (int)zero, &m, view.format, view.units, a.label, &err);
     }
     if (!out)
         goto fail;

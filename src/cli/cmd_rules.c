@@ -56,7 +56,11 @@ int cmd_rules(cli *c, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage(c, "rules", "rules takes no arguments, got \"%s\"", argv[optind]);
-    char *out = dpas_render_rules(n, f, conv, c->format, &err);
+    dpas_rule_row rows[64];
+    size_t nrows;
+    if (dpas_rules_list(n, f, conv, rows, &nrows, &err))
+        return cli_fail(c, &err);
+    char *out = dpas_render_rules(rows, nrows, n > 0, f >= 0, (dpas_format)c->format, &err);
     if (!out)
         return cli_fail(c, &err);
     return cli_emit(c, out);

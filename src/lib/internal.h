@@ -3,6 +3,7 @@
 #define DPAS_INTERNAL_H
 
 #include "dpas/dpas.h"
+#include "dpas/table.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,6 +31,20 @@ void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 void dpas__buf_json_str(dpas__buf *b, const char *s);
 /* s as a CSV field (quoted when needed). */
 void dpas__buf_csv_str(dpas__buf *b, const char *s);
+/* The exact decimal of a byte count, however long. */
+void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);
+/* A sink (dpas_sink_fn) that appends to the dpas__buf ctx. */
+int dpas__sink_buf(void *ctx, const char *data, size_t len);
+
+/* UTF-8: the length of the well-formed sequence at p, or 0; the code points of s (an invalid
+ * byte counts as one, as its U+FFFD does). */
+size_t dpas__utf8_len(const unsigned char *p);
+size_t dpas__utf8_width(const char *s);
+/* s escaped for format (dpas/table.h says how), appended to b. */
+void dpas__escape(dpas__buf *b, int format, const char *s);
+/* s as XML text. */
+void dpas__escape_xml(dpas__buf *b, const char *s);
+
 /* Hand the string to the caller (NULL and err set on allocation failure). */
 char *dpas__buf_finish(dpas__buf *b, dpas_error *err);
 
@@ -65,6 +80,10 @@ int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t
                        dpas_bytes *out, dpas_error *err);
 /* b x k, exact. */
 int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err);
+/* -1, 0 or 1 as a < b, a == b, a > b. */
+int dpas__bytes_cmp(dpas_bytes a, dpas_bytes b);
+/* |a - b|, exact. */
+int dpas__bytes_absdiff(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err);
 /* a + b, exact. */
 int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err);
 

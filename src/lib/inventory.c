@@ -77,13 +77,9 @@ int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero
                                  &out->capacity, err)))
         return rc;
     double st = dpas_bytes_to_double(out->state), cap = dpas_bytes_to_double(out->capacity);
-    out->headroom = cap - st;
     out->utilisation = st / cap;
-    out->fits = out->state.whole < out->capacity.whole ||
-                (out->state.whole == out->capacity.whole &&
-                 (dpas__u128)out->state.frac_num * out->capacity.frac_den <=
-                     (dpas__u128)out->capacity.frac_num * out->state.frac_den);
-    return 0;
+    out->fits = dpas__bytes_cmp(out->state, out->capacity) <= 0;
+    return dpas__bytes_absdiff(out->capacity, out->state, &out->headroom, err);
 }
 
 static int add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char *item,

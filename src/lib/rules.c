@@ -198,3 +198,46 @@ double dpas_rule_flops(const dpas_rule *r, int64_t n, uint64_t d, int64_t iterat
     }
     return N * D;
 }
+
+/* The named convention where the rule has it, else the rule's default; "all": every row. */
+static bool rule_shown(size_t i, const char *convention)
+{
+    const dpas_rule *r = &rules[i];
+    if (convention && !strcmp(convention, "all"))
+        return true;
+    if (!convention)
+        return r->is_default;
+    bool has = false;
+    for (size_t j = 0; j < NRULES; j++)
+        if (rules[j].id == r->id && !dpas__strcasecmp(rules[j].convention, convention))
+            has = true;
+    return has ? !dpas__strcasecmp(r->convention, convention) : r->is_default;
+}
+
+int dpas_rules_list(int64_t n, int64_t f, const char *convention, dpas_rule_row *rows,
+                    size_t *nrows, dpas_error *err)
+{
+    char q[96];
+    *nrows = 0;
+    if (convention && strcmp(convention, "all") && !dpas__convention_known(convention))
+        return dpas__fail(err, DPAS_ENOENT, "convention",
+                          "unknown convention %s; expected standard, blanchard, byzfl or all",
+                          dpas__quote(convention, q, sizeof q));
+    if (n == 0 || n < -1)
+        return dpas__fail(err, DPAS_EINVAL, "n", "n must be >= 1, got %lld", (long long)n);
+    if (f < -1)
+        return dpas__fail(err, DPAS_EINVAL, "f", "f must be >= 0, got %lld", (long long)f);
+    for (size_t i = 0; i < NRULES; i++) {
+        if (!rule_shown(i, convention))
+            continue;
+        dpas_rule_row *r = &rows[(*nrows)++];
+        r->rule = &rules[i];
+        r->max_f = r->min_n = -1;
+        int rc;
+        if (n > 0)
+            dpas_rule_max_f(r->rule, n, &r->max_f, NULL);
+        if (f >= 0 && (rc = dpas_rule_min_n(r->rule, f, &r->min_n, err)))
+            return rc;
+    }
+    return 0;
+}

@@ -575,6 +575,34 @@ range:
     return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte sum is beyond the exact range of dpas (2^64 bytes)");
 }
 
+int dpas__bytes_cmp(dpas_bytes a, dpas_bytes b)
+{
+    if (a.whole != b.whole)
+        return a.whole < b.whole ? -1 : 1;
+    dpas__u128 x = (dpas__u128)a.frac_num * b.frac_den, y = (dpas__u128)b.frac_num * a.frac_den;
+    return (x > y) - (x < y);
+}
+
+int dpas__bytes_absdiff(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err)
+{
+    if (dpas__bytes_cmp(a, b) < 0) {
+        dpas_bytes t = a;
+        a = b, b = t;
+    }
+    /* a >= b: whole parts first, borrowing one when b's fraction is the larger */
+    uint64_t whole = a.whole - b.whole;
+    dpas__u128 den = (dpas__u128)a.frac_den * b.frac_den;
+    dpas__u128 x = (dpas__u128)a.frac_num * b.frac_den, y = (dpas__u128)b.frac_num * a.frac_den;
+    if (x < y) {
+        x += den;
+        whole--;
+    }
+    out->whole = whole;
+    if (set_fraction(out, x - y, den))
+        return 0;
+    return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte difference is beyond the exact range of dpas");
+}
+
 int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err)
 {
     uint64_t whole;

@@ -124,30 +124,12 @@ void dpas__buf_printf(dpas__buf *b, const char *fmt, ...)
 }
 
 /* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t n = (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (!n || (n == 2 && p[0] < 0xc2) || (n == 4 && p[0] > 0xf4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    uint32_t cp = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
-                  : n == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
-                           : (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return n;
-}
-
 void dpas__buf_json_str(dpas__buf *b, const char *s)
 {
     dpas__buf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p >= 0x80) { /* valid UTF-8 as it is; any other byte as U+FFFD, so JSON stays valid */
-            size_t n = utf8_len(p);
+            size_t n = dpas__utf8_len(p);
             if (n) {
                 dpas__buf_append(b, (const char *)p, n);
                 p += n - 1;
@@ -185,6 +167,24 @@ void dpas__buf_csv_str(dpas__buf *b, const char *s)
         dpas__buf_append(b, p, 1);
     }
     dpas__buf_append(b, "\"", 1);
+}
+
+void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v)
+{
+    char small[96];
+    size_t n = dpas_format_bytes_exact(v, small, sizeof small);
+    if (n < sizeof small) {
+        dpas__buf_append(b, small, n);
+        return;
+    }
+    char *big = malloc(n + 1);
+    if (!big) {
+        b->oom = true;
+        return;
+    }
+    dpas_format_bytes_exact(v, big, n + 1);
+    dpas__buf_append(b, big, n);
+    free(big);
 }
 
 char *dpas__buf_finish(dpas__buf *b, dpas_error *err)
@@ -374,7 +374,11 @@ size_t dpas_sizeof(const char *t)
         {"dpas_node", sizeof(dpas_node)},         {"dpas_fabric", sizeof(dpas_fabric)},
         {"dpas_fleet", sizeof(dpas_fleet)},       {"dpas_named_scenario", sizeof(dpas_named_scenario)},
         {"dpas_cost_opts", sizeof(dpas_cost_opts)}, {"dpas_rule", sizeof(dpas_rule)},
-        {"dpas_render_opts", sizeof(dpas_render_opts)},
+        {"dpas_render_opts", sizeof(dpas_render_opts)}, {"dpas_cost", sizeof(dpas_cost)},
+        {"dpas_cost_row", sizeof(dpas_cost_row)}, {"dpas_cost_view", sizeof(dpas_cost_view)},
+        {"dpas_rule_row", sizeof(dpas_rule_row)}, {"dpas_inventory_row", sizeof(dpas_inventory_row)},
+        {"dpas_memory", sizeof(dpas_memory)},     {"dpas_links", sizeof(dpas_links)},
+        {"dpas_convention", sizeof(dpas_convention)},
     };
     for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
         if (!strcmp(t, sizes[i].name))

@@ -284,7 +284,12 @@ static void test_memory(void **state)
     assert_int_equal(dpas_memory_check(&s, c, 3, &m, &e), 0);
     assert_int_equal(m.state.whole, 21875000000ull);         /* 16/128 x 175e9 */
     assert_true(m.fits);
-    near(m.headroom, 687194767360.0 - 21875000000.0);
+    /* exact: 8 x 80 GiB - 175e9 x 16/128 = 687194767360 - 21875000000 */
+    assert_int_equal(m.headroom.whole, 665319767360ull);
+    assert_int_equal(m.headroom.frac_num, 0);
+    assert_int_equal(dpas_memory_check(&s, c, 0, &m, &e), 0);
+    /* does not fit: the shortfall 2800000000000 - 687194767360, exact */
+    assert_int_equal(m.headroom.whole, 2112805232640ull);
     assert_int_equal(dpas_convention_find("adam_state", &c, &e), 0);
     assert_int_equal(dpas_memory_check(&s, c, 1, &m, &e), DPAS_EINVAL);
     assert_msg_contains(e, "ZeRO stages partition the zero16 state");

@@ -1,0 +1,67 @@
+/* dpas/cost.h — what each robust rule costs under each schedule: typed rows.
+ * Part of the public API; include "dpas/dpas.h". */
+#ifndef DPAS_COST_H
+#define DPAS_COST_H
+
+#include "dpas/schedules.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dpas_cost_opts {
+    const dpas_rule *const *rules; /* the rules to cost, or NULL for every default rule */
+    size_t nrules;
+    unsigned schedules;   /* bit per dpas_schedule_id; 0 = all */
+    int64_t iterations;   /* of iterative rules (geometric median, centered clipping); 0 = 10 */
+    int64_t steps;        /* bytes and times for this many steps; 0 = 1 */
+    int64_t f;            /* Byzantine replicas to tolerate, -1 = not asked */
+    double compute_rate;  /* FLOP/s per worker for the rule's own compute; 0 = not computed */
+    const dpas_links *links; /* inter-node alpha and beta to use instead of the fabric's (a
+                                calibration), or NULL; intra-node still from the fleet's node */
+    const char *links_source; /* where they come from, for the output (borrowed) */
+} dpas_cost_opts;
+
+/* One rule under one schedule. Byte counts are for `steps` steps; a value that does not apply
+ * is NAN (reals) or has its has_ flag 0. */
+typedef struct dpas_cost_row {
+    const dpas_rule *rule;
+    dpas_schedule_id schedule;
+    int realisable;
+    const char *why;        /* why not realisable (static), or NULL */
+    int64_t max_f;          /* the rule's largest f at dp_degree; -1 when none */
+    int tolerates;          /* max_f >= opts.f (when opts.f >= 0) */
+    dpas_bytes bytes_per_worker, bytes_received, scalar_bytes; /* when realisable */
+    double ratio_to_allreduce; /* NAN when the AllReduce moves nothing (N = 1) or not realisable */
+    double time_flat_s, time_hierarchical_s, compute_s; /* NAN when not known */
+} dpas_cost_row;
+
+#define DPAS_COST_MAX_NOTES 4
+
+typedef struct dpas_cost {
+    dpas_cost_row *rows;  /* rule-major, schedules in dpas_schedule_id order */
+    size_t nrows;
+    size_t unrealisable;  /* rows with realisable == 0 */
+    int64_t dp_degree, steps, iterations, f;
+    double compute_rate;
+    dpas_bytes gradient_bytes;
+    int have_links;       /* times are known */
+    int have_intra;       /* hierarchical times are known */
+    int calibrated;       /* the inter-node links came from opts.links */
+    dpas_links links;
+    const char *fabric, *node, *links_source; /* registry paths (borrowed) or NULL */
+    const char *fabric_name, *node_name;
+    int64_t accelerators_per_node;
+    size_t nnotes;
+    char notes[DPAS_COST_MAX_NOTES][400]; /* sentences about how to read the rows */
+} dpas_cost;
+
+/* Cost every rule x schedule for the scenario. *out is the caller's: dpas_cost_free(). */
+DPAS_API int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost **out,
+                               dpas_error *err);
+DPAS_API void dpas_cost_free(dpas_cost *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

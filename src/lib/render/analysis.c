@@ -1,0 +1,264 @@
+/* Renderers of the smaller analyses, each from its rows: the rule catalogue, the byte inventory
+ * and the memory check. */
+#include "../internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Write rows through a writer into b; 0 or the error. */
+typedef int (*row_fn)(const void *rows, size_t i, dpas_cell *cells, char *scratch);
+
+static int table(const dpas_column *cols, size_t ncols, const dpas_writer_opts *wo, dpas__buf *b,
+                 const void *rows, size_t nrows, row_fn fill, dpas_error *err)
+{
+    dpas_writer *w;
+    dpas_cell cells[16];
+    char scratch[2][64];
+    int rc = dpas_writer_new(cols, ncols, wo, dpas__sink_buf, b, &w, err);
+    for (size_t i = 0; !rc && i < nrows; i++) {
+        fill(rows, i, cells, scratch[0]);
+        rc = dpas_writer_row(w, cells, err);
+    }
+    if (!rc)
+        rc = dpas_writer_end(w, err);
+    dpas_writer_free(w);
+    return rc;
+}
+
+static char *finish(dpas__buf *b, int rc, dpas_error *err)
+{
+    if (rc) {
+        free(b->data);
+        return NULL;
+    }
+    return dpas__buf_finish(b, err);
+}
+
+static void label_text(dpas__buf *b, const char *label)
+{
+    if (!label)
+        return;
+    dpas__buf_puts(b, "scenario  ");
+    dpas__escape(b, DPAS_FORMAT_TEXT, label);
+    dpas__buf_puts(b, "\n\n");
+}
+
+static void label_json(dpas__buf *b, const char *label)
+{
+    dpas__buf_puts(b, "{\n  \"scenario\": ");
+    if (label)
+        dpas__buf_json_str(b, label);
+    else
+        dpas__buf_puts(b, "null");
+}
+
+/* ---- rules ---- */
+
+typedef struct rules_ctx {
+    const dpas_rule_row *rows;
+    bool max_f, min_n;
+} rules_ctx;
+
+static int rule_cells(const void *ctx, size_t i, dpas_cell *c, char *scratch)
+{
+    (void)scratch;
+    const rules_ctx *x = ctx;
+    const dpas_rule_row *r = &x->rows[i];
+    size_t k = 0;
+    c[k++] = dpas_cell_text(r->rule->name);
+    c[k++] = dpas_cell_text(r->rule->convention);
+    c[k++] = dpas_cell_text(r->rule->condition);
+    if (x->max_f)
+        c[k++] = r->max_f >= 0 ? dpas_cell_int(r->max_f) : dpas_cell_null();
+    if (x->min_n)
+        c[k++] = r->min_n >= 0 ? dpas_cell_int(r->min_n) : dpas_cell_null();
+    c[k++] = dpas_cell_bool(!!(r->rule->caps & DPAS_RULE_CAP_COORDINATEWISE));
+    c[k++] = dpas_cell_bool(!!(r->rule->caps & DPAS_RULE_CAP_DISTANCES));
+    c[k++] = dpas_cell_text(r->rule->compute);
+    c[k++] = dpas_cell_text(r->rule->neighbours);
+    c[k++] = dpas_cell_text(r->rule->source);
+    return 0;
+}
+
+char *dpas_render_rules(const dpas_rule_row *rows, size_t nrows, int with_max_f, int with_min_n,
+                        dpas_format format, dpas_error *err)
+{
+    dpas_column cols[10];
+    size_t n = 0;
+    cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
+    cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
+    cols[n++] = (dpas_column){"condition", DPAS_COL_TEXT, 0};
+    if (with_max_f)
+        cols[n++] = (dpas_column){"max_f", DPAS_COL_INT, 0};
+    if (with_min_n)
+        cols[n++] = (dpas_column){"min_n", DPAS_COL_INT, 0};
+    cols[n++] = (dpas_column){"coordinatewise", DPAS_COL_BOOL, 0};
+    cols[n++] = (dpas_column){"needs_distances", DPAS_COL_BOOL, 0};
+    cols[n++] = (dpas_column){"compute", DPAS_COL_TEXT, 0};
+    cols[n++] = (dpas_column){"neighbours", DPAS_COL_TEXT, 0};
+    cols[n++] = (dpas_column){"source", DPAS_COL_TEXT, 0};
+    rules_ctx x = {rows, with_max_f != 0, with_min_n != 0};
+    dpas_writer_opts wo = {.format = format};
+    dpas__buf b = {0};
+    int rc = table(cols, n, &wo, &b, &x, nrows, rule_cells, err);
+    if (format == DPAS_FORMAT_JSON)
+        dpas__buf_puts(&b, "\n");
+    return finish(&b, rc, err);
+}
+
+/* ---- inventory ---- */
+
+typedef struct inv_ctx {
+    const dpas_inventory_row *rows;
+    bool text;
+    dpas_units units;
+    char si[64], iec[64];
+} inv_ctx;
+
+static int inv_cells(const void *ctx, size_t i, dpas_cell *c, char *scratch)
+{
+    (void)scratch;
+    inv_ctx *x = (inv_ctx *)ctx;
+    const dpas_inventory_row *r = &x->rows[i];
+    size_t k = 0;
+    c[k++] = dpas_cell_text(r->where);
+    c[k++] = dpas_cell_text(r->item);
+    c[k++] = dpas_cell_text(r->basis);
+    c[k++] = dpas_cell_bytes(r->bytes);
+    dpas_format_bytes_human(r->bytes, x->text ? x->units : DPAS_UNITS_SI, x->si, sizeof x->si);
+    dpas_format_bytes_human(r->bytes, DPAS_UNITS_IEC, x->iec, sizeof x->iec);
+    c[k++] = dpas_cell_text(x->si);
+    if (!x->text)
+        c[k++] = dpas_cell_text(x->iec);
+    c[k++] = dpas_cell_text(r->source);
+    return 0;
+}
+
+char *dpas_render_inventory(const dpas_inventory_row *rows, size_t nrows, dpas_format format,
+                            dpas_units units, const char *label, dpas_error *err)
+{
+    const bool text = format == DPAS_FORMAT_TEXT;
+    /* text: one human column, in the units asked for; the others: both */
+    dpas_units hu = units == DPAS_UNITS_IEC ? DPAS_UNITS_IEC : DPAS_UNITS_SI;
+    dpas_column cols[7] = {{"where", DPAS_COL_TEXT, 0}, {"item", DPAS_COL_TEXT, 0},
+                           {"basis", DPAS_COL_TEXT, 0}, {"bytes", DPAS_COL_BYTES, 0},
+                           {"si", DPAS_COL_TEXT, 0},    {"iec", DPAS_COL_TEXT, 0},
+                           {"source", DPAS_COL_TEXT, 0}};
+    size_t n = 7;
+    if (text) {
+        cols[4].name = hu == DPAS_UNITS_IEC ? "iec" : "si";
+        cols[5] = cols[6];
+        n = 6;
+    }
+    inv_ctx x = {.rows = rows, .text = text, .units = hu};
+    dpas_writer_opts wo = {.format = format};
+    dpas__buf b = {0};
+    if (text)
+        label_text(&b, label);
+    if (format == DPAS_FORMAT_JSON) {
+        label_json(&b, label);
+        dpas__buf_puts(&b, ",\n  \"rows\": ");
+    }
+    int rc = table(cols, n, &wo, &b, &x, nrows, inv_cells, err);
+    if (format == DPAS_FORMAT_JSON)
+        dpas__buf_puts(&b, "\n}\n");
+    return finish(&b, rc, err);
+}
+
+/* ---- memory ---- */
+
+static void state_name(const dpas_convention *c, int zero, char *buf, size_t cap)
+{
+    if (zero)
+        snprintf(buf, cap, "%s, ZeRO stage %d", c->name, zero);
+    else
+        snprintf(buf, cap, "%s", c->name);
+}
+
+/* The accelerators of one replica: a mean when dp_degree does not divide them. */
+static void per_replica(const dpas_scenario *s, char *buf, size_t cap)
+{
+    dpas_report r;
+    if (dpas_evaluate(s, &r, NULL))
+        snprintf(buf, cap, "?");
+    else
+        dpas__fmt_double(r.accelerators_per_replica, false, buf, cap);
+}
+
+size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int zero,
+                           const dpas_memory *m, char *buf, size_t cap)
+{
+    char st[64], capb[64], name[64], ex[96], apr[40];
+    dpas_format_bytes_human(m->state, DPAS_UNITS_SI, st, sizeof st);
+    dpas_format_bytes_human(m->capacity, DPAS_UNITS_SI, capb, sizeof capb);
+    dpas_format_bytes_exact(m->state, ex, sizeof ex);
+    state_name(c, zero, name, sizeof name);
+    per_replica(s, apr, sizeof apr);
+    return (size_t)snprintf(buf, cap,
+                            "one replica's training state (%s B = %s, %s) exceeds the memory of its "
+                            "%s %s accelerators (%s): utilisation %.3g",
+                            ex, st, name, apr, s->node_entry->accelerator->name, capb,
+                            m->utilisation);
+}
+
+char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int zero,
+                         const dpas_memory *m, dpas_format format, dpas_units units,
+                         const char *label, dpas_error *err)
+{
+    char name[64], ex[96], hs[64], hc[64], ec[96], head[100], util[40], apr[40], hh[72];
+    state_name(c, zero, name, sizeof name);
+    dpas_format_bytes_exact(m->state, ex, sizeof ex);
+    dpas_format_bytes_exact(m->capacity, ec, sizeof ec);
+    dpas_format_bytes_human(m->state, units, hs, sizeof hs);
+    dpas_format_bytes_human(m->capacity, units, hc, sizeof hc);
+    const char *sign = m->fits ? "" : "-";
+    char habs[96], hhum[64];
+    dpas_format_bytes_exact(m->headroom, habs, sizeof habs);
+    dpas_format_bytes_human(m->headroom, units, hhum, sizeof hhum);
+    snprintf(head, sizeof head, "%s%s", m->headroom.whole || m->headroom.frac_num ? sign : "", habs);
+    snprintf(hh, sizeof hh, "%s%s", m->headroom.whole || m->headroom.frac_num ? sign : "", hhum);
+    dpas__fmt_double(m->utilisation, false, util, sizeof util);
+    per_replica(s, apr, sizeof apr);
+    dpas__buf b = {0};
+    if (format == DPAS_FORMAT_JSON) {
+        label_json(&b, label);
+        dpas__buf_puts(&b, ",\n  \"state\": ");
+        dpas__buf_json_str(&b, c->name);
+        dpas__buf_printf(&b, ",\n  \"zero_stage\": %d,\n  \"state_bytes\": %s,\n  \"capacity_bytes\": %s,\n"
+                             "  \"accelerators_per_replica\": %s,\n  \"accelerator\": ",
+                         zero, ex, ec, apr);
+        dpas__buf_json_str(&b, s->node_entry->accelerator->path);
+        dpas__buf_printf(&b, ",\n  \"headroom_bytes\": %s,\n  \"utilisation\": %s,\n  \"fits\": %s,\n"
+                             "  \"source\": ",
+                         head, util, m->fits ? "true" : "false");
+        dpas__buf_json_str(&b, c->source);
+        dpas__buf_puts(&b, "\n}\n");
+        return dpas__buf_finish(&b, err);
+    }
+    char v[7][200];
+    snprintf(v[0], sizeof v[0], "%s (%s)", name, c->source);
+    snprintf(v[1], sizeof v[1], "%s (%s)", ex, hs);
+    snprintf(v[2], sizeof v[2], "%s (%s)", ec, hc);
+    snprintf(v[3], sizeof v[3], "%s x %s", apr, s->node_entry->accelerator->name);
+    snprintf(v[4], sizeof v[4], "%s (%s)", head, hh);
+    snprintf(v[5], sizeof v[5], "%s", util);
+    snprintf(v[6], sizeof v[6], "%s", m->fits ? "yes" : "no");
+    static const char *const k[] = {"state", "state_bytes", "capacity_bytes",
+                                    "accelerators_per_replica", "headroom_bytes", "utilisation",
+                                    "fits"};
+    static const dpas_column cols[2] = {{"quantity", DPAS_COL_TEXT, 0}, {"value", DPAS_COL_TEXT, 0}};
+    if (format == DPAS_FORMAT_TEXT)
+        label_text(&b, label);
+    dpas_writer_opts wo = {.format = format};
+    dpas_writer *w;
+    int rc = dpas_writer_new(cols, 2, &wo, dpas__sink_buf, &b, &w, err);
+    for (int i = 0; !rc && i < 7; i++) {
+        dpas_cell cells[2] = {dpas_cell_text(k[i]), dpas_cell_text(v[i])};
+        rc = dpas_writer_row(w, cells, err);
+    }
+    if (!rc)
+        rc = dpas_writer_end(w, err);
+    dpas_writer_free(w);
+    return finish(&b, rc, err);
+}

@@ -1,0 +1,173 @@
+/* Escaping of user text for each output format: the one place that decides how a tab, a quote,
+ * a `|`, a newline or an invalid UTF-8 byte comes out. */
+#include "../internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t dpas__utf8_len(const unsigned char *p)
+{
+    /* the length of a well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates,
+     * nothing above U+10FFFF), or 0 */
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned min;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    unsigned cp = c & (0xff >> (n + 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+size_t dpas__utf8_width(const char *s)
+{
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = dpas__utf8_len(p);
+        p += n ? n : 1;
+        w++;
+    }
+    return w;
+}
+
+static const char REPLACEMENT[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+/* Append s to b, escaped for format. */
+void dpas__escape(dpas__buf *b, int format, const char *s)
+{
+    if (format == DPAS_FORMAT_JSON) {
+        dpas__buf_json_str(b, s);
+        return;
+    }
+    if (format == DPAS_FORMAT_CSV) {
+        size_t l = strlen(s);
+        bool quote = strpbrk(s, ",\"\r\n") || (l && (s[0] == ' ' || s[l - 1] == ' '));
+        if (quote)
+            dpas__buf_append(b, "\"", 1);
+        for (const unsigned char *p = (const unsigned char *)s; *p;) {
+            size_t n = dpas__utf8_len(p);
+            if (!n) {
+                dpas__buf_puts(b, REPLACEMENT);
+                p++;
+                continue;
+            }
+            if (*p == '"')
+                dpas__buf_append(b, "\"", 1);
+            dpas__buf_append(b, (const char *)p, n);
+            p += n;
+        }
+        if (quote)
+            dpas__buf_append(b, "\"", 1);
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = dpas__utf8_len(p);
+        if (!n) {
+            dpas__buf_puts(b, REPLACEMENT);
+            p++;
+            continue;
+        }
+        unsigned c = *p;
+        if (format == DPAS_FORMAT_MARKDOWN) {
+            if (c == '\\' || c == '|')
+                dpas__buf_append(b, "\\", 1), dpas__buf_append(b, (const char *)p, 1);
+            else if (c == '<')
+                dpas__buf_puts(b, "&lt;");
+            else if (c == '&')
+                dpas__buf_puts(b, "&amp;");
+            else if (c == '\n')
+                dpas__buf_puts(b, "<br>");
+            else if (c < 0x20 || c == 0x7f)
+                dpas__buf_puts(b, REPLACEMENT);
+            else
+                dpas__buf_append(b, (const char *)p, n);
+        } else { /* text: one line per row, whatever the label holds */
+            if (c == '\t')
+                dpas__buf_puts(b, "\\t");
+            else if (c == '\n')
+                dpas__buf_puts(b, "\\n");
+            else if (c == '\r')
+                dpas__buf_puts(b, "\\r");
+            else if (c < 0x20 || c == 0x7f)
+                dpas__buf_printf(b, "\\x%02x", c);
+            else
+                dpas__buf_append(b, (const char *)p, n);
+        }
+        p += n;
+    }
+}
+
+void dpas__escape_xml(dpas__buf *b, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = dpas__utf8_len(p);
+        if (!n) {
+            dpas__buf_puts(b, REPLACEMENT);
+            p++;
+            continue;
+        }
+        switch (*p) {
+        case '&': dpas__buf_puts(b, "&amp;"); break;
+        case '<': dpas__buf_puts(b, "&lt;"); break;
+        case '>': dpas__buf_puts(b, "&gt;"); break;
+        case '"': dpas__buf_puts(b, "&quot;"); break;
+        case '\'': dpas__buf_puts(b, "&apos;"); break;
+        default:
+            /* XML 1.0 allows no C0 control but tab, LF and CR; U+FFFE and U+FFFF neither */
+            if ((*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') ||
+                (n == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)))
+                dpas__buf_puts(b, REPLACEMENT);
+            else
+                dpas__buf_append(b, (const char *)p, n);
+        }
+        p += n;
+    }
+}
+
+static int sink_buf(dpas_sink_fn sink, void *ctx, dpas__buf *b)
+{
+    int rc = b->oom ? DPAS_ENOMEM : sink(ctx, b->data ? b->data : "", b->len);
+    free(b->data);
+    return rc;
+}
+
+int dpas_write_escaped(dpas_format format, const char *text, dpas_sink_fn sink, void *ctx)
+{
+    dpas__buf b = {0};
+    dpas__escape(&b, format, text ? text : "");
+    return sink_buf(sink, ctx, &b);
+}
+
+int dpas_write_json_string(const char *text, dpas_sink_fn sink, void *ctx)
+{
+    return dpas_write_escaped(DPAS_FORMAT_JSON, text, sink, ctx);
+}
+
+int dpas_write_xml_text(const char *text, dpas_sink_fn sink, void *ctx)
+{
+    dpas__buf b = {0};
+    dpas__escape_xml(&b, text ? text : "");
+    return sink_buf(sink, ctx, &b);
+}
+
+int dpas__sink_buf(void *ctx, const char *data, size_t len)
+{
+    dpas__buf *b = ctx;
+    dpas__buf_append(b, data, len);
+    return b->oom ? DPAS_ENOMEM : 0;
+}
