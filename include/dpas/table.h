@@ -40,6 +40,7 @@ typedef enum dpas_col_type {
 #define DPAS_COL_G10 4u   /* REAL: 10 significant digits, in every format (sweeps) */
 #define DPAS_COL_LEFT 8u  /* text: align left even when the column holds numbers */
 #define DPAS_COL_EXACT_HUMAN 16u /* BYTES: "350000000000 (350 GB)" in text and markdown */
+#define DPAS_COL_RIGHT 32u /* text and markdown: align right, as numbers are */
 
 typedef struct dpas_column {
     const char *name; /* JSON key, CSV and markdown header, text header */

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, size_t cap)
@@ -129,13 +130,18 @@ static void render_text(dpas__buf *b, const dpas_scenario *s, const dpas_report 
 {
     char t[600], w[64];
     if (!o->attrs) {
-        if (o->label)
-            dpas__buf_printf(b, "scenario  %s\n\n", o->label);
+        if (o->label) {
+            dpas__buf_puts(b, "scenario  ");
+            dpas__escape(b, DPAS_FORMAT_TEXT, o->label);
+            dpas__buf_puts(b, "\n\n");
+        }
         dpas__buf_puts(b, "inputs\n");
-        dpas__buf_printf(b, "  %-28s%s (%llu parameters)\n", "workload", s->workload ? s->workload : "custom",
-                         (unsigned long long)s->parameters);
-        dpas__buf_printf(b, "  %-28s%s (%lld nodes x %lld accelerators)\n", "fleet",
-                         s->fleet ? s->fleet : "custom", (long long)s->nodes,
+        dpas__buf_printf(b, "  %-28s", "workload");
+        dpas__escape(b, DPAS_FORMAT_TEXT, s->workload ? s->workload : "custom");
+        dpas__buf_printf(b, " (%llu parameters)\n", (unsigned long long)s->parameters);
+        dpas__buf_printf(b, "  %-28s", "fleet");
+        dpas__escape(b, DPAS_FORMAT_TEXT, s->fleet ? s->fleet : "custom");
+        dpas__buf_printf(b, " (%lld nodes x %lld accelerators)\n", (long long)s->nodes,
                          (long long)s->accelerators_per_node);
         dpas__buf_printf(b, "  %-28s%lld\n", "dp_degree", (long long)s->dp_degree);
         width_text(s->gradient_bytes_per_param, w, sizeof w);
@@ -240,65 +246,99 @@ static void render_json(dpas__buf *b, const dpas_scenario *s, const dpas_report 
     dpas__buf_puts(b, first ? "]\n}\n" : "\n  ]\n}\n");
 }
 
-static void render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
-                        const dpas_render_opts *o, unsigned show, bool csv)
+/* Rows through the writer: CSV gets the attributes; markdown the inputs, then the attributes. */
+static int write_table(dpas__buf *b, int format, const dpas_column *cols, size_t ncols,
+                       const char *const *cells, size_t nrows, dpas_error *err)
 {
-    char v[200], note[600];
-    if (csv)
-        dpas__buf_puts(b, "attribute,value,unit,note\n");
-    else {
-        char w[64];
-        if (!o->attrs) {
-            if (o->label)
-                dpas__buf_printf(b, "**scenario** `%s`\n\n", o->label);
-            dpas__buf_puts(b, "| input | value |\n|---|---|\n");
-            dpas__buf_printf(b, "| workload | %s (%llu parameters) |\n", s->workload ? s->workload : "custom",
-                             (unsigned long long)s->parameters);
-            dpas__buf_printf(b, "| fleet | %s (%lld nodes x %lld accelerators) |\n",
-                             s->fleet ? s->fleet : "custom", (long long)s->nodes,
-                             (long long)s->accelerators_per_node);
-            dpas__buf_printf(b, "| dp_degree | %lld |\n", (long long)s->dp_degree);
-            width_text(s->gradient_bytes_per_param, w, sizeof w);
-            dpas__buf_printf(b, "| gradient_bytes_per_param | %s |\n", w);
-            width_text(s->checkpoint_bytes_per_param, w, sizeof w);
-            dpas__buf_printf(b, "| checkpoint_bytes_per_param | %s |\n", w);
-            width_text(s->weight_bytes_per_param, w, sizeof w);
-            dpas__buf_printf(b, "| weight_bytes_per_param | %s |\n\n", w);
-        }
-        dpas__buf_puts(b, "| attribute | value | unit | note |\n|---|---:|---|---|\n");
+    dpas_writer_opts wo = {.format = (dpas_format)format};
+    dpas_writer *w;
+    int rc = dpas_writer_new(cols, ncols, &wo, dpas__sink_buf, b, &w, err);
+    for (size_t i = 0; !rc && i < nrows; i++) {
+        dpas_cell c[4];
+        for (size_t k = 0; k < ncols; k++)
+            c[k] = dpas_cell_text(cells[i * ncols + k]);
+        rc = dpas_writer_row(w, c, err);
     }
+    if (!rc)
+        rc = dpas_writer_end(w, err);
+    dpas_writer_free(w);
+    return rc;
+}
+
+static int render_inputs_md(dpas__buf *b, const dpas_scenario *s, const dpas_render_opts *o,
+                            dpas_error *err)
+{
+    static const dpas_column cols[2] = {{"input", DPAS_COL_TEXT, 0}, {"value", DPAS_COL_TEXT, 0}};
+    dpas__buf wl = {0}, fl = {0};
+    char dp[32], w[3][64];
+    dpas__buf_printf(&wl, "%s (%llu parameters)", s->workload ? s->workload : "custom",
+                     (unsigned long long)s->parameters);
+    dpas__buf_printf(&fl, "%s (%lld nodes x %lld accelerators)", s->fleet ? s->fleet : "custom",
+                     (long long)s->nodes, (long long)s->accelerators_per_node);
+    snprintf(dp, sizeof dp, "%lld", (long long)s->dp_degree);
+    width_text(s->gradient_bytes_per_param, w[0], sizeof w[0]);
+    width_text(s->checkpoint_bytes_per_param, w[1], sizeof w[1]);
+    width_text(s->weight_bytes_per_param, w[2], sizeof w[2]);
+    if (o->label) {
+        dpas__buf_puts(b, "**scenario** ");
+        dpas__escape(b, DPAS_FORMAT_MARKDOWN, o->label);
+        dpas__buf_puts(b, "\n\n");
+    }
+    const char *cells[] = {"workload", wl.data ? wl.data : "", "fleet", fl.data ? fl.data : "",
+                           "dp_degree", dp, "gradient_bytes_per_param", w[0],
+                           "checkpoint_bytes_per_param", w[1], "weight_bytes_per_param", w[2]};
+    int rc = wl.oom || fl.oom ? dpas__fail(err, DPAS_ENOMEM, "", "out of memory")
+                              : write_table(b, DPAS_FORMAT_MARKDOWN, cols, 2, cells, 6, err);
+    free(wl.data);
+    free(fl.data);
+    dpas__buf_puts(b, "\n");
+    return rc;
+}
+
+static int render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
+                       const dpas_render_opts *o, unsigned show, bool csv, dpas_error *err)
+{
+    static const dpas_column cols[4] = {{"attribute", DPAS_COL_TEXT, 0},
+                                        {"value", DPAS_COL_TEXT, DPAS_COL_RIGHT},
+                                        {"unit", DPAS_COL_TEXT, 0},
+                                        {"note", DPAS_COL_TEXT, 0}};
+    char v[DPAS_ATTR_COUNT][200];
+    char note[DPAS_ATTR_COUNT][600];
+    const char *cells[DPAS_ATTR_COUNT * 4];
+    size_t n = 0;
+    int rc;
+    if (!csv && !o->attrs && (rc = render_inputs_md(b, s, o, err)))
+        return rc;
     for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
         if (!(show & (1u << a)))
             continue;
-        note[0] = '\0';
+        note[a][0] = v[a][0] = '\0';
         if (r->undefined & (1u << a)) {
-            v[0] = '\0';
-            snprintf(note, sizeof note, "undefined: %s", dpas_report_undefined_reason(r, (dpas_attr)a));
+            snprintf(note[a], sizeof note[a], "undefined: %s",
+                     dpas_report_undefined_reason(r, (dpas_attr)a));
         } else {
-            value_text(r, (dpas_attr)a, false, -1, v, sizeof v);
+            value_text(r, (dpas_attr)a, false, -1, v[a], sizeof v[a]);
             if (o->explain)
-                explain_text(s, r, (dpas_attr)a, note, sizeof note);
+                explain_text(s, r, (dpas_attr)a, note[a], sizeof note[a]);
         }
-        if (csv) {
-            dpas__buf_printf(b, "%s,%s,%s,", dpas_attr_name((dpas_attr)a), v, dpas_attr_unit((dpas_attr)a));
-            dpas__buf_csv_str(b, note);
-            dpas__buf_puts(b, "\n");
-        } else {
-            if (!(r->undefined & (1u << a)) && dpas_attr_kind((dpas_attr)a) == DPAS_VALUE_BYTES &&
-                o->units != DPAS_UNITS_BYTES) {
-                dpas_value x;
-                char h[64];
-                dpas_report_get(r, (dpas_attr)a, &x, NULL);
-                if (x.bytes.whole >= 1000) {
-                    dpas_format_bytes_human(x.bytes, (dpas_units)o->units, h, sizeof h);
-                    size_t l = strlen(v);
-                    snprintf(v + l, sizeof v - l, " (%s)", h);
-                }
+        if (!csv && !(r->undefined & (1u << a)) &&
+            dpas_attr_kind((dpas_attr)a) == DPAS_VALUE_BYTES && o->units != DPAS_UNITS_BYTES) {
+            dpas_value x;
+            char h[64];
+            dpas_report_get(r, (dpas_attr)a, &x, NULL);
+            if (x.bytes.whole >= 1000) {
+                dpas_format_bytes_human(x.bytes, (dpas_units)o->units, h, sizeof h);
+                size_t l = strlen(v[a]);
+                snprintf(v[a] + l, sizeof v[a] - l, " (%s)", h);
             }
-            dpas__buf_printf(b, "| %s | %s | %s | %s |\n", dpas_attr_name((dpas_attr)a), v,
-                             dpas_attr_unit((dpas_attr)a), note);
         }
+        cells[n * 4] = dpas_attr_name((dpas_attr)a);
+        cells[n * 4 + 1] = v[a];
+        cells[n * 4 + 2] = dpas_attr_unit((dpas_attr)a);
+        cells[n * 4 + 3] = note[a];
+        n++;
     }
+    return write_table(b, csv ? DPAS_FORMAT_CSV : DPAS_FORMAT_MARKDOWN, cols, 4, cells, n, err);
 }
 
 char *dpas_render_report(const dpas_scenario *s, const dpas_report *r,
@@ -320,8 +360,13 @@ char *dpas_render_report(const dpas_scenario *s, const dpas_report *r,
     dpas__buf b = {0};
     switch (o->format) {
     case DPAS_FORMAT_JSON: render_json(&b, s, r, o, show); break;
-    case DPAS_FORMAT_CSV: render_rows(&b, s, r, o, show, true); break;
-    case DPAS_FORMAT_MARKDOWN: render_rows(&b, s, r, o, show, false); break;
+    case DPAS_FORMAT_CSV:
+    case DPAS_FORMAT_MARKDOWN:
+        if (render_rows(&b, s, r, o, show, o->format == DPAS_FORMAT_CSV, err)) {
+            free(b.data);
+            return NULL;
+        }
+        break;
     default: render_text(&b, s, r, o, show); break;
     }
     return dpas__buf_finish(&b, err);

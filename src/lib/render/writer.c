@@ -24,6 +24,8 @@ struct dpas_writer {
 
 static bool numeric(const dpas_column *c)
 {
+    if (c->flags & DPAS_COL_RIGHT)
+        return true;
     return c->type != DPAS_COL_TEXT && c->type != DPAS_COL_BOOL && !(c->flags & DPAS_COL_LEFT);
 }
 
