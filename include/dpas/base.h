@@ -62,6 +62,10 @@ DPAS_API const char *dpas_err_name(int code);
 /* The title of the code's error object ("invalid input", "physics violation"). Never NULL. */
 DPAS_API const char *dpas_err_title(int code);
 
+/* User text quoted for a message: "\"GPT3\"", cut with "..." to fit cap (at least 8 bytes), with
+ * control characters and invalid UTF-8 escaped. Returns buf. */
+DPAS_API const char *dpas_quote(const char *text, char *buf, size_t cap);
+
 /* ---- output formats -------------------------------------------------------------------------- */
 
 typedef enum dpas_format {

@@ -37,6 +37,7 @@
 #include "dpas/inventory.h"
 #include "dpas/calibrate.h"
 #include "dpas/kernels.h"
+#include "dpas/sweep.h"
 #include "dpas/table.h"
 #include "dpas/render.h"
 #include "dpas/plot.h"

@@ -1,42 +1,60 @@
-/* The dpas command line: a thin shell over libdpas. */
+/* The dpas command line: a thin shell over libdpas. Shared by the cmd_*.c files; cli.c holds
+ * the helpers, inputs.c the scenario inputs, main.c only the command table. */
 #ifndef DPAS_CLI_H
 #define DPAS_CLI_H
 
 #include "dpas/dpas.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 /* Exit codes, as mlsysim's CLI: 0 ok, 1 bad input, 2 physics violation. */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_PHYSICS = 2 };
 
+/* Long-option values (short options are their characters). */
+enum {
+    O_SCENARIO = 1000, O_MODEL, O_PARAMS, O_FLEET, O_NODES, O_APN, O_DP, O_GRAD, O_CKPT,
+    O_WEIGHTS, O_UNITS, O_ATTR, O_EXPLAIN,
+    O_RULE, O_SCHEDULE, O_CONVENTION, O_TOPOLOGY, O_STEPS, O_ITERATIONS, O_RATE, O_F, O_N,
+    O_STATE, O_ZERO, O_ALL, O_PLOT, O_Y, O_TITLE, O_CHART, O_NOCHART, O_CALIBRATION,
+    O_COLLECTIVE, O_RANKS, O_LAST = 1100
+};
+
 typedef struct cli {
     int format; /* dpas_format; errors are JSON objects on stdout when it is JSON */
     FILE *out, *err;
+    const struct option *opts; /* the running command's options (for messages) */
+    unsigned char seen[256 + O_LAST - O_SCENARIO]; /* options given, to refuse repeats */
 } cli;
 
 /* Report err as the format wants; returns the exit code for it. */
 int cli_fail(cli *c, const dpas_error *err);
 /* A usage error: "dpas CMD: message", exit 1. */
 int cli_usage(cli *c, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* The options of every command: -h prints help (returns EXIT_OK: return it), -o FORMAT sets the
- * format (returns CLI_NEXT, or a usage error's exit code). CLI_OTHER: opt is neither. */
+/* Report a getopt failure ('?') as a usage error. */
+int cli_bad_option(cli *c, const char *cmd, char **argv);
+/* Start parsing a command's options (resets getopt and the options seen). */
+void cli_begin(cli *c, const struct option *opts);
+/* The options of every command, called first for each option getopt returns: a repeated option
+ * is a usage error; -h prints help (returns EXIT_OK: return it); -o FORMAT sets the format
+ * (returns CLI_NEXT, or a usage error's exit code). CLI_OTHER: opt is neither. */
 enum { CLI_NEXT = -1, CLI_OTHER = -2 };
 int cli_common_option(cli *c, const char *cmd, int opt, const char *help);
 /* Parse -o/--output and --units values; return 0 or a usage error exit code. */
 int cli_parse_format(cli *c, const char *cmd, const char *v);
-int cli_parse_units(cli *c, const char *cmd, const char *v, int *units);
-/* Write a rendered payload (owned, freed here). */
+int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units);
+/* Split a comma-separated list (no limit; an empty item is an error). *items[0] owns the
+ * storage: cli_list_free. */
+int cli_list(cli *c, const char *cmd, const char *flag, const char *text, char ***items, size_t *n);
+void cli_list_free(char **items);
+/* Write a rendered payload (owned, freed here); a write error is an error exit. */
 int cli_emit(cli *c, char *payload);
+/* A dpas_sink_fn writing to c->out (ctx = c). */
+int cli_sink(void *ctx, const char *data, size_t len);
+/* Report that stdout could not be written; returns the exit code. */
+int cli_write_failed(cli *c);
 
-/* ---- scenario inputs shared by show, eval, cost, inventory, memory ---- */
-
-enum {
-    O_SCENARIO = 1000, O_MODEL, O_PARAMS, O_FLEET, O_NODES, O_APN, O_DP, O_GRAD, O_CKPT,
-    O_WEIGHTS, O_UNITS, O_ATTR, O_EXPLAIN,
-    O_RULE, O_SCHEDULE, O_CONVENTION, O_TOPOLOGY, O_STEPS, O_ITERATIONS, O_RATE, O_F, O_N,
-    O_STATE, O_ZERO, O_ALL, O_PLOT, O_Y, O_TITLE, O_CHART, O_NOCHART, O_CALIBRATION,
-    O_COLLECTIVE, O_RANKS
-};
+/* ---- scenario inputs shared by show, eval, cost, inventory, memory, sweep ---- */
 
 /* getopt_long entries of the input flags, to splice into a command's option table. */
 #define SCEN_LONG_OPTIONS                                                                       \
@@ -48,13 +66,6 @@ enum {
         {"ckpt", required_argument, 0, O_CKPT}, {                                               \
         "weights", required_argument, 0, O_WEIGHTS                                              \
     }
-
-#define SCEN_NINPUTS 10
-struct scen_input {
-    int opt;
-    const char *key, *flag;
-};
-extern const struct scen_input scen_inputs[SCEN_NINPUTS];
 
 #define SCEN_INPUT_HELP                                                                         \
     "      --scenario NAME   start from a named scenario (dpas list scenarios)\n"                \
@@ -70,7 +81,7 @@ extern const struct scen_input scen_inputs[SCEN_NINPUTS];
     "      --weights WIDTH   weight_bytes_per_param (optional; 'none' removes it)\n"
 
 typedef struct scen_args {
-    const char *given[SCEN_NINPUTS];
+    const char *given[DPAS_INPUT_COUNT]; /* the flags' text, by input */
     const char *positional; /* NAME or FILE, or NULL */
     dpas_registry *reg;
     dpas_spec *spec;
@@ -80,21 +91,24 @@ typedef struct scen_args {
 
 enum { SCEN_POS_NAME, SCEN_POS_FILE, SCEN_POS_EITHER };
 
-/* If opt is an input flag, record it and return 1 (*rc set to a usage error when repeated). */
-int scen_take(cli *c, const char *cmd, scen_args *a, int opt, const char *arg, int *rc);
+/* The input a flag sets, or -1 when opt is no input flag. */
+int scen_input_of(int opt);
+/* If opt is an input flag, record it and return 1. */
+int scen_take(scen_args *a, int opt, const char *arg);
+/* Both --model and --params: a usage error's exit code, else 0. */
+int scen_check(cli *c, const char *cmd, const scen_args *a);
 /* Registry, positional, flags -> a->s. Fills err on failure. */
-int scen_load(cli *c, const char *cmd, scen_args *a, int positional_kind, dpas_error *err);
+int scen_load(scen_args *a, int positional_kind, dpas_error *err);
 void scen_free(scen_args *a);
 /* Warnings of a report on stderr (not in JSON mode, where they are in the payload). */
 void scen_print_warnings(cli *c, const dpas_report *r);
-/* Report a getopt failure ('?') as a usage error. */
-int cli_bad_option(cli *c, const char *cmd, char **argv);
 
 /* The whole command line: argv as main's, payload to out, diagnostics to err; returns the
  * exit status and never exits. */
 int dpas_cli_main(int argc, char **argv, FILE *out, FILE *err);
 
-int cmd_scenario(cli *c, int argc, char **argv, int is_show);
+int cmd_show(cli *c, int argc, char **argv);
+int cmd_eval(cli *c, int argc, char **argv);
 int cmd_list(cli *c, int argc, char **argv);
 int cmd_rules(cli *c, int argc, char **argv);
 int cmd_cost(cli *c, int argc, char **argv);
@@ -104,5 +118,8 @@ int cmd_sweep(cli *c, int argc, char **argv);
 int cmd_calibrate(cli *c, int argc, char **argv);
 /* The inter-node alpha and beta of a nccl-tests file (its AllReduce fit first). */
 int cli_load_calibration(cli *c, const char *path, dpas_links *links, dpas_error *err);
+/* --rule and --convention to rules, --schedule to a mask (cost and sweep). */
+int cli_rules(cli *c, const char *cmd, const char *list, const char *convention,
+              const dpas_rule ***rules, size_t *n, dpas_error *err);
 
 #endif

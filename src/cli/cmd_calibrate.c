@@ -46,8 +46,7 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     int64_t ranks = 0;
     int opt;
     dpas_error err = {0};
-    opterr = 0;
-    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    cli_begin(c, opts);
     int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if ((common = cli_common_option(c, "calibrate", opt, calibrate_help)) != CLI_OTHER) {

@@ -24,8 +24,7 @@ int cmd_list(cli *c, int argc, char **argv)
         {"scenario", DPAS_KIND_SCENARIO}, {"precisions", -1},
         {"precision", -1}};
     int opt, rc;
-    opterr = 0;
-    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    cli_begin(c, opts);
     int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if ((common = cli_common_option(c, "list", opt, list_help)) != CLI_OTHER) {

@@ -45,6 +45,10 @@ def main():
     for n in needles:
         if n not in err:
             problems.append(f"text mode: the message lacks {n!r}: {err!r}")
+    # a case that names its own format: -o json would be a repeated option, itself an error
+    own_format = any(a in ("-o", "--output") or a.startswith("--output=") for a in args)
+    if own_format:
+        needles = ["is given twice"]
     jargs = args[:1] + ["-o", "json"] + args[1:]
     q = subprocess.run([dpas] + jargs, cwd=cwd, capture_output=True)
     if q.returncode != 1:

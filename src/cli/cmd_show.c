@@ -42,29 +42,34 @@ static const char *eval_help =
 
 static int parse_attrs(cli *c, const char *cmd, const char *list, unsigned *mask)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        while (*tok == ' ')
-            tok++;
+    char **items;
+    size_t n;
+    int rc = cli_list(c, cmd, "--attr", list, &items, &n);
+    for (size_t i = 0; !rc && i < n; i++) {
+        const char *tok = items[i] + strspn(items[i], " ");
         int a = dpas_attr_from_name(tok);
         if (a < 0) {
             char names[400] = "";
-            for (int i = 0; i < DPAS_ATTR_COUNT; i++) {
+            for (int k = 0; k < DPAS_ATTR_COUNT; k++) {
                 size_t l = strlen(names);
-                snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", dpas_attr_name(i));
+                snprintf(names + l, sizeof names - l, "%s%s", k ? ", " : "", dpas_attr_name(k));
             }
-            return cli_usage(c, cmd, "--attr: unknown attribute \"%s\"; expected one of %s", tok, names);
+            dpas_error e = {.code = DPAS_EINVAL};
+            snprintf(e.field, sizeof e.field, "--attr");
+            char q[96];
+            snprintf(e.message, sizeof e.message,
+                     "--attr: unknown attribute %s; expected one of %s (see: dpas %s --help)",
+                     dpas_quote(tok, q, sizeof q), names, cmd);
+            rc = cli_fail(c, &e);
+            break;
         }
         *mask |= 1u << a;
     }
-    if (!*mask)
-        return cli_usage(c, cmd, "--attr needs at least one attribute name");
-    return 0;
+    cli_list_free(items);
+    return rc;
 }
 
-int cmd_scenario(cli *c, int argc, char **argv, int is_show)
+static int scenario(cli *c, int argc, char **argv, int is_show)
 {
     const char *cmd = is_show ? "show" : "eval";
     static const struct option opts[] = {
@@ -75,25 +80,22 @@ int cmd_scenario(cli *c, int argc, char **argv, int is_show)
     scen_args a = {0};
     dpas_render_opts ro = {.format = DPAS_FORMAT_TEXT, .units = DPAS_UNITS_SI};
     int rc = 0, opt;
-    opterr = 0;
-    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
+    cli_begin(c, opts);
     int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (scen_take(c, cmd, &a, opt, optarg, &rc)) {
-            if (rc)
-                return rc;
-            if (is_show && opt == O_SCENARIO)
-                return cli_usage(c, cmd, "--scenario is for eval; show takes the NAME itself");
-            continue;
-        }
         if ((common = cli_common_option(c, cmd, opt, is_show ? show_help : eval_help)) != CLI_OTHER) {
             if (common != CLI_NEXT)
                 return common;
             continue;
         }
+        if (scen_take(&a, opt, optarg)) {
+            if (is_show && opt == O_SCENARIO)
+                return cli_usage(c, cmd, "--scenario is for eval; show takes the NAME itself");
+            continue;
+        }
         switch (opt) {
         case O_UNITS:
-            if ((rc = cli_parse_units(c, cmd, optarg, &ro.units)))
+            if ((rc = cli_parse_units(c, cmd, optarg, (dpas_units *)&ro.units)))
                 return rc;
             break;
         case O_ATTR:
@@ -111,14 +113,14 @@ int cmd_scenario(cli *c, int argc, char **argv, int is_show)
                     : cli_usage(c, cmd, "show needs a scenario NAME");
     if (!is_show && npos > 1)
         return cli_usage(c, cmd, "eval takes at most one FILE, got %d", npos);
-    if (a.given[1] && a.given[2])
-        return cli_usage(c, cmd, "give --model or --params, not both");
+    if ((rc = scen_check(c, cmd, &a)))
+        return rc;
     a.positional = npos ? argv[optind] : NULL;
 
     dpas_error err = {0};
     dpas_report r;
     char *payload = NULL;
-    if ((rc = scen_load(c, cmd, &a, is_show ? SCEN_POS_NAME : SCEN_POS_FILE, &err)) ||
+    if ((rc = scen_load(&a, is_show ? SCEN_POS_NAME : SCEN_POS_FILE, &err)) ||
         (rc = dpas_evaluate(&a.s, &r, &err)))
         goto fail;
     ro.label = a.label;
@@ -132,3 +134,6 @@ fail:
     scen_free(&a);
     return cli_fail(c, &err);
 }
+
+int cmd_show(cli *c, int argc, char **argv) { return scenario(c, argc, argv, 1); }
+int cmd_eval(cli *c, int argc, char **argv) { return scenario(c, argc, argv, 0); }

@@ -1,0 +1,111 @@
+/* dpas/sweep.h — vary one or two inputs over lists or ranges; every point a typed row.
+ * Part of the public API; include "dpas/dpas.h". */
+#ifndef DPAS_SWEEP_H
+#define DPAS_SWEEP_H
+
+#include "dpas/cost.h"
+#include "dpas/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The inputs a sweep can vary. */
+typedef enum dpas_sweep_input {
+    DPAS_SWEEP_DP_DEGREE = 0, /* ranges: A..B (doubling), A..B+S (step), A..B*F (factor); lists */
+    DPAS_SWEEP_PARAMETERS,    /* the same, counts with suffixes (7B) */
+    DPAS_SWEEP_WORKLOAD,      /* lists of registry models */
+    DPAS_SWEEP_FLEET,         /* lists of registry fleets */
+    DPAS_SWEEP_GRADIENT_WIDTH,
+    DPAS_SWEEP_CHECKPOINT_WIDTH,
+    DPAS_SWEEP_RULE,
+    DPAS_SWEEP_SCHEDULE,
+    DPAS_SWEEP_INPUT_COUNT
+} dpas_sweep_input;
+
+/* What a sweep reports: the seed's attributes (0 .. DPAS_ATTR_COUNT - 1, as dpas_attr), then
+ * the schedule's bytes and times and the rule's max_f. */
+typedef enum dpas_metric {
+    DPAS_METRIC_BYTES_PER_WORKER = 10, /* = DPAS_ATTR_COUNT */
+    DPAS_METRIC_BYTES_RECEIVED,
+    DPAS_METRIC_SCALAR_BYTES,
+    DPAS_METRIC_RATIO_TO_ALLREDUCE,
+    DPAS_METRIC_TIME_FLAT_S,
+    DPAS_METRIC_TIME_HIERARCHICAL_S,
+    DPAS_METRIC_MAX_F,
+    DPAS_METRIC_COUNT
+} dpas_metric;
+
+/* Limits, checked before any work: values of one axis and points of a sweep. */
+#define DPAS_SWEEP_MAX_VALUES 100000000ull  /* 10^8 */
+#define DPAS_SWEEP_MAX_POINTS 1000000000ull /* 10^9 */
+
+/* The input's name as a column ("dp_degree", "workload", "rule") and its CLI flag. */
+DPAS_API const char *dpas_sweep_input_name(dpas_sweep_input in);
+DPAS_API const char *dpas_sweep_input_flag(dpas_sweep_input in);
+/* The metric's name ("gradient_bytes", "time_flat_s"), or NULL; -1 for an unknown name. */
+DPAS_API const char *dpas_metric_name(int metric);
+DPAS_API int dpas_metric_from_name(const char *name);
+/* Does the metric need a schedule (bytes, times) or a rule (max_f)? */
+DPAS_API int dpas_metric_needs_schedule(int metric);
+DPAS_API int dpas_metric_needs_rule(int metric);
+
+/* One axis: its values, never materialised for a numeric range (a range of 10^8 values costs
+ * nothing until it is walked). */
+typedef struct dpas_sweep_axis {
+    dpas_sweep_input input;
+    size_t n;          /* values */
+    int range;         /* numeric range: lo, hi, step, op */
+    int geometric;     /* doubling or factor: plotted on a log axis */
+    uint64_t lo, hi, step;
+    char op;           /* '*' or '+' */
+    int64_t *i;        /* a dp_degree list */
+    uint64_t *u;       /* a parameters list */
+    const void **entry; /* models, fleets, rules */
+    dpas_rational *width;
+    int *schedule;
+    char **label;      /* the value as the output shows it (widths: as given) */
+} dpas_sweep_axis;
+
+/* Read an axis from text: "2..4096", "8..64+8", "1e9..1e12*10", "8,16,32", "GPT3,Llama3_70B",
+ * "bf16,fp32", "median,krum". `field` names the input in messages ("--dp"). A list is split at
+ * commas with no limit on its length; one value (no comma, no range) is an axis of one value.
+ * Errors name the field, the value and the rule. dpas_sweep_axis_free releases it. */
+DPAS_API int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *field,
+                                   const dpas_registry *reg, const char *convention,
+                                   dpas_sweep_axis *out, dpas_error *err);
+DPAS_API void dpas_sweep_axis_free(dpas_sweep_axis *a);
+/* Does the text vary (a list or a range)? */
+DPAS_API int dpas_sweep_text_varies(dpas_sweep_input in, const char *text);
+/* Value i of a dp_degree axis, of a parameters axis, and of either as a double (plots). */
+DPAS_API int64_t dpas_sweep_axis_i(const dpas_sweep_axis *a, size_t i);
+DPAS_API uint64_t dpas_sweep_axis_u(const dpas_sweep_axis *a, size_t i);
+DPAS_API double dpas_sweep_axis_x(const dpas_sweep_axis *a, size_t i);
+
+typedef struct dpas_sweep {
+    dpas_scenario base;        /* the inputs that do not vary */
+    const dpas_rule *rule;     /* fixed rule, or NULL */
+    int schedule;              /* fixed schedule, or -1 */
+    int64_t iterations;        /* of iterative rules; 0 = 10 */
+    const dpas_links *links;   /* a calibration's inter-node links, or NULL (the fleet's) */
+    dpas_sweep_axis axes[2];   /* borrowed */
+    int naxes;
+    int metrics[DPAS_METRIC_COUNT];
+    int nmetrics;
+} dpas_sweep;
+
+/* Check a sweep before any work: one or two axes, total points within DPAS_SWEEP_MAX_POINTS,
+ * metrics that have their schedule and rule. */
+DPAS_API int dpas_sweep_check(const dpas_sweep *sw, dpas_error *err);
+/* The columns of a sweep's rows: the axes, then the metrics (naxes + nmetrics entries). */
+DPAS_API void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols);
+/* The point (i0, i1): its cells (naxes + nmetrics; text borrowed from the axes) and, when y is
+ * not NULL, the metric `ymetric` as a double (NAN when null). A point whose inputs break a rule
+ * returns DPAS_EINVAL (or another code) with the reason in err: it is left out of the sweep. */
+DPAS_API int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells,
+                              int ymetric, double *y, dpas_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,203 @@
+/* The helpers every command shares: errors and usage messages, the options every command has,
+ * lists of names, and the payload written to stdout with its errors checked. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(cli *c, const dpas_error *err)
+{
+    if (c->format == DPAS_FORMAT_JSON) {
+        char *j = dpas_render_error_json(err);
+        if (j)
+            fputs(j, c->out);
+        dpas_free(j);
+    } else {
+        fprintf(c->err, "dpas: error: %s\n", err->message);
+    }
+    return err->code == DPAS_EPHYSICS ? EXIT_PHYSICS : EXIT_BAD_INPUT;
+}
+
+int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
+{
+    dpas_error e = {.code = DPAS_EINVAL};
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(e.message, sizeof e.message, "%s (see: dpas %s%s--help)", msg, cmd ? cmd : "",
+             cmd && *cmd ? " " : "");
+    return cli_fail(c, &e);
+}
+
+/* Options that belong to one command, to say so when another is given them. */
+static const struct {
+    const char *name, *cmd;
+} owners[] = {
+    {"--rule", "cost"},         {"--schedule", "cost"}, {"--convention", "cost"},
+    {"--steps", "cost"},        {"--iterations", "cost"}, {"--compute-rate", "cost"},
+    {"--f", "cost"},            {"--all", "cost"},      {"--calibration", "cost"},
+    {"--state", "memory"},      {"--zero", "memory"},   {"--attr", "eval"},
+    {"--explain", "eval"},      {"--plot", "sweep"},    {"--n", "rules"},
+};
+
+int cli_bad_option(cli *c, const char *cmd, char **argv)
+{
+    if (optopt == 0 && optind > 0) {
+        const char *a = argv[optind - 1];
+        size_t l = strcspn(a, "=");
+        for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++)
+            if (strlen(owners[i].name) == l && !strncmp(a, owners[i].name, l) &&
+                strcmp(owners[i].cmd, cmd))
+                return cli_usage(c, cmd, "%s is an option of dpas %s, not of %s", owners[i].name,
+                                 owners[i].cmd, cmd);
+    }
+    if (optopt == 'o')
+        return cli_usage(c, cmd, "-o needs a value");
+    if (optopt >= O_SCENARIO)
+        return cli_usage(c, cmd, "%s needs a value", argv[optind - 1]);
+    if (optopt > 0 && optopt < 256) /* a short option, perhaps inside a cluster such as -xo */
+        return cli_usage(c, cmd, "unknown option \"-%c\"", optopt);
+    return cli_usage(c, cmd, "unknown option \"%s\"", argv[optind - 1]);
+}
+
+void cli_begin(cli *c, const struct option *opts)
+{
+    c->opts = opts;
+    memset(c->seen, 0, sizeof c->seen);
+    opterr = 0;
+    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in a process) */
+}
+
+/* The option's name as the user wrote it: "--dp", "-o". */
+static void option_name(const cli *c, int opt, char *buf, size_t cap)
+{
+    for (const struct option *o = c->opts; o && o->name; o++)
+        if (o->val == opt) {
+            snprintf(buf, cap, "--%s", o->name);
+            return;
+        }
+    snprintf(buf, cap, "-%c", opt > 0 && opt < 256 ? opt : '?');
+}
+
+int cli_common_option(cli *c, const char *cmd, int opt, const char *help)
+{
+    if (opt == '?' || opt == ':')
+        return CLI_OTHER;
+    /* an input given twice would be used once and ignored once: an error on every command */
+    size_t k = opt >= 0 && opt < 256 ? (size_t)opt : 256 + (size_t)(opt - O_SCENARIO);
+    if (k < sizeof c->seen) {
+        if (c->seen[k]) {
+            char name[64];
+            option_name(c, opt, name, sizeof name);
+            return cli_usage(c, cmd, "%s is given twice", name);
+        }
+        c->seen[k] = 1;
+    }
+    if (opt == 'h') {
+        fputs(help, c->out);
+        return EXIT_OK;
+    }
+    if (opt == 'o') {
+        int rc = cli_parse_format(c, cmd, optarg);
+        return rc ? rc : CLI_NEXT;
+    }
+    return CLI_OTHER;
+}
+
+int cli_parse_format(cli *c, const char *cmd, const char *v)
+{
+    static const char *names[] = {"text", "json", "csv", "markdown"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) {
+            c->format = i;
+            return 0;
+        }
+    if (!strcmp(v, "md")) {
+        c->format = DPAS_FORMAT_MARKDOWN;
+        return 0;
+    }
+    return cli_usage(c, cmd, "--output must be text, json, csv or markdown, got \"%s\"", v);
+}
+
+int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
+{
+    if (!strcmp(v, "si"))
+        *units = DPAS_UNITS_SI;
+    else if (!strcmp(v, "iec"))
+        *units = DPAS_UNITS_IEC;
+    else if (!strcmp(v, "bytes"))
+        *units = DPAS_UNITS_BYTES;
+    else
+        return cli_usage(c, cmd, "--units must be si, iec or bytes, got \"%s\"", v);
+    return 0;
+}
+
+int cli_write_failed(cli *c)
+{
+    dpas_error e = {.code = DPAS_EIO};
+    snprintf(e.message, sizeof e.message, "cannot write the output: %s",
+             ferror(c->out) ? "write error" : "closed");
+    fprintf(c->err, "dpas: error: %s\n", e.message); /* stdout is what failed */
+    return EXIT_BAD_INPUT;
+}
+
+int cli_sink(void *ctx, const char *data, size_t len)
+{
+    cli *c = ctx;
+    return len && fwrite(data, 1, len, c->out) != len ? DPAS_EIO : 0;
+}
+
+int cli_emit(cli *c, char *payload)
+{
+    if (!payload) {
+        dpas_error e = {.code = DPAS_ENOMEM};
+        snprintf(e.message, sizeof e.message, "out of memory");
+        return cli_fail(c, &e);
+    }
+    size_t n = strlen(payload);
+    int bad = fwrite(payload, 1, n, c->out) != n || fflush(c->out) || ferror(c->out);
+    dpas_free(payload);
+    return bad ? cli_write_failed(c) : EXIT_OK;
+}
+
+int cli_list(cli *c, const char *cmd, const char *flag, const char *text, char ***items, size_t *n)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    char *copy = strdup(text);
+    char **v = calloc(cap + 1, sizeof *v);
+    *items = NULL;
+    *n = 0;
+    if (!copy || !v) {
+        free(copy), free(v);
+        return cli_usage(c, cmd, "out of memory");
+    }
+    v[0] = copy;
+    size_t k = 1;
+    for (char *p = copy; *p; p++)
+        if (*p == ',') {
+            *p = '\0';
+            v[k++] = p + 1;
+        }
+    for (size_t i = 0; i < k; i++)
+        if (!*v[i]) {
+            free(copy), free(v);
+            return cli_usage(c, cmd, "%s: an empty name in the list \"%s\"", flag, text);
+        }
+    *items = v;
+    *n = k;
+    return 0;
+}
+
+void cli_list_free(char **items)
+{
+    if (items)
+        free(items[0]);
+    free(items);
+}
+

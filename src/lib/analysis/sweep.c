@@ -1,0 +1,464 @@
+/* Sweeps: one or two inputs varied over lists or ranges, each point a row of typed cells. Ranges
+ * are walked, never materialised; the limits are checked before any work. */
+#include "../internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name, *flag;
+} inputs[DPAS_SWEEP_INPUT_COUNT] = {
+    {"dp_degree", "--dp"},
+    {"parameters", "--params"},
+    {"workload", "--model"},
+    {"fleet", "--fleet"},
+    {"gradient_bytes_per_param", "--grad"},
+    {"checkpoint_bytes_per_param", "--ckpt"},
+    {"rule", "--rule"},
+    {"schedule", "--schedule"},
+};
+
+static const char *const extra_metrics[] = {"bytes_per_worker",   "bytes_received",
+                                            "scalar_bytes",       "ratio_to_allreduce",
+                                            "time_flat_s",        "time_hierarchical_s",
+                                            "max_f"};
+
+_Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT, "metrics follow the attributes");
+
+const char *dpas_sweep_input_name(dpas_sweep_input in)
+{
+    return (unsigned)in < DPAS_SWEEP_INPUT_COUNT ? inputs[in].name : NULL;
+}
+const char *dpas_sweep_input_flag(dpas_sweep_input in)
+{
+    return (unsigned)in < DPAS_SWEEP_INPUT_COUNT ? inputs[in].flag : NULL;
+}
+
+const char *dpas_metric_name(int m)
+{
+    if (m >= 0 && m < DPAS_ATTR_COUNT)
+        return dpas_attr_name((dpas_attr)m);
+    if (m >= DPAS_METRIC_BYTES_PER_WORKER && m < DPAS_METRIC_COUNT)
+        return extra_metrics[m - DPAS_METRIC_BYTES_PER_WORKER];
+    return NULL;
+}
+
+int dpas_metric_from_name(const char *name)
+{
+    for (int m = 0; name && m < DPAS_METRIC_COUNT; m++)
+        if (!strcmp(name, dpas_metric_name(m)))
+            return m;
+    return -1;
+}
+
+int dpas_metric_needs_schedule(int m)
+{
+    return m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_TIME_HIERARCHICAL_S;
+}
+int dpas_metric_needs_rule(int m) { return m == DPAS_METRIC_MAX_F; }
+
+void dpas_sweep_axis_free(dpas_sweep_axis *a)
+{
+    if (!a)
+        return;
+    if (a->label)
+        for (size_t k = 0; k < a->n; k++)
+            free(a->label[k]);
+    free(a->label);
+    free(a->i);
+    free(a->u);
+    free(a->entry);
+    free(a->width);
+    free(a->schedule);
+    memset(a, 0, sizeof *a);
+}
+
+int dpas_sweep_text_varies(dpas_sweep_input in, const char *text)
+{
+    if (!text)
+        return 0;
+    bool numeric = in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_PARAMETERS;
+    return strchr(text, ',') || (numeric && strstr(text, ".."));
+}
+
+int64_t dpas_sweep_axis_i(const dpas_sweep_axis *a, size_t i)
+{
+    return a->range ? (int64_t)dpas_sweep_axis_u(a, i) : a->i[i];
+}
+
+uint64_t dpas_sweep_axis_u(const dpas_sweep_axis *a, size_t i)
+{
+    if (!a->range)
+        return a->u ? a->u[i] : (uint64_t)a->i[i];
+    if (a->op == '+')
+        return a->lo + a->step * i; /* within [lo, hi] by construction */
+    uint64_t v = a->lo;
+    while (i--)
+        v *= a->step;
+    return v;
+}
+
+double dpas_sweep_axis_x(const dpas_sweep_axis *a, size_t i)
+{
+    return a->input == DPAS_SWEEP_DP_DEGREE ? (double)dpas_sweep_axis_i(a, i)
+                                            : (double)dpas_sweep_axis_u(a, i);
+}
+
+/* A copy of [s, s + n), or NULL. */
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int oom(dpas_error *err) { return dpas__fail(err, DPAS_ENOMEM, "", "out of memory"); }
+
+/* "A..B", "A..B+S", "A..B*F". */
+static int parse_range(const char *text, const char *dots, const char *field, dpas_sweep_axis *a,
+                       dpas_error *err)
+{
+    char q[96];
+    const char *rest = dots + 2, *sep = strpbrk(rest, "+*");
+    char *lo_s = dup_n(text, (size_t)(dots - text));
+    char *hi_s = dup_n(rest, sep ? (size_t)(sep - rest) : strlen(rest));
+    int rc = 0;
+    uint64_t st = 2;
+    if (!lo_s || !hi_s)
+        rc = oom(err);
+    else if (!(rc = dpas_parse_count(field, lo_s, &a->lo, err)) &&
+             !(rc = dpas_parse_count(field, hi_s, &a->hi, err)) && sep)
+        rc = dpas_parse_count(field, sep + 1, &st, err);
+    free(lo_s);
+    free(hi_s);
+    if (rc)
+        return rc;
+    a->op = sep && *sep == '+' ? '+' : '*';
+    a->step = st;
+    a->range = 1;
+    a->geometric = a->op == '*';
+    if (a->lo < 1 || a->hi < a->lo)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: a range needs 1 <= A <= B, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    if (a->input == DPAS_SWEEP_DP_DEGREE && a->hi > (uint64_t)INT64_MAX)
+        return dpas__fail(err, DPAS_ERANGE, field, "%s: %s reaches beyond 2^63 - 1", field,
+                          dpas__quote(text, q, sizeof q));
+    if (a->op == '+' && st < 1)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: the step must be >= 1, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    if (a->op == '*' && st < 2)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: the factor must be >= 2, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    uint64_t n = 1;
+    if (a->op == '+') {
+        n = (a->hi - a->lo) / st + 1;
+    } else {
+        for (uint64_t v = a->lo, nx; !__builtin_mul_overflow(v, st, &nx) && nx <= a->hi; v = nx)
+            n++;
+    }
+    if (n > DPAS_SWEEP_MAX_VALUES)
+        return dpas__fail(err, DPAS_ERANGE, field,
+                          "%s: %s has %llu values; a sweep axis has at most 10^8", field,
+                          dpas__quote(text, q, sizeof q), (unsigned long long)n);
+    a->n = (size_t)n;
+    return 0;
+}
+
+/* One list item into slot k. */
+static int parse_item(dpas_sweep_axis *a, size_t k, const char *t, const char *field,
+                      const dpas_registry *reg, const char *convention, dpas_error *err)
+{
+    int rc = 0;
+    const char *label = t;
+    switch (a->input) {
+    case DPAS_SWEEP_DP_DEGREE: return dpas_parse_int(field, t, &a->i[k], err);
+    case DPAS_SWEEP_PARAMETERS: return dpas_parse_count(field, t, &a->u[k], err);
+    case DPAS_SWEEP_WORKLOAD: {
+        if ((rc = dpas_registry_find(reg, DPAS_KIND_MODEL, t, &a->entry[k], err)))
+            return rc;
+        const dpas_model *m = a->entry[k];
+        if (!m->parameters)
+            return dpas__fail(err, DPAS_EINVAL, field, "workload %s has no parameter count: %s",
+                              m->path, m->missing ? m->missing : "none in the registry");
+        label = m->name;
+        break;
+    }
+    case DPAS_SWEEP_FLEET:
+        if ((rc = dpas_registry_find(reg, DPAS_KIND_FLEET, t, &a->entry[k], err)))
+            return rc;
+        label = ((const dpas_fleet *)a->entry[k])->name;
+        break;
+    case DPAS_SWEEP_GRADIENT_WIDTH:
+    case DPAS_SWEEP_CHECKPOINT_WIDTH:
+        if ((rc = dpas_parse_width(field, t, &a->width[k], err)))
+            return rc;
+        break;
+    case DPAS_SWEEP_RULE:
+        if ((rc = dpas_rule_select(t, convention, (const dpas_rule **)&a->entry[k], err)))
+            return rc;
+        label = ((const dpas_rule *)a->entry[k])->name;
+        break;
+    default: {
+        char q[96];
+        a->schedule[k] = dpas_schedule_from_name(t);
+        if (a->schedule[k] < 0)
+            return dpas__fail(err, DPAS_ENOENT, field,
+                              "%s: unknown schedule %s; expected allreduce, allgather, ps, "
+                              "ps_separate, sharded, sharded_distance or innetwork",
+                              field, dpas__quote(t, q, sizeof q));
+        label = dpas_schedule_name((dpas_schedule_id)a->schedule[k]);
+        break;
+    }
+    }
+    if (!(a->label[k] = dup_n(label, strlen(label))))
+        return oom(err);
+    return 0;
+}
+
+int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *field,
+                          const dpas_registry *reg, const char *convention, dpas_sweep_axis *a,
+                          dpas_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->input = in;
+    if ((unsigned)in >= DPAS_SWEEP_INPUT_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "input", "unknown sweep input %d", (int)in);
+    if (!field)
+        field = inputs[in].flag;
+    bool numeric = in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_PARAMETERS;
+    const char *dots = numeric ? strstr(text, "..") : NULL;
+    if (dots && !strchr(text, ','))
+        return parse_range(text, dots, field, a, err);
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    if (cap > DPAS_SWEEP_MAX_VALUES)
+        return dpas__fail(err, DPAS_ERANGE, field, "%s: more than 10^8 values", field);
+    bool ok = true;
+    if (in == DPAS_SWEEP_DP_DEGREE)
+        ok = (a->i = calloc(cap, sizeof *a->i)) != NULL;
+    else if (in == DPAS_SWEEP_PARAMETERS)
+        ok = (a->u = calloc(cap, sizeof *a->u)) != NULL;
+    else
+        ok = (a->label = calloc(cap, sizeof *a->label)) && (a->entry = calloc(cap, sizeof *a->entry)) &&
+             (a->width = calloc(cap, sizeof *a->width)) &&
+             (a->schedule = calloc(cap, sizeof *a->schedule));
+    if (!ok) {
+        dpas_sweep_axis_free(a);
+        return oom(err);
+    }
+    for (const char *p = text;; ) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char *t = dup_n(p, l);
+        int rc = !t ? oom(err)
+                 : !l ? dpas__fail(err, DPAS_EINVAL, field, "%s: an empty value in the list \"%s\"",
+                                   field, text)
+                      : parse_item(a, a->n, t, field, reg, convention, err);
+        free(t);
+        a->n += rc == 0;
+        if (rc) {
+            dpas_sweep_axis_free(a);
+            return rc;
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+int dpas_sweep_check(const dpas_sweep *sw, dpas_error *err)
+{
+    if (sw->naxes < 1 || sw->naxes > 2)
+        return dpas__fail(err, DPAS_EINVAL, "axes", "a sweep varies one or two inputs, got %d",
+                          sw->naxes);
+    uint64_t points = sw->axes[0].n;
+    if (sw->naxes == 2 && __builtin_mul_overflow(points, (uint64_t)sw->axes[1].n, &points))
+        points = UINT64_MAX;
+    if (points > DPAS_SWEEP_MAX_POINTS)
+        return dpas__fail(err, DPAS_ERANGE, "sweep",
+                          "the sweep has %llu points; at most 10^9 (%s x %s values)",
+                          (unsigned long long)points, dpas_sweep_input_name(sw->axes[0].input),
+                          dpas_sweep_input_name(sw->axes[1].input));
+    bool sched = sw->schedule >= 0, rule = sw->rule != NULL;
+    for (int k = 0; k < sw->naxes; k++) {
+        sched |= sw->axes[k].input == DPAS_SWEEP_SCHEDULE;
+        rule |= sw->axes[k].input == DPAS_SWEEP_RULE;
+    }
+    if (sw->nmetrics < 1)
+        return dpas__fail(err, DPAS_EINVAL, "metrics", "a sweep needs at least one metric");
+    for (int i = 0; i < sw->nmetrics; i++) {
+        int m = sw->metrics[i];
+        if (!dpas_metric_name(m))
+            return dpas__fail(err, DPAS_EINVAL, "metrics", "unknown metric %d", m);
+        if (dpas_metric_needs_schedule(m) && !sched)
+            return dpas__fail(err, DPAS_EINVAL, "schedule", "%s needs a schedule",
+                              dpas_metric_name(m));
+        if (dpas_metric_needs_rule(m) && !rule)
+            return dpas__fail(err, DPAS_EINVAL, "rule", "%s needs a rule", dpas_metric_name(m));
+    }
+    return 0;
+}
+
+void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
+{
+    for (int k = 0; k < sw->naxes; k++) {
+        dpas_sweep_input in = sw->axes[k].input;
+        dpas_col_type t = in == DPAS_SWEEP_DP_DEGREE    ? DPAS_COL_INT
+                          : in == DPAS_SWEEP_PARAMETERS ? DPAS_COL_UINT
+                                                        : DPAS_COL_TEXT;
+        cols[k] = (dpas_column){inputs[in].name, t, DPAS_COL_LEFT};
+    }
+    for (int i = 0; i < sw->nmetrics; i++) {
+        int m = sw->metrics[i];
+        dpas_col_type t = DPAS_COL_REAL;
+        if (m < DPAS_ATTR_COUNT)
+            t = dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_INT     ? DPAS_COL_INT
+                : dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES ? DPAS_COL_BYTES
+                                                                   : DPAS_COL_REAL;
+        else if (m <= DPAS_METRIC_SCALAR_BYTES)
+            t = DPAS_COL_BYTES;
+        else if (m == DPAS_METRIC_MAX_F)
+            t = DPAS_COL_INT;
+        cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, DPAS_COL_G10};
+    }
+}
+
+/* The point's inputs: the base with the axes' values. */
+static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s,
+                  const dpas_rule **r, int *sched, dpas_cell *cells)
+{
+    for (int k = 0; k < sw->naxes; k++) {
+        const dpas_sweep_axis *x = &sw->axes[k];
+        size_t j = idx[k];
+        switch (x->input) {
+        case DPAS_SWEEP_DP_DEGREE:
+            s->dp_degree = dpas_sweep_axis_i(x, j);
+            cells[k] = dpas_cell_int(s->dp_degree);
+            continue;
+        case DPAS_SWEEP_PARAMETERS:
+            s->parameters = dpas_sweep_axis_u(x, j);
+            s->workload = "custom";
+            cells[k] = dpas_cell_uint(s->parameters);
+            continue;
+        case DPAS_SWEEP_WORKLOAD: {
+            const dpas_model *m = x->entry[j];
+            s->parameters = m->parameters;
+            s->workload = m->path;
+            break;
+        }
+        case DPAS_SWEEP_FLEET: {
+            const dpas_fleet *f = x->entry[j];
+            s->fleet = f->path, s->fleet_entry = f, s->node_entry = f->node;
+            s->fabric_entry = f->fabric;
+            s->nodes = f->count, s->accelerators_per_node = f->node->accelerators_per_node;
+            break;
+        }
+        case DPAS_SWEEP_GRADIENT_WIDTH: s->gradient_bytes_per_param = x->width[j]; break;
+        case DPAS_SWEEP_CHECKPOINT_WIDTH: s->checkpoint_bytes_per_param = x->width[j]; break;
+        case DPAS_SWEEP_RULE: *r = x->entry[j]; break;
+        default: *sched = x->schedule[j]; break;
+        }
+        cells[k] = dpas_cell_text(x->label[j]);
+    }
+}
+
+int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells, int ymetric,
+                     double *y, dpas_error *err)
+{
+    dpas_scenario s = sw->base;
+    const dpas_rule *r = sw->rule;
+    int sc = sw->schedule, rc;
+    const size_t idx[2] = {i0, i1};
+    const int64_t iters = sw->iterations > 0 ? sw->iterations : 10;
+    apply(sw, idx, &s, &r, &sc, cells);
+    dpas_report rep;
+    if ((rc = dpas_evaluate(&s, &rep, err)))
+        return rc;
+    const char *why = NULL;
+    if (sc >= 0 && r && !dpas_schedule_realises((dpas_schedule_id)sc, r, &why))
+        return dpas__fail(err, DPAS_EINVAL, "schedule", "schedule %s cannot realise %s: %s",
+                          dpas_schedule_name((dpas_schedule_id)sc), r->name, why);
+    bool need_cost = false, need_time = false;
+    for (int i = 0; i < sw->nmetrics; i++) {
+        need_cost |= dpas_metric_needs_schedule(sw->metrics[i]);
+        need_time |= sw->metrics[i] == DPAS_METRIC_TIME_FLAT_S ||
+                     sw->metrics[i] == DPAS_METRIC_TIME_HIERARCHICAL_S;
+    }
+    dpas_traffic tr = {0};
+    double tflat = NAN, thier = NAN, ratio = NAN;
+    if (need_cost) {
+        dpas_traffic ar;
+        if ((rc = dpas_schedule_traffic((dpas_schedule_id)sc, &s, r, iters, &tr, err)) ||
+            (rc = dpas_schedule_traffic(DPAS_SCHED_ALLREDUCE, &s, NULL, 0, &ar, err)))
+            return rc;
+        double den = dpas_bytes_to_double(ar.sent);
+        if (den > 0)
+            ratio = dpas_bytes_to_double(tr.sent) / den;
+    }
+    if (need_time) { /* the links of this point's fleet, or the calibration's */
+        dpas_links L = {0};
+        int have = dpas_scenario_links(&s, &L, err) == 0;
+        if (sw->links) {
+            L.inter_bandwidth = sw->links->inter_bandwidth;
+            L.inter_latency = sw->links->inter_latency;
+            have = 1;
+        } else if (!have) {
+            return DPAS_EINVAL;
+        }
+        if (have && ((rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters, DPAS_TOPO_FLAT,
+                                              &L, &tflat, err)) ||
+                     (s.node_entry &&
+                      (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
+                                               DPAS_TOPO_HIERARCHICAL, &L, &thier, err)))))
+            return rc;
+    }
+    if (y)
+        *y = NAN;
+    for (int i = 0; i < sw->nmetrics; i++) {
+        int m = sw->metrics[i];
+        dpas_cell *c = &cells[sw->naxes + i];
+        double v = NAN;
+        if (m < DPAS_ATTR_COUNT) {
+            dpas_value x;
+            if (dpas_report_get(&rep, (dpas_attr)m, &x, NULL)) {
+                *c = dpas_cell_null();
+            } else if (x.kind == DPAS_VALUE_INT) {
+                *c = dpas_cell_int(x.i), v = (double)x.i;
+            } else if (x.kind == DPAS_VALUE_BYTES) {
+                *c = dpas_cell_bytes(x.bytes), v = dpas_bytes_to_double(x.bytes);
+            } else {
+                *c = dpas_cell_real(x.r), v = x.r;
+            }
+        } else {
+            switch (m) {
+            case DPAS_METRIC_BYTES_PER_WORKER: *c = dpas_cell_bytes(tr.sent); break;
+            case DPAS_METRIC_BYTES_RECEIVED: *c = dpas_cell_bytes(tr.received); break;
+            case DPAS_METRIC_SCALAR_BYTES: *c = dpas_cell_bytes(tr.scalars); break;
+            case DPAS_METRIC_RATIO_TO_ALLREDUCE: *c = dpas_cell_real(v = ratio); break;
+            case DPAS_METRIC_TIME_FLAT_S: *c = dpas_cell_real(v = tflat); break;
+            case DPAS_METRIC_TIME_HIERARCHICAL_S: *c = dpas_cell_real(v = thier); break;
+            default: {
+                int64_t mf = -1;
+                if (r)
+                    dpas_rule_max_f(r, s.dp_degree, &mf, NULL);
+                *c = mf >= 0 ? dpas_cell_int(mf) : dpas_cell_null();
+                v = mf >= 0 ? (double)mf : NAN;
+            }
+            }
+            if (m <= DPAS_METRIC_SCALAR_BYTES)
+                v = dpas_bytes_to_double(c->bytes);
+            if (c->null == 0 && m != DPAS_METRIC_MAX_F && m > DPAS_METRIC_SCALAR_BYTES && isnan(v))
+                *c = dpas_cell_null();
+        }
+        if (y && m == ymetric)
+            *y = v;
+    }
+    return 0;
+}
