@@ -253,7 +253,7 @@ typedef struct plot_data {
     char **names;
     size_t n0, n1;
     dpas_plot_spec spec;
-    char title[512], xlabel[64], ylabel[64];
+    char title[160], xlabel[64], ylabel[64];
 } plot_data;
 
 static void plot_free(plot_data *p)
@@ -313,11 +313,8 @@ static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, pl
     const char *xn = dpas_sweep_input_name(sw->axes[0].input), *yn = dpas_metric_name(ym);
     snprintf(p->ylabel, sizeof p->ylabel, "%s", yn);
     snprintf(p->xlabel, sizeof p->xlabel, "%s", xn);
-    if (x->title && strlen(x->title) >= sizeof p->title)
-        return cli_usage(c, "sweep", "--title is longer than %zu bytes", sizeof p->title - 1);
-    snprintf(p->title, sizeof p->title, "%s%s%s", x->title ? x->title : yn,
-             x->title ? "" : " vs ", x->title ? "" : xn);
-    p->spec = (dpas_plot_spec){.title = p->title, .xlabel = p->xlabel, .ylabel = p->ylabel,
+    snprintf(p->title, sizeof p->title, "%s vs %s", yn, xn); /* the user's title is not cut */
+    p->spec = (dpas_plot_spec){.title = x->title ? x->title : p->title, .xlabel = p->xlabel, .ylabel = p->ylabel,
                                .xlog = sw->axes[0].geometric
                                            ? (sw->axes[0].input == DPAS_SWEEP_DP_DEGREE ? 2 : 10)
                                            : 0,

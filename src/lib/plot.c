@@ -226,20 +226,8 @@ static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_
 
 /* ---- SVG ---- */
 
-static void svg_escaped(dpas__buf *b, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': dpas__buf_puts(b, "&amp;"); break;
-        case '<': dpas__buf_puts(b, "&lt;"); break;
-        case '>': dpas__buf_puts(b, "&gt;"); break;
-        case '"': dpas__buf_puts(b, "&quot;"); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
-                dpas__buf_append(b, s, 1);
-        }
-    }
-}
+/* User text (titles, series names) as XML: the writer's escaping, so it is valid UTF-8 too. */
+static void svg_escaped(dpas__buf *b, const char *s) { dpas__escape_xml(b, s); }
 
 static void svg_line(canvas *c, double x1, double y1, double x2, double y2, const char *color, double w)
 {
@@ -488,8 +476,10 @@ char *dpas_plot_text(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, 
     tick_label(&L.y, L.y.log ? pow(L.y.log, L.y.lo) : L.y.lo, bot, sizeof bot);
     tick_label(&L.x, L.x.log ? pow(L.x.log, L.x.lo) : L.x.lo, lft, sizeof lft);
     tick_label(&L.x, L.x.log ? pow(L.x.log, L.x.hi) : L.x.hi, rgt, sizeof rgt);
-    if (sp->title)
-        dpas__buf_printf(&b, "%s\n", sp->title);
+    if (sp->title) {
+        dpas__escape(&b, DPAS_FORMAT_TEXT, sp->title);
+        dpas__buf_puts(&b, "\n");
+    }
     for (int r = 0; r < rows; r++) {
         const char *lab = r == 0 ? top : r == rows - 1 ? bot : "";
         dpas__buf_printf(&b, "%10s \xe2\x94\x82", lab);
@@ -507,8 +497,11 @@ char *dpas_plot_text(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, 
         dpas__buf_printf(&b, "%11s x: %s%s\n", "", sp->xlabel, L.x.log ? " (log)" : "");
     if (sp->ylabel)
         dpas__buf_printf(&b, "%11s y: %s%s\n", "", sp->ylabel, L.y.log ? " (log)" : "");
-    for (size_t k = 0; k < ns; k++)
-        dpas__buf_printf(&b, "%11s %s %s\n", "", marks[k % 8], s[k].name ? s[k].name : "");
+    for (size_t k = 0; k < ns; k++) {
+        dpas__buf_printf(&b, "%11s %s ", "", marks[k % 8]);
+        dpas__escape(&b, DPAS_FORMAT_TEXT, s[k].name ? s[k].name : "");
+        dpas__buf_puts(&b, "\n");
+    }
     free(cell);
     return dpas__buf_finish(&b, err);
 }
