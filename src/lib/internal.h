@@ -29,8 +29,6 @@ void dpas__buf_puts(dpas__buf *b, const char *s);
 void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 /* s as a JSON string literal, quotes included. */
 void dpas__buf_json_str(dpas__buf *b, const char *s);
-/* s as a CSV field (quoted when needed). */
-void dpas__buf_csv_str(dpas__buf *b, const char *s);
 /* The exact decimal of a byte count, however long. */
 void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);
 /* A sink (dpas_sink_fn) that appends to the dpas__buf ctx. */

@@ -51,7 +51,7 @@ void dpas__table_render(const dpas__table *t, int format, dpas__buf *b)
             for (int c = 0; c < t->ncols; c++) {
                 if (c)
                     dpas__buf_puts(b, ",");
-                dpas__buf_csv_str(b, t->cells[r][c]);
+                dpas__escape(b, DPAS_FORMAT_CSV, t->cells[r][c]);
             }
             dpas__buf_puts(b, "\n");
         }

@@ -1,6 +1,6 @@
 /* The catalogue of Byzantine-robust aggregation rules: resilience conditions n >= a*f + b with
  * their sources, where libraries disagree one row per convention, and compute estimates. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The registry: models, hardware, nodes, fabrics, fleets and named scenarios, read from JSON
  * (the built-in one is data/registry/registry.json, embedded at build time). Strings point into
  * the parsed JSON document, which the registry keeps alive. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Bytes-per-parameter conventions with their sources, the byte inventory of a step, and whether
  * one replica's training state fits the memory of its accelerators. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <stdio.h>
 #include <string.h>

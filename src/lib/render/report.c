@@ -1,6 +1,6 @@
 /* Renderers: a scenario's inputs and report, registry listings and error objects, as text,
  * JSON, CSV or Markdown, into a string the caller owns. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

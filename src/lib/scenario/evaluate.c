@@ -1,7 +1,7 @@
 /* The DataParallelAttackSurfaceScenario: validation and every attribute of the seed.
  * Pure functions: no I/O, no allocation. Byte counts are exact; factors are doubles computed
  * with a single correctly rounded division each. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <string.h>
 

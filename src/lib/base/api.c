@@ -1,0 +1,28 @@
+/* The library's identity for bindings: its version and the sizes of its public structs. */
+#include "../internal.h"
+
+#include <string.h>
+
+size_t dpas_sizeof(const char *t)
+{
+    static const struct { const char *name; size_t size; } sizes[] = {
+        {"dpas_error", sizeof(dpas_error)},       {"dpas_rational", sizeof(dpas_rational)},
+        {"dpas_bytes", sizeof(dpas_bytes)},       {"dpas_scenario", sizeof(dpas_scenario)},
+        {"dpas_report", sizeof(dpas_report)},     {"dpas_value", sizeof(dpas_value)},
+        {"dpas_model", sizeof(dpas_model)},       {"dpas_hardware", sizeof(dpas_hardware)},
+        {"dpas_node", sizeof(dpas_node)},         {"dpas_fabric", sizeof(dpas_fabric)},
+        {"dpas_fleet", sizeof(dpas_fleet)},       {"dpas_named_scenario", sizeof(dpas_named_scenario)},
+        {"dpas_cost_opts", sizeof(dpas_cost_opts)}, {"dpas_rule", sizeof(dpas_rule)},
+        {"dpas_render_opts", sizeof(dpas_render_opts)}, {"dpas_cost", sizeof(dpas_cost)},
+        {"dpas_cost_row", sizeof(dpas_cost_row)}, {"dpas_cost_view", sizeof(dpas_cost_view)},
+        {"dpas_rule_row", sizeof(dpas_rule_row)}, {"dpas_inventory_row", sizeof(dpas_inventory_row)},
+        {"dpas_memory", sizeof(dpas_memory)},     {"dpas_links", sizeof(dpas_links)},
+        {"dpas_convention", sizeof(dpas_convention)},
+    };
+    for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!strcmp(t, sizes[i].name))
+            return sizes[i].size;
+    return 0;
+}
+
+const char *dpas_version(void) { return DPAS_VERSION; }
