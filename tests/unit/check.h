@@ -4,6 +4,7 @@
 #ifndef DPAS_TEST_CHECK_H
 #define DPAS_TEST_CHECK_H
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,23 @@
     do {                                                                                       \
         if (!strstr((err).message, (needle)))                                                  \
             fail_msg("message \"%s\" lacks \"%s\"", (err).message, (needle));                  \
+    } while (0)
+
+/* Doubles: equal to the last bit, or within a relative tolerance; a failure prints both values
+ * with every digit. */
+#define assert_double_exact(got, want)                                                         \
+    do {                                                                                       \
+        double g_ = (got), w_ = (want);                                                        \
+        if (!(g_ == w_))                                                                       \
+            fail_msg("%s = %.17g, expected %s = %.17g", #got, g_, #want, w_);                  \
+    } while (0)
+
+#define assert_double_near(got, want, rel)                                                     \
+    do {                                                                                       \
+        double g_ = (got), w_ = (want);                                                        \
+        if (!(fabs(g_ - w_) <= (rel) * fabs(w_)))                                              \
+            fail_msg("%s = %.17g, expected %s = %.17g (relative tolerance %g)", #got, g_,      \
+                     #want, w_, (double)(rel));                                                \
     } while (0)
 
 #define assert_rational(r, n, d)                                                               \

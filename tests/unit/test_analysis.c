@@ -208,11 +208,8 @@ static void test_realises(void **state)
     assert_int_equal(dpas_schedule_from_name("ring"), -1);
 }
 
-static void near(double got, double want)
-{
-    if (fabs(got - want) > 1e-9 * fabs(want) + 1e-15)
-        fail_msg("got %.17g, want %.17g", got, want);
-}
+/* Times: a relative 1e-9, the rounding of a few operations in double. */
+#define near(got, want) assert_double_near((got), (want), 1e-9)
 
 static void test_times(void **state)
 {
@@ -226,7 +223,7 @@ static void test_times(void **state)
     assert_int_equal(dpas_ring_allreduce_time(0, 8, 50e9, 1.0, &t, &e), 0);
     near(t, 14.0);
     assert_int_equal(dpas_ring_allreduce_time(1e9, 1, 50e9, 1.0, &t, &e), 0);
-    assert_true(t == 0.0);
+    assert_double_exact(t, 0.0);
     assert_int_equal(dpas_ring_allreduce_time(1e9, 0, 50e9, 1.0, &t, &e), DPAS_EINVAL);
     assert_string_equal(e.message, "n_gpus must be >= 1, got 0");
     /* hierarchical, mlsysim's formula with its default latencies (500 ns intra, 5 us inter):
@@ -239,7 +236,8 @@ static void test_times(void **state)
     /* The reference scenario on InfiniBand HDR (25e9 B/s, 7 us) and DGX H100 (450e9 B/s, 500 ns) */
     dpas_scenario s = reference();
     assert_int_equal(dpas_scenario_links(&s, &L, &e), 0);
-    assert_true(L.inter_bandwidth == 25e9 && L.inter_latency == 7e-6);
+    assert_double_exact(L.inter_bandwidth, 25e9);
+    assert_double_exact(L.inter_latency, 7e-6);
     const dpas_rule *mean = rule("mean", NULL), *median = rule("median", NULL);
     assert_int_equal(dpas_schedule_time(DPAS_SCHED_ALLREDUCE, &s, mean, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
     near(t, 694531250000.0 / 25e9 + 254 * 7e-6); /* 27.78125 + 0.001778 = 27.783028 */

@@ -86,22 +86,22 @@ static void test_hardware_nodes_fabrics(void **state)
     (void)state;
     const dpas_hardware *h = find(DPAS_KIND_HARDWARE, "H100");
     assert_int_equal(h->memory.whole, 85899345920ull); /* 80 GiB = 80 x 2^30 */
-    assert_true(h->peak_flops == 989e12);
-    assert_true(h->hbm_bandwidth == 3350e9);
-    assert_true(h->nvlink_bandwidth == 900e9);
-    assert_true(h->tdp_watts == 700);
+    assert_double_exact(h->peak_flops, 989e12);
+    assert_double_exact(h->hbm_bandwidth, 3350e9);
+    assert_double_exact(h->nvlink_bandwidth, 900e9);
+    assert_double_exact(h->tdp_watts, 700);
     const dpas_hardware *b = find(DPAS_KIND_HARDWARE, "Hardware.Cloud.B200");
     assert_int_equal(b->memory.whole, 206158430208ull); /* 192 x 2^30 */
-    assert_true(b->peak_flops == 2250e12);
+    assert_double_exact(b->peak_flops, 2250e12);
     const dpas_hardware *a = find(DPAS_KIND_HARDWARE, "A100");
-    assert_true(a->hbm_bandwidth == 2039e9);
-    assert_true(a->tdp_watts == 400);
+    assert_double_exact(a->hbm_bandwidth, 2039e9);
+    assert_double_exact(a->tdp_watts, 400);
 
     const dpas_node *n = find(DPAS_KIND_NODE, "DGX_H100");
     assert_ptr_equal(n->accelerator, h);
     assert_int_equal(n->accelerators_per_node, 8);
-    assert_true(n->intra_bandwidth == 450e9);
-    assert_true(n->intra_latency == 500e-9);
+    assert_double_exact(n->intra_bandwidth, 450e9);
+    assert_double_exact(n->intra_latency, 500e-9);
     const dpas_node *k = find(DPAS_KIND_NODE, "Kempner_H100_4GPU");
     assert_int_equal(k->accelerators_per_node, 4);
     assert_true(find(DPAS_KIND_NODE, "DGX_A100") != NULL);
@@ -109,15 +109,15 @@ static void test_hardware_nodes_fabrics(void **state)
 
     /* Gbps = 10^9 bit/s: 200 Gbps = 25e9 B/s */
     const dpas_fabric *hdr = find(DPAS_KIND_FABRIC, "InfiniBand_HDR");
-    assert_true(hdr->bandwidth == 25e9);
-    assert_true(hdr->latency == 7e-6);
+    assert_double_exact(hdr->bandwidth, 25e9);
+    assert_double_exact(hdr->latency, 7e-6);
     const dpas_fabric *e10 = find(DPAS_KIND_FABRIC, "Ethernet_10G");
-    assert_true(e10->bandwidth == 1.25e9);
+    assert_double_exact(e10->bandwidth, 1.25e9);
     assert_true(e10->latency == 50e-6);
     const dpas_fabric *roce = find(DPAS_KIND_FABRIC, "RoCE_100G");
-    assert_true(roce->latency == 10e-6);
+    assert_double_exact(roce->latency, 10e-6);
     const dpas_fabric *gx = find(DPAS_KIND_FABRIC, "InfiniBand_GXDR");
-    assert_true(gx->bandwidth == 200e9);
+    assert_double_exact(gx->bandwidth, 200e9);
     assert_string_equal(gx->topology, "fat-tree");
 }
 

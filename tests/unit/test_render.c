@@ -30,13 +30,13 @@ static void test_json_reference(void **state)
     assert_int_equal(json_integer_value(json_object_get(a, "accelerators")), 1024);
     assert_int_equal(json_integer_value(json_object_get(a, "nodes")), 128);
     assert_int_equal(json_integer_value(json_object_get(a, "accelerators_per_node")), 8);
-    assert_true(json_real_value(json_object_get(a, "accelerators_per_replica")) == 8.0);
+    assert_double_exact(json_real_value(json_object_get(a, "accelerators_per_replica")), 8.0);
     assert_int_equal(json_integer_value(json_object_get(a, "gradient_bytes")), 350000000000ll);
     assert_int_equal(json_integer_value(json_object_get(a, "checkpoint_bytes")), 2450000000000ll);
     assert_int_equal(json_integer_value(json_object_get(a, "weight_bytes")), 350000000000ll);
-    assert_true(json_real_value(json_object_get(a, "allreduce_factor")) == 1.984375);
+    assert_double_exact(json_real_value(json_object_get(a, "allreduce_factor")), 1.984375);
     assert_int_equal(json_integer_value(json_object_get(a, "gather_factor")), 127);
-    assert_true(json_real_value(json_object_get(a, "gather_traffic_ratio")) == 64.0);
+    assert_double_exact(json_real_value(json_object_get(a, "gather_traffic_ratio")), 64.0);
     json_t *in = json_object_get(j, "inputs");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(in, "workload"), "parameters")),
                      175000000000ll);

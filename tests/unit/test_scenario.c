@@ -14,14 +14,14 @@ static void test_reference(void **state)
     assert_int_equal(r.accelerators, 1024); /* the seed's example: 1024.0 */
     assert_int_equal(r.nodes, 128);
     assert_int_equal(r.accelerators_per_node, 8);
-    assert_true(r.accelerators_per_replica == 8.0);     /* 1024 / 128 */
+    assert_double_exact(r.accelerators_per_replica, 8.0);     /* 1024 / 128 */
     assert_int_equal(r.gradient_bytes.whole, 350000000000ull);   /* 175e9 x 2 */
     assert_int_equal(r.checkpoint_bytes.whole, 2450000000000ull); /* 175e9 x 14 */
     assert_int_equal(r.weight_bytes.whole, 350000000000ull);
     assert_int_equal(r.gradient_bytes.frac_num, 0);
-    assert_true(r.allreduce_factor == 1.984375); /* 2 x 127 / 128 */
+    assert_double_exact(r.allreduce_factor, 1.984375); /* 2 x 127 / 128 */
     assert_int_equal(r.gather_factor, 127);
-    assert_true(r.gather_traffic_ratio == 64.0); /* 127 / 1.984375 = 128 / 2 */
+    assert_double_exact(r.gather_traffic_ratio, 64.0); /* 127 / 1.984375 = 128 / 2 */
     assert_int_equal(r.undefined, 0);
     assert_int_equal(r.warnings, 0);
 }
@@ -40,12 +40,12 @@ static void test_issue_example(void **state)
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
     assert_int_equal(r.accelerators, 96);
-    assert_true(r.accelerators_per_replica == 1.0);
+    assert_double_exact(r.accelerators_per_replica, 1.0);
     assert_int_equal(r.gradient_bytes.whole, 141200000000ull);   /* 70.6e9 x 2 */
     assert_int_equal(r.checkpoint_bytes.whole, 988400000000ull); /* 70.6e9 x 14 */
-    assert_true(r.allreduce_factor == 190.0 / 96.0);            /* 2 x 95 / 96 */
+    assert_double_exact(r.allreduce_factor, 190.0 / 96.0);            /* 2 x 95 / 96 */
     assert_int_equal(r.gather_factor, 95);
-    assert_true(r.gather_traffic_ratio == 48.0);
+    assert_double_exact(r.gather_traffic_ratio, 48.0);
     assert_int_equal(r.undefined, 1u << DPAS_ATTR_WEIGHT_BYTES);
     dpas_value v;
     dpas_error e = {0};
@@ -61,9 +61,9 @@ static void test_single_replica(void **state)
     s.dp_degree = 1;
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
-    assert_true(r.allreduce_factor == 0.0);
+    assert_double_exact(r.allreduce_factor, 0.0);
     assert_int_equal(r.gather_factor, 0);
-    assert_true(r.accelerators_per_replica == 1024.0);
+    assert_double_exact(r.accelerators_per_replica, 1024.0);
     assert_int_equal(r.undefined, 1u << DPAS_ATTR_GATHER_TRAFFIC_RATIO);
     dpas_value v;
     dpas_error e = {0};
@@ -82,8 +82,8 @@ static void test_ratio_is_half_n(void **state)
         s.dp_degree = n;
         dpas_report r;
         assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
-        assert_true(r.gather_traffic_ratio == (double)n / 2);
-        assert_true(fabs(r.allreduce_factor - 2.0 * (double)(n - 1) / (double)n) == 0.0);
+        assert_double_exact(r.gather_traffic_ratio, (double)n / 2);
+        assert_double_exact(r.allreduce_factor, 2.0 * (double)(n - 1) / (double)n);
         assert_int_equal(r.gather_factor, n - 1);
     }
 }
@@ -96,7 +96,7 @@ static void test_unequal_replicas(void **state)
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
     assert_int_equal(r.warnings, DPAS_WARN_UNEQUAL_REPLICAS);
-    assert_true(r.accelerators_per_replica == 1024.0 / 96.0);
+    assert_double_exact(r.accelerators_per_replica, 1024.0 / 96.0);
     char w[300];
     dpas_warning_message(&r, DPAS_WARN_UNEQUAL_REPLICAS, w, sizeof w);
     assert_non_null(strstr(w, "dp_degree 96 does not divide accelerators 1024"));
@@ -207,13 +207,13 @@ static void test_report_get(void **state)
     assert_int_equal(dpas_report_get(&r, DPAS_ATTR_ACCELERATORS, &v, NULL), 0);
     assert_int_equal(v.kind, DPAS_VALUE_INT);
     assert_int_equal(v.i, 1024);
-    assert_true(v.r == 1024.0);
+    assert_double_exact(v.r, 1024.0);
     assert_int_equal(dpas_report_get(&r, DPAS_ATTR_CHECKPOINT_BYTES, &v, NULL), 0);
     assert_int_equal(v.kind, DPAS_VALUE_BYTES);
     assert_int_equal(v.bytes.whole, 2450000000000ull);
-    assert_true(v.r == 2.45e12);
+    assert_double_exact(v.r, 2.45e12);
     assert_int_equal(dpas_report_get(&r, DPAS_ATTR_ALLREDUCE_FACTOR, &v, NULL), 0);
-    assert_true(v.r == 1.984375);
+    assert_double_exact(v.r, 1.984375);
     assert_int_equal(dpas_report_get(&r, DPAS_ATTR_COUNT, &v, NULL), DPAS_EINVAL);
     assert_string_equal(dpas_strerror(DPAS_EUNDEF), "undefined attribute");
     assert_string_equal(dpas_strerror(12345), "unknown error");
