@@ -2,6 +2,7 @@
 # Installs, from Debian's packages, what dpas needs to build and test; a no-op when all is there.
 set -euo pipefail
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
+      python3-setuptools python3-wheel python3-venv python3-pip
       openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
       libclang-rt-14-dev)
 missing=()

@@ -1,145 +1,56 @@
 """dpas from Python: mlsysim's DataParallelAttackSurfaceScenario, computed by the dpas C library
-through ctypes (standard library only). No equation lives here: every value comes from libdpas.
+through ctypes (standard library only). No equation lives here: every value comes from libdpas,
+and the analyses (rules, costs, inventory, memory) come back as typed rows built from its C rows.
 
     >>> from dpas import Scenarios
     >>> scenario = Scenarios.ReferenceJobAttackSurface
     >>> round(float(scenario.accelerators), 4)
     1024.0
-"""
-import ctypes
-import decimal
-import fractions
-import json
-import numbers
 
-from . import _ffi
+Every argument is checked before ctypes sees it; what escapes is a ValueError (dpas.Error and
+its subclasses, one per error of the C library) or a TypeError (dpas.ArgumentTypeError), with
+the C library's message where the library made the check.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from . import _check, _ffi, errors
+from ._quantity import Quantity, quantity, width_text
+from .errors import (ArgumentTypeError, Error, FileError, InvalidValue, OutOfMemory, ParseError,
+                     PhysicsViolation, RangeError, Undefined, UnknownName)
+from .rows import CostRow, CostRows, InventoryRow, MemoryCheck, RuleRow
 
 __all__ = ["Scenarios", "Models", "Systems", "Hardware", "DataParallelAttackSurfaceScenario",
-           "Workload", "Fleet", "Quantity", "rules", "version"]
+           "Workload", "Fleet", "Quantity", "rules", "version", "CostRow", "CostRows", "RuleRow",
+           "InventoryRow", "MemoryCheck", "Error", "InvalidValue", "ParseError", "RangeError",
+           "UnknownName", "Undefined", "OutOfMemory", "FileError", "PhysicsViolation",
+           "ArgumentTypeError"]
 
-_lib = _ffi.load()
-_EINVAL, _EPARSE, _ERANGE, _ENOENT, _EUNDEF, _ENOMEM = -1, -2, -3, -4, -5, -6
-
-
-def _raise(err):
-    msg = err.message.decode("utf-8", "replace")
-    if err.code == _ENOMEM:
-        raise MemoryError(msg)
-    raise ValueError(msg)
+_lib = _ffi.lib
 
 
-def version():
+def version() -> str:
     """The C library's version."""
     return _lib.dpas_version().decode()
 
 
-def _registry():
-    reg = ctypes.c_void_p()
+def _call(fn: Any, *args: Any) -> None:
+    """Call a library function that returns 0 or a DPAS_E* code and takes a dpas_error * last."""
     err = _ffi.Error()
-    if _lib.dpas_registry_builtin(ctypes.byref(reg), ctypes.byref(err)):
-        _raise(err)
+    if fn(*args, ctypes.byref(err)):
+        errors.raise_c(err)
+
+
+def _registry() -> ctypes.c_void_p:
+    reg = ctypes.c_void_p()
+    _call(_lib.dpas_registry_builtin, ctypes.byref(reg))
     return reg
 
 
 _REG = _registry()  # the built-in registry: read-only, for the life of the process
-
-
-# ---- quantities ----------------------------------------------------------------------------
-
-_BYTE_UNITS = {"B": 1, "byte": 1, "bytes": 1, "bit": fractions.Fraction(1, 8),
-               "kB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15, "EB": 10**18,
-               "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50, "EiB": 2**60}
-
-
-class Quantity:
-    """A byte count with its unit: exact (an int, or a Fraction for sub-byte widths).
-
-    >>> q = Quantity(350000000000, "byte")
-    >>> q.to("GB")
-    Quantity(350, 'GB')
-    >>> float(q.to("GiB"))
-    325.9629011154175
-    >>> print(Quantity(fractions.Fraction(14464610871, 8000)))
-    1808076.358875 byte
-    """
-
-    __slots__ = ("magnitude", "units")
-
-    def __init__(self, magnitude, units="byte"):
-        if units not in _BYTE_UNITS:
-            raise ValueError(f"units must be one of {', '.join(_BYTE_UNITS)}, got {units!r}")
-        if isinstance(magnitude, fractions.Fraction) and magnitude.denominator == 1:
-            magnitude = magnitude.numerator
-        self.magnitude = magnitude
-        self.units = units
-
-    def to(self, units):
-        """The same quantity in another byte unit (exact)."""
-        if units not in _BYTE_UNITS:
-            raise ValueError(f"units must be one of {', '.join(_BYTE_UNITS)}, got {units!r}")
-        b = fractions.Fraction(self.magnitude) * _BYTE_UNITS[self.units]
-        return Quantity(b / _BYTE_UNITS[units], units)
-
-    @property
-    def bytes(self):
-        """The exact number of bytes (int, or Fraction when not whole)."""
-        return self.to("byte").magnitude
-
-    def __float__(self):
-        return float(self.magnitude)
-
-    def __int__(self):
-        return int(self.magnitude)
-
-    def __eq__(self, other):
-        if isinstance(other, Quantity):
-            return fractions.Fraction(self.to("byte").magnitude) == fractions.Fraction(other.to("byte").magnitude)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash(fractions.Fraction(self.to("byte").magnitude))
-
-    def __repr__(self):
-        return f"Quantity({self.magnitude!r}, {self.units!r})"
-
-    def __str__(self):
-        m = self.magnitude
-        if isinstance(m, fractions.Fraction):  # an exact decimal when there is one
-            d = decimal.Decimal(m.numerator) / decimal.Decimal(m.denominator)
-            if fractions.Fraction(d) == m:
-                m = d
-        return f"{m} {self.units}"
-
-
-def _bytes(b):
-    if b.frac_num:
-        return Quantity(b.whole + fractions.Fraction(b.frac_num, b.frac_den), "byte")
-    return Quantity(b.whole, "byte")
-
-
-def _width_text(name, w):
-    """A width as text for the C parser: text as given, numbers as bytes, written exactly."""
-    if w is None:
-        return None
-    if isinstance(w, Quantity):
-        w = fractions.Fraction(w.bytes)
-    if isinstance(w, str):
-        return w
-    if isinstance(w, bool) or not isinstance(w, numbers.Number):
-        raise TypeError(f"{name} must be text ('2 byte', 'bf16') or a number of bytes, "
-                        f"got {type(w).__name__}")
-    if isinstance(w, numbers.Integral):
-        return f"{int(w)} B"
-    if isinstance(w, float):
-        return f"{w!r} B"  # repr reads back as the same float; the C parser reads it exactly
-    if isinstance(w, decimal.Decimal):
-        return f"{w} B"
-    if isinstance(w, fractions.Fraction):
-        d = decimal.Decimal(w.numerator) / decimal.Decimal(w.denominator)
-        if fractions.Fraction(d) != w:
-            raise ValueError(f"{name} = {w} has no exact decimal form")
-        return f"{d} B"
-    raise TypeError(f"{name} must be text or a number of bytes, got {type(w).__name__}")
 
 
 # ---- the registry as namespaces ----------------------------------------------------------------
@@ -147,24 +58,24 @@ def _width_text(name, w):
 class _Entry:
     """A registry entry: its path, short name, and fields."""
 
-    def __init__(self, kind, ptr):
+    def __init__(self, kind: str, ptr: Any) -> None:
         self._kind = kind
         self._ptr = ptr
-        self.path = ptr.contents.path.decode()
-        self.name = ptr.contents.name.decode()
-        self.display = ptr.contents.display.decode()
+        self.path: str = ptr.contents.path.decode()
+        self.name: str = ptr.contents.name.decode()
+        self.display: str = ptr.contents.display.decode()
 
     @property
-    def source(self):
+    def source(self) -> str:
         return self._ptr.contents.source.decode()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{self._kind} {self.path}>"
 
 
 class Model(_Entry):
     @property
-    def parameters(self):
+    def parameters(self) -> Optional[int]:
         """The parameter count (an int), or None when the registry gives none (DLRM)."""
         p = self._ptr.contents.parameters
         return p if p else None
@@ -172,24 +83,24 @@ class Model(_Entry):
 
 class FleetEntry(_Entry):
     @property
-    def count(self):
+    def count(self) -> int:
         return self._ptr.contents.count
 
     @property
-    def accelerators_per_node(self):
+    def accelerators_per_node(self) -> int:
         return self._ptr.contents.node.contents.accelerators_per_node
 
     @property
-    def total_accelerators(self):
+    def total_accelerators(self) -> int:
         return self.count * self.accelerators_per_node
 
 
 class _Namespace:
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self._path = path
-        self._children = {}
+        self._children: Dict[str, Any] = {}
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         if name in self._children:
@@ -203,18 +114,25 @@ class _Namespace:
                     pass
         raise AttributeError(f"{self._path} has no entry {name!r}")
 
-    def __dir__(self):
+    def __dir__(self) -> List[str]:
         return sorted(self._children)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._children.values())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{self._path}: {', '.join(sorted(self._children))}>"
 
 
-def _namespaces():
-    roots = {}
+class _LazyScenario:
+    """A named scenario, built on first use (a stand-in in the namespace)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+
+def _namespaces() -> Dict[str, _Namespace]:
+    roots: Dict[str, _Namespace] = {}
     classes = {"model": Model, "fleet": FleetEntry}
     for kind, (code, struct) in _ffi.KINDS.items():
         for i in range(_lib.dpas_registry_count(_REG, code)):
@@ -231,41 +149,46 @@ def _namespaces():
     return roots
 
 
-class _LazyScenario:
-    """A named scenario, built on first use (a descriptor-like stand-in in the namespace)."""
-
-    def __init__(self, path):
-        self.path = path
-
-
 # ---- the scenario --------------------------------------------------------------------------------
 
 class Workload:
-    """A workload outside the registry: a name and a parameter count (int or exact text)."""
+    """A workload outside the registry: a parameter count (an int, a whole float up to 2^53, or
+    exact text: '175e9', '70.6e9', '7B') and a name (its label in reports; 'custom' when None)."""
 
-    def __init__(self, parameters, name="custom"):
+    def __init__(self, parameters: Union[int, float, str], name: Optional[str] = None) -> None:
         self.parameters = parameters
         self.name = name
+
+    def __repr__(self) -> str:
+        return f"Workload(parameters={self.parameters!r}, name={self.name!r})"
 
 
 class Fleet:
     """A fleet outside the registry: nodes x accelerators_per_node, optionally a registry node
-    (which gives accelerators_per_node) and fabric (needed for times)."""
+    (which gives accelerators_per_node and the accelerator) and fabric (needed for times), and a
+    name (its label in reports; 'custom' when None)."""
 
-    def __init__(self, nodes, accelerators_per_node=None, node=None, fabric=None, name="custom"):
+    def __init__(self, nodes: int, accelerators_per_node: Optional[int] = None,
+                 node: Union[_Entry, str, None] = None, fabric: Union[_Entry, str, None] = None,
+                 name: Optional[str] = None) -> None:
         self.nodes, self.accelerators_per_node = nodes, accelerators_per_node
         self.node, self.fabric, self.name = node, fabric, name
+
+    def __repr__(self) -> str:
+        return (f"Fleet(nodes={self.nodes!r}, accelerators_per_node={self.accelerators_per_node!r}, "
+                f"node={self.node!r}, fabric={self.fabric!r}, name={self.name!r})")
 
 
 _ATTRS = ["accelerators", "nodes", "accelerators_per_node", "accelerators_per_replica",
           "gradient_bytes", "checkpoint_bytes", "weight_bytes", "allreduce_factor", "gather_factor",
           "gather_traffic_ratio"]
 
+Width = Union[str, int, float, Quantity, Any]
 
-def _int_text(name, v):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    return str(int(v))
+
+def _entry_text(field: str, v: Any) -> bytes:
+    """A registry entry given as an entry object or as its name."""
+    return _check.text(field, v.path if isinstance(v, _Entry) else v)
 
 
 class DataParallelAttackSurfaceScenario:
@@ -281,157 +204,244 @@ class DataParallelAttackSurfaceScenario:
     48.0
     """
 
-    def __init__(self, workload, fleet, dp_degree, gradient_bytes_per_param,
-                 checkpoint_bytes_per_param, weight_bytes_per_param=None, *, _scenario=None):
+    accelerators: int
+    nodes: int
+    accelerators_per_node: int
+    accelerators_per_replica: float
+    gradient_bytes: Quantity
+    checkpoint_bytes: Quantity
+    weight_bytes: Quantity
+    allreduce_factor: float
+    gather_factor: int
+    gather_traffic_ratio: float
+
+    def __init__(self, workload: Union[Model, Workload, str], fleet: Union[FleetEntry, Fleet, str],
+                 dp_degree: int, gradient_bytes_per_param: Width,
+                 checkpoint_bytes_per_param: Width, weight_bytes_per_param: Optional[Width] = None,
+                 *, _scenario: Optional[str] = None) -> None:
         self._spec = None
+        # every argument is checked and converted before the library sees any
+        puts = []
+        if _scenario is not None:
+            puts.append((b"scenario", _scenario.encode(), "scenario"))
+        else:
+            puts += self._workload(workload) + self._fleet(fleet)
+            puts.append((b"dp_degree", _check.count_text("dp_degree", dp_degree).encode(),
+                         "dp_degree"))
+            for key, w, required in (("gradient_bytes_per_param", gradient_bytes_per_param, True),
+                                     ("checkpoint_bytes_per_param", checkpoint_bytes_per_param, True),
+                                     ("weight_bytes_per_param", weight_bytes_per_param, False)):
+                t = width_text(key, w)
+                if t is None and required:
+                    raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number "
+                                            f"of bytes, got None", key)
+                if t is not None:
+                    puts.append((key.encode(), t, key))
         spec = _lib.dpas_spec_new()
         if not spec:
-            raise MemoryError("dpas: out of memory")
+            raise OutOfMemory("dpas: out of memory")
         self._spec = spec
-        err = _ffi.Error()
-
-        def put(key, value, field):
-            v = value.encode() if isinstance(value, str) else value
-            if _lib.dpas_spec_set(spec, key.encode(), v, field.encode(), ctypes.byref(err)):
-                _raise(err)
-
-        if _scenario is not None:
-            put("scenario", _scenario, "scenario")
-        else:
-            if isinstance(workload, Model):
-                put("model", workload.path, "workload")
-            elif isinstance(workload, str):
-                put("model", workload, "workload")
-            elif isinstance(workload, Workload):
-                p = workload.parameters
-                put("params", p if isinstance(p, str) else _int_text("workload.parameters", p),
-                    "workload.parameters")
-            else:
-                raise TypeError(f"workload must be a registry model (Models.Language.GPT3), its name "
-                                f"or a Workload, got {type(workload).__name__}")
-            if isinstance(fleet, FleetEntry):
-                put("fleet", fleet.path, "fleet")
-            elif isinstance(fleet, str):
-                put("fleet", fleet, "fleet")
-            elif isinstance(fleet, Fleet):
-                put("nodes", _int_text("fleet.nodes", fleet.nodes), "nodes")
-                if fleet.node is not None:
-                    put("node", fleet.node.path if isinstance(fleet.node, _Entry) else fleet.node, "fleet.node")
-                if fleet.accelerators_per_node is not None:
-                    put("accelerators_per_node", _int_text("fleet.accelerators_per_node",
-                                                           fleet.accelerators_per_node),
-                        "accelerators_per_node")
-                if fleet.fabric is not None:
-                    put("fabric", fleet.fabric.path if isinstance(fleet.fabric, _Entry) else fleet.fabric,
-                        "fleet.fabric")
-            else:
-                raise TypeError(f"fleet must be a registry fleet (Systems.Clusters.Training_1K), its "
-                                f"name or a Fleet, got {type(fleet).__name__}")
-            put("dp", _int_text("dp_degree", dp_degree), "dp_degree")
-            put("grad", _width_text("gradient_bytes_per_param", gradient_bytes_per_param),
-                "gradient_bytes_per_param")
-            put("ckpt", _width_text("checkpoint_bytes_per_param", checkpoint_bytes_per_param),
-                "checkpoint_bytes_per_param")
-            w = _width_text("weight_bytes_per_param", weight_bytes_per_param)
-            if w is not None:
-                put("weights", w, "weight_bytes_per_param")
+        for key, value, field in puts:
+            _call(_lib.dpas_spec_set, spec, key, value, field.encode())
         self._s = _ffi.Scenario()
         self._r = _ffi.Report()
-        if _lib.dpas_spec_resolve(spec, _REG, ctypes.byref(self._s), ctypes.byref(err)):
-            _raise(err)
-        if _lib.dpas_evaluate(ctypes.byref(self._s), ctypes.byref(self._r), ctypes.byref(err)):
-            _raise(err)
+        _call(_lib.dpas_spec_resolve, spec, _REG, ctypes.byref(self._s))
+        _call(_lib.dpas_evaluate, ctypes.byref(self._s), ctypes.byref(self._r))
+        if isinstance(workload, Workload) and workload.name is not None:
+            self._kept("workload.name", workload.name, self._s.workload)
+        if isinstance(fleet, Fleet) and fleet.name is not None:
+            self._kept("fleet.name", fleet.name, self._s.fleet)
         label = _lib.dpas_spec_label(spec)
-        self.name = label.decode() if label else None
+        self.name: Optional[str] = _ffi.text(label)
 
-    def __del__(self):
+    @staticmethod
+    def _workload(workload: Any) -> list:
+        if isinstance(workload, Model):
+            return [(b"workload", workload.path.encode(), "workload")]
+        if isinstance(workload, str):
+            return [(b"workload", _check.text("workload", workload), "workload")]
+        if isinstance(workload, Workload):
+            p = workload.parameters
+            f = "workload.parameters"
+            out = [(f.encode(), _check.text(f, p) if isinstance(p, str) else
+                    _check.count_text(f, p).encode(), f)]
+            if workload.name is not None:
+                out.append((b"workload.name", _check.text("workload.name", workload.name),
+                            "workload.name"))
+            return out
+        raise ArgumentTypeError(f"workload must be a registry model (Models.Language.GPT3), its "
+                                f"name or a Workload, got {type(workload).__name__}", "workload")
+
+    @staticmethod
+    def _fleet(fleet: Any) -> list:
+        if isinstance(fleet, FleetEntry):
+            return [(b"fleet", fleet.path.encode(), "fleet")]
+        if isinstance(fleet, str):
+            return [(b"fleet", _check.text("fleet", fleet), "fleet")]
+        if not isinstance(fleet, Fleet):
+            raise ArgumentTypeError(f"fleet must be a registry fleet (Systems.Clusters.Training_1K), "
+                                    f"its name or a Fleet, got {type(fleet).__name__}", "fleet")
+        out = [(b"fleet.nodes", _check.count_text("fleet.nodes", fleet.nodes).encode(),
+                "fleet.nodes")]
+        if fleet.node is not None:
+            out.append((b"fleet.node", _entry_text("fleet.node", fleet.node), "fleet.node"))
+        if fleet.accelerators_per_node is not None:
+            f = "fleet.accelerators_per_node"
+            out.append((f.encode(), _check.count_text(f, fleet.accelerators_per_node).encode(), f))
+        if fleet.fabric is not None:
+            out.append((b"fleet.fabric", _entry_text("fleet.fabric", fleet.fabric), "fleet.fabric"))
+        if fleet.name is not None:
+            out.append((b"fleet.name", _check.text("fleet.name", fleet.name), "fleet.name"))
+        return out
+
+    @staticmethod
+    def _kept(field: str, name: str, label: Optional[bytes]) -> None:
+        """A name the library shortened would label another workload or fleet: refuse it."""
+        if label is None or label.decode("utf-8", "replace") != name:
+            kept = len(label or b"")
+            raise InvalidValue(f"{field} is too long: the library keeps {kept} bytes of a name, got "
+                               f"{len(name.encode())}", field)
+
+    def __del__(self) -> None:
         if getattr(self, "_spec", None):
             _lib.dpas_spec_free(self._spec)
             self._spec = None
 
-    def _get(self, index):
+    def _get(self, index: int) -> Any:
         v = _ffi.Value()
-        err = _ffi.Error()
-        if _lib.dpas_report_get(ctypes.byref(self._r), index, ctypes.byref(v), ctypes.byref(err)):
-            _raise(err)
-        if v.kind == 0:
+        _call(_lib.dpas_report_get, ctypes.byref(self._r), index, ctypes.byref(v))
+        if v.kind == _ffi.VALUE_INT:
             return v.i
-        if v.kind == 1:
+        if v.kind == _ffi.VALUE_REAL:
             return v.r
-        return _bytes(v.bytes)
+        return quantity(v.bytes)
 
     # inputs
     @property
-    def dp_degree(self):
+    def dp_degree(self) -> int:
         return self._s.dp_degree
 
     @property
-    def workload(self):
-        return self._s.workload.decode()
+    def workload(self) -> str:
+        """The workload's label: a registry path, or the name of a Workload ('custom')."""
+        return self._s.workload.decode("utf-8", "replace")
 
     @property
-    def fleet(self):
-        return self._s.fleet.decode()
+    def fleet(self) -> str:
+        """The fleet's label: a registry path, or the name of a Fleet ('custom')."""
+        return self._s.fleet.decode("utf-8", "replace")
 
     @property
-    def parameters(self):
+    def parameters(self) -> int:
         return self._s.parameters
 
-    def report(self, explain=False):
+    def report(self, explain: bool = False) -> Dict[str, Any]:
         """The whole report as the CLI's JSON gives it (a dict)."""
-        opts = _ffi.RenderOpts(format=1, units=0, explain=int(explain), attrs=0,
+        opts = _ffi.RenderOpts(format=_ffi.FORMAT_JSON, units=_ffi.UNITS_SI,
+                               explain=int(_check.flag("explain", explain)), attrs=0,
                                label=self.name.encode() if self.name else None)
         err = _ffi.Error()
-        ptr = _lib.dpas_render_report(ctypes.byref(self._s), ctypes.byref(self._r), ctypes.byref(opts),
-                                      ctypes.byref(err))
+        ptr = _lib.dpas_render_report(ctypes.byref(self._s), ctypes.byref(self._r),
+                                      ctypes.byref(opts), ctypes.byref(err))
         if not ptr:
-            _raise(err)
-        return json.loads(_ffi.take_string(_lib, ptr))
+            errors.raise_c(err)
+        return json.loads(_ffi.take_string(_lib, ptr) or "null")
 
-    def cost(self, rule=None, schedule=None, convention=None, f=-1, steps=1, iterations=0,
-             compute_rate=0.0):
-        """rule x schedule costs (the rows of 'dpas cost -o json'): bytes per worker, ratio to
-        the ring AllReduce, times per step. rule and schedule: a name, a list of names, or None
-        for all."""
-        rules = [rule] if isinstance(rule, str) else list(rule or [])
-        scheds = [schedule] if isinstance(schedule, str) else list(schedule or [])
-        err = _ffi.Error()
-        rule_ptrs = (ctypes.c_void_p * max(1, len(rules)))()
-        for i, r in enumerate(rules):
-            p = ctypes.c_void_p()
-            conv = convention.encode() if convention else None
-            if _lib.dpas_rule_select(r.encode(), conv, ctypes.byref(p), ctypes.byref(err)):
-                _raise(err)
-            rule_ptrs[i] = p
-        names = ["allreduce", "allgather", "ps", "ps_separate", "sharded", "sharded_distance", "innetwork"]
+    def cost(self, rule: Union[str, Sequence[str], None] = None,
+             schedule: Union[str, Sequence[str], None] = None, convention: Optional[str] = None,
+             f: Optional[int] = None, steps: int = 1, iterations: Optional[int] = None,
+             compute_rate: Optional[float] = None) -> CostRows:
+        """What each robust rule costs under each schedule, one CostRow per rule x schedule (the
+        rows of 'dpas cost -o json'), rule-major, in a CostRows list that also carries the
+        document's steps, links and notes.
+
+        rule, schedule: a name or a list of names; None for every rule (each under its default
+        convention) and every schedule. convention: 'blanchard' or 'byzfl' where a rule has it
+        (Krum, Multi-Krum), for the rules named or, with rule None, for every rule. f: add
+        whether each rule tolerates f Byzantine replicas (>= 0). steps (>= 1): bytes and times
+        for that many steps. iterations (>= 1, default 10) of the iterative rules. compute_rate
+        (FLOP/s per worker, > 0): adds the rule's own compute time."""
+        names = _check.names("rule", rule)
+        conv = _check.optional_text("convention", convention)
+        scheds = _check.names("schedule", schedule)
+        f_c = -1 if f is None else _check.int64("f", f, 0)
+        steps_c = _check.int64("steps", steps, 1)
+        iter_c = 0 if iterations is None else _check.int64("iterations", iterations, 1)
+        rate = 0.0
+        if compute_rate is not None:
+            rate = _check.real("compute_rate", compute_rate)
+            if not (0 < rate < float("inf")):
+                raise InvalidValue(f"compute_rate must be a finite number > 0 FLOP/s, got "
+                                   f"{compute_rate!r}", "compute_rate")
+        if not names and conv is not None:
+            # a convention is used for every rule, not dropped: as the CLI's --convention alone
+            names = [_lib.dpas_rule_at(i).contents.name for i in range(_lib.dpas_rule_count())
+                     if _lib.dpas_rule_at(i).contents.is_default]
+        ptrs = (ctypes.POINTER(_ffi.Rule) * max(1, len(names)))()
+        for i, n in enumerate(names):
+            p = ctypes.POINTER(_ffi.Rule)()
+            _call(_lib.dpas_rule_select, n, conv, ctypes.byref(p))
+            ptrs[i] = p
         mask = 0
-        for sname in scheds:
-            if sname not in names:
-                raise ValueError(f"schedule must be one of {', '.join(names)}, got {sname!r}")
-            mask |= 1 << names.index(sname)
-        opts = _ffi.CostOpts(rules=ctypes.cast(rule_ptrs, ctypes.c_void_p) if rules else None,
-                             nrules=len(rules), schedules=mask, iterations=iterations, steps=steps,
-                             f=f, compute_rate=compute_rate, all=1, format=1, units=0,
-                             label=self.name.encode() if self.name else None)
-        ptr = _lib.dpas_render_cost(ctypes.byref(self._s), ctypes.byref(opts), ctypes.byref(err))
-        if not ptr:
-            _raise(err)
-        return json.loads(_ffi.take_string(_lib, ptr))["rows"]
+        for s in scheds:
+            k = _lib.dpas_schedule_from_name(s)
+            if k < 0:
+                known = _schedule_names()
+                raise UnknownName(f"unknown schedule \"{s.decode()}\"; expected "
+                                  f"{', '.join(known[:-1])} or {known[-1]}", "schedule")
+            mask |= 1 << k
+        opts = _ffi.CostOpts(rules=ptrs if names else None, nrules=len(names), schedules=mask,
+                             iterations=iter_c, steps=steps_c, f=f_c, compute_rate=rate)
+        out = ctypes.POINTER(_ffi.Cost)()
+        _call(_lib.dpas_cost_compute, ctypes.byref(self._s), ctypes.byref(opts), ctypes.byref(out))
+        try:
+            return CostRows._from_c(out.contents, f is not None)
+        finally:
+            _lib.dpas_cost_free(out)
 
-    def inventory(self):
-        """What a step exposes on the wire and at rest (rows of 'dpas inventory -o json')."""
-        err = _ffi.Error()
-        ptr = _lib.dpas_render_inventory(ctypes.byref(self._s), 1, 0, None, ctypes.byref(err))
-        if not ptr:
-            _raise(err)
-        return json.loads(_ffi.take_string(_lib, ptr))["rows"]
+    def inventory(self) -> List[InventoryRow]:
+        """What a step exposes on the wire and what lies at rest, in exact bytes (the rows of
+        'dpas inventory -o json')."""
+        n = ctypes.c_size_t()
+        _call(_lib.dpas_inventory, ctypes.byref(self._s), None, 0, ctypes.byref(n))
+        rows = (_ffi.InventoryRow * max(1, n.value))()
+        _call(_lib.dpas_inventory, ctypes.byref(self._s), rows, n.value, ctypes.byref(n))
+        return [InventoryRow._from_c(rows[i]) for i in range(n.value)]
 
-    def __repr__(self):
+    def memory(self, state: str = "zero16", zero: int = 0) -> MemoryCheck:
+        """Does one replica's training state fit the memory of its accelerators? state: a byte
+        convention of the inventory (zero16, megatron18, ...); zero: the ZeRO stage (0 to 3,
+        stages above 0 with zero16). A state that does not fit is a MemoryCheck with fits False
+        (and a message), not an exception: 'dpas memory' exits 2 for it."""
+        name = _check.text("state", state)
+        z = _check.whole("zero", zero)
+        if not _check.INT_MIN <= z <= _check.INT_MAX:  # beyond a C int: the library's words
+            raise InvalidValue(f"zero stage must be 0, 1, 2 or 3, got {z}", "zero")
+        conv = ctypes.POINTER(_ffi.Convention)()
+        _call(_lib.dpas_convention_find, name, ctypes.byref(conv))
+        m = _ffi.Memory()
+        _call(_lib.dpas_memory_check, ctypes.byref(self._s), conv, z, ctypes.byref(m))
+        message = None
+        if not m.fits:
+            buf = ctypes.create_string_buffer(1024)
+            need = _lib.dpas_memory_message(ctypes.byref(self._s), conv, z, ctypes.byref(m), buf,
+                                            len(buf))
+            if need >= len(buf):
+                buf = ctypes.create_string_buffer(need + 1)
+                _lib.dpas_memory_message(ctypes.byref(self._s), conv, z, ctypes.byref(m), buf,
+                                         len(buf))
+            message = buf.value.decode("utf-8", "replace")
+        node = ctypes.cast(self._s.node_entry, ctypes.POINTER(_ffi.Node))
+        accelerator = node.contents.accelerator.contents.path.decode()
+        return MemoryCheck._from_c(self.name, conv.contents, z, m,
+                                   self.accelerators_per_replica, accelerator, message)
+
+    def __repr__(self) -> str:
         return (f"<DataParallelAttackSurfaceScenario {self.name or ''} workload={self.workload} "
                 f"fleet={self.fleet} dp_degree={self.dp_degree}>").replace("  ", " ")
 
 
-def _attr_property(index, doc):
+def _attr_property(index: int, doc: str) -> property:
     return property(lambda self: self._get(index), doc=doc)
 
 
@@ -440,27 +450,41 @@ for _i, _name in enumerate(_ATTRS):
             _attr_property(_i, f"The seed's {_name}, computed by libdpas."))
 
 
-def rules(n=None, f=None, convention=None):
-    """The rule catalogue (rows of 'dpas rules -o json'): with n, max_f; with f, min_n.
+def _schedule_names() -> List[str]:
+    out = []
+    while True:
+        n = _lib.dpas_schedule_name(len(out))
+        if n is None:
+            return out
+        out.append(n.decode())
 
-    >>> {r["rule"]: r["max_f"] for r in rules(n=64)}["bulyan"]
+
+def rules(n: Optional[int] = None, f: Optional[int] = None,
+          convention: Optional[str] = None) -> List[RuleRow]:
+    """The rule catalogue, one RuleRow per rule (the rows of 'dpas rules -o json'): with n
+    (>= 1), each rule's max_f at n replicas; with f (>= 0), its min_n for f Byzantine ones.
+    convention: None for each rule's default, 'all' for every convention, or a convention name.
+
+    >>> {r.rule: r.max_f for r in rules(n=64)}["bulyan"]
     15
     """
-    err = _ffi.Error()
-    ptr = _lib.dpas_render_rules(-1 if n is None else int(n), -1 if f is None else int(f),
-                                 convention.encode() if convention else None, 1, ctypes.byref(err))
-    if not ptr:
-        _raise(err)
-    return json.loads(_ffi.take_string(_lib, ptr))
+    n_c = -1 if n is None else _check.int64("n", n, 1)
+    f_c = -1 if f is None else _check.int64("f", f, 0)
+    conv = _check.optional_text("convention", convention)
+    rows = (_ffi.RuleRow * max(1, _lib.dpas_rule_count()))()
+    count = ctypes.c_size_t()
+    _call(_lib.dpas_rules_list, n_c, f_c, conv, rows, ctypes.byref(count))
+    return [RuleRow._from_c(rows[i], n is not None, f is not None) for i in range(count.value)]
 
 
 # ---- the namespaces, with named scenarios built on first use ---------------------------------
 
 class _ScenarioNamespace(_Namespace):
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         v = _Namespace.__getattr__(self, name)
         if isinstance(v, _LazyScenario):
-            s = DataParallelAttackSurfaceScenario(None, None, None, None, None, _scenario=v.path)
+            s = DataParallelAttackSurfaceScenario(None, None, None, None, None,  # type: ignore[arg-type]
+                                                  _scenario=v.path)
             self._children[name] = s
             return s
         return v

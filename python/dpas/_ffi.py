@@ -1,14 +1,25 @@
-"""ctypes mirror of include/dpas/dpas.h: finds libdpas, declares the structs and functions the
-binding uses, and checks every mirrored struct's size against the library's own (dpas_sizeof)."""
+"""ctypes mirror of the public headers (include/dpas/*.h): finds libdpas, declares the structs and
+functions the binding uses, and checks every mirrored struct's size against the library's own
+(dpas_sizeof), so that a binding and a library that do not match fail at import, not later.
+
+Nothing here validates arguments: ctypes wraps integers silently (2**64 + 64 passed as an
+int64_t is 64), so every caller goes through dpas._check first."""
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import os
+import sys
+from typing import Iterator
 
 c_u64, c_i64, c_char_p, c_void_p = ctypes.c_uint64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_void_p
+c_int, c_uint, c_size_t, c_double = ctypes.c_int, ctypes.c_uint, ctypes.c_size_t, ctypes.c_double
 
+
+# ---- dpas/base.h, dpas/units.h ------------------------------------------------------------------
 
 class Error(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_int), ("line", ctypes.c_int), ("column", ctypes.c_int),
+    _fields_ = [("code", c_int), ("line", c_int), ("column", c_int),
                 ("field", ctypes.c_char * 64), ("message", ctypes.c_char * 512)]
 
 
@@ -20,25 +31,14 @@ class Bytes(ctypes.Structure):
     _fields_ = [("whole", c_u64), ("frac_num", c_u64), ("frac_den", c_u64)]
 
 
+# ---- dpas/registry.h ------------------------------------------------------------------------------
+
 class Scenario(ctypes.Structure):
     _fields_ = [("workload", c_char_p), ("parameters", c_u64), ("fleet", c_char_p),
                 ("nodes", c_i64), ("accelerators_per_node", c_i64), ("dp_degree", c_i64),
                 ("gradient_bytes_per_param", Rational), ("checkpoint_bytes_per_param", Rational),
                 ("weight_bytes_per_param", Rational), ("fleet_entry", c_void_p),
                 ("node_entry", c_void_p), ("fabric_entry", c_void_p)]
-
-
-class Report(ctypes.Structure):
-    _fields_ = [("accelerators", c_i64), ("nodes", c_i64), ("accelerators_per_node", c_i64),
-                ("accelerators_per_replica", ctypes.c_double), ("gradient_bytes", Bytes),
-                ("checkpoint_bytes", Bytes), ("weight_bytes", Bytes),
-                ("allreduce_factor", ctypes.c_double), ("gather_factor", c_i64),
-                ("gather_traffic_ratio", ctypes.c_double), ("undefined", ctypes.c_uint),
-                ("warnings", ctypes.c_uint)]
-
-
-class Value(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int), ("i", c_i64), ("r", ctypes.c_double), ("bytes", Bytes)]
 
 
 class Model(ctypes.Structure):
@@ -49,22 +49,20 @@ class Model(ctypes.Structure):
 
 class Hardware(ctypes.Structure):
     _fields_ = [("path", c_char_p), ("name", c_char_p), ("display", c_char_p), ("memory", Bytes),
-                ("peak_flops", ctypes.c_double), ("hbm_bandwidth", ctypes.c_double),
-                ("nvlink_bandwidth", ctypes.c_double), ("tdp_watts", ctypes.c_double),
-                ("source", c_char_p)]
+                ("peak_flops", c_double), ("hbm_bandwidth", c_double),
+                ("nvlink_bandwidth", c_double), ("tdp_watts", c_double), ("source", c_char_p)]
 
 
 class Node(ctypes.Structure):
     _fields_ = [("path", c_char_p), ("name", c_char_p), ("display", c_char_p),
                 ("accelerator", ctypes.POINTER(Hardware)), ("accelerators_per_node", c_i64),
-                ("intra_bandwidth", ctypes.c_double), ("intra_latency", ctypes.c_double),
-                ("source", c_char_p)]
+                ("intra_bandwidth", c_double), ("intra_latency", c_double), ("source", c_char_p)]
 
 
 class Fabric(ctypes.Structure):
     _fields_ = [("path", c_char_p), ("name", c_char_p), ("display", c_char_p),
-                ("bandwidth", ctypes.c_double), ("latency", ctypes.c_double), ("topology", c_char_p),
-                ("oversubscription", ctypes.c_double), ("source", c_char_p)]
+                ("bandwidth", c_double), ("latency", c_double), ("topology", c_char_p),
+                ("oversubscription", c_double), ("source", c_char_p)]
 
 
 class Fleet(ctypes.Structure):
@@ -78,50 +76,159 @@ class NamedScenario(ctypes.Structure):
                 ("workload_entry", ctypes.POINTER(Model)), ("notes", c_char_p), ("source", c_char_p)]
 
 
-class RenderOpts(ctypes.Structure):
-    _fields_ = [("format", ctypes.c_int), ("units", ctypes.c_int), ("explain", ctypes.c_int),
-                ("attrs", ctypes.c_uint), ("label", c_char_p)]
-
-
-class CostOpts(ctypes.Structure):
-    _fields_ = [("rules", c_void_p), ("nrules", ctypes.c_size_t), ("schedules", ctypes.c_uint),
-                ("iterations", c_i64), ("steps", c_i64), ("f", c_i64), ("compute_rate", ctypes.c_double),
-                ("all", ctypes.c_int), ("format", ctypes.c_int), ("units", ctypes.c_int),
-                ("label", c_char_p), ("links", c_void_p), ("links_source", c_char_p)]
-
-
+# registry kinds (enum dpas_kind) and the struct each entry is
 KINDS = {"model": (0, Model), "hardware": (1, Hardware), "node": (2, Node), "fabric": (3, Fabric),
          "fleet": (4, Fleet), "scenario": (5, NamedScenario)}
 
 
-def _candidates():
-    """Where libdpas may be: DPAS_LIBRARY (a file), DPAS_LIBRARY_DIR, the install-time record,
-    the build tree next to this package, the system's search path."""
+# ---- dpas/evaluate.h --------------------------------------------------------------------------------
+
+class Report(ctypes.Structure):
+    _fields_ = [("accelerators", c_i64), ("nodes", c_i64), ("accelerators_per_node", c_i64),
+                ("accelerators_per_replica", c_double), ("gradient_bytes", Bytes),
+                ("checkpoint_bytes", Bytes), ("weight_bytes", Bytes),
+                ("allreduce_factor", c_double), ("gather_factor", c_i64),
+                ("gather_traffic_ratio", c_double), ("undefined", c_uint), ("warnings", c_uint)]
+
+
+class Value(ctypes.Structure):
+    _fields_ = [("kind", c_int), ("i", c_i64), ("r", c_double), ("bytes", Bytes)]
+
+
+VALUE_INT, VALUE_REAL, VALUE_BYTES = 0, 1, 2  # enum dpas_value_kind
+
+
+# ---- dpas/rules.h, dpas/schedules.h, dpas/cost.h ----------------------------------------------------
+
+class Rule(ctypes.Structure):
+    _fields_ = [("id", c_int), ("name", c_char_p), ("display", c_char_p), ("convention", c_char_p),
+                ("is_default", c_int), ("a", c_int), ("b", c_int), ("condition", c_char_p),
+                ("compute", c_char_p), ("caps", c_uint), ("neighbour_drop", c_int),
+                ("neighbours", c_char_p), ("source", c_char_p), ("notes", c_char_p)]
+
+
+# DPAS_RULE_CAP_*
+CAP_SUMS, CAP_COORDINATEWISE, CAP_DISTANCES, CAP_ITERATIVE, CAP_SELECTS, CAP_PREAGGREGATION = (
+    1, 2, 4, 8, 16, 32)
+
+
+class RuleRow(ctypes.Structure):
+    _fields_ = [("rule", ctypes.POINTER(Rule)), ("max_f", c_i64), ("min_n", c_i64)]
+
+
+class Links(ctypes.Structure):
+    _fields_ = [("inter_bandwidth", c_double), ("inter_latency", c_double),
+                ("intra_bandwidth", c_double), ("intra_latency", c_double)]
+
+
+class CostOpts(ctypes.Structure):
+    _fields_ = [("rules", ctypes.POINTER(ctypes.POINTER(Rule))), ("nrules", c_size_t),
+                ("schedules", c_uint), ("iterations", c_i64), ("steps", c_i64), ("f", c_i64),
+                ("compute_rate", c_double), ("links", ctypes.POINTER(Links)),
+                ("links_source", c_char_p)]
+
+
+class CostRow(ctypes.Structure):
+    _fields_ = [("rule", ctypes.POINTER(Rule)), ("schedule", c_int), ("realisable", c_int),
+                ("why", c_char_p), ("max_f", c_i64), ("tolerates", c_int),
+                ("bytes_per_worker", Bytes), ("bytes_received", Bytes), ("scalar_bytes", Bytes),
+                ("ratio_to_allreduce", c_double), ("time_flat_s", c_double),
+                ("time_hierarchical_s", c_double), ("compute_s", c_double)]
+
+
+COST_MAX_NOTES = 4  # DPAS_COST_MAX_NOTES
+
+
+class Cost(ctypes.Structure):
+    _fields_ = [("rows", ctypes.POINTER(CostRow)), ("nrows", c_size_t), ("unrealisable", c_size_t),
+                ("dp_degree", c_i64), ("steps", c_i64), ("iterations", c_i64), ("f", c_i64),
+                ("compute_rate", c_double), ("gradient_bytes", Bytes), ("have_links", c_int),
+                ("have_intra", c_int), ("calibrated", c_int), ("links", Links),
+                ("fabric", c_char_p), ("node", c_char_p), ("links_source", c_char_p),
+                ("fabric_name", c_char_p), ("node_name", c_char_p),
+                ("accelerators_per_node", c_i64), ("nnotes", c_size_t),
+                ("notes", (ctypes.c_char * 400) * COST_MAX_NOTES)]
+
+
+# ---- dpas/inventory.h -----------------------------------------------------------------------------
+
+class Convention(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("width", Rational), ("what", c_char_p), ("source", c_char_p),
+                ("is_training_state", c_int)]
+
+
+class Memory(ctypes.Structure):
+    _fields_ = [("state", Bytes), ("capacity", Bytes), ("headroom", Bytes),
+                ("utilisation", c_double), ("fits", c_int)]
+
+
+class InventoryRow(ctypes.Structure):
+    _fields_ = [("item", ctypes.c_char * 48), ("where", c_char_p), ("basis", ctypes.c_char * 64),
+                ("bytes", Bytes), ("source", c_char_p)]
+
+
+# ---- dpas/render.h --------------------------------------------------------------------------------
+
+class RenderOpts(ctypes.Structure):
+    _fields_ = [("format", c_int), ("units", c_int), ("explain", c_int), ("attrs", c_uint),
+                ("label", c_char_p)]
+
+
+FORMAT_JSON = 1                                  # enum dpas_format
+UNITS_SI, UNITS_IEC = 0, 1                       # enum dpas_units
+
+# Every mirrored struct, by its C name: checked against dpas_sizeof at load.
+MIRRORS = {"dpas_error": Error, "dpas_rational": Rational, "dpas_bytes": Bytes,
+           "dpas_scenario": Scenario, "dpas_report": Report, "dpas_value": Value,
+           "dpas_model": Model, "dpas_hardware": Hardware, "dpas_node": Node,
+           "dpas_fabric": Fabric, "dpas_fleet": Fleet, "dpas_named_scenario": NamedScenario,
+           "dpas_render_opts": RenderOpts, "dpas_rule": Rule, "dpas_rule_row": RuleRow,
+           "dpas_links": Links, "dpas_cost_opts": CostOpts, "dpas_cost_row": CostRow,
+           "dpas_cost": Cost, "dpas_convention": Convention, "dpas_memory": Memory,
+           "dpas_inventory_row": InventoryRow}
+
+
+# ---- finding and loading the library ------------------------------------------------------------
+
+def _candidates() -> Iterator[str]:
+    """Where libdpas may be, in order: DPAS_LIBRARY (a file; nothing else is tried),
+    DPAS_LIBRARY_DIR, the record cmake --install writes beside the package it installs, the
+    build trees of the source tree this package sits in, the dynamic linker's search (its
+    soname: LD_LIBRARY_PATH, the ld.so cache), ctypes.util.find_library, and the lib folders of
+    /usr/local (cmake --install's default prefix, which the ld.so cache may not have seen yet)
+    and of this Python's prefix."""
     env = os.environ.get("DPAS_LIBRARY")
     if env:
         yield env
         return
-    here = os.path.dirname(os.path.abspath(__file__))
     d = os.environ.get("DPAS_LIBRARY_DIR")
     if d:
         yield os.path.join(d, "libdpas.so")
     try:
-        from . import _config  # written by cmake --install
+        from . import _config  # type: ignore[attr-defined]  # written by cmake --install
         yield os.path.join(_config.LIBDIR, "libdpas.so")
     except ImportError:
         pass
+    here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
-    for b in ("build", "build-asan"):
-        yield os.path.join(root, b, "libdpas.so")
+    if os.path.exists(os.path.join(root, "CMakeLists.txt")):  # python/dpas inside the source tree
+        for b in ("build", "build-asan"):
+            yield os.path.join(root, b, "libdpas.so")
+    yield SONAME
     found = ctypes.util.find_library("dpas")
     if found:
         yield found
+    yield "/usr/local/lib/libdpas.so"
+    yield os.path.join(sys.prefix, "lib", "libdpas.so")
 
 
-def load():
+SONAME = "libdpas.so.0"  # the library's ABI version (CMakeLists.txt: SOVERSION)
+
+
+def load() -> ctypes.CDLL:
     tried = []
     for path in _candidates():
-        if path and (os.path.exists(path) or "/" not in path):
+        if os.path.exists(path) or "/" not in path:
             try:
                 lib = ctypes.CDLL(path)
                 break
@@ -130,66 +237,77 @@ def load():
         else:
             tried.append(f"{path}: no such file")
     else:
-        raise ImportError("dpas: cannot find libdpas.so (build it with 'make', or set DPAS_LIBRARY "
-                          "to its path); tried: " + "; ".join(tried))
+        raise ImportError("dpas: cannot find libdpas.so (build it with 'make' and set DPAS_LIBRARY "
+                          "to its path, or install it with 'cmake --install'); tried: "
+                          + "; ".join(tried))
     _declare(lib)
     _check_layout(lib)
     return lib
 
 
-def _declare(lib):
+def _declare(lib: ctypes.CDLL) -> None:
     E = ctypes.POINTER(Error)
+    P = ctypes.POINTER
     sig = {
-        "dpas_sizeof": (ctypes.c_size_t, [c_char_p]),
+        "dpas_sizeof": (c_size_t, [c_char_p]),
         "dpas_version": (c_char_p, []),
-        "dpas_strerror": (c_char_p, [ctypes.c_int]),
-        "dpas_registry_builtin": (ctypes.c_int, [ctypes.POINTER(c_void_p), E]),
+        "dpas_strerror": (c_char_p, [c_int]),
+        "dpas_err_name": (c_char_p, [c_int]),
+        "dpas_err_title": (c_char_p, [c_int]),
+        "dpas_free": (None, [c_void_p]),
+        "dpas_registry_builtin": (c_int, [P(c_void_p), E]),
         "dpas_registry_free": (None, [c_void_p]),
-        "dpas_registry_count": (ctypes.c_size_t, [c_void_p, ctypes.c_int]),
-        "dpas_registry_at": (c_void_p, [c_void_p, ctypes.c_int, ctypes.c_size_t]),
-        "dpas_registry_find": (ctypes.c_int, [c_void_p, ctypes.c_int, c_char_p, ctypes.POINTER(c_void_p), E]),
+        "dpas_registry_count": (c_size_t, [c_void_p, c_int]),
+        "dpas_registry_at": (c_void_p, [c_void_p, c_int, c_size_t]),
         "dpas_spec_new": (c_void_p, []),
         "dpas_spec_free": (None, [c_void_p]),
-        "dpas_spec_set": (ctypes.c_int, [c_void_p, c_char_p, c_char_p, c_char_p, E]),
-        "dpas_spec_resolve": (ctypes.c_int, [c_void_p, c_void_p, ctypes.POINTER(Scenario), E]),
+        "dpas_spec_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, E]),
+        "dpas_spec_resolve": (c_int, [c_void_p, c_void_p, P(Scenario), E]),
         "dpas_spec_label": (c_char_p, [c_void_p]),
-        "dpas_evaluate": (ctypes.c_int, [ctypes.POINTER(Scenario), ctypes.POINTER(Report), E]),
-        "dpas_report_get": (ctypes.c_int, [ctypes.POINTER(Report), ctypes.c_int, ctypes.POINTER(Value), E]),
-        "dpas_attr_name": (c_char_p, [ctypes.c_int]),
-        "dpas_attr_unit": (c_char_p, [ctypes.c_int]),
-        "dpas_parse_width": (ctypes.c_int, [c_char_p, c_char_p, ctypes.POINTER(Rational), E]),
-        "dpas_render_report": (c_void_p, [ctypes.POINTER(Scenario), ctypes.POINTER(Report),
-                                          ctypes.POINTER(RenderOpts), E]),
-        "dpas_render_rules": (c_void_p, [c_i64, c_i64, c_char_p, ctypes.c_int, E]),
-        "dpas_render_cost": (c_void_p, [ctypes.POINTER(Scenario), ctypes.POINTER(CostOpts), E]),
-        "dpas_render_inventory": (c_void_p, [ctypes.POINTER(Scenario), ctypes.c_int, ctypes.c_int,
-                                             c_char_p, E]),
-        "dpas_rule_select": (ctypes.c_int, [c_char_p, c_char_p, ctypes.POINTER(c_void_p), E]),
-        "dpas_free": (None, [c_void_p]),
+        "dpas_evaluate": (c_int, [P(Scenario), P(Report), E]),
+        "dpas_report_get": (c_int, [P(Report), c_int, P(Value), E]),
+        "dpas_render_report": (c_void_p, [P(Scenario), P(Report), P(RenderOpts), E]),
+        "dpas_format_bytes_human": (c_size_t, [Bytes, c_int, c_char_p, c_size_t]),
+        "dpas_rule_count": (c_size_t, []),
+        "dpas_rule_at": (P(Rule), [c_size_t]),
+        "dpas_rule_select": (c_int, [c_char_p, c_char_p, P(P(Rule)), E]),
+        "dpas_rules_list": (c_int, [c_i64, c_i64, c_char_p, P(RuleRow), P(c_size_t), E]),
+        "dpas_schedule_name": (c_char_p, [c_int]),
+        "dpas_schedule_from_name": (c_int, [c_char_p]),
+        "dpas_cost_compute": (c_int, [P(Scenario), P(CostOpts), P(P(Cost)), E]),
+        "dpas_cost_free": (None, [P(Cost)]),
+        "dpas_inventory": (c_int, [P(Scenario), P(InventoryRow), c_size_t, P(c_size_t), E]),
+        "dpas_convention_find": (c_int, [c_char_p, P(P(Convention)), E]),
+        "dpas_memory_check": (c_int, [P(Scenario), P(Convention), c_int, P(Memory), E]),
+        "dpas_memory_message": (c_size_t, [P(Scenario), P(Convention), c_int, P(Memory),
+                                           c_char_p, c_size_t]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
         f.restype, f.argtypes = res, args
 
 
-def _check_layout(lib):
-    for name, cls in (("dpas_error", Error), ("dpas_rational", Rational), ("dpas_bytes", Bytes),
-                      ("dpas_scenario", Scenario), ("dpas_report", Report), ("dpas_value", Value),
-                      ("dpas_model", Model), ("dpas_hardware", Hardware), ("dpas_node", Node),
-                      ("dpas_fabric", Fabric), ("dpas_fleet", Fleet),
-                      ("dpas_named_scenario", NamedScenario), ("dpas_render_opts", RenderOpts),
-                      ("dpas_cost_opts", CostOpts)):
+def _check_layout(lib: ctypes.CDLL) -> None:
+    for name, cls in MIRRORS.items():
         want = lib.dpas_sizeof(name.encode())
         if want != ctypes.sizeof(cls):
             raise ImportError(f"dpas: the Python mirror of {name} has {ctypes.sizeof(cls)} bytes, "
                               f"the library's {want}: binding and library do not match")
 
 
-def take_string(lib, ptr):
+def text(p: bytes | None) -> str | None:
+    """A C string the library owns, as str (None for NULL); bytes that are not UTF-8 as U+FFFD."""
+    return None if p is None else p.decode("utf-8", "replace")
+
+
+def take_string(lib: ctypes.CDLL, ptr: int | None) -> str | None:
     """A char * the caller owns (renderers): copy it to str and free it."""
     if not ptr:
         return None
     try:
-        return ctypes.string_at(ptr).decode("utf-8")
+        return ctypes.string_at(ptr).decode("utf-8", "replace")
     finally:
         lib.dpas_free(ptr)
+
+
+lib = load()

@@ -1,0 +1,103 @@
+"""The Python package as a user installs it (issue 15): in a fresh virtual environment made with
+--system-site-packages (Debian's setuptools and wheel, and later its numpy and torch), `pip
+install --no-index --no-build-isolation` of a copy of python/ (offline; the copy keeps pip's
+build files out of the source tree), then `import dpas` from outside the source tree:
+
+1. with DPAS_LIBRARY naming the build's libdpas.so, the seed's reference scenario evaluates
+   (accelerators 1024 and gather_traffic_ratio 64, both from the seed); the package is the
+   installed one, with py.typed; numpy and torch are not imported by the core; the installed
+   version is the C library's (a consistency test);
+2. with the library installed by `cmake --install` into a temporary prefix, and only that
+   prefix's lib folder on LD_LIBRARY_PATH, the pip-installed package finds it (no DPAS_LIBRARY);
+3. the package cmake --install puts beside the library finds the library through the record
+   cmake writes (no DPAS_LIBRARY, no LD_LIBRARY_PATH).
+
+usage: pip_install_check.py PYTHON_SRC LIBDPAS BUILD_DIR CMAKE VERSION"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CHECK = r"""
+import importlib.metadata, os, sys
+import dpas
+want_dir, version, want_lib = sys.argv[1], sys.argv[2], sys.argv[3]
+problems = []
+where = os.path.dirname(os.path.abspath(dpas.__file__))
+if not where.startswith(want_dir):
+    problems.append(f"dpas imported from {where}, not from {want_dir}")
+s = dpas.Scenarios.ReferenceJobAttackSurface
+if round(float(s.accelerators), 4) != 1024.0:          # the seed's example
+    problems.append(f"accelerators {s.accelerators}, the seed says 1024")
+if s.gather_traffic_ratio != 64.0:                       # N / 2 at dp_degree 128
+    problems.append(f"gather_traffic_ratio {s.gather_traffic_ratio}, want 64.0")
+if not os.path.exists(os.path.join(where, "py.typed")):
+    problems.append("py.typed is not installed")
+for heavy in ("numpy", "torch"):
+    if heavy in sys.modules:
+        problems.append(f"import dpas imported {heavy}")
+if dpas.version() != version:
+    problems.append(f"library version {dpas.version()}, project version {version}")
+if want_dir.endswith("site-packages") and importlib.metadata.version("dpas") != version:
+    problems.append(f"package version {importlib.metadata.version('dpas')}, project version {version}")
+with open("/proc/self/maps") as f:
+    libs = {line.split()[-1] for line in f if "libdpas" in line}
+if want_lib and not any(p.startswith(want_lib) for p in libs):
+    problems.append(f"loaded {sorted(libs)}, want one under {want_lib}")
+print("\n".join(problems) if problems else "ok")
+sys.exit(1 if problems else 0)
+"""
+
+
+def run(cmd, env, cwd, what):
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        sys.exit(f"FAIL {what}: {' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p.stdout.strip()
+
+
+def main():
+    src, libdpas, build = (os.path.abspath(p) for p in sys.argv[1:4])
+    cmake, version = sys.argv[4:6]
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("PYTHONPATH", "DPAS_LIBRARY", "DPAS_LIBRARY_DIR", "LD_LIBRARY_PATH")}
+    base["PIP_NO_CACHE_DIR"] = "1"
+    base["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    tmp = tempfile.mkdtemp(prefix="dpas-pip-")
+    try:
+        pkg = os.path.join(tmp, "python")
+        shutil.copytree(src, pkg, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info",
+                                                                 "_config.py"))
+        venv = os.path.join(tmp, "venv")
+        run([sys.executable, "-m", "venv", "--system-site-packages", venv], base, tmp, "venv")
+        py = os.path.join(venv, "bin", "python")
+        run([py, "-m", "pip", "install", "--no-index", "--no-build-isolation", pkg], base, tmp,
+            "pip install")
+        site = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], base,
+                   tmp, "site").strip()
+        work = os.path.join(tmp, "elsewhere")  # not the source tree, not the copy
+        os.mkdir(work)
+
+        env = dict(base, DPAS_LIBRARY=os.path.abspath(libdpas))
+        print("1.", run([py, "-c", CHECK, site, version, ""], env, work, "import with DPAS_LIBRARY"))
+
+        prefix = os.path.join(tmp, "prefix")
+        run([cmake, "--install", build, "--prefix", prefix], base, tmp, "cmake --install")
+        libdir = os.path.dirname(next(os.path.join(d, f) for d, _, fs in os.walk(prefix)
+                                      for f in fs if f.startswith("libdpas.so")))
+        env = dict(base, LD_LIBRARY_PATH=libdir)
+        print("2.", run([py, "-c", CHECK, site, version, libdir], env, work,
+                        "pip package, library from cmake --install"))
+
+        pydir = next(d for d, ds, _ in os.walk(prefix)
+                     if "dpas" in ds and os.path.exists(os.path.join(d, "dpas", "__init__.py")))
+        env = dict(base, PYTHONPATH=pydir)
+        print("3.", run([sys.executable, "-c", CHECK, pydir, version, libdir], env, work,
+                        "cmake-installed package"))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
