@@ -17,7 +17,7 @@ enum {
     O_WEIGHTS, O_UNITS, O_ATTR, O_EXPLAIN,
     O_RULE, O_SCHEDULE, O_CONVENTION, O_TOPOLOGY, O_STEPS, O_ITERATIONS, O_RATE, O_F, O_N,
     O_STATE, O_ZERO, O_ALL, O_PLOT, O_Y, O_TITLE, O_CHART, O_NOCHART, O_CALIBRATION,
-    O_COLLECTIVE, O_RANKS, O_LAST = 1100
+    O_COLLECTIVE, O_RANKS, O_NODE, O_FABRIC, O_LAST = 1100
 };
 
 typedef struct cli {
@@ -62,6 +62,7 @@ int cli_write_failed(cli *c);
         {"params", required_argument, 0, O_PARAMS}, {"fleet", required_argument, 0, O_FLEET},   \
         {"nodes", required_argument, 0, O_NODES},                                               \
         {"accelerators-per-node", required_argument, 0, O_APN},                                 \
+        {"node", required_argument, 0, O_NODE}, {"fabric", required_argument, 0, O_FABRIC},   \
         {"dp", required_argument, 0, O_DP}, {"grad", required_argument, 0, O_GRAD},             \
         {"ckpt", required_argument, 0, O_CKPT}, {                                               \
         "weights", required_argument, 0, O_WEIGHTS                                              \
@@ -75,6 +76,8 @@ int cli_write_failed(cli *c);
     "      --nodes N         fleet.count (overrides the fleet's)\n"                              \
     "      --accelerators-per-node N\n"                                                         \
     "                        fleet.node.accelerators_per_node (overrides the fleet's)\n"         \
+    "      --node NAME       fleet.node: a registry node (accelerator, intra-node link)\n"       \
+    "      --fabric NAME     fleet.fabric: a registry fabric (inter-node link)\n"               \
     "      --dp N            dp_degree, the number of data-parallel replicas\n"                  \
     "      --grad WIDTH      gradient_bytes_per_param: 2 B, 16 bit, bf16, 4.127 bit, ...\n"      \
     "      --ckpt WIDTH      checkpoint_bytes_per_param: 14 B, ...\n"                            \
