@@ -5,8 +5,9 @@
   with the lines that follow (stdout and stderr together, as a terminal shows them) up to the
   next '$' line or the end of the block. A block that elides output with '...' is checked line
   by line for the lines it shows. '$ echo $?' checks the exit status of the command before it.
-- '<!-- $ dpas ... -->' before rendered output (a markdown table shown as a table): the
-  command's output must be the lines after the comment, up to the first blank line.
+- '<!-- $ dpas ... -->' (or '<!-- $ ./NAME -->', a program below) before rendered output (a
+  markdown table shown as a table): the command's output must be the lines after the comment,
+  up to the first blank line.
 - A ```c block whose first line is '/* NAME.c ...' is a complete program: it is compiled against
   the built library (--cc, --cflags, --lib) and each '$ ./NAME [ARGS]' line runs it, checked as
   above. '$ cc ...' lines show how a user compiles it and are not run. A program that no
@@ -32,7 +33,7 @@ import sys
 import tempfile
 
 FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```", re.S | re.M)
-RENDERED = re.compile(r"^<!-- \$ (dpas .*?) -->\n((?:.+\n?)*)", re.M)
+RENDERED = re.compile(r"^<!-- \$ ((?:dpas|\./[A-Za-z0-9_]+)\b.*?) -->\n((?:.+\n?)*)", re.M)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 HEADING = re.compile(r"^#{1,6} +(.*?) *#*$", re.M)
 PROGRAM = re.compile(r"\A/\* ([A-Za-z0-9_]+)\.c\b")
@@ -94,7 +95,6 @@ class Page:
             self.programs[name] = None
         else:
             self.programs[name] = exe
-            self.counts["c"] += 1
 
     def check_block(self, lines):
         i, last_rc = 0, None
@@ -122,6 +122,7 @@ class Page:
                     last_rc = None
                     continue
                 last_rc, got = self.run([exe] + words[1:])
+                self.counts["c"] += 1
             elif words[0] in ("cc", "gcc", "clang"):
                 continue
             else:
@@ -142,11 +143,21 @@ class Page:
             self.counts["python"] += sum(1 for line in lines if line.startswith(">>> "))
             self.check_block(lines)
         for name, exe in self.programs.items():
-            if not re.search(rf"^\$ \./{name}\b", self.text, re.M):
+            if not re.search(rf"^(<!-- )?\$ \./{name}\b", self.text, re.M):
                 self.fail(f"{name}.c is never run: show its output after '$ ./{name}'")
         for m in RENDERED.finditer(self.text):
             cmd, want = m.group(1), m.group(2).splitlines()
-            _, got = self.run([self.args.dpas] + shlex.split(cmd)[1:])
+            words = shlex.split(cmd)
+            if words[0] == "dpas":
+                exe = self.args.dpas
+            elif words[0][2:] not in self.programs:
+                self.fail(f"'{cmd}': no '/* {words[0][2:]}.c' program on this page")
+                continue
+            else:
+                exe = self.programs[words[0][2:]]
+                if exe is None:
+                    continue  # not compiled: said so above
+            _, got = self.run([exe] + words[1:])
             self.counts["rendered"] += 1
             self.compare(cmd, got, want)
         self.check_links()
@@ -193,7 +204,8 @@ def main():
             failures += page.failures
             for k, v in page.counts.items():
                 totals[k] += v
-            shown = ", ".join(f"{v} {k}" for k, v in page.counts.items() if v) or "no checkable example"
+            names = {"cli": "CLI", "rendered": "rendered", "c": "C runs", "python": "Python"}
+            shown = ", ".join(f"{v} {names[k]}" for k, v in page.counts.items() if v) or "no checkable example"
             extra = ""
             if page.unchecked:
                 extra += f"; not checked here: {', '.join(sorted(set(page.unchecked)))}"
@@ -201,9 +213,9 @@ def main():
                 extra += f"; links to pages not written yet: {', '.join(sorted(set(page.pending)))}"
             print(f"{page.name}: {shown}{extra}")
     n = len(pages(args.root))
-    print(f"{n} pages: {totals['cli']} CLI examples, {totals['rendered']} rendered outputs, "
-          f"{totals['c']} C programs checked here; {totals['python']} Python examples for "
-          f"tests/python; {failures} differ")
+    print(f"{n} pages: {totals['cli']} CLI examples, {totals['rendered']} rendered outputs and "
+          f"{totals['c']} runs of C programs checked here; {totals['python']} Python examples "
+          f"('>>>' lines) for tests/python; {failures} failures")
     checked = totals["cli"] + totals["rendered"] + totals["c"]
     return 1 if failures or not checked else 0
 
