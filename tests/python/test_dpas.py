@@ -588,8 +588,13 @@ class Hostile(unittest.TestCase):
 def load_tests(loader, tests, ignore):
     for m in (dpas, dpas.rows, dpas.errors, dpas._quantity):
         tests.addTests(doctest.DocTestSuite(m))
-    if os.path.exists(DOCS):
-        tests.addTests(doctest.DocFileSuite(DOCS, module_relative=False))
+    # the Python examples of the README and of every docs/ page, DOCS among them, wherever a
+    # restructure of the documentation puts them
+    import glob
+    root = os.path.normpath(os.path.join(os.path.dirname(DOCS), ".."))
+    pages = glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True)
+    for page in [os.path.join(root, "README.md")] + sorted(pages):
+        tests.addTests(doctest.DocFileSuite(page, module_relative=False))
     return tests
 
 
