@@ -323,7 +323,7 @@ static void curve_release(dpas_curve *cv)
 
 /* Sort, merge repeated sizes (geometric mean of their times), fit the three models. */
 static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, size_t n,
-                       dpas_error *err)
+                       const char *where, dpas_error *err)
 {
     memset(cv, 0, sizeof *cv);
     cv->collective = coll, cv->ranks = ranks;
@@ -346,7 +346,7 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, si
     if (m > DPAS_CALIBRATE_MAX_SIZES) {
         free(p);
         return dpas__fail(err, DPAS_ERANGE, "sizes",
-                          "%s on %lld ranks has %zu distinct sizes; dpas fits at most %d",
+                          "%s%s on %lld ranks has %zu distinct sizes; dpas fits at most %d", where,
                           dpas_collective_name(coll), (long long)ranks, m,
                           DPAS_CALIBRATE_MAX_SIZES);
     }
@@ -428,7 +428,16 @@ static int from_log(dpas_nccl_log *log, dpas_netmodel **out, dpas_error *err)
         }
         for (size_t j = 0; j < t->npoints; j++)
             p[j] = (pt){t->points[j].bytes, t->points[j].seconds};
-        int rc = build_curve(&m->curves[i], t->collective, t->ranks, p, t->npoints, err);
+        size_t wl = strlen(log->origin) + 24;
+        char *where = malloc(wl);
+        if (!where) {
+            free(p);
+            dpas_netmodel_free(m);
+            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        }
+        snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
+        int rc = build_curve(&m->curves[i], t->collective, t->ranks, p, t->npoints, where, err);
+        free(where);
         free(p);
         if (rc) {
             dpas_netmodel_free(m);
@@ -494,7 +503,7 @@ int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *byt
     }
     for (size_t i = 0; i < n; i++)
         p[i] = (pt){bytes[i], seconds[i]};
-    int rc = build_curve(m->curves, collective, ranks, p, n, err);
+    int rc = build_curve(m->curves, collective, ranks, p, n, "", err);
     free(p);
     if (rc) {
         free(m->curves), free(m);

@@ -86,12 +86,15 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
 static void curve_warnings(dpas__buf *b, const char *lead, const char *origin,
                            const dpas_curve *cv, const char *end)
 {
-    for (int k = 0; k < DPAS_NETMODEL_KINDS - 1; k++)
-        if (!cv->fits[k].defined) {
-            dpas__buf_printf(b, "%s%s: %s: %s%s", lead, origin,
-                             dpas_netmodel_kind_name(k + 1), cv->fits[k].reason, end);
-            break; /* the same reason for both */
-        }
+    const dpas_fit *ab = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
+    const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
+    if (!ab->defined && !pw->defined && !strcmp(ab->reason, pw->reason))
+        dpas__buf_printf(b, "%s%s: alpha_beta and piecewise: %s%s", lead, origin, ab->reason, end);
+    else
+        for (const dpas_fit *f = ab; f <= pw; f++)
+            if (!f->defined)
+                dpas__buf_printf(b, "%s%s: %s: %s%s", lead, origin, dpas_netmodel_kind_name(f->kind),
+                                 f->reason, end);
 }
 
 static void prediction_warnings(dpas__buf *b, const char *lead, const dpas_netmodel *m,

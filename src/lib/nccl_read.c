@@ -508,16 +508,25 @@ typedef struct reader {
 
 static int oom(reader *r) { return dpas__fail(r->err, DPAS_ENOMEM, "", "out of memory"); }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct rank numbers of the Rank lines (sorted in place: their order is not used). */
 static int64_t distinct_ranks(reader *r)
 {
-    /* a handful of lines; a quadratic count keeps the array as read */
+    qsort(r->rank_ids, r->nrank_ids, sizeof *r->rank_ids, cmp_i64);
     int64_t n = 0;
-    for (size_t i = 0; i < r->nrank_ids; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = r->rank_ids[j] == r->rank_ids[i];
-        n += !seen;
-    }
+    for (size_t i = 0; i < r->nrank_ids; i++)
+        n += !i || r->rank_ids[i] != r->rank_ids[i - 1];
     return n;
 }
 
@@ -649,12 +658,16 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                                                 "above their rounding"
                                               : "fits no single rank count");
     /* a size measured twice (a repeated sweep): merged when fitted */
-    for (size_t i = 1; i < t->npoints && !(t->warnings & DPAS_NCCL_WARN_REPEATED); i++)
-        for (size_t j = 0; j < i; j++)
-            if (t->points[j].bytes == t->points[i].bytes) {
-                t->warnings |= DPAS_NCCL_WARN_REPEATED;
-                break;
-            }
+    uint64_t *sizes = malloc((t->npoints ? t->npoints : 1) * sizeof *sizes);
+    if (!sizes)
+        return oom(r);
+    for (size_t i = 0; i < t->npoints; i++)
+        sizes[i] = t->points[i].bytes;
+    qsort(sizes, t->npoints, sizeof *sizes, cmp_u64);
+    for (size_t i = 1; i < t->npoints; i++)
+        if (sizes[i] == sizes[i - 1])
+            t->warnings |= DPAS_NCCL_WARN_REPEATED;
+    free(sizes);
     if (t->wrong_rows)
         t->warnings |= DPAS_NCCL_WARN_WRONG;
     return 0;
@@ -1037,6 +1050,7 @@ static int read_line(reader *r, int line, const char *phys, const char *e, bool 
                            (tok_is(f[0], "Avg") && tok_is(f[1], "bus") &&
                             tok_is(f[2], "bandwidth")))) {
         rc = end_table(r, line);
+        reset_run(r); /* the run is over: its name and Rank lines are not the next one's */
     } else if (!hash && tok_digits(f[0]) && !memchr(b, ',', (size_t)(e - b)) &&
                ((r->table && !r->L.csv) || (nf >= 2 && tok_digits(f[1])))) {
         /* a data row: inside a table any line that starts with a whole number (a cut row is an
