@@ -294,7 +294,7 @@ static void residuals_table(dpas__table *t, const dpas_curve *cv)
         num(row[1], cv->seconds[i], "%.4g");
         for (int k = 0; k < DPAS_NETMODEL_KINDS; k++) {
             num(row[2 + 2 * k], cv->fits[k].predicted[i], "%.4g");
-            num(row[3 + 2 * k], cv->fits[k].rel_residual[i], "%+.3f");
+            num(row[3 + 2 * k], cv->fits[k].rel_residual[i], "%+.3g");
         }
     }
 }
@@ -363,10 +363,16 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
     }
     bool md = format == DPAS_FORMAT_MARKDOWN;
     if (g) {
-        char q[160];
+        bool plain = true; /* a name with control characters or quotes is quoted */
+        for (const unsigned char *c = (const unsigned char *)g->origin; *c; c++)
+            plain &= *c >= 0x20 && *c != 0x7f && *c != '"';
+        char *q = plain ? NULL : quote_all(g->origin);
+        if (!plain && !q)
+            b->oom = true;
         dpas__buf_printf(b, "%sfile %s: %d lines, %zu test%s", md ? "### " : "",
-                         dpas__quote(g->origin, q, sizeof q), g->lines, g->ntests,
+                         plain ? g->origin : q ? q : "", g->lines, g->ntests,
                          g->ntests == 1 ? "" : "s");
+        free(q);
         if (g->foreign_lines)
             dpas__buf_printf(b, ", %zu line%s skipped (not nccl-tests output; -v names the first)",
                              g->foreign_lines, g->foreign_lines == 1 ? "" : "s");
@@ -379,7 +385,7 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
         human(cv->bytes[0], lo, sizeof lo);
         human(cv->bytes[cv->n - 1], hi, sizeof hi);
         if (cv->n == 1)
-            dpas__buf_printf(b, "\n%s%s on %lld ranks: 1 size (%s)", md ? "### " : "",
+            dpas__buf_printf(b, "\n%s%s on %lld ranks: 1 size, %s", md ? "### " : "",
                              coll_name(cv), (long long)cv->ranks, lo);
         else
             dpas__buf_printf(b, "\n%s%s on %lld ranks: %zu sizes from %s to %s", md ? "### " : "",
@@ -403,6 +409,9 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
         dpas__table ft = {0};
         fits_table(&ft, cv, false);
         dpas__table_emit(&ft, format, b);
+        if (np) /* predictions asked for: the fits, then them; regimes and residuals are in
+                   the report without --predict and in the JSON */
+            continue;
         const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
         if (pw->defined) {
             section(b, format, "piecewise regimes");
