@@ -523,7 +523,8 @@ static int cmp_u64(const void *a, const void *b)
 /* Distinct rank numbers of the Rank lines (sorted in place: their order is not used). */
 static int64_t distinct_ranks(reader *r)
 {
-    qsort(r->rank_ids, r->nrank_ids, sizeof *r->rank_ids, cmp_i64);
+    if (r->nrank_ids > 1)
+        qsort(r->rank_ids, r->nrank_ids, sizeof *r->rank_ids, cmp_i64);
     int64_t n = 0;
     for (size_t i = 0; i < r->nrank_ids; i++)
         n += !i || r->rank_ids[i] != r->rank_ids[i - 1];
