@@ -13,8 +13,8 @@
  * Around that, launchers add prefixes (srun --label, mpirun --tag-output, kubectl --prefix,
  * pdsh) and other programs add lines (NCCL INFO, ssh and kubectl notices). A line is read only
  * when it is one of nccl-tests' own lines; anything else is counted as foreign and skipped,
- * except a line that starts like a data row (two whole numbers) and is malformed: that is an
- * error, so that a damaged table is never half read. */
+ * except a line that starts like a data row (inside a table, a whole number; outside, two) and
+ * is malformed or misplaced: that is an error, so that a damaged table is never half read. */
 #include "internal.h"
 
 #include <errno.h>
@@ -472,8 +472,7 @@ typedef struct tpriv {
     long long root;
     int has_redop_col;
     int64_t csv_ranks; /* the CSV ranks column, 0 when none */
-    size_t cap;
-    int table; /* which table it came from */
+    size_t cap; /* of the test's points */
 } tpriv;
 
 /* Where a table's columns are. */
@@ -486,7 +485,7 @@ typedef struct layout {
 
 typedef struct reader {
     const char *origin;
-    int want;              /* its value, -1 when none */
+    int want;              /* the caller's collective, -1 when none */
     int64_t want_ranks;
     dpas_nccl_log *log;
     tpriv *priv;
@@ -753,7 +752,6 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
     t->rank_lines = r->L.csv ? 0 : distinct_ranks(r);
     p->has_redop_col = r->L.col[C_REDOP] >= 0;
     p->csv_ranks = csv_ranks;
-    p->table = r->table;
     if ((has_type && !(t->type = dup_tok(type))) || (has_redop && !(t->redop = dup_tok(redop))))
         return oom(r);
     if (r->L.csv && has_name) {
