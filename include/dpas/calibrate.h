@@ -1,5 +1,22 @@
-/* dpas/calibrate.h — alpha and beta fitted from nccl-tests output
- * Part of the public API; include "dpas/dpas.h". */
+/* dpas/calibrate.h — network models fitted from nccl-tests output
+ * Part of the public API; include "dpas/dpas.h".
+ *
+ * Three stages, as everywhere in dpas:
+ *   read   nccl-tests text (as people paste it: launcher prefixes, foreign lines, old and new
+ *          layouts)                                   -> dpas_nccl_log: tests of typed points
+ *   fit    three models per test                      -> dpas_netmodel: alpha-beta, piecewise
+ *                                                        alpha-beta (regimes), empirical curve
+ *   query  dpas_netmodel_time: the time of a collective of M bytes under a chosen model
+ * and render (text, JSON, CSV, markdown; SVG and PNG plots).
+ *
+ * Ownership: dpas_nccl_log and dpas_netmodel are allocated by the library and released with
+ * their _free functions (which accept NULL); every pointer inside them is owned by them and
+ * lives as long as they do. Strings returned by the render functions belong to the caller
+ * (dpas_free). Nothing here prints, exits, or keeps global state.
+ *
+ * Sizes follow nccl-tests' size column: all_reduce, broadcast and reduce of M bytes are the
+ * buffer of M bytes on every rank; all_gather of M bytes is the gathered output, M in total
+ * (M/n from each rank); reduce_scatter of M bytes is the M-byte input on every rank. */
 #ifndef DPAS_CALIBRATE_H
 #define DPAS_CALIBRATE_H
 
@@ -9,32 +26,292 @@
 extern "C" {
 #endif
 
-/* ---- calibration from nccl-tests ---------------------------------------------------------------- */
+/* ---- collectives ----------------------------------------------------------------------------- */
 
-typedef struct dpas_calibration {
-    char collective[32];  /* "all_reduce" or "all_gather" */
+typedef enum dpas_collective {
+    DPAS_COLL_ALL_REDUCE = 0,
+    DPAS_COLL_ALL_GATHER,
+    DPAS_COLL_REDUCE_SCATTER,
+    DPAS_COLL_BROADCAST,
+    DPAS_COLL_REDUCE,
+    DPAS_COLL_COUNT
+} dpas_collective;
+
+/* "all_reduce", "all_gather", ...; NULL when coll is out of range. */
+DPAS_API const char *dpas_collective_name(int coll);
+/* A collective from its name as users and nccl-tests write it: all_reduce, allreduce, AllReduce,
+ * all_reduce_perf, ./build/all_reduce_perf_mpi. DPAS_EINVAL naming the accepted names. */
+DPAS_API int dpas_collective_parse(const char *text, int *coll, dpas_error *err);
+/* The ring model of a collective on n ranks, with nccl-tests' bus factor (busbw / algbw, as
+ * the GetBw function of each of nccl-tests' src/<collective>.cu computes it):
+ * time = steps x alpha + factor x bytes / beta.
+ *   all_reduce      steps 2(n-1)  factor 2(n-1)/n
+ *   all_gather      steps n-1     factor (n-1)/n   (bytes: the gathered total)
+ *   reduce_scatter  steps n-1     factor (n-1)/n
+ *   broadcast       steps n-1     factor 1
+ *   reduce          steps n-1     factor 1
+ * n = 1 gives 0 and 0 (nothing crosses a link). DPAS_EINVAL for n < 1 or an unknown coll. */
+DPAS_API int dpas_collective_ring(int coll, int64_t n, double *steps, double *factor,
+                                  dpas_error *err);
+
+/* A byte count with an optional unit, exactly: "4096", "16MiB", "16 MiB", "1GB", "1.5 GiB",
+ * "64k" (k/K = kB). Units B, kB, MB, GB, TB, PB (powers of 1000), KiB, MiB, GiB, TiB, PiB
+ * (powers of 1024). The result must be a whole number of bytes in [1, 2^63 - 1]. Errors:
+ * DPAS_EPARSE (malformed, unknown unit), DPAS_EINVAL (zero, negative, a fraction of a byte),
+ * DPAS_ERANGE. `field` names the input in messages. */
+DPAS_API int dpas_parse_size_bytes(const char *field, const char *text, uint64_t *out,
+                                   dpas_error *err);
+
+/* ---- reading nccl-tests output --------------------------------------------------------------- */
+
+/* Where a test's collective or rank count came from. */
+typedef enum dpas_nccl_source {
+    DPAS_NCCL_UNKNOWN = 0,
+    DPAS_NCCL_GIVEN,      /* the caller's collective / ranks (--collective, --ranks) */
+    DPAS_NCCL_TEST_NAME,  /* "# Collective test starting: all_gather_perf" */
+    DPAS_NCCL_RANK_LINES, /* the "#  Rank  0 Group  0 Pid ..." lines, counted */
+    DPAS_NCCL_BUS_RATIO,  /* busbw / algbw, with the redop and root columns */
+    DPAS_NCCL_CSV_COLUMN, /* a CSV column (name, gpus) */
+} dpas_nccl_source;
+
+/* Warnings of a test: bits of dpas_nccl_test.warnings. */
+enum {
+    DPAS_NCCL_WARN_RANKS_DISAGREE = 1u << 0, /* Rank lines and busbw/algbw give other counts */
+    DPAS_NCCL_WARN_NAME_DISAGREE = 1u << 1,  /* the test's name and busbw/algbw disagree */
+    DPAS_NCCL_WARN_WRONG = 1u << 2,          /* rows with #wrong > 0: nccl-tests' check failed */
+    DPAS_NCCL_WARN_REPEATED = 1u << 3,       /* a size measured more than once (merged) */
+};
+
+typedef struct dpas_nccl_point {
+    uint64_t bytes; /* the size column */
+    double seconds; /* the out-of-place time */
+    double algbw;   /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
+    double busbw;   /* bytes/s as printed; NaN when the layout has none */
+    int line;       /* physical line, from 1 */
+    int wrong;      /* 1 when #wrong > 0 */
+} dpas_nccl_point;
+
+typedef struct dpas_nccl_test {
+    int collective; /* dpas_collective */
     int64_t ranks;
-    size_t points;
-    double alpha;         /* seconds per latency step */
-    double beta;          /* bytes/s per link */
-    double r2;            /* of the fit of time against size */
-    double max_rel_residual;
-} dpas_calibration;
+    int collective_from, ranks_from; /* dpas_nccl_source */
+    char *name;       /* the test's own name ("all_reduce_perf"), or NULL */
+    char *type;       /* the type column ("float"), or NULL */
+    char *redop;      /* the redop column ("sum", "none"), or NULL */
+    double bus_ratio; /* busbw/algbw of the row read for inference (largest algbw); NaN if none */
+    int ratio_line;   /* that row's line, 0 when none */
+    int64_t ratio_ranks;  /* the rank count busbw/algbw gives, 0 when it gives none */
+    int64_t rank_lines;   /* distinct ranks in the "#  Rank" lines, 0 when none */
+    int header_line;      /* the column header of its table */
+    unsigned warnings;    /* DPAS_NCCL_WARN_* */
+    size_t wrong_rows;
+    size_t npoints;
+    dpas_nccl_point *points; /* in file order */
+} dpas_nccl_test;
 
-/* Fit alpha and beta from nccl-tests output (its default table, or CSV with a header naming at
- * least size and time columns): time = steps x alpha + factor x size / beta, with nccl-tests'
- * factors (all_reduce: 2(n-1) steps, 2(n-1)/n; all_gather: n-1 steps, (n-1)/n of the total
- * size), by least squares on the relative error. One result per collective found (up to cap).
- * collective and ranks (0) override what the file says. Errors name the line. */
-DPAS_API int dpas_calibrate_text(const char *text, size_t len, const char *origin,
-                                 const char *collective, int64_t ranks, dpas_calibration *out,
-                                 size_t cap, size_t *n, dpas_error *err);
-DPAS_API int dpas_calibrate_file(const char *path, const char *collective, int64_t ranks,
-                                 dpas_calibration *out, size_t cap, size_t *n, dpas_error *err);
-/* The fits as a table: collective, ranks, points, alpha_s, beta_bytes_per_s, r2,
- * max_rel_residual. */
-DPAS_API char *dpas_render_calibration(const dpas_calibration *c, size_t n, int format,
+/* A launcher prefix stripped from lines. */
+typedef enum dpas_nccl_prefix {
+    DPAS_NCCL_PREFIX_NONE = 0,
+    DPAS_NCCL_PREFIX_SRUN,      /* "0: " (srun --label) */
+    DPAS_NCCL_PREFIX_MPIRUN,    /* "[1,0]<stdout>:" (mpirun --tag-output) */
+    DPAS_NCCL_PREFIX_KUBECTL,   /* "[pod/NAME/CONTAINER] " (kubectl logs --prefix) */
+    DPAS_NCCL_PREFIX_HOST,      /* "host: " (pdsh, clush) */
+    DPAS_NCCL_PREFIX_TIMESTAMP, /* "2024-05-01T12:00:00.123Z " (kubectl/docker --timestamps) */
+} dpas_nccl_prefix;
+
+typedef struct dpas_nccl_log {
+    char *origin; /* the file name given, for messages */
+    size_t ntests;
+    dpas_nccl_test *tests; /* the tests selected, in file order */
+    size_t unselected;     /* tests left out because they do not match collective / ranks */
+    int lines;             /* physical lines */
+    size_t foreign_lines;  /* lines skipped: not nccl-tests' (launcher text, NCCL INFO, ...) */
+    int first_foreign_line;   /* 0 when none */
+    char *first_foreign;      /* that line as it is in the file (any bytes but NUL), or NULL */
+    size_t prefixed_lines;    /* lines that had a launcher prefix stripped */
+    int prefix;               /* dpas_nccl_prefix of the first one */
+} dpas_nccl_log;
+
+/* Read nccl-tests output: its default table (any layout since 2017: with or without '#',
+ * redop, root, #wrong or error, N/A, per-iteration and timestamp columns) or a CSV whose header
+ * names size and time columns. Launcher prefixes are stripped, foreign lines skipped and
+ * counted, CRLF accepted. Each table (and each type/redop within one) is a test.
+ * collective (NULL: from the file) and ranks (0: from the file) choose among the tests and
+ * fill in what a test does not say; a test that says otherwise is left out. Errors name the
+ * physical line: a row that starts like a data row but is malformed, a test whose collective
+ * or rank count cannot be told, no test at all. len bytes of text, any content. */
+DPAS_API int dpas_nccl_read(const char *text, size_t len, const char *origin,
+                            const char *collective, int64_t ranks, dpas_nccl_log **out,
+                            dpas_error *err);
+/* The same from a regular file of at most 16 MiB. */
+DPAS_API int dpas_nccl_read_file(const char *path, const char *collective, int64_t ranks,
+                                 dpas_nccl_log **out, dpas_error *err);
+DPAS_API void dpas_nccl_log_free(dpas_nccl_log *log);
+
+/* ---- models ---------------------------------------------------------------------------------- */
+
+typedef enum dpas_netmodel_kind {
+    DPAS_NETMODEL_DEFAULT = 0,    /* empirical where the test measured the size (between its
+                                     smallest and largest size), piecewise outside */
+    DPAS_NETMODEL_ALPHA_BETA = 1, /* one line over every size, relative least squares */
+    DPAS_NETMODEL_PIECEWISE = 2,  /* one line per protocol regime, breakpoints from the data */
+    DPAS_NETMODEL_EMPIRICAL = 3,  /* the measured curve, interpolated; outside, the outermost
+                                     regime's slope */
+} dpas_netmodel_kind;
+#define DPAS_NETMODEL_KINDS 3 /* alpha_beta, piecewise, empirical: fits[kind - 1] */
+
+/* "default", "alpha_beta", "piecewise", "empirical"; NULL out of range. */
+DPAS_API const char *dpas_netmodel_kind_name(int kind);
+/* The reverse; DPAS_EINVAL naming the accepted names. */
+DPAS_API int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err);
+
+/* One alpha-beta line over a range of measured sizes. */
+typedef struct dpas_regime {
+    uint64_t from_bytes, to_bytes; /* the smallest and largest measured size it was fitted on */
+    size_t first, count;           /* those sizes: curve indices first .. first + count - 1 */
+    double alpha;                  /* seconds per ring step (>= 0) */
+    double beta;                   /* bus bandwidth, bytes/s (> 0; INFINITY when the time does
+                                      not grow with the size over the regime) */
+    double max_rel_residual;       /* worst |model - measured| / measured over its sizes */
+} dpas_regime;
+
+typedef struct dpas_fit {
+    int kind;         /* dpas_netmodel_kind */
+    int defined;      /* 0: the model could not be fitted; reason says why */
+    char reason[256];
+    double alpha;     /* alpha_beta: the line's; piecewise: the last (largest-size) regime's;
+                         empirical: NaN */
+    double beta;      /* likewise */
+    double r2;        /* alpha_beta: of time against size; NaN otherwise */
+    size_t nregimes;
+    dpas_regime *regimes;   /* alpha_beta: 1 (the line); piecewise: >= 1; empirical: 0 */
+    double *predicted;      /* per curve size, seconds: in-sample for alpha_beta and piecewise;
+                               leave-one-out for empirical (each size from the others) */
+    double *rel_residual;   /* (predicted - measured) / measured, per curve size */
+    double max_rel_residual;    /* worst |rel_residual| */
+    double median_rel_residual; /* median |rel_residual| */
+    size_t worst;               /* curve index of the worst */
+} dpas_fit;
+
+/* One test as a curve (sizes ascending, a repeated size merged by the geometric mean of its
+ * times) and its three fits. */
+typedef struct dpas_curve {
+    const dpas_nccl_test *test; /* borrowed from the model's log; NULL when built from points */
+    int collective;
+    int64_t ranks;
+    size_t n;
+    uint64_t *bytes;
+    double *seconds;
+    double peak_busbw;        /* bytes/s, the largest busbw the test printed; NaN when none */
+    uint64_t peak_busbw_bytes; /* at that size */
+    dpas_fit fits[DPAS_NETMODEL_KINDS];
+} dpas_curve;
+
+typedef struct dpas_netmodel {
+    dpas_nccl_log *log; /* owned; NULL when built from points */
+    size_t ncurves;
+    dpas_curve *curves; /* one per test of the log, same order */
+} dpas_netmodel;
+
+/* The piecewise fit: dynamic programming over the splits of the sizes into consecutive
+ * regimes, each an alpha-beta line (alpha >= 0, beta > 0) fitted by least squares on the
+ * relative error, minimising the sum of squared relative residuals plus this penalty per
+ * regime, with at least this many sizes per regime. */
+#define DPAS_PIECEWISE_PENALTY 0.02
+#define DPAS_PIECEWISE_MIN_SIZES 3
+/* Sizes per test that the fits accept (the piecewise search is quadratic in them). */
+#define DPAS_CALIBRATE_MAX_SIZES 4096
+
+/* Read (as dpas_nccl_read) and fit every test. A test whose models cannot be fitted (one
+ * size, one rank) is kept, with fits[k].defined = 0 and the reason: it still reports what it
+ * can. */
+DPAS_API int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,
+                                     const char *collective, int64_t ranks, dpas_netmodel **out,
+                                     dpas_error *err);
+DPAS_API int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks,
+                                dpas_netmodel **out, dpas_error *err);
+/* One curve from n measured (bytes, seconds) points, in any order. */
+DPAS_API int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
+                                       const double *seconds, size_t n, dpas_netmodel **out,
                                        dpas_error *err);
+DPAS_API void dpas_netmodel_free(dpas_netmodel *m);
+
+/* The answer of dpas_netmodel_time. */
+typedef struct dpas_net_time {
+    double seconds;
+    int kind;         /* the model that answered (DEFAULT resolved to EMPIRICAL or PIECEWISE) */
+    int extrapolated; /* bytes outside [smallest, largest] measured size */
+    int rescaled;     /* ranks differ from the measured rank count */
+    const dpas_curve *curve; /* the test that answered (borrowed from the model) */
+} dpas_net_time;
+
+/* The time of one collective of `bytes` bytes (nccl-tests' size convention, see the top of
+ * this header) on `ranks` ranks (0: as measured), under model `kind`.
+ *
+ * The curve: the first test of the model for that collective (and that rank count, when one
+ * was measured at it; otherwise the first and the times are rescaled, below).
+ * alpha_beta, piecewise: steps(n) x alpha + factor(n) x bytes / beta (dpas_collective_ring)
+ *   with the line, or with the regime whose sizes contain bytes (between two regimes, the one
+ *   nearer in log size; outside, the outermost).
+ * empirical: at a measured size the measured time; between two measured sizes the alpha-beta
+ *   line through both (linear in bytes: exact when both are in one regime); outside, the
+ *   outermost measurement continued with the outermost regime's slope, and extrapolated = 1.
+ *   At another rank count: times the ratio of the piecewise model at that and the measured count.
+ * default: empirical inside the measured sizes, piecewise outside (kind says which).
+ * ranks = 1 gives 0 s. Errors: DPAS_ENOENT (no test of that collective), DPAS_EINVAL (bytes
+ * not finite and > 0, ranks < 0, a bad kind), DPAS_EUNDEF (the model is undefined for that
+ * test, e.g. a single size, with the reason).
+ *
+ * For a training step (what `dpas cost --calibration FILE --network-model K` uses):
+ *   AllReduce-based schedules (allreduce, sharded): dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE,
+ *     K, G, N) with G the gradient bytes per replica and N the data-parallel degree;
+ *   gather-based schedules (allgather: every replica's gradient to every replica): the
+ *     all_gather curve at the gathered size, dpas_netmodel_time(m, DPAS_COLL_ALL_GATHER, K,
+ *     N x G, N);
+ *   a reduce-scatter + all-gather pair: reduce_scatter at G plus all_gather at G.
+ * Say in the output which model answered (out.kind) and when it extrapolated or rescaled. */
+DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
+                                int64_t ranks, dpas_net_time *out, dpas_error *err);
+
+/* The same for one curve of the model (any test, not only the first of its collective). */
+DPAS_API int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks,
+                             dpas_net_time *out, dpas_error *err);
+
+/* Predictions: for every curve and every size, the time under each model. */
+typedef struct dpas_net_prediction {
+    int collective;
+    int64_t ranks;
+    uint64_t bytes;
+    double seconds[DPAS_NETMODEL_KINDS]; /* [kind - 1]; NaN where the model is undefined */
+    int extrapolated;                    /* bytes outside the measured sizes */
+    int default_kind;                    /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
+    size_t curve;                        /* index of the curve */
+} dpas_net_prediction;
+
+/* rows: ncurves x nsizes predictions (the caller frees *rows with dpas_free). */
+DPAS_API int dpas_netmodel_predict(const dpas_netmodel *m, const uint64_t *sizes, size_t nsizes,
+                                   dpas_net_prediction **rows, size_t *nrows, dpas_error *err);
+
+/* ---- rendering ------------------------------------------------------------------------------- */
+
+/* The calibration as a report: per test, what was read and how its collective and rank count
+ * were found, each model's parameters, the regimes, the residuals per size, then the
+ * predictions (pred may be NULL). JSON: {"file", "lines", "foreign_lines", "tests": [...],
+ * "fits": [{"collective", "ranks", "model", "alpha_s", "beta_bytes_per_s", "regimes" (piecewise),
+ * "max_rel_residual", ...}], "predictions": [{"collective", "ranks", "bytes", "alpha_beta_s",
+ * "piecewise_s", "empirical_s", ...}], "notes", "warnings"}, null where undefined. CSV: one row
+ * per model and regime, or with predictions the predictions. */
+DPAS_API char *dpas_render_netmodel(const dpas_netmodel *m, const dpas_net_prediction *pred,
+                                    size_t npred, int format, dpas_error *err);
+/* The notes (how each collective and rank count was found; with verbose, the lines skipped
+ * and the first of them) and warnings, one "note: ..." or "warning: ..." line each, for a
+ * front end's stderr. "" when there are none. */
+DPAS_API char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pred,
+                                   size_t npred, int verbose, dpas_error *err);
+/* Measured time against each model over the size, log-log, every test: SVG text, or a PNG
+ * file through cairo (DPAS_EINVAL without cairo). */
+DPAS_API char *dpas_netmodel_svg(const dpas_netmodel *m, dpas_error *err);
+DPAS_API int dpas_netmodel_png(const dpas_netmodel *m, const char *path, dpas_error *err);
 
 #ifdef __cplusplus
 }

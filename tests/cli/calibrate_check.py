@@ -1,5 +1,6 @@
 """dpas calibrate recovers alpha and beta within 1% from nccl-tests output generated with known
-values (scripts/gen_nccl_tests.py: exact alpha-beta times, printed to 0.01 us as nccl-tests does).
+values (scripts/gen_nccl_tests.py: exact alpha-beta times, printed to 0.01 us as nccl-tests does):
+the alpha-beta line and the piecewise fit (one regime, since the data has one).
 Usage: python3 calibrate_check.py DPAS GENERATOR"""
 import json
 import os
@@ -22,13 +23,17 @@ def main():
                                (["--csv"] if csv else []), stdout=f, check=True)
             p = subprocess.run([dpas, "calibrate", path, "-o", "json"], capture_output=True, text=True)
             assert p.returncode == 0, (p.stdout, p.stderr)
-            (fit,) = json.loads(p.stdout)
-            assert fit["collective"] == coll and fit["ranks"] == n, fit
-            for got, want, what in ((fit["alpha_s"], alpha, "alpha"), (fit["beta_bytes_per_s"], beta, "beta")):
-                if abs(got - want) > 0.01 * want:
-                    print(f"{coll} n={n}: {what} {got} vs {want}")
-                    return 1
-            assert fit["r2"] > 0.9999, fit
+            fits = json.loads(p.stdout)["fits"]
+            assert [f["model"] for f in fits] == ["alpha_beta", "piecewise", "empirical"], fits
+            for fit in fits[:2]:
+                assert fit["collective"] == coll and fit["ranks"] == n, fit
+                for got, want, what in ((fit["alpha_s"], alpha, "alpha"),
+                                        (fit["beta_bytes_per_s"], beta, "beta")):
+                    if abs(got - want) > 0.01 * want:
+                        print(f"{coll} n={n} {fit['model']}: {what} {got} vs {want}")
+                        return 1
+            assert fits[0]["r2"] > 0.9999, fits[0]
+            assert len(fits[1]["regimes"]) == 1, fits[1]["regimes"]
     return 0
 
 

@@ -106,10 +106,10 @@ def memory_zero3(j, code):
 
 def calibrate_example(j, code):
     assert code == 0
-    (fit,) = j
+    (fit,) = [f for f in j["fits"] if f["model"] == "alpha_beta"]
     # examples/nccl/all_reduce_perf_8ranks_synthetic.txt was written by scripts/gen_nccl_tests.py
     # with alpha = 5 us and beta = 25e9 B/s on 8 ranks, sizes 64 B to 1 GiB doubling: 25 points
-    assert (fit["collective"], fit["ranks"], fit["points"]) == ("all_reduce", 8, 25), fit
+    assert (fit["collective"], fit["ranks"], fit["sizes"]) == ("all_reduce", 8, 25), fit
     assert abs(fit["alpha_s"] - 5e-6) <= 0.01 * 5e-6, fit
     assert abs(fit["beta_bytes_per_s"] - 25e9) <= 0.01 * 25e9, fit
 

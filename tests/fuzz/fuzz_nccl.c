@@ -1,22 +1,51 @@
-/* nccl-tests output: never a crash; every fit has finite alpha >= 0 and beta > 0. */
+/* nccl-tests output: never a crash; every defined fit has finite alpha >= 0 and beta > 0, the
+ * piecewise regimes tile the sizes in order, every rendering is produced. */
 #include "fuzz.h"
 
 #include <math.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    dpas_calibration c[8];
-    size_t n = 0;
+    dpas_netmodel *m = NULL;
     dpas_error e;
-    if (dpas_calibrate_text((const char *)data, size, "fuzz", NULL, 0, c, 8, &n, &e) == 0) {
-        for (size_t i = 0; i < n; i++)
-            PROPERTY(isfinite(c[i].alpha) && c[i].alpha >= 0 && isfinite(c[i].beta) && c[i].beta > 0 &&
-                         c[i].ranks >= 2 && c[i].points >= 2,
-                     "fit %zu: alpha %g beta %g", i, c[i].alpha, c[i].beta);
-        char *t = dpas_render_calibration(c, n, DPAS_FORMAT_JSON, &e);
-        dpas_free(t);
-    } else {
+    if (dpas_netmodel_from_text((const char *)data, size, "fuzz", NULL, 0, &m, &e) != 0) {
         PROPERTY(e.message[0], "an error without a message");
+        return 0;
     }
+    PROPERTY(m->ncurves >= 1, "no curve and no error");
+    for (size_t i = 0; i < m->ncurves; i++) {
+        const dpas_curve *cv = &m->curves[i];
+        PROPERTY(cv->n >= 1 && cv->ranks >= 1, "curve %zu: %zu sizes, %lld ranks", i, cv->n,
+                 (long long)cv->ranks);
+        for (size_t j = 1; j < cv->n; j++)
+            PROPERTY(cv->bytes[j] > cv->bytes[j - 1], "curve %zu: sizes out of order", i);
+        for (int k = 0; k < 2; k++) {
+            const dpas_fit *f = &cv->fits[k];
+            if (!f->defined)
+                continue;
+            size_t next = 0;
+            for (size_t r = 0; r < f->nregimes; r++) {
+                const dpas_regime *g = &f->regimes[r];
+                PROPERTY(isfinite(g->alpha) && g->alpha >= 0 && g->beta > 0,
+                         "fit %zu/%d regime %zu: alpha %g beta %g", i, k, r, g->alpha, g->beta);
+                PROPERTY(g->first == next && g->count >= 1, "regimes do not tile the sizes");
+                next = g->first + g->count;
+            }
+            PROPERTY(next == cv->n, "regimes cover %zu of %zu sizes", next, cv->n);
+        }
+        dpas_net_time t;
+        if (dpas_curve_time(cv, DPAS_NETMODEL_DEFAULT, (double)cv->bytes[0], 0, &t, &e) == 0)
+            PROPERTY(isfinite(t.seconds) && t.seconds >= 0, "time %g", t.seconds);
+    }
+    uint64_t sizes[3] = {1, 16u << 20, (uint64_t)1 << 40};
+    dpas_net_prediction *p = NULL;
+    size_t np = 0;
+    if (dpas_netmodel_predict(m, sizes, 3, &p, &np, &e) == 0) {
+        for (int f = 0; f < 4; f++)
+            dpas_free(dpas_render_netmodel(m, p, np, f, &e));
+        dpas_free(dpas_netmodel_notes(m, p, np, 1, &e));
+    }
+    dpas_free(p);
+    dpas_netmodel_free(m);
     return 0;
 }
