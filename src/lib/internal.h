@@ -34,6 +34,10 @@ void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);
 /* A sink (dpas_sink_fn) that appends to the dpas__buf ctx. */
 int dpas__sink_buf(void *ctx, const char *data, size_t len);
 
+/* A column flag of the library's own: the cell's text is a JSON literal already (a number
+ * printed by the caller, true, false), written bare in JSON and as it is elsewhere. */
+#define DPAS__COL_RAW (1u << 30)
+
 /* UTF-8: the length of the well-formed sequence at p, or 0; the code points of s (an invalid
  * byte counts as one, as its U+FFFD does). */
 size_t dpas__utf8_len(const unsigned char *p);

@@ -1,4 +1,4 @@
-/* Tables of text cells: aligned text, JSON, CSV and Markdown from one description. */
+/* Tables of pre-formatted text cells (the calibration report), laid out by the one writer. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -22,82 +22,32 @@ char (*dpas__table_row(dpas__table *t))[DPAS__CELL]
     return t->cells[t->nrows++];
 }
 
+/* The cells are text already formatted (numbers by their own printf formats); the one writer
+ * lays them out and escapes them: a number cell goes bare into JSON, an empty cell is null. */
 void dpas__table_render(const dpas__table *t, int format, dpas__buf *b)
 {
-    if (format == DPAS_FORMAT_JSON) {
-        dpas__buf_puts(b, "[");
-        for (size_t r = 0; r < t->nrows; r++) {
-            dpas__buf_puts(b, r ? ",\n  {" : "\n  {");
-            for (int c = 0; c < t->ncols; c++) {
-                dpas__buf_printf(b, "%s\"%s\": ", c ? ", " : "", t->head[c]);
-                const char *v = t->cells[r][c];
-                if (!*v)
-                    dpas__buf_puts(b, "null");
-                else if (t->type[c] != DPAS__STR)
-                    dpas__buf_puts(b, v);
-                else
-                    dpas__buf_json_str(b, v);
-            }
-            dpas__buf_puts(b, "}");
-        }
-        dpas__buf_puts(b, t->nrows ? "\n]" : "]");
+    dpas_column cols[DPAS__MAXCOLS];
+    for (int c = 0; c < t->ncols; c++)
+        cols[c] = (dpas_column){t->head[c], DPAS_COL_TEXT,
+                                t->type[c] == DPAS__STR    ? 0u
+                                : t->type[c] == DPAS__BOOL ? DPAS__COL_RAW
+                                                           : DPAS__COL_RAW | DPAS_COL_RIGHT};
+    dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
+    dpas_writer *w;
+    if (dpas_writer_new(cols, (size_t)t->ncols, &wo, dpas__sink_buf, b, &w, NULL)) {
+        b->oom = true;
         return;
     }
-    if (format == DPAS_FORMAT_CSV) {
+    int rc = 0;
+    for (size_t r = 0; !rc && r < t->nrows; r++) {
+        dpas_cell cells[DPAS__MAXCOLS];
         for (int c = 0; c < t->ncols; c++)
-            dpas__buf_printf(b, "%s%s", c ? "," : "", t->head[c]);
-        dpas__buf_puts(b, "\n");
-        for (size_t r = 0; r < t->nrows; r++) {
-            for (int c = 0; c < t->ncols; c++) {
-                if (c)
-                    dpas__buf_puts(b, ",");
-                dpas__escape(b, DPAS_FORMAT_CSV, t->cells[r][c]);
-            }
-            dpas__buf_puts(b, "\n");
-        }
-        return;
+            cells[c] = t->cells[r][c][0] ? dpas_cell_text(t->cells[r][c]) : dpas_cell_null();
+        rc = dpas_writer_row(w, cells, NULL);
     }
-    if (format == DPAS_FORMAT_MARKDOWN) {
-        dpas__buf_puts(b, "|");
-        for (int c = 0; c < t->ncols; c++)
-            dpas__buf_printf(b, " %s |", t->head[c]);
-        dpas__buf_puts(b, "\n|");
-        for (int c = 0; c < t->ncols; c++)
-            dpas__buf_puts(b, t->type[c] == DPAS__NUM ? "---:|" : "---|");
-        dpas__buf_puts(b, "\n");
-        for (size_t r = 0; r < t->nrows; r++) {
-            dpas__buf_puts(b, "|");
-            for (int c = 0; c < t->ncols; c++)
-                dpas__buf_printf(b, " %s |", t->cells[r][c]);
-            dpas__buf_puts(b, "\n");
-        }
-        return;
-    }
-    size_t w[DPAS__MAXCOLS];
-    for (int c = 0; c < t->ncols; c++) {
-        w[c] = strlen(t->head[c]);
-        for (size_t r = 0; r < t->nrows; r++)
-            if (strlen(t->cells[r][c]) > w[c])
-                w[c] = strlen(t->cells[r][c]);
-    }
-    for (size_t r = 0; r <= t->nrows; r++) {
-        size_t pending = 0; /* spaces owed before the next cell, dropped at the end of a line */
-        for (int c = 0; c < t->ncols; c++) {
-            const char *v = r ? t->cells[r - 1][c] : t->head[c];
-            size_t l = strlen(v);
-            if (c)
-                pending += 2;
-            if (t->type[c] == DPAS__NUM && r) { /* numbers right-aligned */
-                pending += w[c] - l;
-                dpas__buf_printf(b, "%*s%s", (int)pending, "", v);
-                pending = 0;
-            } else {
-                dpas__buf_printf(b, "%*s%s", (int)pending, "", v);
-                pending = w[c] - l;
-            }
-        }
-        dpas__buf_puts(b, "\n");
-    }
+    if (rc || dpas_writer_end(w, NULL))
+        b->oom = true;
+    dpas_writer_free(w);
 }
 
 void dpas__table_emit(dpas__table *t, int format, dpas__buf *b)

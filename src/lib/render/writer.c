@@ -103,7 +103,12 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
         return;
     }
     switch (col->type) {
-    case DPAS_COL_TEXT: dpas__escape(b, f, v->text); return;
+    case DPAS_COL_TEXT:
+        if ((col->flags & DPAS__COL_RAW) && f == DPAS_FORMAT_JSON)
+            dpas__buf_puts(b, v->text); /* a number the caller printed */
+        else
+            dpas__escape(b, f, v->text);
+        return;
     case DPAS_COL_INT: dpas__buf_printf(b, "%lld", (long long)v->i); return;
     case DPAS_COL_UINT: dpas__buf_printf(b, "%llu", (unsigned long long)v->u); return;
     case DPAS_COL_BOOL: dpas__buf_puts(b, v->boolean ? "true" : "false"); return;
