@@ -7,14 +7,17 @@
  * length or row length.
  *
  * Escaping, per format:
- *   text      control characters as \t \n \r \xNN, invalid UTF-8 as U+FFFD; columns aligned by
- *             code points (rows held until the end), or at fixed widths when streaming
+ *   text      a backslash as \\, control characters as \t \n \r \xNN, line and paragraph
+ *             separators (U+0085, U+2028, U+2029) and bidirectional controls as \uNNNN, invalid
+ *             UTF-8 as U+FFFD; columns aligned by code points (rows held until the end), or at
+ *             fixed widths (the wider of `width` and the header) when streaming
  *   json      an array of objects; strings valid UTF-8 (invalid bytes as U+FFFD), control
  *             characters escaped; a null cell and a non-finite real are null
  *   csv       RFC 4180: a cell with a comma, quote, CR, LF or an edge space is quoted, quotes
  *             doubled; invalid UTF-8 as U+FFFD; null is an empty cell
- *   markdown  `\` `|` `<` `&` escaped (\\ \| &lt; &amp;), a newline as <br>, other control
- *             characters as U+FFFD
+ *   markdown  `\` `|` `` ` `` `*` `[` `]` escaped with a backslash, `_` too at a word's edge,
+ *             `<` `&` as &lt; &amp;, a newline as <br>, other control characters, line separators
+ *             and bidirectional controls as U+FFFD: a label is text, never a link or emphasis
  */
 #ifndef DPAS_TABLE_H
 #define DPAS_TABLE_H
@@ -37,7 +40,7 @@ typedef enum dpas_col_type {
 /* Column flags: how text and markdown show a value (JSON and CSV always carry the exact one). */
 #define DPAS_COL_HUMAN 1u /* BYTES: "350 GB" in the writer's units */
 #define DPAS_COL_G6 2u    /* REAL: 6 significant digits */
-#define DPAS_COL_G10 4u   /* REAL: 10 significant digits, in every format (sweeps) */
+#define DPAS_COL_G10 4u   /* REAL: 10 significant digits in text and markdown (sweeps) */
 #define DPAS_COL_LEFT 8u  /* text: align left even when the column holds numbers */
 #define DPAS_COL_EXACT_HUMAN 16u /* BYTES: "350000000000 (350 GB)" in text and markdown */
 #define DPAS_COL_RIGHT 32u /* text and markdown: align right, as numbers are */

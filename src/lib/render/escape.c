@@ -2,6 +2,7 @@
  * a `|`, a newline or an invalid UTF-8 byte comes out. */
 #include "../internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,22 @@ size_t dpas__utf8_width(const char *s)
 
 static const char REPLACEMENT[] = "\xef\xbf\xbd"; /* U+FFFD */
 
+/* The code point of a character that breaks a line (NEL U+0085, LS U+2028, PS U+2029) or changes
+ * the direction of text (U+061C, U+200E/F, U+202A-E, U+2066-9), or 0: a viewer would show a label
+ * holding one as two lines or backwards. */
+static unsigned long breaking(const unsigned char *p, size_t n)
+{
+    unsigned long cp = 0;
+    if (n == 2)
+        cp = ((p[0] & 0x1fUL) << 6) | (p[1] & 0x3fUL);
+    else if (n == 3)
+        cp = ((p[0] & 0x0fUL) << 12) | ((p[1] & 0x3fUL) << 6) | (p[2] & 0x3fUL);
+    if (cp == 0x85 || cp == 0x2028 || cp == 0x2029 || cp == 0x61c || cp == 0x200e ||
+        cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+        return cp;
+    return 0;
+}
+
 /* Append s to b, escaped for format. */
 void dpas__escape(dpas__buf *b, int format, const char *s)
 {
@@ -83,8 +100,15 @@ void dpas__escape(dpas__buf *b, int format, const char *s)
             continue;
         }
         unsigned c = *p;
-        if (format == DPAS_FORMAT_MARKDOWN) {
-            if (c == '\\' || c == '|')
+        unsigned long cp = breaking(p, n);
+        if (cp) { /* a character that breaks a line or turns text around */
+            if (format == DPAS_FORMAT_MARKDOWN)
+                dpas__buf_puts(b, REPLACEMENT);
+            else
+                dpas__buf_printf(b, "\\u%04lx", cp);
+        } else if (format == DPAS_FORMAT_MARKDOWN) {
+            bool edge = c == '_' && (p == (const unsigned char *)s || !isalnum(p[-1]) || !isalnum(p[1]));
+            if (c == '\\' || c == '|' || c == '`' || c == '*' || c == '[' || c == ']' || edge)
                 dpas__buf_append(b, "\\", 1), dpas__buf_append(b, (const char *)p, 1);
             else if (c == '<')
                 dpas__buf_puts(b, "&lt;");
@@ -97,7 +121,9 @@ void dpas__escape(dpas__buf *b, int format, const char *s)
             else
                 dpas__buf_append(b, (const char *)p, n);
         } else { /* text: one line per row, whatever the label holds */
-            if (c == '\t')
+            if (c == '\\')
+                dpas__buf_puts(b, "\\\\");
+            else if (c == '\t')
                 dpas__buf_puts(b, "\\t");
             else if (c == '\n')
                 dpas__buf_puts(b, "\\n");

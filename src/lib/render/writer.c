@@ -51,8 +51,11 @@ int dpas_writer_new(const dpas_column *cols, size_t ncols, const dpas_writer_opt
         w->o.width = 16;
     w->sink = sink;
     w->ctx = ctx;
-    for (size_t c = 0; c < ncols; c++)
+    for (size_t c = 0; c < ncols; c++) { /* streamed text: the width or the header's, if wider */
         w->widths[c] = dpas__utf8_width(cols[c].name);
+        if (w->o.stream && w->widths[c] < (size_t)w->o.width)
+            w->widths[c] = (size_t)w->o.width;
+    }
     *out = w;
     return 0;
 }
@@ -113,7 +116,7 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
     case DPAS_COL_UINT: dpas__buf_printf(b, "%llu", (unsigned long long)v->u); return;
     case DPAS_COL_BOOL: dpas__buf_puts(b, v->boolean ? "true" : "false"); return;
     case DPAS_COL_REAL:
-        if (col->flags & DPAS_COL_G10)
+        if (pretty && (col->flags & DPAS_COL_G10))
             dpas__fmt_g10(v->real, t);
         else if (pretty && (col->flags & DPAS_COL_G6))
             snprintf(t, sizeof t, "%.6g", v->real);
@@ -166,7 +169,7 @@ static void header(dpas_writer *w)
         if (f == DPAS_FORMAT_CSV) {
             dpas__escape(b, f, w->cols[c].name);
         } else { /* streamed text: fixed widths, numbers right-aligned */
-            size_t l = dpas__utf8_width(w->cols[c].name), pad = l < (size_t)w->o.width ? w->o.width - l : 0;
+            size_t l = dpas__utf8_width(w->cols[c].name), pad = l < w->widths[c] ? w->widths[c] - l : 0;
             if (numeric(&w->cols[c]))
                 dpas__buf_printf(b, "%*s", (int)pad, "");
             dpas__escape(b, f, w->cols[c].name);
@@ -244,8 +247,8 @@ int dpas_writer_row(dpas_writer *w, const dpas_cell *cells, dpas_error *err)
             if (b->oom)
                 break;
             size_t l = dpas__utf8_width(b->data + start);
-            if (l < (size_t)w->o.width) {
-                size_t pad = (size_t)w->o.width - l;
+            if (l < w->widths[c]) {
+                size_t pad = w->widths[c] - l;
                 if (numeric(col)) { /* move the cell right */
                     dpas__buf_printf(b, "%*s", (int)pad, "");
                     memmove(b->data + start + pad, b->data + start, b->len - start - pad);
@@ -275,24 +278,25 @@ static void aligned(dpas_writer *w)
     for (size_t r = 0; r <= w->nrows; r++) {
         if (!r && w->o.no_header)
             continue;
-        size_t pending = 0; /* spaces owed before the next cell */
+        size_t pending = 0; /* spaces owed before the next cell: written only if text follows */
         for (size_t c = 0; c < w->ncols; c++) {
             const char *v = r ? w->held[(r - 1) * w->ncols + c] : NULL;
             dpas__buf cellb = {0};
             if (!r)
                 dpas__escape(&cellb, DPAS_FORMAT_TEXT, w->cols[c].name);
-            size_t l = dpas__utf8_width(r ? v : (cellb.data ? cellb.data : ""));
+            const char *t = r ? v : (cellb.data ? cellb.data : "");
+            size_t l = dpas__utf8_width(t);
             if (c)
                 pending += 2;
-            if (r && numeric(&w->cols[c])) {
+            if (r && numeric(&w->cols[c]))
                 pending += w->widths[c] - l;
-                dpas__buf_printf(b, "%*s%s", (int)pending, "", v);
-                pending = 0;
-            } else {
+            if (*t) {
                 dpas__buf_printf(b, "%*s", (int)pending, "");
-                dpas__buf_puts(b, r ? v : (cellb.data ? cellb.data : ""));
-                pending = w->widths[c] > l ? w->widths[c] - l : 0;
+                dpas__buf_puts(b, t);
+                pending = 0;
             }
+            if (!(r && numeric(&w->cols[c])))
+                pending += w->widths[c] > l ? w->widths[c] - l : 0;
             free(cellb.data);
         }
         dpas__buf_puts(b, "\n");
