@@ -29,7 +29,7 @@ extern "C" {
  *   ENOENT   unknown registry, rule, schedule or convention name
  *   EUNDEF   the attribute is undefined for these inputs
  *   ENOMEM   out of memory
- *   EIO      a file could not be read, or the output could not be written
+ *   EIO      a file could not be read, or the output or a file could not be written
  *   EPHYSICS the inputs are valid but physically infeasible */
 #define DPAS_ERRNO_MAP(X)                                                                          \
     X(EINVAL, -1, "invalid value", "invalid input")                                                \
@@ -38,7 +38,7 @@ extern "C" {
     X(ENOENT, -4, "unknown name", "unknown name")                                                  \
     X(EUNDEF, -5, "undefined attribute", "undefined attribute")                                    \
     X(ENOMEM, -6, "out of memory", "out of memory")                                                \
-    X(EIO, -7, "cannot read file", "cannot read file")                                             \
+    X(EIO, -7, "input/output error", "input/output error")                                         \
     X(EPHYSICS, -8, "physics violation", "physics violation")
 
 enum {

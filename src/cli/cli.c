@@ -9,7 +9,7 @@
 
 int cli_fail(cli *c, const dpas_error *err)
 {
-    if (c->format == DPAS_FORMAT_JSON) {
+    if (c->err_json || c->format == DPAS_FORMAT_JSON) {
         char *j = dpas_render_error_json(err);
         if (j)
             fputs(j, c->out);
@@ -114,13 +114,17 @@ int cli_parse_format(cli *c, const char *cmd, const char *v)
     for (int i = 0; i < 4; i++)
         if (!strcmp(v, names[i])) {
             c->format = i;
+            c->err_json = i == DPAS_FORMAT_JSON;
             return 0;
         }
     if (!strcmp(v, "md")) {
         c->format = DPAS_FORMAT_MARKDOWN;
+        c->err_json = 0;
         return 0;
     }
-    return cli_usage(c, cmd, "--output must be text, json, csv or markdown, got \"%s\"", v);
+    char q[96];
+    return cli_usage(c, cmd, "--output must be text, json, csv or markdown, got %s",
+                     dpas_quote(v, q, sizeof q));
 }
 
 int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
@@ -132,7 +136,8 @@ int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
     else if (!strcmp(v, "bytes"))
         *units = DPAS_UNITS_BYTES;
     else
-        return cli_usage(c, cmd, "--units must be si, iec or bytes, got \"%s\"", v);
+        return cli_usage(c, cmd, "--units must be si, iec or bytes, got %s",
+                         dpas_quote(v, (char[96]){0}, 96));
     return 0;
 }
 
@@ -184,11 +189,20 @@ int cli_list(cli *c, const char *cmd, const char *flag, const char *text, char *
             *p = '\0';
             v[k++] = p + 1;
         }
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < k; i++) {
         if (!*v[i]) {
             free(copy), free(v);
-            return cli_usage(c, cmd, "%s: an empty name in the list \"%s\"", flag, text);
+            return cli_usage(c, cmd, "%s: an empty name in the list %s", flag,
+                             dpas_quote(text, (char[96]){0}, 96));
         }
+        for (size_t j = 0; j < i && k <= 4096; j++) /* a name listed twice: an error, as an option */
+            if (!strcmp(v[i], v[j])) {
+                int rc = cli_usage(c, cmd, "%s: %s is given twice", flag,
+                                   dpas_quote(v[i], (char[96]){0}, 96));
+                free(copy), free(v);
+                return rc;
+            }
+    }
     *items = v;
     *n = k;
     return 0;

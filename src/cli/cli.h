@@ -21,7 +21,8 @@ enum {
 };
 
 typedef struct cli {
-    int format; /* dpas_format; errors are JSON objects on stdout when it is JSON */
+    int format;   /* dpas_format of the payload, from -o */
+    int err_json; /* errors as one JSON object on stdout: -o json, or seen in argv before it */
     FILE *out, *err;
     const struct option *opts; /* the running command's options (for messages) */
     unsigned char seen[256 + O_LAST - O_SCENARIO]; /* options given, to refuse repeats */
@@ -103,8 +104,8 @@ int scen_check(cli *c, const char *cmd, const scen_args *a);
 /* Registry, positional, flags -> a->s. Fills err on failure. */
 int scen_load(scen_args *a, int positional_kind, dpas_error *err);
 void scen_free(scen_args *a);
-/* Warnings of a report on stderr (not in JSON mode, where they are in the payload). */
-void scen_print_warnings(cli *c, const dpas_report *r);
+/* Warnings of a report on stderr (not when the payload carries them: show and eval in JSON). */
+void scen_print_warnings(cli *c, const dpas_report *r, int in_payload);
 
 /* The whole command line: argv as main's, payload to out, diagnostics to err; returns the
  * exit status and never exits. */

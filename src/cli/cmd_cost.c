@@ -192,7 +192,7 @@ int cmd_cost(cli *c, int argc, char **argv)
     x.view.label = x.a.label;
     if (!(out = dpas_render_cost(cost, &x.view, &err)))
         goto fail;
-    scen_print_warnings(c, &r);
+    scen_print_warnings(c, &r, 0);
     rc = cli_emit(c, out);
     goto done;
 fail:

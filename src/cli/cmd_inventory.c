@@ -55,7 +55,7 @@ int cmd_inventory(cli *c, int argc, char **argv)
     if ((rc = dpas_inventory(&a.s, rows, n, &n, &err)) ||
         !(out = dpas_render_inventory(rows, n, (dpas_format)c->format, units, a.label, &err)))
         goto fail;
-    scen_print_warnings(c, &r);
+    scen_print_warnings(c, &r, 0);
     rc = cli_emit(c, out);
     goto done;
 fail:

@@ -78,7 +78,7 @@ int cmd_memory(cli *c, int argc, char **argv)
     if (!(out = dpas_render_memory(&a.s, convention, (int)zero, &m, (dpas_format)c->format, units,
                                    a.label, &err)))
         goto fail;
-    scen_print_warnings(c, &r);
+    scen_print_warnings(c, &r, 0);
     rc = cli_emit(c, out);
     scen_free(&a);
     return rc;

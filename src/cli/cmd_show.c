@@ -126,7 +126,7 @@ static int scenario(cli *c, int argc, char **argv, int is_show)
     ro.label = a.label;
     if (!(payload = dpas_render_report(&a.s, &r, &ro, &err)))
         goto fail;
-    scen_print_warnings(c, &r);
+    scen_print_warnings(c, &r, 1);
     rc = cli_emit(c, payload);
     scen_free(&a);
     return rc;

@@ -4,10 +4,13 @@
  * a plot that fails leaves stdout empty. */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *sweep_help =
@@ -166,9 +169,21 @@ static int resolve(cli *c, sweep_args *x, dpas_sweep *sw, char **placeholders, d
     if (!sw->naxes)
         return cli_usage(c, "sweep", "nothing varies: give a list (--dp 8,16,32) or a range "
                                      "(--dp 2..4096) for one or two inputs");
+    /* A fixed dp_degree is checked point by point, not against the first value of a varied
+     * fleet or workload (the order of a list must not decide which points are kept). */
+    const char *dp = x->axis_text[DPAS_SWEEP_DP_DEGREE];
+    bool fixed_dp = dp && !dpas_sweep_text_varies(DPAS_SWEEP_DP_DEGREE, dp);
+    int64_t dp_value = 0;
+    if (fixed_dp) {
+        if (dpas_parse_int("--dp", dp, &dp_value, err))
+            return cli_fail(c, err);
+        x->a.given[DPAS_INPUT_DP_DEGREE] = "1";
+    }
     if ((rc = scen_load(&x->a, SCEN_POS_EITHER, err)))
         return cli_fail(c, err);
     sw->base = x->a.s;
+    if (fixed_dp)
+        sw->base.dp_degree = dp_value;
     return 0;
 }
 
@@ -323,24 +338,60 @@ static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, pl
     return 0;
 }
 
+/* Open the plot's file for writing without blocking (a FIFO, a device): a regular file or a new
+ * one only. NULL, or why not. */
+static const char *plot_file(const char *path, FILE **out)
+{
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return strerror(errno);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return "not a regular file";
+    }
+    if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0) || !(*out = fdopen(fd, "wb"))) {
+        const char *why = strerror(errno);
+        close(fd);
+        return why;
+    }
+    return NULL;
+}
+
 static int write_plot(cli *c, const char *path, const plot_data *p)
 {
     dpas_error err = {0};
     size_t l = strlen(path);
-    if (!strcmp(path + l - 4, ".png"))
+    if (!strcmp(path + l - 4, ".png")) { /* cairo opens the path itself: check it first */
+        FILE *f = NULL;
+        const char *why = plot_file(path, &f);
+        if (f)
+            fclose(f);
+        if (why) {
+            char q[96];
+            err.code = DPAS_EIO;
+            snprintf(err.field, sizeof err.field, "--plot");
+            snprintf(err.message, sizeof err.message, "--plot: cannot write %s: %s",
+                     dpas_quote(path, q, sizeof q), why);
+            return cli_fail(c, &err);
+        }
         return dpas_plot_png(&p->spec, p->ser, p->n1, path, &err) ? cli_fail(c, &err) : 0;
+    }
     char *svg = dpas_plot_svg(&p->spec, p->ser, p->n1, &err);
     if (!svg)
         return cli_fail(c, &err);
-    FILE *f = fopen(path, "wb");
-    int bad = !f || fputs(svg, f) < 0;
-    if (f && fclose(f))
-        bad = 1;
+    FILE *f = NULL;
+    const char *why = plot_file(path, &f);
+    int bad = why != NULL || fputs(svg, f) < 0;
+    if (f && fclose(f) && !why)
+        why = strerror(errno), bad = 1;
     dpas_free(svg);
     if (bad) {
+        char q[96];
         err.code = DPAS_EIO;
         snprintf(err.field, sizeof err.field, "--plot");
-        snprintf(err.message, sizeof err.message, "--plot: cannot write %s", path);
+        snprintf(err.message, sizeof err.message, "--plot: cannot write %s: %s",
+                 dpas_quote(path, q, sizeof q), why ? why : "write error");
         return cli_fail(c, &err);
     }
     return 0;
@@ -424,8 +475,22 @@ int cmd_sweep(cli *c, int argc, char **argv)
     }
     dpas_sweep_input x0 = sw.axes[0].input;
     bool numeric_x = x0 == DPAS_SWEEP_DP_DEGREE || x0 == DPAS_SWEEP_PARAMETERS;
-    if (x.chart < 0)
-        x.chart = c->format == DPAS_FORMAT_TEXT && isatty(fileno(c->out)) && numeric_x;
+    if (x.chart > 0 && c->format != DPAS_FORMAT_TEXT) {
+        rc = cli_usage(c, "sweep", "--chart draws after a text table; it cannot go into -o %s",
+                       c->format == DPAS_FORMAT_JSON ? "json"
+                       : c->format == DPAS_FORMAT_CSV ? "csv" : "markdown");
+        goto done;
+    }
+    if (x.chart < 0) { /* by default on a terminal, when the chart can be drawn at all */
+        uint64_t pts = (uint64_t)sw.axes[0].n * (sw.naxes > 1 ? sw.axes[1].n : 1);
+        x.chart = c->format == DPAS_FORMAT_TEXT && isatty(fileno(c->out)) && numeric_x &&
+                  pts <= PLOT_MAX_POINTS && (sw.naxes < 2 || sw.axes[1].n <= PLOT_MAX_SERIES);
+    }
+    if ((x.title || x.ymetric) && !x.plot && !x.chart) {
+        rc = cli_usage(c, "sweep", "%s is for a plot: give --plot FILE or --chart",
+                       x.title ? "--title" : "--y");
+        goto done;
+    }
     if ((x.plot || x.chart) && !numeric_x) {
         rc = cli_usage(c, "sweep", "a plot needs a numeric first varied input (--dp or --params), "
                                    "got %s", dpas_sweep_input_name(x0));

@@ -95,9 +95,9 @@ void scen_free(scen_args *a)
     a->reg = NULL;
 }
 
-void scen_print_warnings(cli *c, const dpas_report *r)
+void scen_print_warnings(cli *c, const dpas_report *r, int in_payload)
 {
-    if (c->format == DPAS_FORMAT_JSON)
+    if (in_payload && c->format == DPAS_FORMAT_JSON) /* show and eval's JSON has "warnings" */
         return;
     for (unsigned bit = 1; bit && bit <= r->warnings; bit <<= 1) {
         if (r->warnings & bit) {

@@ -53,7 +53,7 @@ static void prescan_format(cli *c, int argc, char **argv)
         else if (longopt)
             v = a + l + 1;
         if (v && !strcmp(v, "json"))
-            c->format = DPAS_FORMAT_JSON;
+            c->err_json = 1; /* for errors before -o is parsed; the payload's format is -o's */
     }
 }
 

@@ -124,7 +124,10 @@ static int parse_range(const char *text, const char *dots, const char *field, dp
                        dpas_error *err)
 {
     char q[96];
+    /* the step's '+' or the factor's '*', not the '+' of an exponent ("1e+9..1e+10") */
     const char *rest = dots + 2, *sep = strpbrk(rest, "+*");
+    while (sep && *sep == '+' && sep > rest && (sep[-1] == 'e' || sep[-1] == 'E'))
+        sep = strpbrk(sep + 1, "+*");
     char *lo_s = dup_n(text, (size_t)(dots - text));
     char *hi_s = dup_n(rest, sep ? (size_t)(sep - rest) : strlen(rest));
     int rc = 0;
