@@ -21,6 +21,7 @@
 #define DPAS_CALIBRATE_H
 
 #include "dpas/base.h"
+#include "dpas/schedules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -272,6 +273,21 @@ typedef struct dpas_net_time {
  * Say in the output which model answered (out.kind) and when it extrapolated or rescaled. */
 DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
                                 int64_t ranks, dpas_net_time *out, dpas_error *err);
+
+/* A schedule's time per step from the model (the collective it is made of, as above; a
+ * parameter server from `links`, the calibration's alpha-beta line). */
+typedef struct dpas_net_step {
+    double seconds;
+    const char *model; /* which model answered: "empirical", "piecewise", "alpha_beta", or
+                          "alpha_beta (links...)" when the file has no curve of the schedule's
+                          collective or the schedule is none (static) */
+    int extrapolated;  /* outside the measured sizes */
+    int rescaled;      /* at a rank count other than the measured one */
+} dpas_net_step;
+DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
+                                    const dpas_rule *rule, int64_t iterations,
+                                    const dpas_netmodel *m, int kind, const dpas_links *links,
+                                    dpas_net_step *out, dpas_error *err);
 
 /* The same for one curve of the model (any test, not only the first of its collective). */
 DPAS_API int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks,

@@ -3,6 +3,7 @@
 #ifndef DPAS_COST_H
 #define DPAS_COST_H
 
+#include "dpas/calibrate.h"
 #include "dpas/schedules.h"
 
 #ifdef __cplusplus
@@ -20,6 +21,10 @@ typedef struct dpas_cost_opts {
     const dpas_links *links; /* inter-node alpha and beta to use instead of the fabric's (a
                                 calibration), or NULL; intra-node still from the fleet's node */
     const char *links_source; /* where they come from, for the output (borrowed) */
+    const dpas_netmodel *net; /* a calibration's network model: flat times from its measured
+                                 curves (dpas_schedule_time_net), or NULL */
+    int net_kind;             /* dpas_netmodel_kind for net (DPAS_NETMODEL_DEFAULT: empirical
+                                 where the file measured the size, piecewise outside) */
 } dpas_cost_opts;
 
 /* One rule under one schedule. Byte counts are for `steps` steps; a value that does not apply
@@ -34,9 +39,12 @@ typedef struct dpas_cost_row {
     dpas_bytes bytes_per_worker, bytes_received, scalar_bytes; /* when realisable */
     double ratio_to_allreduce; /* NAN when the AllReduce moves nothing (N = 1) or not realisable */
     double time_flat_s, time_hierarchical_s, compute_s; /* NAN when not known */
+    const char *time_model;   /* with a network model: which answered the flat time (static) */
+    int time_extrapolated;    /* ... and it extrapolated beyond the measured sizes */
+    int time_rescaled;        /* ... and rescaled to dp_degree from the measured rank count */
 } dpas_cost_row;
 
-#define DPAS_COST_MAX_NOTES 4
+#define DPAS_COST_MAX_NOTES 5
 
 typedef struct dpas_cost {
     dpas_cost_row *rows;  /* rule-major, schedules in dpas_schedule_id order */
@@ -48,6 +56,7 @@ typedef struct dpas_cost {
     int have_links;       /* times are known */
     int have_intra;       /* hierarchical times are known */
     int calibrated;       /* the inter-node links came from opts.links */
+    int net_kind;         /* the network model asked for, when opts.net; -1 otherwise */
     dpas_links links;
     const char *fabric, *node, *links_source; /* registry paths (borrowed) or NULL */
     const char *fabric_name, *node_name;

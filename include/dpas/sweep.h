@@ -88,6 +88,8 @@ typedef struct dpas_sweep {
     int schedule;              /* fixed schedule, or -1 */
     int64_t iterations;        /* of iterative rules; 0 = 10 */
     const dpas_links *links;   /* a calibration's inter-node links, or NULL (the fleet's) */
+    const dpas_netmodel *net;  /* a calibration's network model: flat times from its curves */
+    int net_kind;              /* dpas_netmodel_kind for net */
     dpas_sweep_axis axes[2];   /* borrowed */
     int naxes;
     int metrics[DPAS_METRIC_COUNT];

@@ -125,7 +125,7 @@ class CostOpts(ctypes.Structure):
     _fields_ = [("rules", ctypes.POINTER(ctypes.POINTER(Rule))), ("nrules", c_size_t),
                 ("schedules", c_uint), ("iterations", c_i64), ("steps", c_i64), ("f", c_i64),
                 ("compute_rate", c_double), ("links", ctypes.POINTER(Links)),
-                ("links_source", c_char_p)]
+                ("links_source", c_char_p), ("net", ctypes.c_void_p), ("net_kind", c_int)]
 
 
 class CostRow(ctypes.Structure):
@@ -133,17 +133,18 @@ class CostRow(ctypes.Structure):
                 ("why", c_char_p), ("max_f", c_i64), ("tolerates", c_int),
                 ("bytes_per_worker", Bytes), ("bytes_received", Bytes), ("scalar_bytes", Bytes),
                 ("ratio_to_allreduce", c_double), ("time_flat_s", c_double),
-                ("time_hierarchical_s", c_double), ("compute_s", c_double)]
+                ("time_hierarchical_s", c_double), ("compute_s", c_double),
+                ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int)]
 
 
-COST_MAX_NOTES = 4  # DPAS_COST_MAX_NOTES
+COST_MAX_NOTES = 5  # DPAS_COST_MAX_NOTES
 
 
 class Cost(ctypes.Structure):
     _fields_ = [("rows", ctypes.POINTER(CostRow)), ("nrows", c_size_t), ("unrealisable", c_size_t),
                 ("dp_degree", c_i64), ("steps", c_i64), ("iterations", c_i64), ("f", c_i64),
                 ("compute_rate", c_double), ("gradient_bytes", Bytes), ("have_links", c_int),
-                ("have_intra", c_int), ("calibrated", c_int), ("links", Links),
+                ("have_intra", c_int), ("calibrated", c_int), ("net_kind", c_int), ("links", Links),
                 ("fabric", c_char_p), ("node", c_char_p), ("links_source", c_char_p),
                 ("fabric_name", c_char_p), ("node_name", c_char_p),
                 ("accelerators_per_node", c_i64), ("nnotes", c_size_t),

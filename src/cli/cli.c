@@ -215,3 +215,21 @@ void cli_list_free(char **items)
     free(items);
 }
 
+
+int cli_network(cli *c, const char *cmd, const char *path, const char *model, dpas_links *links,
+                dpas_netmodel **net, int *kind)
+{
+    dpas_error err = {0};
+    *net = NULL;
+    *kind = DPAS_NETMODEL_DEFAULT;
+    if (model && !path)
+        return cli_usage(c, cmd, "--network-model needs --calibration FILE");
+    if (!path)
+        return 0;
+    /* a calibration's measured curves answer by default (empirical where measured) */
+    if ((model && dpas_netmodel_kind_parse(model, kind, &err)) ||
+        cli_load_calibration(c, path, links, &err) ||
+        dpas_netmodel_load(path, NULL, 0, net, &err))
+        return cli_fail(c, &err);
+    return 0;
+}

@@ -17,7 +17,7 @@ enum {
     O_WEIGHTS, O_UNITS, O_ATTR, O_EXPLAIN,
     O_RULE, O_SCHEDULE, O_CONVENTION, O_TOPOLOGY, O_STEPS, O_ITERATIONS, O_RATE, O_F, O_N,
     O_STATE, O_ZERO, O_ALL, O_PLOT, O_Y, O_TITLE, O_CHART, O_NOCHART, O_CALIBRATION,
-    O_COLLECTIVE, O_RANKS, O_NODE, O_FABRIC, O_LAST = 1100
+    O_COLLECTIVE, O_RANKS, O_NODE, O_FABRIC, O_NETMODEL, O_LAST = 1100
 };
 
 typedef struct cli {
@@ -122,6 +122,10 @@ int cmd_sweep(cli *c, int argc, char **argv);
 int cmd_calibrate(cli *c, int argc, char **argv);
 /* The inter-node alpha and beta of a nccl-tests file (its AllReduce fit first). */
 int cli_load_calibration(cli *c, const char *path, dpas_links *links, dpas_error *err);
+/* --calibration FILE [--network-model K] for cost and sweep: the links (the AllReduce's
+ * alpha-beta line) and, with K, the network model (*net, freed by the caller). */
+int cli_network(cli *c, const char *cmd, const char *path, const char *model, dpas_links *links,
+                dpas_netmodel **net, int *kind);
 /* --rule and --convention to rules, --schedule to a mask (cost and sweep). */
 int cli_rules(cli *c, const char *cmd, const char *list, const char *convention,
               const dpas_rule ***rules, size_t *n, dpas_error *err);

@@ -23,6 +23,9 @@ static const char *cost_help =
     "  --compute-rate FLOPS  FLOP/s per worker: adds the rule's own compute time\n"
     "  --calibration FILE    alpha and beta fitted from nccl-tests output (dpas calibrate) instead\n"
     "                        of the fabric's\n"
+    "  --network-model M     with --calibration: flat times from the file's measured curves,\n"
+    "                        M = default (empirical where measured, piecewise outside),\n"
+    "                        alpha_beta, piecewise or empirical\n"
     "  --all                 text: also the combinations that are not realisable, with why\n"
     "  -o, --output FORMAT   text (default), json, csv or markdown\n"
     "      --units UNITS     si (default) or iec for text\n"
@@ -103,7 +106,7 @@ typedef struct cost_args {
     scen_args a;
     dpas_cost_opts co;
     dpas_cost_view view;
-    const char *rules, *schedules, *convention, *calibration;
+    const char *rules, *schedules, *convention, *calibration, *network_model;
 } cost_args;
 
 static int options(cli *c, int argc, char **argv, cost_args *x)
@@ -117,7 +120,7 @@ static int options(cli *c, int argc, char **argv, cost_args *x)
         {"steps", required_argument, 0, O_STEPS}, {"iterations", required_argument, 0, O_ITERATIONS},
         {"compute-rate", required_argument, 0, O_RATE}, {"f", required_argument, 0, O_F},
         {"all", no_argument, 0, O_ALL}, {"calibration", required_argument, 0, O_CALIBRATION},
-        {0, 0, 0, 0}};
+        {"network-model", required_argument, 0, O_NETMODEL}, {0, 0, 0, 0}};
     int opt, rc = 0;
     cli_begin(c, opts);
     while (!rc && (opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -136,6 +139,7 @@ static int options(cli *c, int argc, char **argv, cost_args *x)
         case O_CONVENTION: x->convention = optarg; break;
         case O_ALL: x->view.all = 1; break;
         case O_CALIBRATION: x->calibration = optarg; break;
+        case O_NETMODEL: x->network_model = optarg; break;
         case O_STEPS: rc = count_option(c, "--steps", optarg, 1, &x->co.steps); break;
         case O_ITERATIONS: rc = count_option(c, "--iterations", optarg, 1, &x->co.iterations); break;
         case O_F: rc = count_option(c, "--f", optarg, 0, &x->co.f); break;
@@ -167,6 +171,7 @@ int cmd_cost(cli *c, int argc, char **argv)
     dpas_error err = {0};
     const dpas_rule **rules = NULL;
     dpas_links cal_links;
+    dpas_netmodel *net = NULL;
     dpas_cost *cost = NULL;
     dpas_report r;
     char *out = NULL;
@@ -180,11 +185,13 @@ int cmd_cost(cli *c, int argc, char **argv)
     x.co.rules = rules;
     if (x.schedules && (rc = schedules(c, x.schedules, &x.co.schedules)))
         goto done;
+    if ((rc = cli_network(c, "cost", x.calibration, x.network_model, &cal_links, &net,
+                          &x.co.net_kind)))
+        goto done;
     if (x.calibration) {
-        if ((rc = cli_load_calibration(c, x.calibration, &cal_links, &err)))
-            goto fail;
         x.co.links = &cal_links;
         x.co.links_source = x.calibration;
+        x.co.net = net;
     }
     if ((rc = scen_load(&x.a, SCEN_POS_EITHER, &err)) || (rc = dpas_evaluate(&x.a.s, &r, &err)) ||
         (rc = dpas_cost_compute(&x.a.s, &x.co, &cost, &err)))
@@ -198,6 +205,7 @@ int cmd_cost(cli *c, int argc, char **argv)
 fail:
     rc = cli_fail(c, &err);
 done:
+    dpas_netmodel_free(net);
     dpas_cost_free(cost);
     free(rules);
     scen_free(&x.a);

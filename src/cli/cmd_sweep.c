@@ -28,6 +28,9 @@ static const char *sweep_help =
     "                        --schedule), max_f (needs a --rule)\n"
     "  --convention NAME     blanchard (default) or byzfl for krum and multi_krum\n"
     "  --iterations T        of geometric_median / centered_clipping (default 10)\n"
+    "  --calibration FILE    times from nccl-tests output (dpas calibrate) instead of the fabric\n"
+    "  --network-model M     default (empirical where measured, piecewise outside), alpha_beta,\n"
+    "                        piecewise or empirical\n"
     "  --plot FILE           draw --y against the first varied input: .svg (built in) or .png\n"
     "  --y METRIC            the plotted metric (default: the first of --attr)\n"
     "  --title TEXT          the plot's title\n"
@@ -47,7 +50,7 @@ static const char *sweep_help =
 typedef struct sweep_args {
     scen_args a;
     const char *axis_text[DPAS_SWEEP_INPUT_COUNT];
-    const char *attr, *plot, *ymetric, *title, *convention;
+    const char *attr, *plot, *ymetric, *title, *convention, *calibration, *network_model;
     int chart;
     int64_t iterations;
 } sweep_args;
@@ -87,7 +90,9 @@ static int options(cli *c, int argc, char **argv, sweep_args *x)
         {"iterations", required_argument, 0, O_ITERATIONS}, {"attr", required_argument, 0, O_ATTR},
         {"plot", required_argument, 0, O_PLOT}, {"y", required_argument, 0, O_Y},
         {"title", required_argument, 0, O_TITLE}, {"chart", no_argument, 0, O_CHART},
-        {"no-chart", no_argument, 0, O_NOCHART}, {0, 0, 0, 0}};
+        {"no-chart", no_argument, 0, O_NOCHART},
+        {"calibration", required_argument, 0, O_CALIBRATION},
+        {"network-model", required_argument, 0, O_NETMODEL}, {0, 0, 0, 0}};
     int opt, rc = 0;
     dpas_error err = {0};
     cli_begin(c, opts);
@@ -117,6 +122,8 @@ static int options(cli *c, int argc, char **argv, sweep_args *x)
             x->chart = opt == O_CHART;
             break;
         case O_CONVENTION: x->convention = optarg; break;
+        case O_CALIBRATION: x->calibration = optarg; break;
+        case O_NETMODEL: x->network_model = optarg; break;
         case O_ITERATIONS:
             if (dpas_parse_int("--iterations", optarg, &x->iterations, &err))
                 rc = cli_fail(c, &err);
@@ -440,10 +447,17 @@ int cmd_sweep(cli *c, int argc, char **argv)
     char *placeholders[DPAS_SWEEP_INPUT_COUNT] = {0};
     plot_data p = {0};
     dpas_error err = {0};
+    dpas_links cal_links;
+    dpas_netmodel *net = NULL;
     int rc = options(c, argc, argv, &x);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     sw.iterations = x.iterations;
+    if ((rc = cli_network(c, "sweep", x.calibration, x.network_model, &cal_links, &net,
+                          &sw.net_kind)))
+        goto done;
+    if (x.calibration)
+        sw.links = &cal_links, sw.net = net;
     if ((rc = resolve(c, &x, &sw, placeholders, &err)) || (rc = axes(c, &x, &sw, &err)) ||
         (rc = metrics(c, &x, &sw)))
         goto done;
@@ -525,7 +539,13 @@ int cmd_sweep(cli *c, int argc, char **argv)
     if (skipped)
         fprintf(c->err, "dpas: warning: %zu of %zu points left out; the first: %s\n", skipped,
                 skipped + shown, first_skip);
+    if (net)
+        fprintf(c->err, "dpas: note: flat times from the measured curves of %s (network model %s%s)\n",
+                x.calibration, dpas_netmodel_kind_name(sw.net_kind),
+                sw.net_kind == DPAS_NETMODEL_DEFAULT ? ": empirical where measured, piecewise outside"
+                                                    : "");
 done:
+    dpas_netmodel_free(net);
     plot_free(&p);
     dpas_sweep_axis_free(&sw.axes[0]);
     dpas_sweep_axis_free(&sw.axes[1]);

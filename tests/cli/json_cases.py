@@ -114,7 +114,44 @@ def calibrate_example(j, code):
     assert abs(fit["beta_bytes_per_s"] - 25e9) <= 0.01 * 25e9, fit
 
 
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "nccl")
+# A calibration file with both collectives: the two synthetic 8-rank logs one after the other.
+BOTH = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"dpas-json-cases-{os.getpid()}.txt")
+# 8 replicas of 8388608 bf16 parameters: G = 16 MiB per replica, on one 8-accelerator node
+NETWORK = ["cost", "--params", "8388608", "--grad", "2B", "--ckpt", "14B", "--nodes", "1",
+           "--accelerators-per-node", "8", "--dp", "8", "--node", "DGX_H100", "--fabric",
+           "InfiniBand_HDR", "--rule", "mean", "--schedule", "allreduce,allgather,ps",
+           "--calibration", BOTH, "-o", "json"]
+
+
+def network_default(j, code):
+    assert code == 0
+    assert j["network_model"] == "default", j.get("network_model")
+    r = rows_by(j, "schedule")
+    # empirical at measured sizes: the logs' own times, all_reduce of 16 MiB 1244.41 us and
+    # all_gather of 8 x 16 MiB = 134217728 B 4732.62 us (the files' lines)
+    assert close(r[("allreduce",)]["time_flat_s"], 1244.41e-6, 1e-9), r[("allreduce",)]
+    assert r[("allreduce",)]["time_model"] == "empirical"
+    assert close(r[("allgather",)]["time_flat_s"], 4732.62e-6, 1e-9), r[("allgather",)]
+    assert r[("allgather",)]["time_extrapolated"] is False
+    # a parameter server is no nccl-tests collective: the AllReduce's alpha-beta line
+    assert r[("ps",)]["time_model"] == "alpha_beta (links)"
+
+
+def network_alpha_beta(j, code):
+    assert code == 0
+    r = rows_by(j, "schedule")
+    # the files were generated with alpha = 5 us, beta = 25 GB/s (scripts/gen_nccl_tests.py):
+    # all_reduce: 2(n-1) alpha + 2(n-1)/n G / beta = 7e-5 + 1.75 x 16777216 / 2.5e10
+    assert close(r[("allreduce",)]["time_flat_s"], 7e-5 + 1.75 * 16777216 / 2.5e10, 1e-3)
+    # all_gather: (n-1) alpha + (n-1)/n N G / beta = 3.5e-5 + 0.875 x 134217728 / 2.5e10
+    assert close(r[("allgather",)]["time_flat_s"], 3.5e-5 + 0.875 * 134217728 / 2.5e10, 1e-3)
+    assert r[("allreduce",)]["time_model"] == "alpha_beta"
+
+
 CASES = {
+    "cost_network_default": (NETWORK, network_default),
+    "cost_network_alpha_beta": (NETWORK + ["--network-model", "alpha_beta"], network_alpha_beta),
     "rules_n64": (["rules", "--n", "64", "-o", "json"], rules_n64),
     "rules_f10": (["rules", "--f", "10", "-o", "json"], rules_f10),
     "rules_byzfl": (["rules", "--n", "64", "--convention", "byzfl", "-o", "json"], rules_byzfl),
@@ -136,7 +173,15 @@ def main():
         print(";".join(CASES))
         return 0
     args, check = CASES[sys.argv[2]]
-    p = subprocess.run([sys.argv[1]] + args, capture_output=True, text=True)
+    if BOTH in args:
+        with open(BOTH, "w") as f:
+            for name in ("all_reduce_perf_8ranks_synthetic.txt", "all_gather_perf_8ranks_synthetic.txt"):
+                f.write(open(os.path.join(EXAMPLES, name)).read())
+    try:
+        p = subprocess.run([sys.argv[1]] + args, capture_output=True, text=True)
+    finally:
+        if BOTH in args:
+            os.unlink(BOTH)
     try:
         j = json.loads(p.stdout)
     except ValueError:

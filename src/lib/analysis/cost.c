@@ -38,7 +38,7 @@ static void cost_links(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
 }
 
 static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r, double ar_bytes,
-                    dpas_error *err)
+                    const dpas_netmodel *net, dpas_error *err)
 {
     const uint64_t steps = (uint64_t)c->steps;
     int rc;
@@ -56,7 +56,22 @@ static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r
         return rc;
     if (ar_bytes > 0) /* per step, so the ratio does not depend on steps */
         r->ratio_to_allreduce = dpas_bytes_to_double(tr.sent) / ar_bytes;
-    if (c->have_links) {
+    if (net) { /* the measured curves; hierarchical times stay on the links' line */
+        dpas_net_step t;
+        int trc = dpas_schedule_time_net(r->schedule, s, r->rule, c->iterations, net, c->net_kind,
+                                         &c->links, &t, err);
+        if (trc)
+            return trc;
+        r->time_flat_s = t.seconds * (double)steps;
+        r->time_model = t.model;
+        r->time_extrapolated = t.extrapolated;
+        r->time_rescaled = t.rescaled;
+        if (c->have_intra) {
+            dpas_schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_HIERARCHICAL,
+                               &c->links, &r->time_hierarchical_s, NULL);
+            r->time_hierarchical_s *= (double)steps;
+        }
+    } else if (c->have_links) {
         dpas_schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_FLAT, &c->links,
                            &r->time_flat_s, NULL);
         r->time_flat_s *= (double)steps;
@@ -101,6 +116,14 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
         snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
                  "tolerates: the rule's bound holds for f = %lld at dp_degree %lld",
                  (long long)c->f, (long long)N);
+    if (c->net_kind >= 0 && c->nnotes < DPAS_COST_MAX_NOTES)
+        snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
+                 "flat times from the calibration's measured curves (network model %s: %s); "
+                 "hierarchical times from its alpha-beta line; parameter servers from the line",
+                 dpas_netmodel_kind_name(c->net_kind),
+                 c->net_kind == DPAS_NETMODEL_DEFAULT
+                     ? "empirical where the file measured the size, piecewise outside"
+                     : "as asked");
 }
 
 int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost **out,
@@ -131,6 +154,12 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
     c->iterations = o->iterations > 0 ? o->iterations : 10;
     c->f = o->f;
     c->compute_rate = o->compute_rate;
+    c->net_kind = o->net ? o->net_kind : -1;
+    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_EMPIRICAL)) {
+        dpas_cost_free(c);
+        return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
+                          o->net_kind);
+    }
     c->gradient_bytes = rep.gradient_bytes;
     c->accelerators_per_node = s->accelerators_per_node;
     cost_links(s, o, c);
@@ -160,7 +189,7 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
             dpas_cost_row *r = &c->rows[c->nrows++];
             r->rule = rule;
             r->schedule = (dpas_schedule_id)sc;
-            if ((rc = cost_row(s, c, r, ar_bytes, err))) {
+            if ((rc = cost_row(s, c, r, ar_bytes, o->net, err))) {
                 dpas_cost_free(c);
                 return rc;
             }

@@ -415,8 +415,15 @@ int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cell
         } else if (!have) {
             return DPAS_EINVAL;
         }
-        if (have && ((rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters, DPAS_TOPO_FLAT,
-                                              &L, &tflat, err)) ||
+        dpas_net_step ns;
+        if (have && sw->net) { /* the calibration's measured curves */
+            if ((rc = dpas_schedule_time_net((dpas_schedule_id)sc, &s, r, iters, sw->net,
+                                             sw->net_kind, &L, &ns, err)))
+                return rc;
+            tflat = ns.seconds;
+        }
+        if (have && ((!sw->net && (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
+                                                           DPAS_TOPO_FLAT, &L, &tflat, err))) ||
                      (s.node_entry &&
                       (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
                                                DPAS_TOPO_HIERARCHICAL, &L, &thier, err)))))

@@ -34,6 +34,12 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
         dpas__buf_printf(b, ": %.4g GB/s, %.4g us per step%s\n", L->inter_bandwidth / 1e9,
                          L->inter_latency * 1e6,
                          c->have_intra ? "" : " (no node: no hierarchical time)");
+        if (c->net_kind >= 0)
+            dpas__buf_printf(b, "model     %s: flat times from the measured curves%s\n",
+                             dpas_netmodel_kind_name(c->net_kind),
+                             c->net_kind == DPAS_NETMODEL_DEFAULT
+                                 ? " (empirical where measured, piecewise outside)"
+                                 : "");
     } else if (!c->have_links) {
         dpas__buf_puts(b, "links     unknown (a custom fleet without fabric and node): no times\n");
     } else {
@@ -55,7 +61,7 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
 /* The text table: realisable rows (all of them with v->all), human bytes, 6 digits. */
 static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[10];
+    dpas_column cols[11];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"schedule", DPAS_COL_TEXT, 0};
@@ -66,6 +72,8 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
     cols[n++] = (dpas_column){"x allreduce", DPAS_COL_REAL, DPAS_COL_G6};
     if (c->have_links) {
         cols[n++] = (dpas_column){"flat s", DPAS_COL_REAL, DPAS_COL_G6};
+        if (c->net_kind >= 0)
+            cols[n++] = (dpas_column){"flat from", DPAS_COL_TEXT, 0};
         cols[n++] = (dpas_column){"hierarchical s", DPAS_COL_REAL, DPAS_COL_G6};
     }
     if (c->compute_rate > 0)
@@ -84,7 +92,13 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
             snprintf(name, sizeof name, "%s (%s)", r->rule->name, r->rule->convention);
         else
             snprintf(name, sizeof name, "%s", r->rule->name);
-        dpas_cell cell[10];
+        dpas_cell cell[11];
+        char from[96];
+        snprintf(from, sizeof from, "%s%s%s%s", r->time_model ? r->time_model : "",
+                 r->time_extrapolated || r->time_rescaled ? " (" : "",
+                 r->time_extrapolated ? (r->time_rescaled ? "extrapolated, " : "extrapolated")
+                                      : "",
+                 r->time_rescaled ? "rescaled)" : r->time_extrapolated ? ")" : "");
         size_t k = 0;
         cell[k++] = dpas_cell_text(name);
         cell[k++] = dpas_cell_text(dpas_schedule_name(r->schedule));
@@ -96,6 +110,8 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
         cell[k++] = ok ? real_or_null(r->ratio_to_allreduce) : dpas_cell_null();
         if (c->have_links) {
             cell[k++] = ok ? real_or_null(r->time_flat_s) : dpas_cell_null();
+            if (c->net_kind >= 0)
+                cell[k++] = ok ? dpas_cell_text(from) : dpas_cell_null();
             cell[k++] = ok ? real_or_null(r->time_hierarchical_s) : dpas_cell_null();
         }
         if (c->compute_rate > 0)
@@ -121,7 +137,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
 /* Every row, every column. */
 static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[15];
+    dpas_column cols[18];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
@@ -138,13 +154,18 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     cols[n++] = (dpas_column){"time_flat_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"time_hierarchical_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"compute_s", DPAS_COL_REAL, 0};
+    if (c->net_kind >= 0) {
+        cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
+        cols[n++] = (dpas_column){"time_extrapolated", DPAS_COL_BOOL, 0};
+        cols[n++] = (dpas_column){"time_rescaled", DPAS_COL_BOOL, 0};
+    }
     dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
     dpas_writer *w;
     int rc = dpas_writer_new(cols, n, &wo, dpas__sink_buf, b, &w, err);
     for (size_t i = 0; !rc && i < c->nrows; i++) {
         const dpas_cost_row *r = &c->rows[i];
         bool ok = r->realisable;
-        dpas_cell cell[15];
+        dpas_cell cell[18];
         size_t k = 0;
         cell[k++] = dpas_cell_text(r->rule->name);
         cell[k++] = dpas_cell_text(r->rule->convention);
@@ -161,6 +182,11 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
         cell[k++] = real_or_null(r->time_flat_s);
         cell[k++] = real_or_null(r->time_hierarchical_s);
         cell[k++] = real_or_null(r->compute_s);
+        if (c->net_kind >= 0) {
+            cell[k++] = ok ? dpas_cell_text(r->time_model) : dpas_cell_null();
+            cell[k++] = ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
+            cell[k++] = ok ? dpas_cell_bool(r->time_rescaled) : dpas_cell_null();
+        }
         rc = dpas_writer_row(w, cell, err);
     }
     if (!rc)
@@ -189,8 +215,11 @@ static int json_doc(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, d
         dpas__buf_puts(b, "null");
     dpas__buf_printf(b, ",\n  \"dp_degree\": %lld,\n  \"gradient_bytes\": ", (long long)c->dp_degree);
     dpas__buf_bytes_exact(b, c->gradient_bytes);
-    dpas__buf_printf(b, ",\n  \"steps\": %lld,\n  \"iterations\": %lld,\n  \"links\": ",
+    dpas__buf_printf(b, ",\n  \"steps\": %lld,\n  \"iterations\": %lld,\n",
                      (long long)c->steps, (long long)c->iterations);
+    if (c->net_kind >= 0)
+        dpas__buf_printf(b, "  \"network_model\": \"%s\",\n", dpas_netmodel_kind_name(c->net_kind));
+    dpas__buf_puts(b, "  \"links\": ");
     if (c->have_links) {
         dpas__buf_puts(b, "{\"fabric\": ");
         if (c->calibrated)
