@@ -1,0 +1,444 @@
+/* The JSON API under /api/v1/: each handler parses its query (and body) as the matching CLI
+ * command parses its flags, calls the library, and answers with the library's JSON renderer, so
+ * that every object is the CLI's `-o json` object for the same inputs. */
+#include "serve.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((format(printf, 3, 4))) static int bad(dpas_error *err, const char *field,
+                                                     const char *fmt, ...)
+{
+    va_list ap;
+    memset(err, 0, sizeof *err);
+    err->code = DPAS_EINVAL;
+    snprintf(err->field, sizeof err->field, "%s", field);
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return err->code;
+}
+
+/* ---- scenario inputs ---------------------------------------------------------------------- */
+
+int srv_input_of(const char *key)
+{
+    if (!strcmp(key, "model")) /* mlsysim's and the CLI's word for the workload */
+        return DPAS_INPUT_WORKLOAD;
+    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
+        if (!strcmp(key, dpas_input_param((dpas_input)k)))
+            return k;
+    return -1;
+}
+
+const char *srv_input_key(size_t i)
+{
+    if (i < DPAS_INPUT_COUNT)
+        return dpas_input_param((dpas_input)i);
+    return i == DPAS_INPUT_COUNT ? "model" : NULL;
+}
+
+int srv_load_scenario(srv_request *rq, dpas_spec *spec, dpas_scenario *s, const char **label,
+                      dpas_error *err)
+{
+    int rc;
+    if (rq->body) { /* a scenario file; the query overrides it as flags override a file */
+        int is_json = -1;
+        const char *ct = rq->content_type;
+        if (ct && !strncmp(ct, "application/json", 16))
+            is_json = 1;
+        else if (ct && strstr(ct, "yaml"))
+            is_json = 0;
+        if ((rc = dpas_spec_load_text(spec, rq->body, rq->body_len, is_json, "request body", err)))
+            return rc;
+    }
+    if (rq->rest && (rc = dpas_spec_set_input(spec, DPAS_INPUT_SCENARIO, rq->rest, "scenario", err)))
+        return rc;
+    const char *model = srv_query_get(rq->query, "model");
+    const char *workload = srv_query_get(rq->query, "workload");
+    const char *params = srv_query_get(rq->query, dpas_input_param(DPAS_INPUT_PARAMETERS));
+    if (model && workload)
+        return bad(err, "model", "give workload or model, not both");
+    if ((model || workload) && params)
+        return bad(err, model ? "model" : "workload", "give %s or parameters, not both",
+                   model ? "model" : "workload");
+    /* in the order of the library's input table: a fleet before the nodes that modify it */
+    for (int k = 0; k < DPAS_INPUT_COUNT; k++) {
+        const char *key = dpas_input_param((dpas_input)k);
+        const char *v = srv_query_get(rq->query, key);
+        if (k == DPAS_INPUT_WORKLOAD && !v && model) {
+            key = "model";
+            v = model;
+        }
+        if (!v)
+            continue;
+        if (k == DPAS_INPUT_WEIGHT_WIDTH && !strcmp(v, "none"))
+            v = NULL; /* weight_bytes_per_param=none: no weight width (the seed's None) */
+        if ((rc = dpas_spec_set_input(spec, (dpas_input)k, v, key, err)))
+            return rc;
+    }
+    if ((rc = dpas_spec_resolve(spec, rq->reg, s, err)))
+        return rc;
+    *label = dpas_spec_label(spec);
+    return 0;
+}
+
+/* A scenario and its report, or an error response (404 for a scenario named in the path). */
+static int scenario(srv_request *rq, srv_response *r, dpas_spec **spec, dpas_scenario *s,
+                    dpas_report *rep, const char **label)
+{
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (!(*spec = dpas_spec_new())) {
+        srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
+        return -1;
+    }
+    if (srv_load_scenario(rq, *spec, s, label, &err) || dpas_evaluate(s, rep, &err)) {
+        int status = srv_status_of(err.code);
+        if (rq->rest && err.code == DPAS_ENOENT && !strcmp(err.field, "scenario"))
+            status = 404;
+        srv_error(r, status, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- options ---------------------------------------------------------------------------------- */
+
+int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, int64_t max,
+                int64_t *out)
+{
+    const char *v = srv_query_get(rq->query, key);
+    if (!v)
+        return 0;
+    dpas_error err;
+    int64_t x;
+    memset(&err, 0, sizeof err);
+    if (dpas_parse_int(key, v, &x, &err)) {
+        srv_error(r, 400, &err);
+        return -1;
+    }
+    if (x < min || x > max) {
+        if (x < min)
+            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be >= %lld, got %lld", key,
+                     (long long)min, (long long)x);
+        else
+            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be <= %lld, got %lld", key,
+                     (long long)max, (long long)x);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out)
+{
+    const char *v = srv_query_get(rq->query, key);
+    if (!v)
+        return 0;
+    if (!strcmp(v, "true") || !strcmp(v, "1"))
+        *out = 1;
+    else if (!strcmp(v, "false") || !strcmp(v, "0"))
+        *out = 0;
+    else {
+        srv_fail(r, 400, DPAS_EINVAL, key, "%s must be true, false, 1 or 0, got \"%.100s\"", key, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* attr=A,B,...: the seed's attributes, as --attr. */
+static int opt_attrs(srv_request *rq, srv_response *r, unsigned *mask)
+{
+    const char *v = srv_query_get(rq->query, "attr");
+    if (!v)
+        return 0;
+    for (const char *p = v;;) {
+        size_t l = strcspn(p, ",");
+        char name[64];
+        if (!l || l >= sizeof name) {
+            srv_fail(r, 400, DPAS_EINVAL, "attr",
+                     "attr must be a comma-separated list of attribute names, got \"%.200s\"", v);
+            return -1;
+        }
+        memcpy(name, p, l);
+        name[l] = '\0';
+        int a = dpas_attr_from_name(name);
+        if (a < 0) {
+            char names[400] = "";
+            for (int i = 0; i < DPAS_ATTR_COUNT; i++) {
+                size_t o = strlen(names);
+                snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+                         dpas_attr_name((dpas_attr)i));
+            }
+            srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: unknown attribute \"%s\"; expected one of %s",
+                     name, names);
+            return -1;
+        }
+        *mask |= 1u << a;
+        if (!p[l])
+            break;
+        p += l + 1;
+    }
+    return 0;
+}
+
+/* ---- the endpoints -------------------------------------------------------------------------- */
+
+static void report(srv_request *rq, srv_response *r)
+{
+    dpas_render_opts ro = {.format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
+    if (opt_attrs(rq, r, &ro.attrs) || srv_opt_bool(rq, r, "explain", &ro.explain))
+        return;
+    dpas_spec *spec = NULL;
+    dpas_scenario s;
+    dpas_report rep;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (!scenario(rq, r, &spec, &s, &rep, &ro.label))
+        srv_json(r, dpas_render_report(&s, &rep, &ro, &err), &err);
+    dpas_spec_free(spec);
+}
+
+void srv_api_eval(srv_request *rq, srv_response *r) { report(rq, r); }
+void srv_api_scenario(srv_request *rq, srv_response *r) { report(rq, r); }
+
+void srv_api_scenarios(srv_request *rq, srv_response *r)
+{
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    srv_json(r, dpas_render_list(rq->reg, DPAS_KIND_SCENARIO, DPAS_FORMAT_JSON, &err), &err);
+}
+
+void srv_api_cost(srv_request *rq, srv_response *r)
+{
+    dpas_cost_opts co = {.f = -1, .format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (srv_opt_int(rq, r, "f", 0, INT64_MAX, &co.f) ||
+        srv_opt_int(rq, r, "steps", 1, INT64_MAX, &co.steps) ||
+        srv_opt_int(rq, r, "iterations", 1, INT64_MAX, &co.iterations))
+        return;
+    const char *rv = srv_query_get(rq->query, "compute_rate");
+    if (rv) {
+        uint64_t x;
+        if (dpas_parse_count("compute_rate", rv, &x, &err)) {
+            srv_error(r, 400, &err);
+            return;
+        }
+        if (!x) {
+            srv_fail(r, 400, DPAS_EINVAL, "compute_rate", "compute_rate must be > 0, got %s", rv);
+            return;
+        }
+        co.compute_rate = (double)x;
+    }
+    /* rules and schedules before the scenario, as the CLI: a typo is named first */
+    const char *conv = srv_query_get(rq->query, "convention");
+    const char *rules_v = srv_query_get(rq->query, "rule");
+    const char *sched_v = srv_query_get(rq->query, "schedule");
+    const dpas_rule *rules[32];
+    size_t n = 0;
+    if (rules_v) {
+        for (const char *p = rules_v;;) {
+            size_t l = strcspn(p, ",");
+            char name[64];
+            if (!l || l >= sizeof name) {
+                srv_fail(r, 400, DPAS_EINVAL, "rule",
+                         "rule must be a comma-separated list of rule names, got \"%.200s\"", rules_v);
+                return;
+            }
+            if (n == 32) {
+                srv_fail(r, 400, DPAS_EINVAL, "rule", "rule lists at most 32 rules");
+                return;
+            }
+            memcpy(name, p, l);
+            name[l] = '\0';
+            if (dpas_rule_select(name, conv, &rules[n++], &err)) {
+                srv_error(r, 400, &err);
+                return;
+            }
+            if (!p[l])
+                break;
+            p += l + 1;
+        }
+        co.rules = rules;
+        co.nrules = n;
+    } else if (conv) {
+        for (size_t i = 0; i < dpas_rule_count() && n < 32; i++) {
+            const dpas_rule *ru = dpas_rule_at(i);
+            if (!ru->is_default)
+                continue;
+            if (dpas_rule_select(ru->name, conv, &rules[n++], &err)) {
+                srv_error(r, 400, &err);
+                return;
+            }
+        }
+        co.rules = rules;
+        co.nrules = n;
+    }
+    if (sched_v) {
+        for (const char *p = sched_v;;) {
+            size_t l = strcspn(p, ",");
+            char name[64];
+            int k = -1;
+            if (l && l < sizeof name) {
+                memcpy(name, p, l);
+                name[l] = '\0';
+                k = dpas_schedule_from_name(name);
+            }
+            if (k < 0) {
+                srv_fail(r, 400, DPAS_EINVAL, "schedule",
+                         "schedule: unknown schedule in \"%.200s\"; expected a comma-separated list "
+                         "of allreduce, allgather, ps, ps_separate, sharded, sharded_distance, innetwork",
+                         sched_v);
+                return;
+            }
+            co.schedules |= 1u << k;
+            if (!p[l])
+                break;
+            p += l + 1;
+        }
+    }
+    dpas_spec *spec = NULL;
+    dpas_scenario s;
+    dpas_report rep;
+    if (!scenario(rq, r, &spec, &s, &rep, &co.label))
+        srv_json(r, dpas_render_cost(&s, &co, &err), &err);
+    dpas_spec_free(spec);
+}
+
+void srv_api_rules(srv_request *rq, srv_response *r)
+{
+    int64_t n = -1, f = -1;
+    if (srv_opt_int(rq, r, "n", 1, INT64_MAX, &n) || srv_opt_int(rq, r, "f", 0, INT64_MAX, &f))
+        return;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    srv_json(r, dpas_render_rules(n, f, srv_query_get(rq->query, "convention"), DPAS_FORMAT_JSON,
+                                  &err),
+             &err);
+}
+
+void srv_api_inventory(srv_request *rq, srv_response *r)
+{
+    dpas_spec *spec = NULL;
+    dpas_scenario s;
+    dpas_report rep;
+    const char *label = NULL;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (!scenario(rq, r, &spec, &s, &rep, &label))
+        srv_json(r, dpas_render_inventory(&s, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err), &err);
+    dpas_spec_free(spec);
+}
+
+void srv_api_memory(srv_request *rq, srv_response *r)
+{
+    int64_t zero = 0;
+    const char *state = srv_query_get(rq->query, "state");
+    const dpas_convention *conv = NULL;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (srv_opt_int(rq, r, "zero", 0, 3, &zero))
+        return;
+    if (dpas_convention_find(state ? state : "zero16", &conv, &err)) {
+        srv_error(r, 400, &err);
+        return;
+    }
+    dpas_spec *spec = NULL;
+    dpas_scenario s;
+    dpas_report rep;
+    const char *label = NULL;
+    dpas_memory m;
+    if (!scenario(rq, r, &spec, &s, &rep, &label)) {
+        if (dpas_memory_check(&s, conv, (int)zero, &m, &err)) {
+            srv_error(r, srv_status_of(err.code), &err);
+        } else if (!m.fits) { /* the CLI's exit 2: a physics violation */
+            err.code = DPAS_EPHYSICS;
+            snprintf(err.field, sizeof err.field, "memory");
+            dpas_memory_message(&s, conv, (int)zero, &m, err.message, sizeof err.message);
+            srv_error(r, 422, &err);
+        } else {
+            srv_json(r, dpas_render_memory(&s, conv, (int)zero, &m, DPAS_FORMAT_JSON,
+                                           DPAS_UNITS_SI, label, &err),
+                     &err);
+        }
+    }
+    dpas_spec_free(spec);
+}
+
+void srv_api_registry(srv_request *rq, srv_response *r)
+{
+    static const struct {
+        const char *name;
+        int kind;
+    } kinds[] = {{"models", DPAS_KIND_MODEL},     {"model", DPAS_KIND_MODEL},
+                 {"hardware", DPAS_KIND_HARDWARE}, {"nodes", DPAS_KIND_NODE},
+                 {"node", DPAS_KIND_NODE},         {"fabrics", DPAS_KIND_FABRIC},
+                 {"fabric", DPAS_KIND_FABRIC},     {"fleets", DPAS_KIND_FLEET},
+                 {"fleet", DPAS_KIND_FLEET},       {"scenarios", DPAS_KIND_SCENARIO},
+                 {"scenario", DPAS_KIND_SCENARIO}, {"precisions", -1},
+                 {"precision", -1}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(rq->rest, kinds[i].name)) {
+            dpas_error err;
+            memset(&err, 0, sizeof err);
+            srv_json(r, dpas_render_list(rq->reg, kinds[i].kind, DPAS_FORMAT_JSON, &err), &err);
+            return;
+        }
+    srv_fail(r, 404, DPAS_ENOENT, "kind",
+             "unknown registry kind \"%.100s\"; expected models, hardware, nodes, fabrics, fleets, "
+             "scenarios or precisions", rq->rest);
+}
+
+void srv_api_calibrate(srv_request *rq, srv_response *r)
+{
+    int64_t ranks = 0;
+    if (srv_opt_int(rq, r, "ranks", 2, INT64_MAX, &ranks))
+        return;
+    if (!rq->body || !rq->body_len) {
+        srv_fail(r, 400, DPAS_EINVAL, "body",
+                 "calibrate needs nccl-tests output (all_reduce_perf or all_gather_perf) as the "
+                 "request body");
+        return;
+    }
+    dpas_calibration cal[8];
+    size_t n = 0;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (dpas_calibrate_text(rq->body, rq->body_len, "request body",
+                            srv_query_get(rq->query, "collective"), ranks, cal, 8, &n, &err)) {
+        srv_error(r, srv_status_of(err.code), &err);
+        return;
+    }
+    srv_json(r, dpas_render_calibration(cal, n, DPAS_FORMAT_JSON, &err), &err);
+}
+
+void srv_api_index(srv_request *rq, srv_response *r)
+{
+    (void)rq;
+    /* static text: the endpoints and their keys (docs/serve.md describes each) */
+    static char index[] =
+        "{\n"
+        "  \"name\": \"dpas\",\n"
+        "  \"version\": \"" DPAS_VERSION "\",\n"
+        "  \"endpoints\": [\n"
+        "    {\"path\": \"/api/v1/scenarios/NAME\", \"methods\": [\"GET\"], \"as\": \"dpas show NAME -o json\"},\n"
+        "    {\"path\": \"/api/v1/eval\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas eval -o json\"},\n"
+        "    {\"path\": \"/api/v1/cost\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas cost -o json\"},\n"
+        "    {\"path\": \"/api/v1/rules\", \"methods\": [\"GET\"], \"as\": \"dpas rules -o json\"},\n"
+        "    {\"path\": \"/api/v1/inventory\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas inventory -o json\"},\n"
+        "    {\"path\": \"/api/v1/memory\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas memory -o json\"},\n"
+        "    {\"path\": \"/api/v1/sweep\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas sweep -o json\"},\n"
+        "    {\"path\": \"/api/v1/plot.svg\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas sweep --plot FILE.svg\"},\n"
+        "    {\"path\": \"/api/v1/calibrate\", \"methods\": [\"POST\"], \"as\": \"dpas calibrate FILE -o json\"},\n"
+        "    {\"path\": \"/api/v1/registry/KIND\", \"methods\": [\"GET\"], \"as\": \"dpas list KIND -o json\"}\n"
+        "  ]\n"
+        "}\n";
+    r->status = 200;
+    r->type = "application/json; charset=utf-8";
+    r->body = index;
+    r->len = sizeof index - 1;
+    r->free_body = NULL;
+}
