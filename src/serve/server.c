@@ -97,6 +97,7 @@ static void access_log(srv_server *S, const srv_req *q, enum MHD_RequestTerminat
     if (!q->answered) {
         snprintf(status, sizeof status, "-");
         note = q->conn && q->conn->dropped ? " (dropped: the request was not complete in time)"
+               : toe == MHD_REQUEST_TERMINATED_WITH_ERROR ? " (refused by libmicrohttpd)"
                : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? " (server stopping)"
                : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? " (timeout)"
                                                                : " (closed by the client)";
