@@ -39,8 +39,8 @@ const char *srv_input_key(size_t i)
     return i == DPAS_INPUT_COUNT ? "model" : NULL;
 }
 
-int srv_load_scenario(srv_request *rq, dpas_spec *spec, dpas_scenario *s, const char **label,
-                      dpas_error *err)
+int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *spec,
+                      dpas_scenario *s, const char **label, dpas_error *err)
 {
     int rc;
     if (rq->body) { /* a scenario file; the query overrides it as flags override a file */
@@ -71,6 +71,8 @@ int srv_load_scenario(srv_request *rq, dpas_spec *spec, dpas_scenario *s, const 
             key = "model";
             v = model;
         }
+        if (override && override[k])
+            v = override[k];
         if (!v)
             continue;
         if (k == DPAS_INPUT_WEIGHT_WIDTH && !strcmp(v, "none"))
@@ -94,7 +96,7 @@ static int scenario(srv_request *rq, srv_response *r, dpas_spec **spec, dpas_sce
         srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
         return -1;
     }
-    if (srv_load_scenario(rq, *spec, s, label, &err) || dpas_evaluate(s, rep, &err)) {
+    if (srv_load_scenario(rq, NULL, *spec, s, label, &err) || dpas_evaluate(s, rep, &err)) {
         int status = srv_status_of(err.code);
         if (rq->rest && err.code == DPAS_ENOENT && !strcmp(err.field, "scenario"))
             status = 404;
@@ -184,6 +186,49 @@ static int opt_attrs(srv_request *rq, srv_response *r, unsigned *mask)
     return 0;
 }
 
+/* A comma-separated list (rule=, schedule=) as items: a copy split in place (items[0] owns it,
+ * srv_list_free releases), no empty item. 0, or -1 with the error response filled. */
+static int split_list(srv_response *r, const char *key, const char *text, char ***items, size_t *n)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    char *copy = strdup(text);
+    char **v = calloc(cap + 1, sizeof *v);
+    *items = NULL;
+    *n = 0;
+    if (!copy || !v) {
+        free(copy), free(v);
+        srv_fail(r, 500, DPAS_ENOMEM, key, "out of memory");
+        return -1;
+    }
+    v[0] = copy;
+    size_t k = 1;
+    for (char *p = copy; *p; p++)
+        if (*p == ',') {
+            *p = '\0';
+            v[k++] = p + 1;
+        }
+    for (size_t i = 0; i < k; i++)
+        if (!*v[i]) {
+            char q[160];
+            free(copy), free(v);
+            srv_fail(r, 400, DPAS_EINVAL, key, "%s: an empty name in the list %s", key,
+                     dpas_quote(text, q, sizeof q));
+            return -1;
+        }
+    *items = v;
+    *n = k;
+    return 0;
+}
+
+static void list_free(char **items)
+{
+    if (items)
+        free(items[0]);
+    free(items);
+}
+
 /* ---- the endpoints -------------------------------------------------------------------------- */
 
 static void report(srv_request *rq, srv_response *r)
@@ -213,7 +258,8 @@ void srv_api_scenarios(srv_request *rq, srv_response *r)
 
 void srv_api_cost(srv_request *rq, srv_response *r)
 {
-    dpas_cost_opts co = {.f = -1, .format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
+    dpas_cost_opts co = {.f = -1};
+    dpas_cost_view view = {.format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
     dpas_error err;
     memset(&err, 0, sizeof err);
     if (srv_opt_int(rq, r, "f", 0, INT64_MAX, &co.f) ||
@@ -237,75 +283,66 @@ void srv_api_cost(srv_request *rq, srv_response *r)
     const char *conv = srv_query_get(rq->query, "convention");
     const char *rules_v = srv_query_get(rq->query, "rule");
     const char *sched_v = srv_query_get(rq->query, "schedule");
-    const dpas_rule *rules[32];
+    const dpas_rule **rules = NULL;
+    char **items = NULL;
     size_t n = 0;
-    if (rules_v) {
-        for (const char *p = rules_v;;) {
-            size_t l = strcspn(p, ",");
-            char name[64];
-            if (!l || l >= sizeof name) {
-                srv_fail(r, 400, DPAS_EINVAL, "rule",
-                         "rule must be a comma-separated list of rule names, got \"%.200s\"", rules_v);
-                return;
-            }
-            if (n == 32) {
-                srv_fail(r, 400, DPAS_EINVAL, "rule", "rule lists at most 32 rules");
-                return;
-            }
-            memcpy(name, p, l);
-            name[l] = '\0';
-            if (dpas_rule_select(name, conv, &rules[n++], &err)) {
-                srv_error(r, 400, &err);
-                return;
-            }
-            if (!p[l])
-                break;
-            p += l + 1;
+    if (rules_v && split_list(r, "rule", rules_v, &items, &n))
+        return;
+    if (rules_v || conv) { /* the listed rules, or every rule's default row, under conv */
+        size_t k = rules_v ? n : dpas_rule_count();
+        if (!(rules = calloc(k ? k : 1, sizeof *rules))) {
+            list_free(items);
+            srv_fail(r, 500, DPAS_ENOMEM, "rule", "out of memory");
+            return;
         }
-        co.rules = rules;
-        co.nrules = n;
-    } else if (conv) {
-        for (size_t i = 0; i < dpas_rule_count() && n < 32; i++) {
-            const dpas_rule *ru = dpas_rule_at(i);
-            if (!ru->is_default)
+        for (size_t i = 0; i < k; i++) {
+            const char *name = rules_v ? items[i] : dpas_rule_at(i)->name;
+            if (!rules_v && !dpas_rule_at(i)->is_default)
                 continue;
-            if (dpas_rule_select(ru->name, conv, &rules[n++], &err)) {
+            if (dpas_rule_select(name, conv, &rules[co.nrules++], &err)) {
                 srv_error(r, 400, &err);
+                list_free(items);
+                free(rules);
                 return;
             }
         }
         co.rules = rules;
-        co.nrules = n;
     }
+    list_free(items);
     if (sched_v) {
-        for (const char *p = sched_v;;) {
-            size_t l = strcspn(p, ",");
-            char name[64];
-            int k = -1;
-            if (l && l < sizeof name) {
-                memcpy(name, p, l);
-                name[l] = '\0';
-                k = dpas_schedule_from_name(name);
-            }
+        if (split_list(r, "schedule", sched_v, &items, &n)) {
+            free(rules);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) {
+            int k = dpas_schedule_from_name(items[i]);
             if (k < 0) {
+                char q[96];
                 srv_fail(r, 400, DPAS_EINVAL, "schedule",
-                         "schedule: unknown schedule in \"%.200s\"; expected a comma-separated list "
-                         "of allreduce, allgather, ps, ps_separate, sharded, sharded_distance, innetwork",
-                         sched_v);
+                         "schedule: unknown schedule %s; expected allreduce, allgather, ps, "
+                         "ps_separate, sharded, sharded_distance or innetwork",
+                         dpas_quote(items[i], q, sizeof q));
+                list_free(items);
+                free(rules);
                 return;
             }
             co.schedules |= 1u << k;
-            if (!p[l])
-                break;
-            p += l + 1;
         }
+        list_free(items);
     }
     dpas_spec *spec = NULL;
     dpas_scenario s;
     dpas_report rep;
-    if (!scenario(rq, r, &spec, &s, &rep, &co.label))
-        srv_json(r, dpas_render_cost(&s, &co, &err), &err);
+    dpas_cost *cost = NULL;
+    if (!scenario(rq, r, &spec, &s, &rep, &view.label)) {
+        if (dpas_cost_compute(&s, &co, &cost, &err))
+            srv_error(r, srv_status_of(err.code), &err);
+        else
+            srv_json(r, dpas_render_cost(cost, &view, &err), &err);
+    }
+    dpas_cost_free(cost);
     dpas_spec_free(spec);
+    free(rules);
 }
 
 void srv_api_rules(srv_request *rq, srv_response *r)
@@ -314,10 +351,19 @@ void srv_api_rules(srv_request *rq, srv_response *r)
     if (srv_opt_int(rq, r, "n", 1, INT64_MAX, &n) || srv_opt_int(rq, r, "f", 0, INT64_MAX, &f))
         return;
     dpas_error err;
+    dpas_rule_row rows[64];
+    size_t nrows = 0;
     memset(&err, 0, sizeof err);
-    srv_json(r, dpas_render_rules(n, f, srv_query_get(rq->query, "convention"), DPAS_FORMAT_JSON,
-                                  &err),
-             &err);
+    if (dpas_rule_count() > sizeof rows / sizeof rows[0]) { /* the catalogue outgrew the buffer */
+        srv_fail(r, 500, DPAS_ENOMEM, "rules", "the rule catalogue has %zu rows, over %zu",
+                 dpas_rule_count(), sizeof rows / sizeof rows[0]);
+        return;
+    }
+    if (dpas_rules_list(n, f, srv_query_get(rq->query, "convention"), rows, &nrows, &err)) {
+        srv_error(r, srv_status_of(err.code), &err);
+        return;
+    }
+    srv_json(r, dpas_render_rules(rows, nrows, n > 0, f >= 0, DPAS_FORMAT_JSON, &err), &err);
 }
 
 void srv_api_inventory(srv_request *rq, srv_response *r)
@@ -328,8 +374,23 @@ void srv_api_inventory(srv_request *rq, srv_response *r)
     const char *label = NULL;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    if (!scenario(rq, r, &spec, &s, &rep, &label))
-        srv_json(r, dpas_render_inventory(&s, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err), &err);
+    dpas_inventory_row *rows = NULL;
+    size_t n = 0;
+    if (!scenario(rq, r, &spec, &s, &rep, &label)) {
+        int rc = dpas_inventory(&s, NULL, 0, &n, &err);
+        if (!rc && !(rows = calloc(n ? n : 1, sizeof *rows))) {
+            rc = err.code = DPAS_ENOMEM;
+            snprintf(err.message, sizeof err.message, "out of memory");
+        }
+        if (!rc)
+            rc = dpas_inventory(&s, rows, n, &n, &err);
+        if (rc)
+            srv_error(r, srv_status_of(err.code), &err);
+        else
+            srv_json(r, dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err),
+                     &err);
+    }
+    free(rows);
     dpas_spec_free(spec);
 }
 

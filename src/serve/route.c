@@ -23,8 +23,8 @@ static const char *const o_rules[] = {"n", "f", "convention", NULL};
 static const char *const o_memory[] = {"state", "zero", NULL};
 static const char *const o_calibrate[] = {"collective", "ranks", NULL};
 static const char *const o_sweep[] = {"rule", "schedule", "convention", "iterations", "attr", NULL};
-static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations", "y", "title",
-                                     NULL};
+static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations", "attr", "y",
+                                     "title", NULL};
 
 static void page(srv_request *rq, srv_response *r);
 

@@ -55,6 +55,7 @@ typedef struct srv_response {
     void (*free_body)(void *); /* NULL: body is static */
     const char *allow;        /* the Allow header of a 405, or NULL */
     const char *cache;        /* Cache-Control, or NULL for no-store */
+    char warning[300];        /* an X-Dpas-Warning header (printable ASCII), or "" */
 } srv_response;
 
 typedef struct srv_request {
@@ -103,9 +104,11 @@ typedef void (*srv_handler)(srv_request *rq, srv_response *r);
 /* Answer one complete request: route it, check its method and query keys, run its handler. */
 void srv_route(srv_request *rq, srv_response *r);
 
-/* Scenario inputs from the body (a YAML or JSON file) and the query (which overrides it). */
-int srv_load_scenario(srv_request *rq, dpas_spec *spec, dpas_scenario *s, const char **label,
-                      dpas_error *err);
+/* Scenario inputs from the body (a YAML or JSON file) and the query (which overrides it);
+ * override, when not NULL, holds a value per dpas_input that replaces the query's (a sweep's
+ * placeholders for the inputs it varies). */
+int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *spec,
+                      dpas_scenario *s, const char **label, dpas_error *err);
 /* The scenario input a query key names (a query name of the library's input table, or "model"
  * for the workload), or -1; and the i-th of those names ("model" last), NULL past the end. */
 int srv_input_of(const char *key);

@@ -234,7 +234,8 @@ static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req 
              S->mhd.MHD_add_response_header(resp, "Content-Security-Policy", SRV_CSP) == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Referrer-Policy", "no-referrer") == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Cache-Control", r->cache ? r->cache : "no-store") == MHD_YES &&
-             (!r->allow || S->mhd.MHD_add_response_header(resp, "Allow", r->allow) == MHD_YES);
+             (!r->allow || S->mhd.MHD_add_response_header(resp, "Allow", r->allow) == MHD_YES) &&
+             (!r->warning[0] || S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES);
     enum MHD_Result rc = ok ? S->mhd.MHD_queue_response(c, (unsigned)r->status, resp) : MHD_NO;
     S->mhd.MHD_destroy_response(resp);
     q->answered = 1;

@@ -144,6 +144,51 @@ with Server(DPAS, "--quiet") as srv:
                     ["calibrate", nccl_csv, "--collective", "all_reduce", "--ranks", "16"],
                     method="POST", body=f.read())
 
+    # ---- sweep and plot.svg: dpas sweep -o json, and the file dpas sweep --plot writes ----
+    sw = same_as_cli(srv, "/api/v1/sweep?scenario=ReferenceJobAttackSurface&dp_degree=2..1024"
+                     "&schedule=allreduce,allgather",
+                     ["sweep", "ReferenceJobAttackSurface", "--dp", "2..1024", "--schedule",
+                      "allreduce,allgather"])
+    ag = {p["dp_degree"]: p for p in sw if p["schedule"] == "allgather"}
+    T.check(ag[128]["bytes_per_worker"] == 127 * 350_000_000_000 and ag[128]["ratio_to_allreduce"] == 64,
+            "sweep: the all-gather at dp_degree 128 moves 127 x 350 GB, 64 x the AllReduce")
+    T.check(sorted(ag) == [2 ** k for k in range(1, 11)], "sweep: 2..1024 doubles")
+    same_as_cli(srv, "/api/v1/sweep?" + REF_QUERY.replace("dp_degree=128", "dp_degree=8,16,32")
+                + "&rule=median,krum&attr=max_f,gather_traffic_ratio",
+                ["sweep", *[a if a != "128" else "8,16,32" for a in REF_FLAGS], "--rule", "median,krum",
+                 "--attr", "max_f,gather_traffic_ratio"])
+    same_as_cli(srv, "/api/v1/sweep?scenario=ReferenceJobAttackSurface&model=GPT3,Llama3_70B"
+                "&gradient_bytes_per_param=bf16,fp32",
+                ["sweep", "ReferenceJobAttackSurface", "--model", "GPT3,Llama3_70B", "--grad", "bf16,fp32"])
+    st, hd, _ = srv.request("GET", "/api/v1/sweep?scenario=ReferenceJobAttackSurface&dp_degree=512..4096")
+    T.check(st == 200 and hd.get("x-dpas-warning", "").startswith("2 of 4 points left out"),
+            "sweep: points beyond the fleet left out and counted (%s %r)" % (st, hd.get("x-dpas-warning")))
+    with tempfile.TemporaryDirectory() as d:
+        for q, args in [
+            ("scenario=ReferenceJobAttackSurface&dp_degree=2..1024&schedule=allreduce,allgather,sharded"
+             "&attr=bytes_per_worker",
+             ["ReferenceJobAttackSurface", "--dp", "2..1024", "--schedule", "allreduce,allgather,sharded",
+              "--attr", "bytes_per_worker"]),
+            ("scenario=ReferenceJobAttackSurface&dp_degree=2..1024&schedule=allreduce,allgather"
+             "&attr=bytes_per_worker,time_hierarchical_s&y=time_hierarchical_s&title=time%20%3C%26%3E",
+             ["ReferenceJobAttackSurface", "--dp", "2..1024", "--schedule", "allreduce,allgather",
+              "--attr", "bytes_per_worker,time_hierarchical_s", "--y", "time_hierarchical_s",
+              "--title", "time <&>"]),
+            ("parameters=1e9..1e12*10&nodes=4&accelerators_per_node=8&dp_degree=32"
+             "&gradient_bytes_per_param=bf16&checkpoint_bytes_per_param=14B",
+             ["--params", "1e9..1e12*10", "--nodes", "4", "--accelerators-per-node", "8", "--dp", "32",
+              "--grad", "bf16", "--ckpt", "14B"]),
+        ]:
+            f = os.path.join(d, "plot.svg")
+            p = subprocess.run([DPAS, "sweep", *args, "--plot", f, "--no-chart"], capture_output=True,
+                               timeout=120)
+            st, hd, svg = srv.request("GET", "/api/v1/plot.svg?" + q)
+            with open(f, "rb") as fh:
+                want = fh.read()
+            T.check(p.returncode == 0 and st == 200 and hd.get("content-type") == "image/svg+xml",
+                    "plot.svg?%s: status %s, CLI exit %s" % (q, st, p.returncode))
+            T.check(svg == want, "plot.svg?%s: the same bytes as dpas sweep --plot (consistency)" % q)
+
     # ---- errors: the CLI's error object; 400 bad input, 404, 405, 422 ----
     for dp, model in [("0", "GPT3"), ("2000", "GPT3"), ("128", "GTP3")]:
         same_as_cli(srv, "/api/v1/eval?" + REF_QUERY.replace("dp_degree=128", "dp_degree=" + dp)

@@ -162,6 +162,26 @@ CASES = [
     ("explain maybe", req("GET", "/api/v1/eval?" + REF + "&explain=maybe"), 400, "explain", True),
     ("undefined attribute asked", req("GET", "/api/v1/eval?" + REF + "&attr=weight_bytes"), 400,
      None, True),
+    # sweeps and plots
+    ("sweep of 10^8 points", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..100000000+1")),
+     400, "dp_degree", True),
+    ("sweep over the point cap", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..1024+1")
+                                     + "&schedule=allreduce,allgather,ps,ps_separate,sharded"), 400,
+     "dp_degree", True),
+    ("sweep with nothing varying", req("GET", "/api/v1/sweep?" + REF), 400, "dp_degree", True),
+    ("sweep of three inputs", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
+                                  .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")),
+     400, "checkpoint_bytes_per_param", True),
+    ("sweep range upside down", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=64..8")), 400,
+     None, True),
+    ("sweep metric without schedule", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
+                                          + "&attr=bytes_per_worker"), 400, "attr", True),
+    ("sweep every point left out", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=2048,4096")),
+     400, "dp_degree", True),
+    ("plot of a named axis", req("GET", "/api/v1/plot.svg?" + REF.replace("GPT3", "GPT3,GPT2")), 400,
+     "workload", True),
+    ("plot y not shown", req("GET", "/api/v1/plot.svg?" + REF.replace("=128", "=8,16") + "&y=max_f"),
+     400, "y", True),
     # a physics violation: valid inputs, infeasible (the CLI exits 2)
     ("memory does not fit", req("GET", "/api/v1/memory?" + REF), 422, "memory", True),
     # paths and methods
