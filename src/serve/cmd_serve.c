@@ -24,12 +24,14 @@ static const char *serve_help =
     "  --timeout S     seconds a request may take to arrive, and an idle connection may stay\n"
     "                  open (default 10)\n"
     "  --quiet         no access log (one line per request on stderr otherwise)\n"
+    "  -o json         errors as JSON objects on stdout (the server writes nothing else there)\n"
     "  -h, --help      this help\n"
     "\n"
     "It prints 'listening on http://ADDR:PORT/' on stderr when ready; SIGINT or SIGTERM stop\n"
     "it cleanly.\n";
 
-enum { S_BIND = 2000, S_PORT, S_THREADS, S_TIMEOUT, S_QUIET };
+/* Long options only; their values are letters so that the CLI's repeat check covers them. */
+enum { S_BIND = 'b', S_PORT = 'p', S_THREADS = 't', S_TIMEOUT = 'T', S_QUIET = 'q' };
 
 static int loopback(const char *addr)
 {
@@ -53,7 +55,8 @@ static int int_option(cli *c, const char *flag, const char *v, int64_t lo, int64
 int cmd_serve(cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},         {"bind", required_argument, 0, S_BIND},
+        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
+        {"bind", required_argument, 0, S_BIND},
         {"port", required_argument, 0, S_PORT}, {"threads", required_argument, 0, S_THREADS},
         {"timeout", required_argument, 0, S_TIMEOUT}, {"quiet", no_argument, 0, S_QUIET},
         {0, 0, 0, 0}};
@@ -62,11 +65,15 @@ int cmd_serve(cli *c, int argc, char **argv)
                      .threads = ncpu < 1 ? 1 : ncpu > SRV_MAX_THREADS ? SRV_MAX_THREADS : (int)ncpu,
                      .log = c->err};
     int opt, rc;
-    opterr = 0;
-    optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in one process) */
-    while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    cli_begin(c, opts);
+    while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        int common = cli_common_option(c, "serve", opt, serve_help); /* -h, -o, repeats */
+        if (common != CLI_OTHER) {
+            if (common != CLI_NEXT)
+                return common;
+            continue;
+        }
         switch (opt) {
-        case 'h': fputs(serve_help, c->out); return EXIT_OK;
         case S_BIND: o.bind = !strcmp(optarg, "localhost") ? "127.0.0.1" : optarg; break;
         case S_PORT:
             if ((rc = int_option(c, "--port", optarg, 0, 65535, &o.port)))

@@ -25,7 +25,7 @@
 #define SRV_MAX_PARAMS 48           /* query parameters of one request: 414 */
 #define SRV_MAX_BODY (256 * 1024)   /* request body (a scenario file, nccl-tests output): 413 */
 #define SRV_MAX_SWEEP_POINTS 4096   /* points of one sweep or plot: 400 */
-#define SRV_CONN_MEMORY (64 * 1024) /* libmicrohttpd's buffer per connection: request line and
+#define SRV_CONN_MEMORY (32 * 1024) /* libmicrohttpd's buffer per connection: request line and
                                        headers beyond it are refused by libmicrohttpd itself */
 #define SRV_MAX_CONNECTIONS 512     /* open connections at once (more wait in the backlog) */
 #define SRV_MAX_THREADS 64          /* --threads */
