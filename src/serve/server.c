@@ -24,7 +24,6 @@ typedef struct srv_conn {
     int fd;
     struct timespec since; /* when it began waiting for its current request */
     int busy;              /* a complete request is being answered */
-    int partial;           /* a request line has arrived, the request is not complete */
     int dropped;           /* srv_watch shut it down */
     char peer[INET6_ADDRSTRLEN];
 } srv_conn;
@@ -37,6 +36,7 @@ struct srv_server {
     pthread_mutex_t lock; /* the connection list and last_log */
     srv_conn *conns;
     char last_log[256];   /* libmicrohttpd's last message (for a failure to start) */
+    int running;          /* started: libmicrohttpd's messages are printed, not only kept */
 };
 
 /* One request, from its request line (uri_log) to the end of its response (completed). */
@@ -81,7 +81,8 @@ static size_t log_text(char *out, size_t cap, const char *s, size_t n)
     return o;
 }
 
-static void access_log(srv_server *S, const srv_req *q, enum MHD_RequestTerminationCode toe)
+static void access_log(srv_server *S, const srv_req *q, int dropped,
+                       enum MHD_RequestTerminationCode toe)
 {
     if (S->opt.quiet)
         return;
@@ -96,7 +97,7 @@ static void access_log(srv_server *S, const srv_req *q, enum MHD_RequestTerminat
     const char *note = "";
     if (!q->answered) {
         snprintf(status, sizeof status, "-");
-        note = q->conn && q->conn->dropped ? " (dropped: the request was not complete in time)"
+        note = dropped ? " (dropped: the request was not complete in time)"
                : toe == MHD_REQUEST_TERMINATED_WITH_ERROR ? " (refused by libmicrohttpd)"
                : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? " (server stopping)"
                : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? " (timeout)"
@@ -120,13 +121,18 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     srv_server *S = cls;
     char msg[256];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    /* its refusals quote the HTML page they send: the status says enough */
+    char *page = strstr(msg, " ('<html>"), *end = page ? strstr(page, "</html>')") : NULL;
+    if (page && end)
+        memmove(page, end + 9, strlen(end + 9) + 1);
     size_t l = strlen(msg);
     while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
         msg[--l] = '\0';
     pthread_mutex_lock(&S->lock);
     snprintf(S->last_log, sizeof S->last_log, "%s", msg);
+    int running = S->running; /* a failure to start is reported once, by srv_start's error */
     pthread_mutex_unlock(&S->lock);
-    if (!S->opt.quiet)
+    if (running && !S->opt.quiet)
         fprintf(S->opt.log, "dpas: libmicrohttpd: %s\n", msg);
 }
 
@@ -211,11 +217,6 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     }
     const union MHD_ConnectionInfo *ci = S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     q->conn = ci ? ci->socket_context : NULL;
-    if (q->conn) {
-        pthread_mutex_lock(&S->lock);
-        q->conn->partial = 1;
-        pthread_mutex_unlock(&S->lock);
-    }
     return q;
 }
 
@@ -377,14 +378,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     (void)c;
     if (!q)
         return;
-    access_log(S, q, toe);
+    int dropped = 0;
     if (q->conn) {
         pthread_mutex_lock(&S->lock);
+        dropped = q->conn->dropped;
         q->conn->busy = 0;
-        q->conn->partial = 0;
-        clock_gettime(CLOCK_MONOTONIC, &q->conn->since);
+        clock_gettime(CLOCK_MONOTONIC, &q->conn->since); /* the wait for the next request */
         pthread_mutex_unlock(&S->lock);
     }
+    access_log(S, q, dropped, toe);
     free(q->uri);
     free(q->body);
     free(q);
@@ -458,6 +460,9 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
         srv_stop(S);
         return NULL;
     }
+    pthread_mutex_lock(&S->lock);
+    S->running = 1;
+    pthread_mutex_unlock(&S->lock);
     const union MHD_DaemonInfo *info = S->mhd.MHD_get_daemon_info(S->daemon, MHD_DAEMON_INFO_BIND_PORT);
     *port = info ? info->port : opt->port;
     return S;
