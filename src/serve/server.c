@@ -90,10 +90,13 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
     clock_gettime(CLOCK_MONOTONIC, &now);
     clock_gettime(CLOCK_REALTIME, &wall);
     struct tm tm;
-    char when[32], target[600], status[8];
+    char when[32], target[600], method[70], version[70], status[8];
     gmtime_r(&wall.tv_sec, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* everything the client wrote is escaped: a log line cannot be forged from a request */
     log_text(target, sizeof target, q->uri ? q->uri : "", q->uri ? strlen(q->uri) : 0);
+    log_text(method, sizeof method, q->method[0] ? q->method : "-", q->method[0] ? strlen(q->method) : 1);
+    log_text(version, sizeof version, q->version, strlen(q->version));
     const char *note = "";
     if (!q->answered) {
         snprintf(status, sizeof status, "-");
@@ -109,8 +112,8 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
     }
     char line[900];
     int n = snprintf(line, sizeof line, "%s [%s] \"%s %s%s %s\" %s %zu %.3fms%s\n",
-                     q->conn ? q->conn->peer : "-", when, q->method[0] ? q->method : "-", target,
-                     q->uri_len > SRV_MAX_URL ? "..." : "", q->version, status, q->bytes,
+                     q->conn ? q->conn->peer : "-", when, method, target,
+                     q->uri_len > SRV_MAX_URL ? "..." : "", version, status, q->bytes,
                      ms_since(&q->start, &now), note);
     if (n > 0)
         fwrite(line, 1, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, S->opt.log);
@@ -119,7 +122,7 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     srv_server *S = cls;
-    char msg[256];
+    char msg[1024]; /* room for the HTML page its refusals quote, cut out below */
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* its refusals quote the HTML page they send: the status says enough */
     char *page = strstr(msg, " ('<html>"), *end = page ? strstr(page, "</html>')") : NULL;

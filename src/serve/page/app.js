@@ -136,14 +136,19 @@ function exact(x) {
   return String(x);
 }
 
-function human(bytes) {
+// Bytes in SI units, 4 significant digits ("350 GB"); below 1000, the exact count.
+function si(bytes) {
   const v = Number(bytes);
-  if (!(v >= 1000)) return '';
+  if (!(v >= 1000)) return exact(bytes) + ' B';
   const units = ['kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
   let i = -1;
   let x = v;
   while (x >= 1000 && i < units.length - 1) { x /= 1000; i++; }
-  return ' (' + Number(x.toPrecision(4)) + ' ' + units[i] + ')';
+  return Number(x.toPrecision(4)) + ' ' + units[i];
+}
+
+function human(bytes) {
+  return Number(bytes) >= 1000 ? ' (' + si(bytes) + ')' : '';
 }
 
 function seconds(s) {
@@ -290,10 +295,10 @@ function renderCost(c, rule) {
         const time = r.time_hierarchical_s !== null ? r.time_hierarchical_s : r.time_flat_s;
         const main = document.createElement('div');
         main.className = 'main';
-        main.textContent = (best.has(r) ? '\u2605 ' : '') + (time === null ? exact(r.bytes_per_worker) + ' B' : seconds(time) + ' s');
+        main.textContent = (best.has(r) ? '\u2605 ' : '') + (time === null ? si(r.bytes_per_worker) : seconds(time) + ' s');
         const sub = document.createElement('div');
         sub.className = 'sub';
-        sub.textContent = (time === null ? '' : human(r.bytes_per_worker).slice(2, -1) + ', ') + '\u00d7' +
+        sub.textContent = (time === null ? '' : si(r.bytes_per_worker) + ', ') + '\u00d7' +
           (r.ratio_to_allreduce === null ? '?' : String(Number(Number(r.ratio_to_allreduce).toPrecision(4))));
         td.append(main, sub);
         td.className = 'num' + (best.has(r) ? ' cheapest' : '');
