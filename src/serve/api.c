@@ -209,14 +209,22 @@ static int split_list(srv_response *r, const char *key, const char *text, char *
             *p = '\0';
             v[k++] = p + 1;
         }
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < k; i++) {
+        char q[160];
         if (!*v[i]) {
-            char q[160];
-            free(copy), free(v);
             srv_fail(r, 400, DPAS_EINVAL, key, "%s: an empty name in the list %s", key,
                      dpas_quote(text, q, sizeof q));
+            free(copy), free(v);
             return -1;
         }
+        for (size_t j = 0; j < i; j++) /* a name listed twice: an error, as in the CLI */
+            if (!strcmp(v[i], v[j])) {
+                srv_fail(r, 400, DPAS_EINVAL, key, "%s: %s is given twice", key,
+                         dpas_quote(v[i], q, sizeof q));
+                free(copy), free(v);
+                return -1;
+            }
+    }
     *items = v;
     *n = k;
     return 0;
@@ -453,27 +461,73 @@ void srv_api_registry(srv_request *rq, srv_response *r)
              "scenarios or precisions", rq->rest);
 }
 
+/* predict=SIZE,...: byte counts with units (16MiB, 1GB), as calibrate --predict. */
+static int opt_sizes(srv_request *rq, srv_response *r, uint64_t **sizes, size_t *n)
+{
+    const char *v = srv_query_get(rq->query, "predict");
+    *sizes = NULL;
+    *n = 0;
+    if (!v)
+        return 0;
+    char **items;
+    size_t k;
+    if (split_list(r, "predict", v, &items, &k))
+        return -1;
+    if (!(*sizes = malloc(k * sizeof **sizes))) {
+        list_free(items);
+        srv_fail(r, 500, DPAS_ENOMEM, "predict", "out of memory");
+        return -1;
+    }
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    for (size_t i = 0; i < k; i++)
+        if (dpas_parse_size_bytes("predict", items[i], &(*sizes)[i], &err)) {
+            srv_error(r, 400, &err);
+            list_free(items);
+            free(*sizes);
+            *sizes = NULL;
+            return -1;
+        }
+    list_free(items);
+    *n = k;
+    return 0;
+}
+
 void srv_api_calibrate(srv_request *rq, srv_response *r)
 {
     int64_t ranks = 0;
+    int coll;
+    const char *cv = srv_query_get(rq->query, "collective");
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (cv && dpas_collective_parse(cv, &coll, &err)) {
+        srv_error(r, 400, &err);
+        return;
+    }
     if (srv_opt_int(rq, r, "ranks", 2, INT64_MAX, &ranks))
+        return;
+    uint64_t *sizes;
+    size_t nsizes;
+    if (opt_sizes(rq, r, &sizes, &nsizes))
         return;
     if (!rq->body || !rq->body_len) {
         srv_fail(r, 400, DPAS_EINVAL, "body",
-                 "calibrate needs nccl-tests output (all_reduce_perf or all_gather_perf) as the "
+                 "calibrate needs nccl-tests output (all_reduce_perf, all_gather_perf, ...) as the "
                  "request body");
+        free(sizes);
         return;
     }
-    dpas_calibration cal[8];
-    size_t n = 0;
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    if (dpas_calibrate_text(rq->body, rq->body_len, "request body",
-                            srv_query_get(rq->query, "collective"), ranks, cal, 8, &n, &err)) {
+    dpas_netmodel *m = NULL;
+    dpas_net_prediction *pred = NULL;
+    size_t npred = 0;
+    if (dpas_netmodel_from_text(rq->body, rq->body_len, "request body", cv, ranks, &m, &err) ||
+        dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
         srv_error(r, srv_status_of(err.code), &err);
-        return;
-    }
-    srv_json(r, dpas_render_calibration(cal, n, DPAS_FORMAT_JSON, &err), &err);
+    else /* the notes the CLI prints on stderr in text are in the JSON payload */
+        srv_json(r, dpas_render_netmodel(m, pred, npred, DPAS_FORMAT_JSON, &err), &err);
+    dpas_free(pred);
+    dpas_netmodel_free(m);
+    free(sizes);
 }
 
 void srv_api_index(srv_request *rq, srv_response *r)

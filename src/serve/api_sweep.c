@@ -97,6 +97,20 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
                  "for one or two inputs");
         return -1;
     }
+    /* a fixed dp_degree is checked point by point, not against the first value of a varied
+     * fleet or workload (as the CLI: the order of a list must not decide which points are kept) */
+    const char *dp = x->text[DPAS_SWEEP_DP_DEGREE];
+    int fixed_dp = dp && !dpas_sweep_text_varies(DPAS_SWEEP_DP_DEGREE, dp);
+    int64_t dp_value = 0;
+    if (fixed_dp) {
+        if (dpas_parse_int("dp_degree", dp, &dp_value, &err))
+            return fail_err(r, &err);
+        free(x->placeholder[DPAS_INPUT_DP_DEGREE]);
+        if (!(x->placeholder[DPAS_INPUT_DP_DEGREE] = strdup("1"))) {
+            srv_fail(r, 500, DPAS_ENOMEM, "dp_degree", "out of memory");
+            return -1;
+        }
+    }
     const char *label = NULL;
     if (!(x->spec = dpas_spec_new())) {
         srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
@@ -104,6 +118,8 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
     }
     if (srv_load_scenario(rq, (const char *const *)x->placeholder, x->spec, &x->sw.base, &label, &err))
         return fail_err(r, &err);
+    if (fixed_dp)
+        x->sw.base.dp_degree = dp_value;
     for (int i = 0; i < x->sw.naxes; i++) {
         dpas_sweep_input in = x->sw.axes[i].input;
         if (dpas_sweep_axis_parse(in, x->text[in], x->key[in], rq->reg, conv, &x->sw.axes[i], &err))

@@ -21,7 +21,7 @@ static const char *const o_cost[] = {"rule", "convention", "schedule", "f", "ste
                                      "iterations", "compute_rate", NULL};
 static const char *const o_rules[] = {"n", "f", "convention", NULL};
 static const char *const o_memory[] = {"state", "zero", NULL};
-static const char *const o_calibrate[] = {"collective", "ranks", NULL};
+static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
 static const char *const o_sweep[] = {"rule", "schedule", "convention", "iterations", "attr", NULL};
 static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations", "attr", "y",
                                      "title", NULL};

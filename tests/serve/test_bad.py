@@ -211,6 +211,10 @@ CASES = [
     ("calibrate garbage", req("POST", "/api/v1/calibrate", body=b"not nccl-tests output\n"), 400,
      None, True),
     ("calibrate ranks 1", req("POST", "/api/v1/calibrate?ranks=1", body=b"x\n"), 400, "ranks", True),
+    ("calibrate unknown collective", req("POST", "/api/v1/calibrate?collective=teleport", body=b"x\n"),
+     400, None, True),
+    ("calibrate predict 0 bytes", req("POST", "/api/v1/calibrate?predict=1MiB,0", body=b"x\n"), 400,
+     "predict", True),
     # refused by libmicrohttpd before the server sees them: status only
     ("1 MB URL", req("GET", "/api/v1/eval?model=" + "M" * 1_000_000), 414, None, False),
     ("malformed request line", b"GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n", 400, None, False),
