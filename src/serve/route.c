@@ -157,6 +157,13 @@ void srv_route(srv_request *rq, srv_response *r)
         }
     }
     rt->fn(rq, r);
+    /* every key a route takes is read by its handler: one left unread would be a value given
+     * and silently ignored, a bug of the server rather than of the request */
+    for (size_t i = 0; rt->query != ANY_QUERY && r->status < 400 && i < q.n; i++)
+        if (!q.p[i].used)
+            srv_fail(r, 500, DPAS_EINVAL, q.p[i].key,
+                     "query parameter \"%s\" was not read by %s (a bug in dpas serve)",
+                     q.p[i].key, rt->path);
     srv_query_free(&q);
     rq->query = NULL;
 }
