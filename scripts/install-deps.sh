@@ -5,6 +5,8 @@ pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev 
       python3-setuptools python3-wheel python3-venv python3-pip
       openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
       libclang-rt-14-dev)
+# dpas serve: the HTTP server's library, and a real browser for its page test
+pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -120,6 +120,7 @@ int cmd_inventory(cli *c, int argc, char **argv);
 int cmd_memory(cli *c, int argc, char **argv);
 int cmd_sweep(cli *c, int argc, char **argv);
 int cmd_calibrate(cli *c, int argc, char **argv);
+int cmd_serve(cli *c, int argc, char **argv); /* src/serve/cmd_serve.c */
 /* The inter-node alpha and beta of a nccl-tests file (its AllReduce fit first). */
 int cli_load_calibration(cli *c, const char *path, dpas_links *links, dpas_error *err);
 /* --calibration FILE [--network-model K] for cost and sweep: the links (the AllReduce's

@@ -33,6 +33,7 @@ static const struct {
     {"show", cmd_show},           {"eval", cmd_eval},     {"list", cmd_list},
     {"rules", cmd_rules},         {"cost", cmd_cost},     {"inventory", cmd_inventory},
     {"memory", cmd_memory},       {"sweep", cmd_sweep},   {"calibrate", cmd_calibrate},
+    {"serve", cmd_serve},
 };
 
 /* Pre-scan argv for "-o json" (and the abbreviations getopt accepts, --out json, --output=json)

@@ -18,13 +18,13 @@ static const void *find(dpas_kind kind, const char *name)
 static void test_counts(void **state)
 {
     (void)state;
-    assert_int_equal(dpas_registry_count(reg, DPAS_KIND_MODEL), 27);
+    assert_int_equal(dpas_registry_count(reg, DPAS_KIND_MODEL), 29);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_HARDWARE), 3);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_NODE), 4);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_FABRIC), 10);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_FLEET), 11);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_SCENARIO), 1);
-    assert_null(dpas_registry_at(reg, DPAS_KIND_MODEL, 27));
+    assert_null(dpas_registry_at(reg, DPAS_KIND_MODEL, 29));
     assert_null(dpas_registry_at(reg, DPAS_KIND_COUNT, 0));
 }
 
@@ -50,6 +50,8 @@ static void test_models(void **state)
         {"Models.Vision.ResNet18", 11700000ull},
         {"Models.Vision.ResNet50", 25600000ull},
         {"Models.Vision.MobileNetV2", 3504872ull},
+        {"Models.Vision.MobileNetV2_Alpha0_5", 1968680ull},        /* mlsysim's vision.yaml */
+        {"Models.Vision.MobileNetV2_Alpha0_5FeatureExtractor", 687680ull},
         {"Models.Vision.EfficientNetB0", 5300000ull},
         {"Models.Vision.YOLOv8_Nano", 3200000ull},
         {"Models.Tiny.DS_CNN", 200000ull},

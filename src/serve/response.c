@@ -1,0 +1,62 @@
+/* Responses: the library's JSON payloads and its error object, with the HTTP status of each. */
+#include "serve.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const char json_type[] = "application/json; charset=utf-8";
+
+int srv_status_of(int code)
+{
+    switch (code) {
+    case DPAS_EPHYSICS: return 422; /* valid inputs, infeasible: the CLI exits 2 */
+    case DPAS_ENOMEM: return 500;
+    case DPAS_EIO: return 500;
+    default: return 400;            /* every other refusal: the CLI exits 1 */
+    }
+}
+
+void srv_error(srv_response *r, int status, const dpas_error *e)
+{
+    /* the one object every front end prints: dpas_render_error_json */
+    static char oom[] = "{\"status\": \"error\", \"title\": \"out of memory\", \"reason\": "
+                        "\"out of memory\"}\n";
+    if (r->free_body && r->body)
+        r->free_body(r->body);
+    r->status = status;
+    r->type = json_type;
+    r->body = dpas_render_error_json(e);
+    r->free_body = dpas_free;
+    if (!r->body) {
+        r->status = 500;
+        r->body = oom;
+        r->free_body = NULL;
+    }
+    r->len = strlen(r->body);
+}
+
+void srv_fail(srv_response *r, int status, int code, const char *field, const char *fmt, ...)
+{
+    dpas_error e;
+    va_list ap;
+    memset(&e, 0, sizeof e);
+    e.code = code;
+    snprintf(e.field, sizeof e.field, "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    va_end(ap);
+    srv_error(r, status, &e);
+}
+
+void srv_json(srv_response *r, char *payload, const dpas_error *err)
+{
+    if (!payload) {
+        srv_error(r, srv_status_of(err->code), err);
+        return;
+    }
+    r->status = 200;
+    r->type = json_type;
+    r->body = payload;
+    r->len = strlen(payload);
+    r->free_body = dpas_free;
+}

@@ -1,0 +1,169 @@
+/* The route table: each path, the methods it answers, the query keys it takes and its handler.
+ * Everything a route does not name is refused here, before any handler runs. */
+#include "serve.h"
+
+#include <string.h>
+
+enum { NO_INPUTS = 0, INPUTS = 1, INPUTS_BUT_SCENARIO = 2, ANY_QUERY = 3 };
+
+typedef struct route {
+    const char *path;
+    int prefix;        /* path ends in '/' and a resource name follows it */
+    unsigned methods;
+    int query;         /* which keys: NO_INPUTS, INPUTS, INPUTS_BUT_SCENARIO, or ANY_QUERY (the page) */
+    const char *const *opts;
+    srv_handler fn;
+} route;
+
+static const char *const o_none[] = {NULL};
+static const char *const o_eval[] = {"attr", "explain", NULL};
+static const char *const o_cost[] = {"rule", "convention", "schedule", "f", "steps",
+                                     "iterations", "compute_rate", NULL};
+static const char *const o_rules[] = {"n", "f", "convention", NULL};
+static const char *const o_memory[] = {"state", "zero", NULL};
+static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
+static const char *const o_sweep[] = {"rule", "schedule", "convention", "iterations", "attr", NULL};
+static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations", "attr", "y",
+                                     "title", NULL};
+
+static void page(srv_request *rq, srv_response *r);
+
+#define GH (SRV_GET | SRV_HEAD)
+#define GHP (SRV_GET | SRV_HEAD | SRV_POST)
+static const route routes[] = {
+    {"/", 0, GH, ANY_QUERY, o_none, page},
+    {"/app.js", 0, GH, NO_INPUTS, o_none, page},
+    {"/app.css", 0, GH, NO_INPUTS, o_none, page},
+    {"/favicon.svg", 0, GH, NO_INPUTS, o_none, page},
+    {"/api/v1", 0, GH, NO_INPUTS, o_none, srv_api_index},
+    {"/api/v1/", 0, GH, NO_INPUTS, o_none, srv_api_index},
+    {"/api/v1/scenarios", 0, GH, NO_INPUTS, o_none, srv_api_scenarios},
+    {"/api/v1/scenarios/", 1, GH, INPUTS_BUT_SCENARIO, o_eval, srv_api_scenario},
+    {"/api/v1/eval", 0, GHP, INPUTS, o_eval, srv_api_eval},
+    {"/api/v1/cost", 0, GHP, INPUTS, o_cost, srv_api_cost},
+    {"/api/v1/rules", 0, GH, NO_INPUTS, o_rules, srv_api_rules},
+    {"/api/v1/inventory", 0, GHP, INPUTS, o_none, srv_api_inventory},
+    {"/api/v1/memory", 0, GHP, INPUTS, o_memory, srv_api_memory},
+    {"/api/v1/sweep", 0, GHP, INPUTS, o_sweep, srv_api_sweep},
+    {"/api/v1/plot.svg", 0, GHP, INPUTS, o_plot, srv_api_plot},
+    {"/api/v1/calibrate", 0, SRV_POST, NO_INPUTS, o_calibrate, srv_api_calibrate},
+    {"/api/v1/registry/", 1, GH, NO_INPUTS, o_none, srv_api_registry},
+};
+
+static void page(srv_request *rq, srv_response *r)
+{
+    if (!srv_page(rq->path, r))
+        srv_fail(r, 404, DPAS_ENOENT, "path", "no page resource %s", rq->path);
+}
+
+static const char *allow_text(unsigned m)
+{
+    static const char *const text[8] = {"", "GET", "HEAD", "GET, HEAD", "POST", "GET, POST",
+                                        "HEAD, POST", "GET, HEAD, POST"};
+    return text[m & 7];
+}
+
+static int key_allowed(const route *rt, const char *key)
+{
+    if ((rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO) && srv_input_of(key) >= 0)
+        return rt->query == INPUTS || srv_input_of(key) != DPAS_INPUT_SCENARIO;
+    for (size_t i = 0; rt->opts[i]; i++)
+        if (!strcmp(key, rt->opts[i]))
+            return 1;
+    return 0;
+}
+
+/* "workload (or model), parameters, ..., attr, explain" for the message of an unknown key. */
+static void expected(const route *rt, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+#define ADD(s)                                                                                   \
+    do {                                                                                         \
+        int n_ = snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", (s));                         \
+        o = n_ < 0 || (size_t)n_ >= cap - o ? cap - 1 : o + (size_t)n_;                          \
+    } while (0)
+    if (rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO)
+        for (size_t i = 0; srv_input_key(i); i++)
+            if (rt->query == INPUTS || srv_input_of(srv_input_key(i)) != DPAS_INPUT_SCENARIO)
+                ADD(srv_input_key(i));
+    for (size_t i = 0; rt->opts[i]; i++)
+        ADD(rt->opts[i]);
+#undef ADD
+}
+
+void srv_route(srv_request *rq, srv_response *r)
+{
+    const route *rt = NULL;
+    size_t plen = strlen(rq->path);
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0] && !rt; i++) {
+        size_t l = strlen(routes[i].path);
+        if (routes[i].prefix ? plen > l && !strncmp(rq->path, routes[i].path, l)
+                             : !strcmp(rq->path, routes[i].path))
+            rt = &routes[i];
+    }
+    if (!rt) {
+        srv_fail(r, 404, DPAS_ENOENT, "path",
+                 "nothing at %.200s; the page is at / and the API under /api/v1/ (GET /api/v1 "
+                 "lists it)", rq->path);
+        return;
+    }
+    if (!(rt->methods & (unsigned)rq->method)) {
+        r->allow = allow_text(rt->methods);
+        srv_fail(r, 405, DPAS_EINVAL, "method", "method %s is not allowed on %s; allowed: %s",
+                 rq->method_name, rt->path, r->allow);
+        return;
+    }
+    char name[256];
+    if (rt->prefix) {
+        const char *rest = rq->path + strlen(rt->path);
+        dpas_error e;
+        if (strchr(rest, '/')) {
+            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %.200s", rq->path);
+            return;
+        }
+        int st = srv_decode_segment(rest, strlen(rest), name, sizeof name, "the resource name", &e);
+        if (st) {
+            srv_error(r, st, &e);
+            return;
+        }
+        rq->rest = name;
+    }
+    srv_query q;
+    memset(&q, 0, sizeof q);
+    rq->query = &q;
+    if (rt->query != ANY_QUERY) { /* the page reads its own query: it is the page's state */
+        dpas_error e;
+        int st = srv_query_parse(rq->raw_query, rq->raw_query_len, &q, &e);
+        if (st) {
+            srv_error(r, st, &e);
+            srv_query_free(&q);
+            return;
+        }
+        for (size_t i = 0; i < q.n; i++) {
+            const char *k = q.p[i].key;
+            if (key_allowed(rt, k))
+                continue;
+            char list[400];
+            expected(rt, list, sizeof list);
+            if (*list)
+                srv_fail(r, 400, DPAS_EINVAL, k, "unknown query parameter \"%s\"; %s takes %s", k,
+                         rt->path, list);
+            else
+                srv_fail(r, 400, DPAS_EINVAL, k, "unknown query parameter \"%s\"; %s takes none",
+                         k, rt->path);
+            srv_query_free(&q);
+            return;
+        }
+    }
+    rt->fn(rq, r);
+    /* every key a route takes is read by its handler: one left unread would be a value given
+     * and silently ignored, a bug of the server rather than of the request */
+    for (size_t i = 0; rt->query != ANY_QUERY && r->status < 400 && i < q.n; i++)
+        if (!q.p[i].used)
+            srv_fail(r, 500, DPAS_EINVAL, q.p[i].key,
+                     "query parameter \"%s\" was not read by %s (a bug in dpas serve)",
+                     q.p[i].key, rt->path);
+    srv_query_free(&q);
+    rq->query = NULL;
+}
