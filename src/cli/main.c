@@ -21,7 +21,8 @@ static const char *usage_text =
     "  inventory [NAME|FILE]  bytes on the wire per step and at rest, by convention\n"
     "  memory [NAME|FILE] does one replica's training state fit its accelerators? (exit 2 if not)\n"
     "  sweep [NAME|FILE]  vary one or two inputs; stream a table; plot (SVG, PNG, terminal)\n"
-    "  calibrate FILE     fit alpha and beta from nccl-tests output\n"
+    "  calibrate FILE     fit network models from nccl-tests output; predict times\n"
+    "  serve              the calculator in a browser and an HTTP JSON API (loopback:8080)\n"
     "\n"
     "Run 'dpas COMMAND --help' for a command's options. 'dpas --version' prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 physics violation.\n";
@@ -78,5 +79,5 @@ int dpas_cli_main(int argc, char **argv, FILE *out, FILE *errf)
             return rc;
         }
     return cli_usage(&c, "", "unknown command \"%s\"; expected show, eval, list, rules, cost, "
-                             "inventory, memory, sweep or calibrate", cmd);
+                             "inventory, memory, sweep, calibrate or serve", cmd);
 }
