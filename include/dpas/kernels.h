@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/* ---- aggregation kernels (float32) ------------------------------------------------------------ */
+/* ---- aggregation kernels (float32) ----------------------------------------------------------- */
 
 /* The rules run on n gradients of d float32 coordinates, given as n row pointers (row i is
  * x[i][0..d)); the output, d floats, must not overlap a row.
@@ -129,11 +129,11 @@ DPAS_API const char *dpas_kernel_isa(void);
 /* Is this instruction set available here (DPAS_ISA_GENERIC always is)? */
 DPAS_API int dpas_kernel_isa_available(int isa);
 
-/* sizeof of the kernel API's structs by name ("dpas_agg_opts", "dpas_attack_opts"), 0 when
- * unknown: for bindings, as dpas_sizeof. */
+/* sizeof of the kernel API's structs by name ("dpas_agg_opts", "dpas_attack_opts",
+ * "dpas_attack"), 0 when unknown: for bindings, as dpas_sizeof. */
 DPAS_API size_t dpas_kernels_sizeof(const char *type_name);
 
-/* ---- attacks ---------------------------------------------------------------------------------- */
+/* ---- attacks --------------------------------------------------------------------------------- */
 
 /* What f Byzantine gradients send, made from the h honest ones (mu and sigma: the honest mean
  * and standard deviation per coordinate, sigma with h - 1 in the denominator):

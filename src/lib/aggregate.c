@@ -14,7 +14,10 @@
 /* ---- instruction sets ---- */
 
 #ifdef DPAS__X86
-static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static int have_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 static int have_avx512(void) { return have_avx2() && __builtin_cpu_supports("avx512f"); }
 #endif
 
@@ -64,7 +67,8 @@ int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err
     static const char *names[] = {"auto", "generic", "avx2", "avx512"};
     if (want < DPAS_ISA_AUTO || want > DPAS_ISA_AVX512)
         return dpas__fail(err, DPAS_EINVAL, "isa",
-                          "isa must be 0 (auto), 1 (generic), 2 (avx2) or 3 (avx512), got %d", want);
+                          "isa must be 0 (auto), 1 (generic), 2 (avx2) or 3 (avx512), got %d",
+                          want);
     if (o && o->generic) {
         if (want != DPAS_ISA_AUTO && want != DPAS_ISA_GENERIC)
             return dpas__fail(err, DPAS_EINVAL, "isa", "generic = 1 asks for the portable kernels "
@@ -74,8 +78,9 @@ int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err
     if (want == DPAS_ISA_AUTO)
         want = best_isa();
     if (!dpas_kernel_isa_available(want))
-        return dpas__fail(err, DPAS_EINVAL, "isa", "isa %s is not available on this CPU (it has %s)",
-                          names[want], dpas_kernel_isa());
+        return dpas__fail(err, DPAS_EINVAL, "isa",
+                          "isa %s is not available on this CPU (it has %s)", names[want],
+                          dpas_kernel_isa());
     *isa = isa_table(want);
     return 0;
 }
@@ -147,8 +152,8 @@ static int check_opts(const dpas_agg_opts *o, dpas__kenv *env, dpas_error *err)
                                                           "default), got %lld",
                           (long long)o->iterations);
     if (!(o->tau >= 0) || isinf(o->tau))
-        return dpas__fail(err, DPAS_EINVAL, "tau", "tau must be finite and >= 0 (0: adaptive), got %g",
-                          o->tau);
+        return dpas__fail(err, DPAS_EINVAL, "tau",
+                          "tau must be finite and >= 0 (0: adaptive), got %g", o->tau);
     if (!(o->tolerance >= 0) || isinf(o->tolerance))
         return dpas__fail(err, DPAS_EINVAL, "tolerance",
                           "tolerance must be finite and >= 0 (0: 1e-6), got %g", o->tolerance);
@@ -201,8 +206,8 @@ static int too_many_nonfinite(const unsigned char *bad, size_t n, size_t k, size
     return dpas__fail(err, DPAS_EINVAL, "x",
                       "%zu gradient%s a NaN or Inf coordinate (row%s %s%s), more than f = %zu "
                       "Byzantine gradients %s tolerates: each counts as Byzantine",
-                      k, k == 1 ? " has" : "s have", k == 1 ? "" : "s", list, k > shown ? ", ..." : "",
-                      f, rule->name);
+                      k, k == 1 ? " has" : "s have", k == 1 ? "" : "s", list,
+                      k > shown ? ", ..." : "", f, rule->name);
 }
 
 /* The finite rows: rows[0..n') (indices into x) and their pointers. */
@@ -669,5 +674,7 @@ size_t dpas_kernels_sizeof(const char *t)
         return sizeof(dpas_agg_opts);
     if (t && !strcmp(t, "dpas_attack_opts"))
         return sizeof(dpas_attack_opts);
+    if (t && !strcmp(t, "dpas_attack"))
+        return sizeof(dpas_attack);
     return 0;
 }

@@ -65,7 +65,8 @@ static double normal_quantile(double p)
 int dpas_attack_default(const dpas_attack *a, size_t h, size_t f, double *value, dpas_error *err)
 {
     if (!a || !value)
-        return dpas__fail(err, DPAS_EINVAL, "attack", "attack_default needs an attack and an output");
+        return dpas__fail(err, DPAS_EINVAL, "attack",
+                          "attack_default needs an attack and an output");
     switch (a->id) {
     case DPAS_ATTACK_SIGN_FLIP:
         *value = 1.0;

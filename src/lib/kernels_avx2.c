@@ -47,7 +47,8 @@ TARGET static inline void vprefetch(const float *p) { _mm_prefetch((const char *
 TARGET static inline vd vd_zero(void) { return (vd){_mm256_setzero_pd(), _mm256_setzero_pd()}; }
 TARGET static inline vd vd_from(vf v)
 {
-    return (vd){_mm256_cvtps_pd(_mm256_castps256_ps128(v)), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))};
+    return (vd){_mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))};
 }
 TARGET static inline vd vd_add(vd a, vd b)
 {

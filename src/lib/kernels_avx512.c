@@ -31,7 +31,10 @@ TARGET static inline vf vmin(vf a, vf b) { return _mm512_min_ps(a, b); }
 TARGET static inline vf vmax(vf a, vf b) { return _mm512_max_ps(a, b); }
 TARGET static inline vf vzero(void) { return _mm512_setzero_ps(); }
 TARGET static inline vf vchk(vf acc, vf v) { return _mm512_fmadd_ps(v, _mm512_setzero_ps(), acc); }
-TARGET static inline unsigned vbad(vf acc) { return _mm512_cmp_ps_mask(acc, acc, _CMP_UNORD_Q) != 0; }
+TARGET static inline unsigned vbad(vf acc)
+{
+    return _mm512_cmp_ps_mask(acc, acc, _CMP_UNORD_Q) != 0;
+}
 TARGET static inline vf vsub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 TARGET static inline vf vfma(vf e, vf acc) { return _mm512_fmadd_ps(e, e, acc); }
 TARGET static inline float vhsum(vf s)
@@ -77,10 +80,14 @@ TARGET static inline vf vd_to(vd a)
 }
 TARGET static inline vm vd_lt(vd a, vd b)
 {
-    return (vm){_mm512_cmp_pd_mask(a.lo, b.lo, _CMP_LT_OQ), _mm512_cmp_pd_mask(a.hi, b.hi, _CMP_LT_OQ)};
+    return (vm){_mm512_cmp_pd_mask(a.lo, b.lo, _CMP_LT_OQ),
+                _mm512_cmp_pd_mask(a.hi, b.hi, _CMP_LT_OQ)};
 }
 TARGET static inline vm vm_true(void) { return (vm){0xff, 0xff}; }
-TARGET static inline vm vm_and(vm a, vm b) { return (vm){(__mmask8)(a.lo & b.lo), (__mmask8)(a.hi & b.hi)}; }
+TARGET static inline vm vm_and(vm a, vm b)
+{
+    return (vm){(__mmask8)(a.lo & b.lo), (__mmask8)(a.hi & b.hi)};
+}
 TARGET static inline vm vm_andnot(vm a, vm b)
 {
     return (vm){(__mmask8)(~a.lo & b.lo), (__mmask8)(~a.hi & b.hi)};
@@ -88,7 +95,8 @@ TARGET static inline vm vm_andnot(vm a, vm b)
 TARGET static inline vd vd_add_if(vd acc, vm m, vf v)
 {
     vd x = vd_from(v);
-    return (vd){_mm512_mask_add_pd(acc.lo, m.lo, acc.lo, x.lo), _mm512_mask_add_pd(acc.hi, m.hi, acc.hi, x.hi)};
+    return (vd){_mm512_mask_add_pd(acc.lo, m.lo, acc.lo, x.lo),
+                _mm512_mask_add_pd(acc.hi, m.hi, acc.hi, x.hi)};
 }
 
 TARGET static inline vi vi_zero(void) { return _mm512_setzero_si512(); }
@@ -101,9 +109,10 @@ TARGET static inline vi vsign_step(vi acc, vf v)
 }
 TARGET static inline vf vsign_out(vi acc)
 {
+    const vi z = _mm512_setzero_si512();
     vf r = _mm512_setzero_ps();
-    r = _mm512_mask_mov_ps(r, _mm512_cmpgt_epi32_mask(acc, _mm512_setzero_si512()), _mm512_set1_ps(1.0f));
-    return _mm512_mask_mov_ps(r, _mm512_cmplt_epi32_mask(acc, _mm512_setzero_si512()), _mm512_set1_ps(-1.0f));
+    r = _mm512_mask_mov_ps(r, _mm512_cmpgt_epi32_mask(acc, z), _mm512_set1_ps(1.0f));
+    return _mm512_mask_mov_ps(r, _mm512_cmplt_epi32_mask(acc, z), _mm512_set1_ps(-1.0f));
 }
 
 #include "kernels_isa.inc"
