@@ -34,6 +34,7 @@ TARGET static inline unsigned vbad(vf acc)
     return _mm256_movemask_ps(_mm256_cmp_ps(acc, acc, _CMP_UNORD_Q)) != 0;
 }
 TARGET static inline vf vsub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+TARGET static inline vf vadd(vf a, vf b) { return _mm256_add_ps(a, b); }
 TARGET static inline vf vfma(vf e, vf acc) { return _mm256_fmadd_ps(e, e, acc); }
 TARGET static inline float vhsum(vf s)
 {

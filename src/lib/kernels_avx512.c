@@ -36,6 +36,7 @@ TARGET static inline unsigned vbad(vf acc)
     return _mm512_cmp_ps_mask(acc, acc, _CMP_UNORD_Q) != 0;
 }
 TARGET static inline vf vsub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+TARGET static inline vf vadd(vf a, vf b) { return _mm512_add_ps(a, b); }
 TARGET static inline vf vfma(vf e, vf acc) { return _mm512_fmadd_ps(e, e, acc); }
 TARGET static inline float vhsum(vf s)
 {
