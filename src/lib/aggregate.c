@@ -204,8 +204,8 @@ static int too_many_nonfinite(const unsigned char *bad, size_t n, size_t k, size
             shown++;
         }
     return dpas__fail(err, DPAS_EINVAL, "x",
-                      "%zu gradient%s a NaN or Inf coordinate (row%s %s%s), more than f = %zu "
-                      "Byzantine gradients %s tolerates: each counts as Byzantine",
+                      "%zu gradient%s a NaN or Inf coordinate (row%s %s%s): each counts as "
+                      "Byzantine, more than the f = %zu given to %s",
                       k, k == 1 ? " has" : "s have", k == 1 ? "" : "s", list,
                       k > shown ? ", ..." : "", f, rule->name);
 }

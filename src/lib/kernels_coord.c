@@ -113,8 +113,10 @@ int dpas__columns(const dpas__kenv *env, const float *const *x, size_t n, size_t
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     j->parts = coord_parts(env, d);
     dpas__net net = {0, NULL};
+    /* the table-driven network serves the portable kernels, n > 32 and the tail of d */
+    int need_net = n > 1 && (env->isa->width == 1 || n > DPAS__NET_UNROLLED || d % env->isa->width);
     j->scratch = malloc(j->parts * n * 16 * sizeof(float) + 64);
-    if (!j->scratch || dpas__net_build(n, &net)) {
+    if (!j->scratch || (need_net && dpas__net_build(n, &net))) {
         free(j->scratch), free(j);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }

@@ -171,7 +171,17 @@ static double score(const double *D, size_t n, size_t i, const unsigned char *al
             continue;
         tmp[m++] = D[i * n + j];
     }
-    qsort(tmp, m, sizeof *tmp, cmp_double);
+    if (m > 64) {
+        qsort(tmp, m, sizeof *tmp, cmp_double);
+    } else { /* insertion sort: no calls for the usual few dozen */
+        for (size_t a = 1; a < m; a++) {
+            double v = tmp[a];
+            size_t b = a;
+            for (; b > 0 && tmp[b - 1] > v; b--)
+                tmp[b] = tmp[b - 1];
+            tmp[b] = v;
+        }
+    }
     double s = 0.0;
     for (size_t t = 0; t < k && t < m; t++)
         s += tmp[t];

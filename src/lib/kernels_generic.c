@@ -26,7 +26,8 @@ static inline vf vzero(void) { return 0.0f; }
 static inline vf vchk(vf acc, vf v) { return acc + v * 0.0f; }
 static inline unsigned vbad(vf acc) { return acc != acc; }
 static inline vf vsub(vf a, vf b) { return a - b; }
-static inline vf vadd(vf a, vf b) { return a + b; }
+/* used by the SIMD sets only (their unrolled networks) */
+__attribute__((unused)) static inline vf vadd(vf a, vf b) { return a + b; }
 static inline vf vfma(vf e, vf acc) { return e * e + acc; }
 static inline float vhsum(vf a) { return a; }
 static inline void vprefetch(const float *p) { (void)p; }

@@ -15,7 +15,10 @@ typedef struct dpas__net {
     uint32_t (*pair)[2];
 } dpas__net;
 
-/* Batcher's odd-even merge sort for n values, in the order scripts/gen_networks.py writes. */
+/* The SIMD kernels have the networks for n <= 32 unrolled (networks.inc, DPAS_NET_MAX). */
+#define DPAS__NET_UNROLLED 32
+
+/* Batcher's odd-even merge sort for n values: the comparators scripts/gen_networks.py writes. */
 int dpas__net_build(size_t n, dpas__net *net);
 void dpas__net_free(dpas__net *net);
 

@@ -526,7 +526,8 @@ static void test_issue_examples(void **state)
         /* more NaN rows than f: an error that says how many */
         r[1][1] = NAN, r[2][0] = INFINITY;
         assert_int_equal(dpas_aggregate(rule("median"), rows, 5, 2, &o, out, NULL, NULL, &e), DPAS_EINVAL);
-        assert_msg_contains(e, "3 gradients have a NaN or Inf coordinate (rows 1, 2, 3), more than f = 2");
+        assert_msg_contains(e, "3 gradients have a NaN or Inf coordinate (rows 1, 2, 3): each "
+                               "counts as Byzantine, more than the f = 2 given to median");
         r[1][1] = 0, r[2][0] = 3;
     }
     /* overflow: the median of four FLT_MAX, the mean and trimmed mean of FLT_MAX values */
