@@ -160,6 +160,8 @@ static int check_opts(const dpas_agg_opts *o, dpas__kenv *env, dpas_error *err)
     if (!(o->smoothing >= 0) || isinf(o->smoothing))
         return dpas__fail(err, DPAS_EINVAL, "smoothing",
                           "smoothing must be finite and >= 0 (0: 1e-5), got %g", o->smoothing);
+    if (o->generic != 0 && o->generic != 1)
+        return dpas__fail(err, DPAS_EINVAL, "generic", "generic must be 0 or 1, got %d", o->generic);
     if (o->nnm != 0 && o->nnm != 1)
         return dpas__fail(err, DPAS_EINVAL, "nnm", "nnm must be 0 or 1, got %d", o->nnm);
     return 0;
@@ -368,8 +370,10 @@ static int select_rule(const dpas__kenv *env, const dpas_rule *rule, const float
     for (size_t i = 0; i < n; i++)
         bad[i] = !bad[i]; /* now: alive */
     rc = dpas__select(rule, D, n, bad, f - k, m, sel, &nsel, err);
+    /* bulyan's window: the n' - 4f' of its n' - 2f' selected values closest to their median */
     if (!rc)
-        rc = aggregate_rows(env, rule, x, d, sel, nsel, nsel - 2 * (f - k), out, err);
+        rc = aggregate_rows(env, rule, x, d, sel, nsel,
+                            rule->id == DPAS_RULE_BULYAN ? nsel - 2 * (f - k) : 0, out, err);
     if (!rc && nselected)
         *nselected = nsel;
 done:
