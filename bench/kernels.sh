@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Kernel throughput side by side, in one run: dpas's kernels (one core; two threads for the
-# scaling line), NumPy (Debian's python3-numpy), PyTorch (python3-torch: torch's own calls and
+# Kernel throughput side by side, in one run: dpas's kernels (one thread; two for the scaling
+# column), NumPy (Debian's python3-numpy), PyTorch (python3-torch: torch's own calls and
 # ByzFL's aggregators as ByzFL computes them in torch) and dpas.aggregate called from Python on
 # the same numpy arrays. GB/s of gradient data read (n x d x 4 bytes per call, best of REPEATS);
 # each kernel also as a percentage of dpas's own mean, the bandwidth limit, with the goals of
@@ -17,9 +17,10 @@ if ! $py -c 'import numpy, torch' 2>/dev/null; then
   bash scripts/install-deps.sh --bench
 fi
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-# one thread on one core; the thread scaling on both
-taskset -c 0 "$build/bench/bench_kernels" "$lg" "$reps" 1 $isa > "$dir/c1"
-taskset -c 0,1 "$build/bench/bench_kernels" "$lg" "$reps" 2 $isa > "$dir/c2"
+# one and two threads in the same rounds (so they see the same load), on the two cores
+taskset -c 0,1 "$build/bench/bench_kernels" "$lg" "$reps" 1,2 $isa > "$dir/c"
+grep -v ' threads 2 ' "$dir/c" > "$dir/c1"
+{ head -1 "$dir/c"; grep ' threads 2 ' "$dir/c"; } > "$dir/c2"
 one=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
      MKL_NUM_THREADS=1 taskset -c 0 $py)
 "${one[@]}" bench/anchor_numpy.py "$lg" 3 > "$dir/numpy"
@@ -44,7 +45,7 @@ def read(name):
 
 
 c1, c2, npy, tor, dpy = (read(x) for x in ("c1", "c2", "numpy", "torch", "dpaspy"))
-print(open(f"{d}/c1").readline().strip() + "  (one core; 'x2 thr' on two)")
+print(open(f"{d}/c1").readline().strip() + "  (one thread; 'x2 thr': two threads over one)")
 fmt = "{:<13} {:>3} {:>10} {:>7} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7}"
 print(fmt.format("rule", "n", "dpas GB/s", "% mean", "x2 thr", "numpy", "torch", "byzfl/t", "dpas.py", "x numpy"))
 
@@ -81,7 +82,7 @@ for label, key, goal in (("median n=16, % of the mean", ("median", 16), 80),
                          ("trimmed_mean n=32, % of the mean", ("trimmed_mean", 32), 60),
                          ("krum n=32, % of the mean", ("krum", 32), 40)):
     v = ratio.get(key)
-    print(f"  {label:<34} {v:6.0f}%   goal >= {goal}%   {'met' if v >= goal else 'NOT met'}")
+    print(f"  {label:<34} {v:6.1f}%   goal >= {goal}%   {'met' if v >= goal else 'NOT met'}")
 t = ratio.get(("median", 16, "thr"))
 print(f"  {'median n=16, 2 threads / 1 thread':<34} {t:6.2f}x   goal >= 1.6x   {'met' if t >= 1.6 else 'NOT met'}")
 for line in open(f"{d}/torch"):
