@@ -61,10 +61,10 @@ extern "C" {
  *                      dpas_nnm returns the mixed gradients themselves.
  * Coordinate-wise rules sort each coordinate's values with a fixed Batcher odd-even merge network
  * (min(a, b) = a < b ? a : b); every instruction set runs the same network and the same
- * arithmetic, so their results are bit-identical, and so are the results for any thread count.
- * The distance rules compute squared distances in float over blocks of 512 coordinates and add
- * the blocks in double (a block that would overflow float is redone in double); selections do
- * not depend on the thread count either.
+ * arithmetic, so their results are bit-identical across instruction sets. The distance rules
+ * compute squared distances in float over blocks of 512 coordinates and add the blocks in double
+ * (a block that would overflow float is redone in double). Every rule gives bit-identical
+ * results for every thread count.
  * The condition of the rule (dpas_rule_tolerates with n and f) must hold: DPAS_EINVAL otherwise.
  * Fields added later keep their zero meaning "the default", so a zeroed dpas_agg_opts works. */
 typedef struct dpas_agg_opts {
@@ -75,7 +75,7 @@ typedef struct dpas_agg_opts {
     int generic;        /* 1: the portable kernels even where SIMD ones are there (for tests) */
     int threads;        /* worker threads; 0 or 1: the calling thread only (at most 256) */
     int nnm;            /* 1: nearest neighbour mixing before the rule */
-    int isa;            /* a dpas_kernel_isa_id; 0 = the best this CPU has ("generic" wins) */
+    int isa;            /* a dpas_kernel_isa_id; 0 = the best this CPU has (generic = 1: generic) */
     double tolerance;   /* geometric_median's stopping tolerance; 0 = 1e-6 */
     double smoothing;   /* geometric_median's nu; 0 = 1e-5 */
 } dpas_agg_opts;
