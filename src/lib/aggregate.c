@@ -280,9 +280,9 @@ static int coord_rule(const dpas__kenv *env, const dpas_rule *rule, const float 
     size_t k = dpas__nonfinite_rows(env, x, n, d, bad);
     subset s = {0, NULL, NULL};
     rc = too_many_nonfinite(bad, n, k, f, rule, err);
-    if (!rc)
+    if (!rc && k) /* (with no such row the first result stands) */
         rc = subset_make(x, n, bad, &s, err);
-    if (!rc)
+    if (!rc && k)
         rc = coord_once(env, rule, s.rows, s.n, d, f - k, out, &nonfinite, err);
     subset_free(&s);
     free(bad);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define BLOCK 512
-#define MIN_CHUNK 65536
+#define MIN_CHUNK 16384
 #define PARTIALS (1u << 22) /* at most this many doubles of partial matrices */
 
 typedef struct dist_job {
@@ -57,25 +57,15 @@ static void dist_chunk(dist_job *j, size_t c, float *P, unsigned char *dead)
     for (size_t b = c0; b < c1; b += BLOCK) {
         size_t len = c1 - b < BLOCK ? c1 - b : BLOCK;
         size_t body = len / isa->width * isa->width;
-        /* the tail of a block that is not a multiple of the width: the portable kernel, whose
-         * partials are added to the SIMD ones (P's upper triangle) in float first */
         if (body)
             isa->sqdist(j->x, n, b, body, b + 2 * len <= j->d, P);
-        else
-            for (size_t i = 0; i < n; i++)
-                for (size_t k = i + 1; k < n; k++)
-                    P[i * n + k] = 0.0f;
-        if (body < len) {
-            for (size_t i = 0; i < n; i++)
-                for (size_t k = i + 1; k < n; k++) {
-                    double s = sq_exact(j->x[i] + b + body, j->x[k] + b + body, len - body);
-                    P[i * n + k] = (float)((double)P[i * n + k] + s);
-                }
-        }
         size_t q = 0;
         for (size_t i = 0; i < n; i++)
             for (size_t k = i + 1; k < n; k++, q++) {
-                double v = P[i * n + k];
+                double v = body ? (double)P[i * n + k] : 0.0;
+                /* the last coordinates of a block that is not a multiple of the width */
+                if (body < len)
+                    v += sq_exact(j->x[i] + b + body, j->x[k] + b + body, len - body);
                 if (!isfinite(v)) {
                     if (dead[i] || dead[k]) {
                         v = NAN;
