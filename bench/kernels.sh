@@ -1,20 +1,91 @@
 #!/usr/bin/env bash
-# Kernel throughput side by side: dpas's kernels and NumPy (Debian's python3-numpy), one core,
-# the same n, d and rules; ratios dpas / NumPy, and each kernel against dpas's plain mean.
+# Kernel throughput side by side, in one run: dpas's kernels (one thread; two for the scaling
+# column), NumPy (Debian's python3-numpy), PyTorch (python3-torch: torch's own calls and
+# ByzFL's aggregators as ByzFL computes them in torch) and dpas.aggregate called from Python on
+# the same numpy arrays. GB/s of gradient data read (n x d x 4 bytes per call, best of REPEATS);
+# each kernel also as a percentage of dpas's own mean, the bandwidth limit, with the goals of
+# issue 11. The machine is shared: compare ratios from one run, not figures across runs.
+# Environment: BUILD (build), LOG2_D (22), REPEATS (5), ISA (best here; or generic, avx2, avx512).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 lg=${LOG2_D:-22}
-if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-  apt-get install -y -qq python3-numpy >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq python3-numpy >/dev/null; }
+reps=${REPEATS:-5}
+isa=${ISA:-}
+py=/usr/bin/python3
+if ! $py -c 'import numpy, torch' 2>/dev/null; then
+  bash scripts/install-deps.sh --bench
 fi
-c=$(mktemp); p=$(mktemp); trap 'rm -f "$c" "$p"' EXIT
-taskset -c 0 "$build/bench/bench_kernels" "$lg" 5 > "$c"
-# One thread for NumPy as for dpas; OPENBLAS_CORETYPE/L2_SIZE unset as env/README advises.
-env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
-  taskset -c 0 /usr/bin/python3 bench/anchor_numpy.py "$lg" 3 > "$p"
-head -1 "$c"
-printf '%-13s %3s %12s %12s %10s %14s\n' rule n "dpas GB/s" "numpy GB/s" "x numpy" "% dpas mean"
-awk 'NR==FNR { if ($1=="rule") np[$2" "$4]=$8; next }
-     $1=="rule" { key=$2" "$4; if ($2=="mean") mean[$4]=$8;
-                  printf "%-13s %3s %12.3f %12.3f %10.1f %13.0f%%\n", $2, $4, $8, np[key], $8/np[key], 100*$8/mean[$4] }' "$p" "$c"
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+# one and two threads in the same rounds (so they see the same load), on the two cores
+taskset -c 0,1 "$build/bench/bench_kernels" "$lg" "$reps" 1,2 $isa > "$dir/c"
+grep -v ' threads 2 ' "$dir/c" > "$dir/c1"
+{ head -1 "$dir/c"; grep ' threads 2 ' "$dir/c"; } > "$dir/c2"
+one=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+     MKL_NUM_THREADS=1 taskset -c 0 $py)
+"${one[@]}" bench/anchor_numpy.py "$lg" 3 > "$dir/numpy"
+"${one[@]}" bench/anchor_torch.py "$lg" 3 > "$dir/torch" || echo "torch anchor failed" >&2
+PYTHONPATH=python DPAS_LIBRARY="$build/libdpas.so" "${one[@]}" bench/anchor_numpy.py "$lg" "$reps" --dpas > "$dir/dpaspy"
+$py - "$dir" <<'EOF'
+import sys
+
+d = sys.argv[1]
+
+
+def read(name):
+    rows = {}
+    for line in open(f"{d}/{name}"):
+        w = line.split()
+        if w and w[0] == "rule":
+            key = (w[1], int(w[3]))
+            if "threads" in w:
+                key += (int(w[w.index("threads") + 1]),)
+            rows[key] = float(w[w.index("GBps") + 1]) if "GBps" in w else None
+    return rows
+
+
+c1, c2, npy, tor, dpy = (read(x) for x in ("c1", "c2", "numpy", "torch", "dpaspy"))
+print(open(f"{d}/c1").readline().strip() + "  (one thread; 'x2 thr': two threads over one)")
+fmt = "{:<13} {:>3} {:>10} {:>7} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7}"
+print(fmt.format("rule", "n", "dpas GB/s", "% mean", "x2 thr", "numpy", "torch", "byzfl/t", "dpas.py", "x numpy"))
+
+
+def g(v):
+    return "-" if v is None else f"{v:.3f}"
+
+
+rules = ["mean", "median", "trimmed_mean", "meamed", "krum", "multi_krum"]
+torch_name = {"mean": "torch_mean", "median": "torch_median"}
+byzfl_name = {"median": "byzfl_median", "trimmed_mean": "byzfl_trimmed_mean", "meamed": "byzfl_meamed",
+              "krum": "byzfl_krum"}
+ratio = {}
+for n in (8, 16, 32):
+    mean = c1.get(("mean", n, 1))
+    for r in rules:
+        v = c1.get((r, n, 1))
+        if v is None:
+            continue
+        v2 = c2.get((r, n, 2))
+        pct = 100 * v / mean
+        ratio[(r, n)] = pct
+        if v2:
+            ratio[(r, n, "thr")] = v2 / v
+        nv = npy.get((r, n))
+        print(fmt.format(r, n, g(v), f"{pct:.0f}%", f"{v2 / v:.2f}x" if v2 else "-", g(nv),
+                         g(tor.get((torch_name.get(r, ""), n))), g(tor.get((byzfl_name.get(r, ""), n))),
+                         g(dpy.get((r, n))), f"{v / nv:.1f}" if nv else "-"))
+print()
+print("goals of issue 11 (this run):")
+for label, key, goal in (("median n=16, % of the mean", ("median", 16), 80),
+                         ("trimmed_mean n=16, % of the mean", ("trimmed_mean", 16), 80),
+                         ("median n=32, % of the mean", ("median", 32), 60),
+                         ("trimmed_mean n=32, % of the mean", ("trimmed_mean", 32), 60),
+                         ("krum n=32, % of the mean", ("krum", 32), 40)):
+    v = ratio.get(key)
+    print(f"  {label:<34} {v:6.1f}%   goal >= {goal}%   {'met' if v >= goal else 'NOT met'}")
+t = ratio.get(("median", 16, "thr"))
+print(f"  {'median n=16, 2 threads / 1 thread':<34} {t:6.2f}x   goal >= 1.6x   {'met' if t >= 1.6 else 'NOT met'}")
+for line in open(f"{d}/torch"):
+    if " error " in line:
+        print("  torch: " + line.strip())
+EOF

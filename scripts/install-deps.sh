@@ -4,9 +4,11 @@ set -euo pipefail
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
       python3-setuptools python3-wheel python3-venv python3-pip
       openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
-      libclang-rt-14-dev)
+      libclang-rt-14-dev python3-numpy)
 # dpas serve: the HTTP server's library, and a real browser for its page test
 pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-core)
+# the kernels' anchors and the DDP hook's tests: PyTorch (Debian's)
+pkgs+=(python3-torch)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,4 @@
-/* dpas/kernels.h — the aggregation kernels (float32)
+/* dpas/kernels.h — the aggregation kernels (float32) and the attacks they are tested against
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_KERNELS_H
 #define DPAS_KERNELS_H
@@ -9,62 +9,182 @@
 extern "C" {
 #endif
 
-/* ---- aggregation kernels (float32) ------------------------------------------------------------ */
+/* ---- aggregation kernels (float32) ----------------------------------------------------------- */
 
 /* The rules run on n gradients of d float32 coordinates, given as n row pointers (row i is
- * x[i][0..d)). Semantics, for every rule:
- *   mean               sum / n per coordinate.
- *   median             per coordinate; for even n the mean of the two middle values.
- *   trimmed_mean       per coordinate, drop the f largest and f smallest, average the n - 2f left.
- *   meamed             per coordinate, the mean of the n - f values closest to the median (the
- *                      closest contiguous run of the sorted values; ties: the lower run).
+ * x[i][0..d)); the output, d floats, must not overlap a row.
+ *
+ * Non-finite gradients. A gradient with a NaN or a +-Inf coordinate is Byzantine by definition:
+ * it is excluded before the rule runs and counted against f, so the rule runs on the n' = n - k
+ * finite gradients with f' = f - k (the rule's condition n >= a f + b still holds then). More
+ * non-finite gradients than f is DPAS_EINVAL, naming how many there are. This holds for every
+ * rule and every instruction set; it costs no extra pass over the data (the kernels notice a
+ * non-finite value on the way and only then look for the rows that hold one).
+ *
+ * Finite inputs never give a non-finite output: sums, means, norms and distances are taken in
+ * double (the mean of FLT_MAX values is FLT_MAX, the median of four FLT_MAX is FLT_MAX).
+ *
+ * Semantics, per rule (after the exclusion above; n and f are then n' and f'):
+ *   mean               the sum / n per coordinate, summed in double in row order.
+ *   median             per coordinate; for even n the mean of the two middle values (in double).
+ *   trimmed_mean       per coordinate, drop the f largest and the f smallest values, average the
+ *                      n - 2f left (Yin et al. 2018), summed in double in ascending order.
+ *   meamed             per coordinate, the mean of the n - f values closest to the median (Xie et
+ *                      al. 2018, "Phocas"). Tie rule: of two values equally far from the median,
+ *                      the one below it is taken first (on 1 1 2 2 3 with f = 2: {1, 2, 2}, 5/3).
  *   sign_majority      per coordinate, the sign (+1, -1, or 0 on a tie) of the sum of signs.
  *   krum               the gradient with the smallest score: the sum of squared distances to its
- *                      k nearest others, k = n - f - 2 (blanchard) or n - f - 1 (byzfl); ties: the
- *                      lowest index.
+ *                      k nearest others, k = n - f - 2 (blanchard) or n - f - 1 (byzfl); ties of
+ *                      score: the lowest index.
  *   multi_krum         the mean of the m best-scored gradients (m = n - f unless given).
  *   bulyan             n - 2f Krum selections, each over the gradients not yet selected (with
  *                      k = max(1, r - f - 2) neighbours among the r remaining), then per
- *                      coordinate the mean of the n - 4f selected values closest to their median.
+ *                      coordinate the mean of the n - 4f selected values closest to their median
+ *                      with meamed's tie rule (El Mhamdi et al. 2018).
+ *   brute              (MDA) the mean of the n - f gradients of smallest diameter (the largest
+ *                      squared distance between two of them); ties: the first subset in
+ *                      lexicographic order of indices. It examines up to C(n, f) subsets: more
+ *                      than DPAS_BRUTE_MAX_SUBSETS is DPAS_EINVAL.
+ *   geometric_median   smoothed Weiszfeld (RFA, Pillutla et al. 2022): weights 1 / max(nu, ||z -
+ *                      x_i||), z = the weighted mean, repeated; it starts from the coordinate-wise
+ *                      median (RFA starts from the mean, which one far gradient drags away) and
+ *                      stops after `iterations` steps (0: 100) or when a step moves z by less than
+ *                      `tolerance` (0: 1e-6) times the median of the distances ||z - x_i|| (RFA's
+ *                      own test, a relative change of the objective, is met early when a far
+ *                      gradient inflates the objective). nu = `smoothing` (0: 1e-5, RFA's eps).
  *   centered_clipping  starts from the coordinate-wise median v and repeats `iterations` times
- *                      v += mean_i((x_i - v) min(1, tau / ||x_i - v||)); tau defaults to the
- *                      median of the n distances ||x_i - v0||.
- * Sorting uses a fixed comparator network with min(a, b) = a < b ? a : b: +-Inf sort as the
- * extremes they are; a NaN makes the result of its coordinate unspecified (it may be NaN or one of
- * the inputs) and leaves every other coordinate as it would be; the distance rules see a NaN
- * distance as not smaller than any other, so a gradient with a NaN is never preferred to one
- * without. Nothing crashes. The condition of the rule (dpas_rule_tolerates with f) must hold:
- * DPAS_EINVAL otherwise. */
+ *                      (0: 10) v += mean_i((x_i - v) min(1, tau / ||x_i - v||)); tau defaults to
+ *                      the median of the n distances ||x_i - v0|| (Karimireddy et al. 2021).
+ *   nnm                a pre-aggregation, not a rule of its own: with opts.nnm = 1 any rule runs
+ *                      on the mixed gradients y_i = the mean of the n - f gradients nearest to
+ *                      x_i, x_i itself included (ties: the lower index) (Allouah et al. 2023).
+ *                      dpas_nnm returns the mixed gradients themselves.
+ * Coordinate-wise rules sort each coordinate's values with a fixed Batcher odd-even merge network
+ * (min(a, b) = a < b ? a : b); every instruction set runs the same network and the same
+ * arithmetic, so their results are bit-identical across instruction sets. The distance rules
+ * compute squared distances in float over blocks of 512 coordinates and add the blocks in double
+ * (a block that would overflow float is redone in double). Every rule gives bit-identical
+ * results for every thread count.
+ * The condition of the rule (dpas_rule_tolerates with n and f) must hold: DPAS_EINVAL otherwise.
+ * Fields added later keep their zero meaning "the default", so a zeroed dpas_agg_opts works. */
 typedef struct dpas_agg_opts {
     int64_t f;          /* Byzantine gradients the rule guards against */
     int64_t m;          /* multi_krum: how many to average; 0 = n - f */
-    int64_t iterations; /* centered_clipping; 0 = 10 */
+    int64_t iterations; /* centered_clipping (0 = 10), geometric_median (0 = at most 100) */
     double tau;         /* centered_clipping radius; 0 = adaptive */
-    int generic;        /* 1: the portable kernels even where AVX2 is there (for tests) */
+    int generic;        /* 1: the portable kernels even where SIMD ones are there (for tests) */
+    int threads;        /* worker threads; 0 or 1: the calling thread only (at most 256) */
+    int nnm;            /* 1: nearest neighbour mixing before the rule */
+    int isa;            /* a dpas_kernel_isa_id; 0 = the best this CPU has (generic = 1: generic) */
+    double tolerance;   /* geometric_median's stopping tolerance; 0 = 1e-6 */
+    double smoothing;   /* geometric_median's nu; 0 = 1e-5 */
 } dpas_agg_opts;
 
-/* Aggregate into out[0..d). `selected` (n entries, may be NULL) receives the indices the
- * distance rules selected, *nselected their count (0 for the other rules). */
+/* The instruction sets of the kernels. */
+typedef enum dpas_kernel_isa_id {
+    DPAS_ISA_AUTO = 0,
+    DPAS_ISA_GENERIC,
+    DPAS_ISA_AVX2,   /* AVX2 + FMA, 8 floats per vector */
+    DPAS_ISA_AVX512, /* AVX-512F, 16 floats per vector */
+} dpas_kernel_isa_id;
+
+/* The most subsets brute (MDA) examines: C(n, f) above it is an error. */
+#define DPAS_BRUTE_MAX_SUBSETS 10000000
+
+/* Aggregate into out[0..d). `selected` (n entries, may be NULL) receives the indices (into x)
+ * the selecting rules chose, *nselected their count (0 for the other rules): krum its one row,
+ * multi_krum the m rows best first, bulyan in the order of selection, brute the subset in
+ * ascending order. */
 DPAS_API int dpas_aggregate(const dpas_rule *rule, const float *const *x, size_t n, size_t d,
                             const dpas_agg_opts *o, float *out, int64_t *selected,
                             size_t *nselected, dpas_error *err);
 
+/* Nearest neighbour mixing alone: out[i][0..d) = the mean of the n - f rows nearest to x[i]
+ * (x[i] included), for each finite row i; the rows of non-finite gradients are excluded as by
+ * dpas_aggregate and come out as NaN rows. o->f is f (2f < n); o->threads and o->isa are used. */
+DPAS_API int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_opts *o,
+                      float *const *out, dpas_error *err);
+
 /* Squared distances ||x_i - x_j||^2 of the rows, added into D (n x n, row-major, symmetric,
- * zero diagonal): call once per shard with the same D to sum over shards. */
+ * zero diagonal): call once per shard with the same D to sum over shards. In double, finite for
+ * finite rows; an entry is NaN or +Inf exactly when one of its two rows has a non-finite
+ * coordinate, which dpas_select recognises. */
 DPAS_API void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double *D);
 
-/* The selection of krum, multi_krum or bulyan from the full distance matrix D. */
+/* The selection of krum, multi_krum, bulyan or brute from the full distance matrix D, with the
+ * non-finite policy above: a row whose distances to every other row are non-finite is
+ * excluded and counted against f. */
 DPAS_API int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg_opts *o,
                          int64_t *selected, size_t *nselected, dpas_error *err);
 
-/* The aggregate of a selection (krum, multi_krum: the mean of the selected rows; bulyan: its
- * coordinate-wise phase over the selected rows). */
+/* The aggregate of a selection (krum, multi_krum, brute: the mean of the selected rows; bulyan:
+ * its coordinate-wise phase over the selected rows, with f' = f minus the rows dpas_select
+ * excluded, which the size of the selection tells). */
 DPAS_API int dpas_aggregate_selected(const dpas_rule *rule, const float *const *x, size_t n,
                                      size_t d, const dpas_agg_opts *o, const int64_t *selected,
                                      size_t nselected, float *out, dpas_error *err);
 
-/* Which instruction set the kernels use here: "avx2" or "generic". */
+/* Which instruction set the kernels use here by default: "avx512", "avx2" or "generic". */
 DPAS_API const char *dpas_kernel_isa(void);
+/* Is this instruction set available here (DPAS_ISA_GENERIC always is)? */
+DPAS_API int dpas_kernel_isa_available(int isa);
+
+/* sizeof of the kernel API's structs by name ("dpas_agg_opts", "dpas_attack_opts",
+ * "dpas_attack"), 0 when unknown: for bindings, as dpas_sizeof. */
+DPAS_API size_t dpas_kernels_sizeof(const char *type_name);
+
+/* ---- attacks --------------------------------------------------------------------------------- */
+
+/* What f Byzantine gradients send, made from the h honest ones (mu and sigma: the honest mean
+ * and standard deviation per coordinate, sigma with h - 1 in the denominator):
+ *   sign_flip    -s mu for every Byzantine row; s = `scale`, default 1 (ByzFL's SignFlipping,
+ *                after Allen-Zhu et al. 2021). With s = epsilon it is the IPM attack.
+ *   ipm          -epsilon mu (inner product manipulation, Xie et al. 2020); default epsilon 2
+ *                (ByzFL's default tau).
+ *   alie         mu + z sigma per coordinate ("a little is enough", Baruch et al. 2019); z
+ *                defaults to the paper's z_max = Phi^-1((n - s) / n) with n = h + f and
+ *                s = floor(n / 2 + 1) - f. A negative z perturbs the other way (mu - |z| sigma).
+ *   large_value  every coordinate = `value`, default FLT_MAX.
+ *   nan          every coordinate NaN.
+ *   inf          every coordinate +Inf, or -Inf when `sign` < 0.
+ * Sums are taken in double; a result beyond the float range is +-Inf (what would be sent). */
+typedef enum dpas_attack_id {
+    DPAS_ATTACK_SIGN_FLIP = 0,
+    DPAS_ATTACK_IPM,
+    DPAS_ATTACK_ALIE,
+    DPAS_ATTACK_LARGE_VALUE,
+    DPAS_ATTACK_NAN,
+    DPAS_ATTACK_INF,
+    DPAS_ATTACK_COUNT
+} dpas_attack_id;
+
+typedef struct dpas_attack {
+    dpas_attack_id id;
+    const char *name;      /* "sign_flip", "alie", ... */
+    const char *parameter; /* the name of its one parameter ("scale", "epsilon", "z", "value",
+                            * "sign"), NULL when it has none */
+    const char *source;
+    const char *notes;
+} dpas_attack;
+
+/* The attack's parameter; has_parameter = 0 leaves it at its default (so a zeroed struct, or a
+ * NULL pointer, means the defaults). */
+typedef struct dpas_attack_opts {
+    double parameter;
+    int has_parameter;
+} dpas_attack_opts;
+
+DPAS_API size_t dpas_attack_count(void);
+DPAS_API const dpas_attack *dpas_attack_at(size_t i);
+/* By name; DPAS_ENOENT with the known names. */
+DPAS_API int dpas_attack_find(const char *name, const dpas_attack **out, dpas_error *err);
+/* The parameter's default for h honest and f Byzantine gradients (ALIE's z depends on them). */
+DPAS_API int dpas_attack_default(const dpas_attack *a, size_t h, size_t f, double *value,
+                                 dpas_error *err);
+/* The f Byzantine rows out[0..f)[0..d) made from the h honest rows honest[0..h)[0..d). */
+DPAS_API int dpas_attack_rows(const dpas_attack *a, const float *const *honest, size_t h, size_t d,
+                              size_t f, const dpas_attack_opts *o, float *const *out,
+                              dpas_error *err);
 
 #ifdef __cplusplus
 }

@@ -497,3 +497,7 @@ Hardware = _roots.get("Hardware", _Namespace("Hardware"))
 Scenarios = _ScenarioNamespace("Scenarios")
 Scenarios._children = _roots["Scenarios"]._children if "Scenarios" in _roots else {}
 del _roots
+
+# The aggregation kernels and attacks (numpy only when they are called).
+from .kernels import aggregate, attack, select  # noqa: E402
+__all__ += ["aggregate", "attack", "select"]

@@ -311,4 +311,50 @@ def take_string(lib: ctypes.CDLL, ptr: int | None) -> str | None:
         lib.dpas_free(ptr)
 
 
+# ---- the aggregation kernels and attacks (include/dpas/kernels.h) ----------------------------
+
+class AggOpts(ctypes.Structure):
+    _fields_ = [("f", c_i64), ("m", c_i64), ("iterations", c_i64), ("tau", ctypes.c_double),
+                ("generic", ctypes.c_int), ("threads", ctypes.c_int), ("nnm", ctypes.c_int),
+                ("isa", ctypes.c_int), ("tolerance", ctypes.c_double), ("smoothing", ctypes.c_double)]
+
+
+class AttackOpts(ctypes.Structure):
+    _fields_ = [("parameter", ctypes.c_double), ("has_parameter", ctypes.c_int)]
+
+
+class Attack(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("name", c_char_p), ("parameter", c_char_p),
+                ("source", c_char_p), ("notes", c_char_p)]
+
+
+def declare_kernels(lib):
+    """Declare the kernel functions and check the kernel structs' mirrors (once per library)."""
+    if getattr(lib, "_dpas_kernels_declared", False):
+        return
+    E = ctypes.POINTER(Error)
+    rows = ctypes.POINTER(c_void_p)
+    sig = {
+        "dpas_aggregate": (ctypes.c_int, [c_void_p, rows, ctypes.c_size_t, ctypes.c_size_t,
+                                          ctypes.POINTER(AggOpts), c_void_p, ctypes.POINTER(c_i64),
+                                          ctypes.POINTER(ctypes.c_size_t), E]),
+        "dpas_attack_find": (ctypes.c_int, [c_char_p, ctypes.POINTER(c_void_p), E]),
+        "dpas_attack_rows": (ctypes.c_int, [c_void_p, rows, ctypes.c_size_t, ctypes.c_size_t,
+                                            ctypes.c_size_t, ctypes.POINTER(AttackOpts), rows, E]),
+        "dpas_kernels_sizeof": (ctypes.c_size_t, [c_char_p]),
+        "dpas_kernel_isa": (c_char_p, []),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    for name, cls, size_of in (("dpas_agg_opts", AggOpts, lib.dpas_kernels_sizeof),
+                               ("dpas_attack_opts", AttackOpts, lib.dpas_kernels_sizeof),
+                               ("dpas_attack", Attack, lib.dpas_kernels_sizeof),
+                               ("dpas_rule", Rule, lib.dpas_sizeof)):
+        want = size_of(name.encode())
+        if want != ctypes.sizeof(cls):
+            raise ImportError(f"dpas: the Python mirror of {name} has {ctypes.sizeof(cls)} bytes, "
+                              f"the library's {want}: binding and library do not match")
+    lib._dpas_kernels_declared = True
+
 lib = load()

@@ -593,8 +593,16 @@ def load_tests(loader, tests, ignore):
     import glob
     root = os.path.normpath(os.path.join(os.path.dirname(DOCS), ".."))
     pages = glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True)
+    # the examples in ```python fences: a page's other >>> lines (numpy or torch sessions shown
+    # in plain fences) are run by those features' own tests
+    import re
+    parser = doctest.DocTestParser()
     for page in [os.path.join(root, "README.md")] + sorted(pages):
-        tests.addTests(doctest.DocFileSuite(page, module_relative=False))
+        with open(page, encoding="utf-8") as f:
+            blocks = re.findall(r"^```python\n(.*?)^```", f.read(), re.S | re.M)
+        if blocks:
+            test = parser.get_doctest("\n".join(blocks), {}, page, page, 0)
+            tests.addTest(doctest.DocTestCase(test))
     return tests
 
 

@@ -57,9 +57,13 @@ static const dpas_rule rules[] = {
      "2f < n (theory needs small f/n)", "O(L n d)", DIST | ITER, 0, NULL,
      "Karimireddy et al., ICML 2021",
      "L clipping iterations on full-gradient norms; BTARD clips per shard instead"},
+    /* The bound is the paper's (its robustness results assume n > 2f); ByzFL's NNM checks only
+     * f < n (byzfl/aggregators/preaggregators.py: "f must be smaller than len(vectors)"). */
     {DPAS_RULE_NNM, "nnm", "Nearest neighbour mixing (pre-aggregation)", "standard", 1, 2, 1,
-     "2f < n", "O(n^2 d)", DIST | PRE, 0, NULL, "Allouah et al., AISTATS 2023; ByzFL",
-     "replaces each gradient by the mean of its n - f nearest, before another rule"},
+     "2f < n", "O(n^2 d)", DIST | PRE, 0, NULL,
+     "Allouah et al., AISTATS 2023 (n > 2f); ByzFL's NNM checks only f < n",
+     "replaces each gradient by the mean of its n - f nearest (itself included) before another "
+     "rule, whose own condition applies too"},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 

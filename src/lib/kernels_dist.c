@@ -1,0 +1,408 @@
+/* Distance rules: the pairwise squared distances, Krum's scores and selections (Krum, Multi-Krum,
+ * Bulyan), the minimum-diameter subset (brute, MDA) and nearest neighbour mixing (NNM).
+ *
+ * Distances. The coordinates are cut into chunks whose size depends only on n and d; the chunks
+ * are shared among the threads, each chunk's distances go to its own partial matrix, and the
+ * partials are added in chunk order: the result does not depend on the thread count. In a chunk,
+ * blocks of 512 coordinates of every row stay in cache while register tiles of rows go through
+ * them (sums in float within a block, in double across blocks). A block whose float sum is not
+ * finite is redone in double for that pair, where finite rows can no longer overflow; if that is
+ * still not finite one of the two rows holds a NaN or an Inf there, and that row is marked dead
+ * for the rest of the chunk (its distances are NaN). */
+#include "kernels_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 512
+#define MIN_CHUNK 16384
+#define PARTIALS (1u << 22) /* at most this many doubles of partial matrices */
+
+typedef struct dist_job {
+    const dpas__kenv *env;
+    const float *const *x;
+    size_t n, d, chunk, nchunks, npairs, parts;
+    double *partial; /* nchunks x npairs, upper triangle in row order */
+    float *P;        /* n x n floats per part */
+    unsigned char *dead; /* n per part */
+} dist_job;
+
+static double sq_exact(const float *a, const float *b, size_t len)
+{
+    double s = 0.0;
+    for (size_t t = 0; t < len; t++) {
+        double e = (double)a[t] - (double)b[t];
+        s += e * e;
+    }
+    return s;
+}
+
+static int finite_block(const float *a, size_t len)
+{
+    for (size_t t = 0; t < len; t++)
+        if (!isfinite(a[t]))
+            return 0;
+    return 1;
+}
+
+static void dist_chunk(dist_job *j, size_t c, float *P, unsigned char *dead)
+{
+    const dpas__isa *isa = j->env->isa;
+    const size_t n = j->n;
+    size_t c0 = c * j->chunk, c1 = c0 + j->chunk < j->d ? c0 + j->chunk : j->d;
+    double *acc = j->partial + c * j->npairs;
+    memset(acc, 0, j->npairs * sizeof *acc);
+    memset(dead, 0, n);
+    for (size_t b = c0; b < c1; b += BLOCK) {
+        size_t len = c1 - b < BLOCK ? c1 - b : BLOCK;
+        size_t body = len / isa->width * isa->width;
+        if (body)
+            isa->sqdist(j->x, n, b, body, b + 2 * len <= j->d, P);
+        size_t q = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = i + 1; k < n; k++, q++) {
+                double v = body ? (double)P[i * n + k] : 0.0;
+                /* the last coordinates of a block that is not a multiple of the width */
+                if (body < len)
+                    v += sq_exact(j->x[i] + b + body, j->x[k] + b + body, len - body);
+                if (!isfinite(v)) {
+                    if (dead[i] || dead[k]) {
+                        v = NAN;
+                    } else {
+                        v = sq_exact(j->x[i] + b, j->x[k] + b, len);
+                        if (!isfinite(v)) {
+                            dead[i] |= !finite_block(j->x[i] + b, len);
+                            dead[k] |= !finite_block(j->x[k] + b, len);
+                            v = NAN;
+                        }
+                    }
+                }
+                acc[q] += v;
+            }
+    }
+}
+
+static void dist_part(void *ctx, size_t p)
+{
+    dist_job *j = ctx;
+    size_t c0 = j->nchunks * p / j->parts, c1 = j->nchunks * (p + 1) / j->parts;
+    for (size_t c = c0; c < c1; c++)
+        dist_chunk(j, c, j->P + p * j->n * j->n, j->dead + p * j->n);
+}
+
+/* The plain pair-by-pair sum in double, for when the buffers cannot be had. */
+static void sqdist_unbuffered(const float *const *x, size_t n, size_t d, double *D)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++) {
+            double v = sq_exact(x[i], x[k], d);
+            if (!isfinite(v))
+                v = NAN;
+            D[i * n + k] += v;
+            D[k * n + i] += v;
+        }
+}
+
+int dpas__sqdist(const dpas__kenv *env, const float *const *x, size_t n, size_t d, double *D,
+                 dpas_error *err)
+{
+    (void)err;
+    if (n < 2 || !d)
+        return 0;
+    dist_job j = {env, x, n, d, 0, 0, n * (n - 1) / 2, 0, NULL, NULL, NULL};
+    size_t most = PARTIALS / j.npairs ? PARTIALS / j.npairs : 1;
+    j.chunk = MIN_CHUNK;
+    if ((d + j.chunk - 1) / j.chunk > most)
+        j.chunk = ((d + most - 1) / most + BLOCK - 1) / BLOCK * BLOCK;
+    j.nchunks = (d + j.chunk - 1) / j.chunk;
+    j.parts = env->threads > 1 ? (size_t)env->threads : 1;
+    if (j.parts > j.nchunks)
+        j.parts = j.nchunks;
+    j.partial = malloc(j.nchunks * j.npairs * sizeof *j.partial);
+    j.P = malloc(j.parts * n * n * sizeof *j.P);
+    j.dead = malloc(j.parts * n);
+    if (!j.partial || !j.P || !j.dead) {
+        free(j.partial), free(j.P), free(j.dead);
+        sqdist_unbuffered(x, n, d, D);
+        return 0;
+    }
+    dpas__parallel(env->threads, j.parts, dist_part, &j);
+    size_t q = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++, q++) {
+            double s = 0.0;
+            for (size_t c = 0; c < j.nchunks; c++)
+                s += j.partial[c * j.npairs + q];
+            if (!isfinite(s))
+                s = NAN;
+            D[i * n + k] += s;
+            D[k * n + i] += s;
+        }
+    free(j.partial), free(j.P), free(j.dead);
+    return 0;
+}
+
+/* ---- selection ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Krum's score of i among the rows alive[] and not taken[]: the sum of its k smallest distances. */
+static double score(const double *D, size_t n, size_t i, const unsigned char *alive,
+                    const unsigned char *taken, size_t k, double *tmp)
+{
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (j == i || (alive && !alive[j]) || (taken && taken[j]))
+            continue;
+        tmp[m++] = D[i * n + j];
+    }
+    if (m > 64) {
+        qsort(tmp, m, sizeof *tmp, cmp_double);
+    } else { /* insertion sort: no calls for the usual few dozen */
+        for (size_t a = 1; a < m; a++) {
+            double v = tmp[a];
+            size_t b = a;
+            for (; b > 0 && tmp[b - 1] > v; b--)
+                tmp[b] = tmp[b - 1];
+            tmp[b] = v;
+        }
+    }
+    double s = 0.0;
+    for (size_t t = 0; t < k && t < m; t++)
+        s += tmp[t];
+    return s;
+}
+
+typedef struct scored {
+    double s;
+    size_t i;
+} scored;
+
+static int cmp_scored(const void *a, const void *b)
+{
+    const scored *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* C(n, k), or SIZE_MAX past `cap`. */
+static size_t choose_capped(size_t n, size_t k, size_t cap)
+{
+    if (k > n - k)
+        k = n - k;
+    dpas__u128 c = 1;
+    for (size_t i = 1; i <= k; i++) {
+        c = c * (n - k + i) / i; /* exact: a product of i consecutive integers over i! */
+        if (c > cap)
+            return SIZE_MAX;
+    }
+    return (size_t)c;
+}
+
+typedef struct mda {
+    const double *D;
+    size_t stride, n, m; /* the alive rows idx[0..n) of D (stride x stride), subsets of m */
+    const size_t *idx;
+    size_t *cur, *best;
+    double best_diam;
+} mda;
+
+/* Depth-first over subsets in lexicographic order of indices, with the diameter so far: a
+ * branch that cannot beat the best (strictly) is cut, so the first subset of least diameter in
+ * lexicographic order is the one kept. */
+static void mda_search(mda *s, size_t depth, size_t from, double diam)
+{
+    if (depth == s->m) {
+        if (diam < s->best_diam) {
+            s->best_diam = diam;
+            memcpy(s->best, s->cur, s->m * sizeof *s->cur);
+        }
+        return;
+    }
+    for (size_t t = from; t + (s->m - depth) <= s->n; t++) {
+        double dd = diam;
+        size_t r = s->idx[t];
+        for (size_t u = 0; u < depth; u++) {
+            double v = s->D[r * s->stride + s->cur[u]];
+            if (v > dd)
+                dd = v;
+        }
+        if (!(dd < s->best_diam))
+            continue;
+        s->cur[depth] = r;
+        mda_search(s, depth + 1, t + 1, dd);
+    }
+}
+
+int dpas__select(const dpas_rule *rule, const double *D, size_t n, const unsigned char *alive,
+                 size_t f, int64_t m_opt, int64_t *selected, size_t *nselected, dpas_error *err)
+{
+    size_t na = 0;
+    for (size_t i = 0; i < n; i++)
+        na += !alive || alive[i];
+    const size_t drop = (size_t)rule->neighbour_drop; /* k = n - f - drop */
+    double *tmp = malloc(n * sizeof *tmp);
+    scored *sc = malloc(n * sizeof *sc);
+    unsigned char *taken = calloc(n, 1);
+    size_t *idx = malloc(n * sizeof *idx);
+    int rc = 0;
+    *nselected = 0;
+    if (!tmp || !sc || !taken || !idx) {
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    na = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!alive || alive[i])
+            idx[na++] = i;
+    if (rule->id == DPAS_RULE_KRUM || rule->id == DPAS_RULE_MULTI_KRUM) {
+        size_t k = na - f - drop;
+        for (size_t t = 0; t < na; t++)
+            sc[t] = (scored){score(D, n, idx[t], alive, NULL, k, tmp), idx[t]};
+        qsort(sc, na, sizeof *sc, cmp_scored);
+        size_t m = 1;
+        if (rule->id == DPAS_RULE_MULTI_KRUM)
+            m = m_opt > 0 ? (size_t)m_opt : na - f;
+        if (m > na) {
+            rc = dpas__fail(err, DPAS_EINVAL, "m",
+                            "multi_krum's m must be <= the %zu finite gradients, got %zu", na, m);
+            goto done;
+        }
+        for (size_t t = 0; t < m; t++)
+            selected[t] = (int64_t)sc[t].i;
+        *nselected = m;
+    } else if (rule->id == DPAS_RULE_BULYAN) {
+        size_t theta = na - 2 * f;
+        for (size_t t = 0; t < theta; t++) {
+            size_t r = na - t, k = r > f + 3 ? r - f - 2 : 1;
+            double best = INFINITY;
+            size_t arg = n;
+            for (size_t u = 0; u < na; u++) {
+                size_t i = idx[u];
+                if (taken[i])
+                    continue;
+                double s = score(D, n, i, alive, taken, k, tmp);
+                if (arg == n || s < best) {
+                    best = s;
+                    arg = i;
+                }
+            }
+            taken[arg] = 1;
+            selected[t] = (int64_t)arg;
+        }
+        *nselected = theta;
+    } else if (rule->id == DPAS_RULE_BRUTE) {
+        size_t m = na - f, count = choose_capped(na, f, DPAS_BRUTE_MAX_SUBSETS);
+        if (count == SIZE_MAX) {
+            rc = dpas__fail(err, DPAS_EINVAL, "f",
+                            "brute (MDA) would examine C(%zu, %zu) subsets, more than its cap of "
+                            "%d (DPAS_BRUTE_MAX_SUBSETS): use a smaller f or another rule",
+                            na, f, DPAS_BRUTE_MAX_SUBSETS);
+            goto done;
+        }
+        size_t *cur = malloc(m * sizeof *cur), *best = malloc(m * sizeof *best);
+        if (!cur || !best) {
+            free(cur), free(best);
+            rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+            goto done;
+        }
+        mda s = {D, n, na, m, idx, cur, best, INFINITY};
+        mda_search(&s, 0, 0, 0.0);
+        for (size_t t = 0; t < m; t++)
+            selected[t] = (int64_t)best[t];
+        *nselected = m;
+        free(cur), free(best);
+    } else {
+        rc = dpas__fail(err, DPAS_EINVAL, "rule",
+                        "%s selects nothing: only krum, multi_krum, bulyan and brute select",
+                        rule->name);
+    }
+done:
+    free(tmp), free(sc), free(taken), free(idx);
+    return rc;
+}
+
+/* ---- nearest neighbour mixing ---- */
+
+typedef struct nnm_job {
+    const dpas__kenv *env;
+    const float *const *x;
+    size_t n, d, k, parts;
+    const size_t *rows;  /* the mixed rows, in the order of out */
+    const size_t *nbrs;  /* k neighbours per mixed row, ascending */
+    float *const *out;
+} nnm_job;
+
+#define NNM_PIECE 4096
+
+/* A range of coordinates for every mixed row: the rows' pieces stay in cache across the
+ * mixed rows that use them. */
+static void nnm_part(void *ctx, size_t p)
+{
+    nnm_job *j = ctx;
+    const dpas__isa *isa = j->env->isa;
+    size_t pieces = (j->d + NNM_PIECE - 1) / NNM_PIECE;
+    size_t q0 = pieces * p / j->parts, q1 = pieces * (p + 1) / j->parts;
+    for (size_t q = q0; q < q1; q++) {
+        size_t j0 = q * NNM_PIECE, j1 = j0 + NNM_PIECE < j->d ? j0 + NNM_PIECE : j->d;
+        size_t body = j0 + (j1 - j0) / isa->width * isa->width;
+        for (size_t r = 0; r < j->n; r++) {
+            const size_t *nb = j->nbrs + r * j->k;
+            if (body > j0)
+                isa->mean(j->x, nb, j->k, j0, body, j->out[r]);
+            if (body < j1)
+                dpas__isa_generic.mean(j->x, nb, j->k, body, j1, j->out[r]);
+        }
+    }
+}
+
+int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t d,
+                  const double *D, const unsigned char *alive, size_t f, float *const *out,
+                  dpas_error *err)
+{
+    size_t na = 0;
+    for (size_t i = 0; i < n; i++)
+        na += !alive || alive[i];
+    size_t k = na - f;
+    size_t *rows = malloc(na * sizeof *rows), *nbrs = malloc(na * k * sizeof *nbrs);
+    scored *sc = malloc(na * sizeof *sc);
+    if (!rows || !nbrs || !sc) {
+        free(rows), free(nbrs), free(sc);
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    na = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!alive || alive[i])
+            rows[na++] = i;
+    for (size_t r = 0; r < na; r++) {
+        /* the k nearest, itself (distance 0) included; ties: the lower index */
+        for (size_t t = 0; t < na; t++)
+            sc[t] = (scored){rows[t] == rows[r] ? 0.0 : D[rows[r] * n + rows[t]], rows[t]};
+        qsort(sc, na, sizeof *sc, cmp_scored);
+        size_t *nb = nbrs + r * k;
+        for (size_t t = 0; t < k; t++)
+            nb[t] = sc[t].i;
+        /* summed in ascending row order */
+        for (size_t a = 1; a < k; a++)
+            for (size_t b = a; b > 0 && nb[b] < nb[b - 1]; b--) {
+                size_t tmp = nb[b];
+                nb[b] = nb[b - 1];
+                nb[b - 1] = tmp;
+            }
+    }
+    nnm_job j = {env, x, na, d, k, 1, rows, nbrs, out};
+    size_t pieces = (d + NNM_PIECE - 1) / NNM_PIECE;
+    j.parts = env->threads > 1 ? (size_t)env->threads : 1;
+    if (j.parts > pieces)
+        j.parts = pieces ? pieces : 1;
+    if (d)
+        dpas__parallel(env->threads, j.parts, nnm_part, &j);
+    free(rows), free(nbrs), free(sc);
+    return 0;
+}
