@@ -3,11 +3,8 @@
 set -euo pipefail
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
       openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
-      libclang-rt-14-dev python3-numpy)
-# bench/kernels.sh's PyTorch anchor: only with --bench (the tests do not need it)
-if [ "${1:-}" = "--bench" ]; then
-  pkgs+=(python3-torch)
-fi
+      libclang-rt-14-dev python3-numpy python3-torch)
+# python3-torch: dpas.torch's tests (tests/python/test_torch.py) and bench/kernels.sh's anchor
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

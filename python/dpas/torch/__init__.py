@@ -27,9 +27,12 @@ gathered, so every rank ends with the same bits. Other dtypes are a TypeError.
 
 A simulated Byzantine rank (``byzantine_ranks``) replaces its bucket, before sending, by
 ``dpas.attack(attack, own[None, :], 1, **attack_parameters)``: the attack made from the only
-honest gradient it knows, its own (it is not omniscient). So sign_flip sends -s times its honest
-gradient (s = 10 here unless ``attack_parameters`` says otherwise), ipm -epsilon times it, alie
-its own gradient (with one honest row sigma is 0), nan all NaN, large_value all FLT_MAX.
+honest gradient it knows, its own. So sign_flip sends -s times its honest gradient (s = 10 here
+unless ``attack_parameters`` says otherwise), ipm -epsilon times it, nan all NaN, large_value all
+FLT_MAX. ALIE needs the honest mean and spread: with ``omniscient`` (the default for alie) every
+rank first all-gathers the honest buckets, a simulation cost outside the schedule, whose bytes
+the hook counts apart in ``state.simulation_bytes``, and the Byzantine ranks attack from the
+honest rows (mu + z sigma).
 
 torch is imported only in this subpackage; the rest of dpas does not need it.
 """
@@ -60,11 +63,13 @@ class HookState:
     byzantine_ranks: typing.Tuple[int, ...] = ()
     process_group: typing.Any = None
     options: typing.Dict[str, typing.Any] = dataclasses.field(default_factory=dict)
+    omniscient: bool = False  # the Byzantine ranks see the honest buckets (ALIE needs it)
     keep_gathered: bool = False  # keep the last (N, d) float32 matrix (tests: consistency)
     # recorded
     calls: int = 0
     fallback: typing.Optional[str] = None
     padded_coordinates: int = 0
+    simulation_bytes: int = 0  # written by the omniscient simulation's extra all_gather (wchar)
     last_gathered: typing.Any = None
     last_aggregate: typing.Any = None
 
@@ -84,9 +89,33 @@ def _check_sharded(rule: str, convention: typing.Optional[str], world: int) -> N
                          f"(use schedule='allgather')")
 
 
-def _byzantine(state: HookState, x: torch.Tensor) -> torch.Tensor:
-    """The Byzantine rank's bucket: dpas.attack from its own honest gradient."""
-    own = x.detach().to(torch.float32).contiguous().numpy().reshape(1, -1)
+def _wchar() -> int:
+    try:
+        with open("/proc/self/io") as fh:
+            for line in fh:
+                if line.startswith("wchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _honest_rows(state: HookState, x: torch.Tensor, world: int) -> torch.Tensor:
+    """The simulation's omniscience: every rank all-gathers the honest buckets (every rank must
+    take part in the collective); the bytes it writes are counted apart (simulation_bytes)."""
+    w0 = _wchar()
+    gathered = torch.empty((world, x.numel()), dtype=x.dtype)
+    dist.all_gather(list(gathered.unbind(0)), x, group=state.process_group)
+    state.simulation_bytes += _wchar() - w0
+    honest = [r for r in range(world) if r not in state.byzantine_ranks]
+    return gathered[honest]
+
+
+def _byzantine(state: HookState, x: torch.Tensor, honest=None) -> torch.Tensor:
+    """The Byzantine rank's bucket: dpas.attack from the honest gradients it knows (its own,
+    or all the honest ones when omniscient)."""
+    rows = x.reshape(1, -1) if honest is None else honest
+    own = rows.detach().to(torch.float32).contiguous().numpy()
     params = dict(state.attack_parameters)
     if state.attack == "sign_flip" and "scale" not in params:
         params["scale"] = 10.0
@@ -142,8 +171,10 @@ def _hook(state: HookState, bucket: dist.GradBucket) -> torch.futures.Future[tor
                         f"got {buf.dtype}")
     world = dist.get_world_size(state.process_group)
     x = buf.detach().contiguous()
+    honest = _honest_rows(state, x, world) if state.attack is not None and state.omniscient \
+        else None
     if state.attack is not None and state.is_byzantine:
-        x = _byzantine(state, x)
+        x = _byzantine(state, x, honest)
     if state.schedule == "allgather":
         result = _allgather(state, x, world)
     else:
@@ -159,21 +190,27 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                 attack: typing.Optional[str] = None,
                 byzantine_ranks: typing.Iterable[int] = (),
                 attack_parameters: typing.Optional[typing.Dict[str, float]] = None,
-                process_group=None, **options) -> typing.Tuple[HookState, typing.Callable]:
+                process_group=None, omniscient: typing.Optional[bool] = None, **options) -> typing.Tuple[HookState, typing.Callable]:
     """(state, hook) for DistributedDataParallel.register_comm_hook(state, hook): every bucket
     aggregated by dpas.aggregate(rule, ..., f) with the given schedule. attack and
     byzantine_ranks simulate Byzantine replicas (the ranks listed send dpas.attack's rows);
-    options go to dpas.aggregate (m, iterations, tau, nnm, ...). Must be called after
-    torch.distributed.init_process_group."""
+    options go to dpas.aggregate (m, iterations, tau, nnm, ...). omniscient: the Byzantine
+    ranks attack from all the honest buckets (an extra all_gather per bucket, its bytes kept in
+    state.simulation_bytes); None: only for the attacks that need it (alie). Must be called
+    after torch.distributed.init_process_group."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
     byz = tuple(int(r) for r in byzantine_ranks)
     if byz and attack is None:
         raise ValueError("byzantine_ranks given without an attack")
+    world = dist.get_world_size(process_group)
+    if omniscient is None:
+        omniscient = attack == "alie"
     if attack is not None:  # fail early on a bad name or parameter
         import numpy
-        dpas.attack(attack, numpy.zeros((1, 1), numpy.float32), 1, **(attack_parameters or {}))
-    world = dist.get_world_size(process_group)
+        known = world - len(byz) if omniscient else 1
+        dpas.attack(attack, numpy.zeros((known, 1), numpy.float32), 1,
+                    **(attack_parameters or {}))
     import numpy  # fail early (on every rank alike) when the rule refuses f for N replicas
     dpas.aggregate(rule, numpy.zeros((world, 1), numpy.float32), int(f), convention=convention,
                    **options)
@@ -182,7 +219,8 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
     state = HookState(rule=rule, f=int(f), schedule=schedule, convention=convention,
                       threads=threads, attack=attack,
                       attack_parameters=dict(attack_parameters or {}), byzantine_ranks=byz,
-                      process_group=process_group, options=dict(options))
+                      process_group=process_group, options=dict(options),
+                      omniscient=bool(omniscient))
     return state, _hook
 
 

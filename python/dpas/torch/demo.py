@@ -96,6 +96,7 @@ def train_one(cfg, rank, world, rule, attack, data):
             curve.append((step, evaluate()))
         dist.barrier()
         idx = mine[torch.randint(0, mine.numel(), (bs,), generator=g)]
+        sim0 = state.simulation_bytes if state else 0
         w0, t0 = wchar(), time.perf_counter()
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(ddp(xtr[idx]), ytr[idx])
@@ -104,7 +105,8 @@ def train_one(cfg, rank, world, rule, attack, data):
         t1, w1 = time.perf_counter(), wchar()
         if step >= 2:  # DDP rebuilds its buckets in the first two steps (a broadcast)
             times.append(t1 - t0)
-            sent.append(w1 - w0)
+            # the omniscient simulation's gather (alie) is not the schedule's: left out
+            sent.append(w1 - w0 - ((state.simulation_bytes if state else 0) - sim0))
         losses.append(float(loss) if np.isfinite(float(loss)) else float("inf"))
     acc = evaluate() if rank == 0 else None
     if rank == 0:
