@@ -91,6 +91,7 @@ def train_one(cfg, rank, world, rule, attack, data):
             pred = model(xte).argmax(1)
             return float((pred == yte).float().mean())
 
+    error = None
     for step in range(cfg["steps"]):
         if rank == 0 and (step % cfg["eval_every"] == 0):
             curve.append((step, evaluate()))
@@ -100,7 +101,12 @@ def train_one(cfg, rank, world, rule, attack, data):
         w0, t0 = wchar(), time.perf_counter()
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(ddp(xtr[idx]), ytr[idx])
-        loss.backward()
+        try:
+            loss.backward()
+        except RuntimeError as e:  # the rule refused the gradients (e.g. mean and a NaN row):
+            # every rank aggregates the same rows, so every rank stops here alike
+            error = f"step {step}: " + str(e).split("\n")[0]
+            break
         opt.step()
         t1, w1 = time.perf_counter(), wchar()
         if step >= 2:  # DDP rebuilds its buckets in the first two steps (a broadcast)
@@ -113,8 +119,9 @@ def train_one(cfg, rank, world, rule, attack, data):
         curve.append((cfg["steps"], acc))
     honest = rank not in byz
     tail = losses[-10:]
-    mine_stats = {"bytes": float(np.mean(sent)), "time": float(np.median(times)),
-                  "loss": float(np.mean(tail)) if honest else None,
+    mine_stats = {"bytes": float(np.mean(sent)) if sent else None,
+                  "time": float(np.median(times)) if times else None,
+                  "loss": float(np.mean(tail)) if honest and tail else None,
                   "fallback": state.fallback if state else None,
                   "pad": state.padded_coordinates if state else 0}
     everyone = [None] * world
@@ -124,12 +131,15 @@ def train_one(cfg, rank, world, rule, attack, data):
     honest_losses = [s["loss"] for s in everyone if s["loss"] is not None]
     pred_rule = rule or "mean"
     predicted = predicted_bytes(schedule, pred_rule, params, world)
+    measured = [s["bytes"] for s in everyone if s["bytes"] is not None]
+    steptimes = [s["time"] for s in everyone if s["time"] is not None]
     return {"rule": pred_rule, "schedule": schedule, "attack": attack,
-            "final_loss": float(np.mean(honest_losses)),
+            "final_loss": float(np.mean(honest_losses)) if honest_losses else None,
             "accuracy": acc,
-            "bytes_per_rank_per_step": float(np.mean([s["bytes"] for s in everyone])),
+            "bytes_per_rank_per_step": float(np.mean(measured)) if measured else None,
             "predicted_bytes_per_rank_per_step": predicted,
-            "step_time_s": float(np.median([s["time"] for s in everyone])),
+            "step_time_s": float(np.median(steptimes)) if steptimes else None,
+            "error": error,
             "world_size": world, "byzantine": len(byz), "f": state.f if state else 0,
             "parameters": params,
             "fallback": everyone[0]["fallback"], "padded_coordinates": everyone[0]["pad"],
@@ -184,12 +194,51 @@ def table(result) -> str:
              "|---|---|---|---|---|---|---|---|---|---|"]
     base = result["runs"][0]["step_time_s"]
     for r in result["runs"]:
+        if r.get("error") and r["bytes_per_rank_per_step"] is None:
+            lines.append(f"| {r['rule']} | {r['schedule']} | {r['attack']} | stopped at "
+                         f"{r['error']} | | | {r['predicted_bytes_per_rank_per_step']} | | | |")
+            continue
+        loss = "diverged" if r["final_loss"] is None or not np.isfinite(r["final_loss"]) \
+            else f"{r['final_loss']:.3g}"
         lines.append(f"| {r['rule']} | {r['schedule']} | {r['attack']} | {r['accuracy']:.3f} | "
-                     f"{r['final_loss']:.3g} | {r['bytes_per_rank_per_step']:.0f} | "
+                     f"{loss} | {r['bytes_per_rank_per_step']:.0f} | "
                      f"{r['predicted_bytes_per_rank_per_step']} | "
                      f"{r['bytes_per_rank_per_step'] / r['predicted_bytes_per_rank_per_step']:.4f} | "
                      f"{r['step_time_s'] * 1e3:.2f} | {r['step_time_s'] / base:.2f} |")
     return "\n".join(lines)
+
+
+def svg(result, title="test accuracy over steps") -> str:
+    """A line per run: accuracy_by_step (a plain SVG, no dependency)."""
+    W, H, L, B, T, R = 680, 320, 50, 40, 30, 250
+    runs = [r for r in result["runs"] if r.get("accuracy_by_step")]
+    steps = max(s for r in runs for s, _ in r["accuracy_by_step"]) or 1
+    colours = ["#000000", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+    def x(s):
+        return L + (W - L - R) * s / steps
+    def y(a):
+        return H - B - (H - B - T) * a
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{L}" y="18" font-size="13">{title}</text>',
+           f'<line x1="{L}" y1="{y(0)}" x2="{W - R}" y2="{y(0)}" stroke="black"/>',
+           f'<line x1="{L}" y1="{y(0)}" x2="{L}" y2="{y(1)}" stroke="black"/>']
+    for a in (0, 0.25, 0.5, 0.75, 1):
+        out.append(f'<text x="{L - 6}" y="{y(a) + 4}" text-anchor="end">{a:g}</text>')
+        out.append(f'<line x1="{L}" y1="{y(a)}" x2="{W - R}" y2="{y(a)}" stroke="#ddd"/>')
+    for s in range(0, steps + 1, max(1, steps // 6)):
+        out.append(f'<text x="{x(s)}" y="{H - B + 15}" text-anchor="middle">{s}</text>')
+    out.append(f'<text x="{(L + W - R) / 2}" y="{H - 8}" text-anchor="middle">step</text>')
+    for i, r in enumerate(runs):
+        c = colours[i % len(colours)]
+        pts = " ".join(f"{x(s):.1f},{y(a):.1f}" for s, a in r["accuracy_by_step"])
+        dash = ' stroke-dasharray="5,3"' if r["schedule"] == "allreduce" else ""
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="1.5"{dash}/>')
+        label = f"{r['rule']} ({r['schedule']}, {r['attack']})"
+        out.append(f'<text x="{W - R + 8}" y="{T + 14 * i + 10}" fill="{c}">{label}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def main(argv=None) -> int:
@@ -205,10 +254,15 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    p.add_argument("--svg", metavar="PATH", help="also write the accuracy over steps as an SVG")
     a = p.parse_args(argv)
     result = run(world_size=a.world_size, byzantine=a.byzantine, attack=a.attack,
                  rules=[r for r in a.rules.split(",") if r], steps=a.steps, schedule=a.schedule,
                  f=a.f, seed=a.seed, lr=a.lr)
+    if a.svg:
+        with open(a.svg, "w") as fh:
+            fh.write(svg(result, f"test accuracy, N = {a.world_size}, {a.byzantine} Byzantine, "
+                                 f"{a.attack}"))
     if a.output == "json":
         json.dump(result, sys.stdout, indent=1)
         print()
