@@ -108,6 +108,30 @@ def test_consistency():
         spawn(consistency_worker, world, rule, f, schedule, attack, byz)
         print(f"consistency: {rule} f={f} {schedule} attack={attack} ranks={byz}: bit-identical "
               f"to dpas.aggregate on the {world} buckets", flush=True)
+    for schedule in ("allgather", "sharded"):
+        spawn(half_worker, 4, "median", 1, schedule, (3,))
+        print(f"consistency: median f=1 {schedule} sign_flip float16 bucket: bit-identical to "
+              f"dpas.aggregate rounded to float16", flush=True)
+
+
+def half_worker(rank, world, port, rule, f, schedule, byz):
+    """A float16 bucket straight to the hook (torch 1.13 has no float16 matmul on CPU, and gloo
+    no bfloat16, so no DDP model here): sent as float16, aggregated in float32, rounded back."""
+    init(rank, world, port)
+    state, hook = dt.robust_hook(rule, f, schedule=schedule, attack="sign_flip",
+                                 byzantine_ranks=byz)
+    def buf(r):
+        return torch.randn(131, generator=torch.Generator().manual_seed(r)).half()
+    got = hook(state, Bucket(buf(rank))).wait()
+    assert got.dtype == torch.float16
+    rows = [buf(r).float().numpy() for r in range(world)]
+    for r in byz:  # the attack in float32 on its own row, rounded to float16 before sending
+        rows[r] = torch.from_numpy(dpas.attack("sign_flip", rows[r].reshape(1, -1), 1,
+                                               scale=10.0)[0]).half().float().numpy()
+    expected = torch.from_numpy(dpas.aggregate(rule, np.stack(rows), f)).half()
+    assert got.numpy().tobytes() == expected.numpy().tobytes(), (rank, rule, schedule)
+    dist.barrier()
+    dist.destroy_process_group()
 
 
 # ---- bytes -------------------------------------------------------------------------------------
