@@ -41,6 +41,24 @@ if dpas.version() != version:
     problems.append(f"library version {dpas.version()}, project version {version}")
 if want_dir.endswith("site-packages") and importlib.metadata.version("dpas") != version:
     problems.append(f"package version {importlib.metadata.version('dpas')}, project version {version}")
+# the optional parts, where the interpreter has Debian's numpy and torch (a venv made with
+# --system-site-packages sees them): the kernels on an array, and the DDP hook's module
+try:
+    import numpy
+except ImportError:
+    numpy = None
+if numpy is not None:
+    g = numpy.array([[1, 0], [2, 0], [3, 0], [1e6, 0], [2.5, 0]], dtype=numpy.float32)
+    if dpas.aggregate("median", g, f=1).tolist() != [2.5, 0.0]:     # the middle of 1 2 2.5 3 1e6
+        problems.append("dpas.aggregate gives a wrong median")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        torch = None
+    if torch is not None:
+        import dpas.torch
+        if not callable(dpas.torch.robust_hook):
+            problems.append("dpas.torch has no robust_hook")
 with open("/proc/self/maps") as f:
     libs = {line.split()[-1] for line in f if "libdpas" in line}
 if want_lib and not any(p.startswith(want_lib) for p in libs):
