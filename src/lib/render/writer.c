@@ -108,8 +108,8 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
     case DPAS_COL_UINT: dpas__buf_printf(b, "%llu", (unsigned long long)v->u); return;
     case DPAS_COL_BOOL: dpas__buf_puts(b, v->boolean ? "true" : "false"); return;
     case DPAS_COL_REAL:
-        if (col->flags & DPAS_COL_G10)
-            dpas__fmt_g10(v->real, t);
+        if ((col->flags & DPAS_COL_G10) && fabs(v->real) < 1.7976931345e308)
+            dpas__fmt_g10(v->real, t); /* above, 10 digits round past DBL_MAX: no reader takes it */
         else if (pretty && (col->flags & DPAS_COL_G6))
             snprintf(t, sizeof t, "%.6g", v->real);
         else
@@ -257,7 +257,8 @@ int dpas_writer_row(dpas_writer *w, const dpas_cell *cells, dpas_error *err)
             cell_text(w, col, &cells[c], b);
             if (b->oom)
                 break;
-            size_t l = dpas__utf8_width(b->data + start);
+            /* nothing written yet (no header, an empty first cell): data is still NULL */
+            size_t l = b->data ? dpas__utf8_width(b->data + start) : 0;
             if (l < (size_t)w->o.width) {
                 size_t pad = (size_t)w->o.width - l;
                 if (numeric(col)) { /* move the cell right */
