@@ -239,8 +239,10 @@ def command(rng, d, n):
                 a.append("--explain")
         if cmd in ("eval", "show", "inventory", "memory", "cost") and rng.random() < 0.2:
             a += ["--units", rng.choice(["si", "iec", "bytes", "furlongs"])]
-    if rng.random() < 0.6:
-        a += ["-o", pick(rng, FORMATS)]
+    if rng.random() < 0.6:  # -o, and the spellings getopt takes for --output
+        f = pick(rng, FORMATS)
+        a += rng.choice([["-o", f], ["-o", f], ["--output", f], ["--out", f], [f"--output={f}"],
+                         [f"-o{f}"]])
     if rng.random() < 0.02:
         a.append("--bogus")
     return a
@@ -251,8 +253,12 @@ def check_run(args, p, problems):
     out, err = p.stdout, p.stderr.decode("utf-8", "replace")
     fmt = None
     for i, x in enumerate(args):
-        if x == "-o" and i + 1 < len(args):
+        if x in ("-o", "--output", "--out") and i + 1 < len(args):
             fmt = args[i + 1]
+        elif x.startswith("--output="):
+            fmt = x.split("=", 1)[1]
+        elif x.startswith("-o") and len(x) > 2 and not x.startswith("--"):
+            fmt = x[2:]
     json_mode = fmt == "json"
     bad = []
     if p.returncode not in (0, 1, 2):
