@@ -90,7 +90,10 @@ typedef struct val {
 
 struct dpas_spec {
     val v[K_COUNT];
-    char *fleet_label; /* "Training_1K (modified: 4 x 8)": built at resolution, owned */
+    /* "Training_1K (modified: 4 x 8)": built at resolution; every label built is kept until
+     * dpas_spec_free, so a scenario resolved earlier keeps its (borrowed) fleet name */
+    char **fleet_labels;
+    size_t nfleet_labels;
     const char *scenario_path; /* the named scenario's path, once resolved (borrowed) */
 };
 
@@ -109,7 +112,9 @@ void dpas_spec_free(dpas_spec *spec)
         return;
     for (int k = 0; k < K_COUNT; k++)
         val_clear(&spec->v[k]);
-    free(spec->fleet_label);
+    for (size_t i = 0; i < spec->nfleet_labels; i++)
+        free(spec->fleet_labels[i]);
+    free(spec->fleet_labels);
     free(spec);
 }
 
@@ -261,8 +266,7 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
                              "%s and %s are the same input (the fleet's node count); give one",
                              v->field, path);
             k = K_NODES;
-        }
-        else if (!strcmp(key, "accelerators_per_node"))
+        } else if (!strcmp(key, "accelerators_per_node"))
             k = K_APN;
         else if (!strcmp(key, "node"))
             k = K_NODE;
@@ -324,8 +328,7 @@ static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const cha
         const char *key = (const char *)k->data.scalar.value;
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             yaml_node_t *k2 = yaml_document_get_node(doc, q->key);
-            if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key))
-            {
+            if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key)) {
                 char qk[96];
                 return wfail(W, DPAS_EPARSE, key, kl, kc, "duplicate key %s%s",
                              dpas__quote(key, qk, sizeof qk), NULL);
@@ -654,10 +657,17 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
                                  (long long)out->accelerators_per_node);
             else
                 dpas__buf_puts(&l, "custom");
-            free(spec->fleet_label);
-            if (!(spec->fleet_label = dpas__buf_finish(&l, err)))
-                return DPAS_ENOMEM;
-            out->fleet = spec->fleet_label;
+            char *label = dpas__buf_finish(&l, err);
+            char **more = label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) *
+                                                                   sizeof *more)
+                                : NULL;
+            if (!more) {
+                free(label);
+                return dpas__fail(err, DPAS_ENOMEM, "fleet", "out of memory");
+            }
+            spec->fleet_labels = more;
+            spec->fleet_labels[spec->nfleet_labels++] = label;
+            out->fleet = label;
         }
     } else if (!out->fleet) {
         return missing("fleet", "give --fleet NAME or --nodes N --accelerators-per-node N, or fleet: in the file", err);
