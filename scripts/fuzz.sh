@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"width count yaml json nccl cli"}
+targets=${FUZZ_TARGETS:-"width count yaml json nccl cli writer yamldoc sweep"}
 mkdir -p build-fuzz/work build-fuzz/artifacts build-fuzz/logs
 status=0
 for t in $targets; do

@@ -65,7 +65,10 @@ typedef struct dpas_cost {
     char notes[DPAS_COST_MAX_NOTES][400]; /* sentences about how to read the rows */
 } dpas_cost;
 
-/* Cost every rule x schedule for the scenario. *out is the caller's: dpas_cost_free(). */
+/* Cost every rule x schedule for the scenario. *out is the caller's: dpas_cost_free().
+ * DPAS_ERANGE when a row's bytes (x steps) or counts leave their range: the error's field is the
+ * row's ("bytes_per_worker", "scalar_bytes", "messages") and its message names the rule and the
+ * schedule. */
 DPAS_API int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost **out,
                                dpas_error *err);
 DPAS_API void dpas_cost_free(dpas_cost *c);

@@ -60,7 +60,9 @@ typedef struct dpas_report {
  * first rule broken, e.g. "dp_degree must be >= 1, got 0". */
 DPAS_API int dpas_scenario_validate(const dpas_scenario *s, dpas_error *err);
 
-/* Validate, then compute every attribute. Pure: no I/O, no allocation. */
+/* Validate, then compute every attribute. Pure: no I/O, no allocation. Byte counts are exact;
+ * accelerators_per_replica and allreduce_factor are the exact quotients correctly rounded to
+ * doubles (one rounding, also past 2^53, where (double)a / (double)b rounds three times). */
 DPAS_API int dpas_evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err);
 
 /* One attribute of a report. DPAS_EUNDEF, with the reason, when it is undefined. */

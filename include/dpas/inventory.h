@@ -35,6 +35,8 @@ typedef struct dpas_memory {
     int fits;                 /* state <= capacity */
 } dpas_memory;
 
+/* DPAS_ERANGE names "state_bytes", "capacity_bytes" or "headroom_bytes"; an accelerator of 0 B
+ * is DPAS_EINVAL (its utilisation would be infinite). */
 DPAS_API int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
                                dpas_memory *out, dpas_error *err);
 
@@ -47,7 +49,10 @@ typedef struct dpas_inventory_row {
     const char *source;
 } dpas_inventory_row;
 
-/* Fill up to cap rows; *n is the number of rows (call with cap 0 to count). */
+/* Fill up to cap rows; *n is the number of rows (call with cap 0 to count). A row whose bytes
+ * leave the exact range is DPAS_ERANGE with the row's item as the field ("zero16",
+ * "allgather_job_total"). A basis too long for the row ("P x " and a width of 40 digits) names
+ * the input instead ("P x gradient_bytes_per_param"): never cut. */
 DPAS_API int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap,
                             size_t *n, dpas_error *err);
 

@@ -41,7 +41,11 @@ typedef struct dpas_traffic {
 } dpas_traffic;
 
 /* Bytes of the schedule for a scenario; `iterations` is the iteration count of iterative rules
- * (geometric median, centered clipping) on sharded_distance, 0 otherwise. */
+ * (geometric median, centered clipping) on sharded_distance, 0 otherwise (negative: DPAS_EINVAL).
+ * Every count is checked: DPAS_ERANGE names the field that leaves its range, "bytes_per_worker"
+ * or "scalar_bytes" (a byte count reaching 2^64 bytes, or a fraction of a byte whose denominator
+ * needs more than 64 bits; the N(N-1)/2 distances or N x iterations norms are counted in 128
+ * bits) or "messages" (2(N-1) latency steps and more pass 2^63 - 1 for N above 2^62). */
 DPAS_API int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s,
                                    const dpas_rule *rule, int64_t iterations, dpas_traffic *out,
                                    dpas_error *err);

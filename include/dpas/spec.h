@@ -47,8 +47,14 @@ typedef struct dpas_spec dpas_spec;
 DPAS_API dpas_spec *dpas_spec_new(void);
 DPAS_API void dpas_spec_free(dpas_spec *spec);
 
-/* Read a scenario file (YAML, or JSON when the name ends in .json or the text starts with '{')
- * into spec, field by field; later calls and setters override earlier values. */
+/* Read a scenario file into spec, field by field; later calls and setters override earlier
+ * values. A name ending in .json is JSON; .yaml or .yml is YAML (a flow mapping,
+ * "{dp_degree: 8, ...}", included); any other is JSON when the text starts with '{' and parses
+ * as JSON, else YAML. is_json for the text: 1 JSON, 0 YAML, -1 guess as for other names.
+ * A file holds one YAML document: a second one, even empty or malformed, is DPAS_EPARSE (it
+ * would otherwise be ignored). Two keys for one input (fleet.nodes and fleet.count) are
+ * DPAS_EPARSE. Errors carry the file's line and column where the parser knows them (YAML
+ * everywhere; JSON for malformed text; a JSON value has no position, and none is made up). */
 DPAS_API int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err);
 DPAS_API int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_json,
                                  const char *origin, dpas_error *err);

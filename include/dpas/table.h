@@ -12,7 +12,8 @@
  *             UTF-8 as U+FFFD; columns aligned by code points (rows held until the end), or at
  *             fixed widths (the wider of `width` and the header) when streaming
  *   json      an array of objects; strings valid UTF-8 (invalid bytes as U+FFFD), control
- *             characters escaped; a null cell and a non-finite real are null
+ *             characters escaped; a null cell and a non-finite real are null; every number
+ *             reads back as a finite double (a G10 real near DBL_MAX is printed in full)
  *   csv       RFC 4180: a cell with a comma, quote, CR, LF or an edge space is quoted, quotes
  *             doubled; invalid UTF-8 as U+FFFD; null is an empty cell
  *   markdown  `\` `|` `` ` `` `*` `[` `]` escaped with a backslash, `_` too at a word's edge,
@@ -32,7 +33,10 @@ typedef enum dpas_col_type {
     DPAS_COL_TEXT = 0, /* cell.text */
     DPAS_COL_INT,      /* cell.i */
     DPAS_COL_REAL,     /* cell.real: shortest text that reads back as the same double */
-    DPAS_COL_BYTES,    /* cell.bytes: exact decimal */
+    DPAS_COL_BYTES,    /* cell.bytes: exact decimal; one that does not terminate (4/3) is rounded
+                          to 18 decimals and marked: text, markdown and CSV show
+                          "1.333333333333333333 (rounded; exactly 4/3)", JSON the number and a
+                          member "<column>_exact": "4/3" after it */
     DPAS_COL_BOOL,     /* cell.boolean: true / false */
     DPAS_COL_UINT,     /* cell.u */
 } dpas_col_type;

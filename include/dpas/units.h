@@ -51,17 +51,34 @@ DPAS_API int dpas_parse_count(const char *field, const char *text, uint64_t *out
 /* Parse a plain decimal integer ("128", "-3") into int64. Errors: DPAS_EPARSE, DPAS_ERANGE. */
 DPAS_API int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error *err);
 
-/* Exact decimal text of a byte count: "350000000000", "1808075.843". Writes at most `cap`
- * bytes including the NUL; returns the length the full text needs (snprintf-style). The text is
- * exact whenever frac_den has no prime factors but 2 and 5, which holds for every width read
- * from decimal text; otherwise it is rounded to 30 decimals. */
+/* Decimal text of a byte count: "350000000000", "1808075.843". Writes at most `cap` bytes
+ * including the NUL; returns the length the full text needs (snprintf-style; 112 bytes always
+ * suffice). The text is exact whenever the decimal terminates (frac_den has no prime factor but
+ * 2 and 5: at most 64 decimals), which holds for P x any width read from decimal text. A count
+ * whose decimal does not terminate (4/3 B: a mean over 3 replicas) is rounded to
+ * DPAS_BYTES_ROUNDED_DIGITS decimals, half to even, trailing zeros dropped
+ * ("1.333333333333333333"); dpas_bytes_is_decimal tells which, and every renderer marks a
+ * rounded count and gives its exact fraction (dpas_format_bytes_fraction). */
 DPAS_API size_t dpas_format_bytes_exact(dpas_bytes b, char *buf, size_t cap);
+
+/* Decimals of a byte count that dpas_format_bytes_exact rounds. */
+#define DPAS_BYTES_ROUNDED_DIGITS 18
+
+/* 1 when the byte count's decimal terminates (dpas_format_bytes_exact prints it exactly), 0 when
+ * it is printed rounded. */
+DPAS_API int dpas_bytes_is_decimal(dpas_bytes b);
+
+/* The exact value of a byte count as one fraction in lowest terms, "4/3", or the whole number
+ * ("350000000000") when it is whole; snprintf-style (64 bytes always suffice). */
+DPAS_API size_t dpas_format_bytes_fraction(dpas_bytes b, char *buf, size_t cap);
 
 /* A human byte count: "350 GB", "2.45 TB", "325.963 GiB", "512 B" (at most 3 decimals, trailing
  * zeros dropped; approximate except for DPAS_UNITS_BYTES, which gives the exact count). */
 DPAS_API size_t dpas_format_bytes_human(dpas_bytes b, dpas_units units, char *buf, size_t cap);
 
-/* A width as exact text in bytes: "2 B", "0.515875 B". */
+/* A width as exact text in bytes: "2 B", "0.515875 B"; a width whose decimal does not terminate
+ * (only the C API can give one) rounded and marked: "0.333333333333333333 B (rounded; exactly
+ * 1/3)". 128 bytes always suffice. */
 DPAS_API size_t dpas_format_width(dpas_rational w, char *buf, size_t cap);
 
 /* The exact value of count × width in bytes. Errors: DPAS_ERANGE when the product reaches 2^64

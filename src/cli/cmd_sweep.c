@@ -176,6 +176,20 @@ static int resolve(cli *c, sweep_args *x, dpas_sweep *sw, char **placeholders, d
     if (!sw->naxes)
         return cli_usage(c, "sweep", "nothing varies: give a list (--dp 8,16,32) or a range "
                                      "(--dp 2..4096) for one or two inputs");
+    /* each fleet of a varied --fleet brings its nodes, node and fabric: a flag for one of them
+     * would be overridden at every point, given and never used */
+    for (int k = 0; k < sw->naxes; k++) {
+        if (sw->axes[k].input != DPAS_SWEEP_FLEET)
+            continue;
+        static const dpas_input parts[] = {DPAS_INPUT_NODES, DPAS_INPUT_ACCELERATORS_PER_NODE,
+                                           DPAS_INPUT_NODE, DPAS_INPUT_FABRIC};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+            if (x->a.given[parts[i]])
+                return cli_usage(c, "sweep",
+                                 "%s cannot be given with a varied --fleet: each fleet has its "
+                                 "own (give one --fleet, or drop %s)",
+                                 dpas_input_flag(parts[i]), dpas_input_flag(parts[i]));
+    }
     /* A fixed dp_degree is checked point by point, not against the first value of a varied
      * fleet or workload (the order of a list must not decide which points are kept). */
     const char *dp = x->axis_text[DPAS_SWEEP_DP_DEGREE];

@@ -29,8 +29,15 @@ void dpas__buf_puts(dpas__buf *b, const char *s);
 void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 /* s as a JSON string literal, quotes included. */
 void dpas__buf_json_str(dpas__buf *b, const char *s);
-/* The exact decimal of a byte count, however long. */
+/* The decimal of a byte count (dpas_format_bytes_exact: exact when it terminates, else rounded). */
 void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);
+/* The byte count as text, marked when rounded: "350000000000", or, for a count whose decimal does
+ * not terminate, "1.333333333333333333 (rounded; exactly 4/3)"; unit (e.g. " B", or "") goes
+ * after the number. */
+void dpas__buf_bytes_marked(dpas__buf *b, dpas_bytes v, const char *unit);
+/* A JSON member for a byte count: "key": 1.333333333333333333, and, when the decimal does not
+ * terminate, the exact value beside it: , "key_exact": "4/3". */
+void dpas__buf_json_bytes(dpas__buf *b, const char *key, dpas_bytes v);
 /* A sink (dpas_sink_fn) that appends to the dpas__buf ctx. */
 int dpas__sink_buf(void *ctx, const char *data, size_t len);
 
@@ -82,6 +89,11 @@ int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t
                        dpas_bytes *out, dpas_error *err);
 /* b x k, exact. */
 int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err);
+/* On failure (rc != 0) rename err's field to `field` and prefix its message with "field: ";
+ * returns rc. */
+int dpas__bytes_field(int rc, const char *field, dpas_error *err);
+/* a / b correctly rounded to a double (ties to even); b > 0. */
+double dpas__ratio(uint64_t a, uint64_t b);
 /* -1, 0 or 1 as a < b, a == b, a > b. */
 int dpas__bytes_cmp(dpas_bytes a, dpas_bytes b);
 /* |a - b|, exact. */

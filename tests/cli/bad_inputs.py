@@ -3,12 +3,17 @@
 nothing on stdout; with -o json exactly one JSON error object on stdout ({"status": "error",
 "title", "reason"} holding the same words) and nothing on stderr.
 
+Arguments may name files made for the run in a scratch directory: {fifo} a FIFO with no writer
+(a read that blocked would hang the case: the timeout fails it), {big} a 2 MiB YAML file, {tmp}
+the directory itself.
+
 Usage: python3 bad_inputs.py DPAS CASE   ('list' prints the case names)"""
 import json
 import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -33,7 +38,15 @@ def main():
         return 0
     args, needles = table[name]
     cwd = os.path.join(HERE, "bad")
-    p = subprocess.run([dpas] + args, cwd=cwd, capture_output=True)
+    scratch = tempfile.TemporaryDirectory()
+    tmp = scratch.name
+    if any("{" in a for a in args):
+        os.mkfifo(os.path.join(tmp, "fifo.yaml"))
+        with open(os.path.join(tmp, "big.yaml"), "w") as f:
+            f.write("dp_degree: 8\n" + ("#" * 1023 + "\n") * 2048)
+        args = [a.replace("{fifo}", os.path.join(tmp, "fifo.yaml"))
+                 .replace("{big}", os.path.join(tmp, "big.yaml")).replace("{tmp}", tmp) for a in args]
+    p = subprocess.run([dpas] + args, cwd=cwd, capture_output=True, timeout=60)
     err = p.stderr.decode("utf-8", "replace")
     problems = []
     if p.returncode != 1:
@@ -50,7 +63,7 @@ def main():
     if own_format:
         needles = ["is given twice"]
     jargs = args[:1] + ["-o", "json"] + args[1:]
-    q = subprocess.run([dpas] + jargs, cwd=cwd, capture_output=True)
+    q = subprocess.run([dpas] + jargs, cwd=cwd, capture_output=True, timeout=60)
     if q.returncode != 1:
         problems.append(f"json mode: exit {q.returncode}, expected 1")
     if q.stderr:

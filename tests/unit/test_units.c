@@ -68,6 +68,8 @@ static void test_width_errors(void **state)
 {
     (void)state;
     width_error("2", DPAS_EPARSE, "\"2\" has no unit");
+    width_error("2 ", DPAS_EPARSE, "\"2 \" has no unit"); /* was "unknown unit" (issue 12) */
+    width_error("2\t", DPAS_EPARSE, "has no unit");
     width_error("2 kg", DPAS_EPARSE, "unknown unit");
     width_error("2 b", DPAS_EPARSE, "unknown unit"); /* b is ambiguous: bit or byte */
     width_error("", DPAS_EPARSE, "cannot read");
@@ -206,8 +208,10 @@ static void test_format(void **state)
 {
     (void)state;
     char t[128];
-    dpas_format_bytes_exact((dpas_bytes){1, 1, 3}, t, sizeof t); /* not a terminating decimal */
-    assert_string_equal(t, "1.333333333333333333333333333333");
+    /* not a terminating decimal: rounded to 18 decimals (issue 12; it was 30 digits, read as
+     * exact); 4/3 = 1.333..., and the 19th decimal is a 3 */
+    dpas_format_bytes_exact((dpas_bytes){1, 1, 3}, t, sizeof t);
+    assert_string_equal(t, "1.333333333333333333");
     dpas_format_bytes_exact((dpas_bytes){0, 1, 8}, t, sizeof t);
     assert_string_equal(t, "0.125");
     dpas_format_bytes_exact((dpas_bytes){UINT64_MAX, 0, 1}, t, sizeof t);

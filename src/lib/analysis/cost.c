@@ -50,10 +50,20 @@ static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r
         return 0;
     dpas_traffic tr;
     if ((rc = dpas_schedule_traffic(r->schedule, s, r->rule, c->iterations, &tr, err)) ||
-        (rc = dpas__bytes_times(tr.sent, steps, &r->bytes_per_worker, err)) ||
-        (rc = dpas__bytes_times(tr.received, steps, &r->bytes_received, err)) ||
-        (rc = dpas__bytes_times(tr.scalars, steps, &r->scalar_bytes, err)))
+        (rc = dpas__bytes_field(dpas__bytes_times(tr.sent, steps, &r->bytes_per_worker, err),
+                                "bytes_per_worker", err)) ||
+        (rc = dpas__bytes_field(dpas__bytes_times(tr.received, steps, &r->bytes_received, err),
+                                "bytes_received", err)) ||
+        (rc = dpas__bytes_field(dpas__bytes_times(tr.scalars, steps, &r->scalar_bytes, err),
+                                "scalar_bytes", err))) {
+        if (err) { /* which row: the message names the field, this names the rule and schedule */
+            char m[sizeof err->message];
+            memcpy(m, err->message, sizeof m);
+            snprintf(err->message, sizeof err->message, "%s under %s: %s", r->rule->name,
+                     dpas_schedule_name(r->schedule), m);
+        }
         return rc;
+    }
     if (ar_bytes > 0) /* per step, so the ratio does not depend on steps */
         r->ratio_to_allreduce = dpas_bytes_to_double(tr.sent) / ar_bytes;
     if (net) { /* the measured curves; hierarchical times stay on the links' line */
@@ -168,7 +178,9 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
     if (!o->rules)
         for (size_t i = 0; i < dpas_rule_count(); i++)
             nrules += dpas_rule_at(i)->is_default != 0;
-    c->rows = calloc(nrules * DPAS_SCHED_COUNT + 1, sizeof *c->rows);
+    c->rows = nrules < SIZE_MAX / DPAS_SCHED_COUNT / sizeof *c->rows
+                  ? calloc(nrules * DPAS_SCHED_COUNT + 1, sizeof *c->rows)
+                  : NULL;
     if (!c->rows) {
         dpas_cost_free(c);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");

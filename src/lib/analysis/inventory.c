@@ -64,37 +64,59 @@ int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero
     static const struct { uint64_t whole, part; } zero[4] = {{16, 0}, {4, 12}, {2, 14}, {0, 16}};
     dpas_bytes whole_part, shared;
     if (zero_stage == 0) {
-        if ((rc = dpas_bytes_of(P, c->width, &out->state, err)))
+        if ((rc = dpas__bytes_field(dpas_bytes_of(P, c->width, &out->state, err), "state_bytes", err)))
             return rc;
     } else if ((rc = dpas_bytes_of(P, (dpas_rational){zero[zero_stage].whole, 1}, &whole_part, err)) ||
                (rc = dpas__bytes_scaled(P, (dpas_rational){zero[zero_stage].part, 1}, 1, n, &shared, err)) ||
                (rc = dpas__bytes_add(whole_part, shared, &out->state, err))) {
-        return rc;
+        return dpas__bytes_field(rc, "state_bytes", err);
     }
     const dpas_hardware *hw = s->node_entry->accelerator;
-    int64_t acc = s->nodes * s->accelerators_per_node;
+    int64_t acc = s->nodes * s->accelerators_per_node; /* checked by dpas_scenario_validate */
+    /* memory x acc / n in 128 bits (memory x acc alone can pass 2^64); a registry memory is a
+     * whole number of bytes (its reader accepts no fraction) */
     if ((rc = dpas__bytes_scaled(hw->memory.whole, (dpas_rational){(uint64_t)acc, 1}, 1, n,
                                  &out->capacity, err)))
-        return rc;
+        return dpas__bytes_field(rc, "capacity_bytes", err);
     double st = dpas_bytes_to_double(out->state), cap = dpas_bytes_to_double(out->capacity);
+    /* a zero capacity (a registry accelerator of 0 B) would make inf or NaN, which no JSON holds */
+    if (!(cap > 0))
+        return dpas__fail(err, DPAS_EINVAL, "capacity_bytes",
+                          "capacity_bytes: the accelerator %s has no memory (0 B)", hw->name);
     out->utilisation = st / cap;
     out->fits = dpas__bytes_cmp(out->state, out->capacity) <= 0;
-    return dpas__bytes_absdiff(out->capacity, out->state, &out->headroom, err);
+    return dpas__bytes_field(dpas__bytes_absdiff(out->capacity, out->state, &out->headroom, err),
+                             "headroom_bytes", err);
 }
 
-static int add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char *item,
-                   const char *where, const char *basis, dpas_bytes b, const char *source)
+static void add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char *item,
+                    const char *where, const char *basis, dpas_bytes b, const char *source)
 {
     if (*n < cap) {
         dpas_inventory_row *r = &rows[*n];
-        snprintf(r->item, sizeof r->item, "%s", item);
+        snprintf(r->item, sizeof r->item, "%s", item); /* names of the catalogue: all fit */
         r->where = where;
         snprintf(r->basis, sizeof r->basis, "%s", basis);
         r->bytes = b;
         r->source = source;
     }
     (*n)++;
-    return 0;
+}
+
+/* "P x 2 B"; when the width's exact text does not fit the row's basis (a width of 40 digits),
+ * "P x " and the input's name instead: a basis is never cut. */
+static void basis_of(char *basis, size_t cap, const char *input, dpas_rational w)
+{
+    char t[128];
+    dpas_format_width(w, t, sizeof t);
+    if ((size_t)snprintf(basis, cap, "P x %s", t) >= cap)
+        snprintf(basis, cap, "P x %s", input);
+}
+
+/* A row's bytes failed: name the row. */
+static int row_fail(int rc, const char *item, dpas_error *err)
+{
+    return dpas__bytes_field(rc, item, err);
 }
 
 int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap, size_t *n,
@@ -107,59 +129,51 @@ int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap,
     *n = 0;
     const uint64_t P = s->parameters, N = (uint64_t)s->dp_degree;
     const dpas_rational gw = s->gradient_bytes_per_param;
-    char basis[64], w[48];
-    dpas_bytes b;
-    dpas_format_width(gw, w, sizeof w);
-    snprintf(basis, sizeof basis, "P x %s", w);
+    char basis[sizeof rows[0].basis];
+    dpas_bytes b, gather;
+    basis_of(basis, sizeof basis, "gradient_bytes_per_param", gw);
     add_row(rows, cap, n, "gradient_bytes", "wire", basis, r.gradient_bytes,
             "the seed: one replica's gradient");
     if ((rc = dpas__bytes_scaled(P, gw, 2 * (N - 1), N, &b, err)))
-        return rc;
+        return row_fail(rc, "allreduce_per_worker", err);
     add_row(rows, cap, n, "allreduce_per_worker", "wire", "2(N-1)/N x gradient_bytes", b,
             "ring AllReduce (the seed's allreduce_factor)");
-    if ((rc = dpas__bytes_scaled(P, gw, N - 1, 1, &b, err)))
-        return rc;
-    add_row(rows, cap, n, "allgather_per_worker", "wire", "(N-1) x gradient_bytes", b,
+    if ((rc = dpas__bytes_scaled(P, gw, N - 1, 1, &gather, err)))
+        return row_fail(rc, "allgather_per_worker", err);
+    add_row(rows, cap, n, "allgather_per_worker", "wire", "(N-1) x gradient_bytes", gather,
             "gather of every gradient (the seed's gather_factor)");
     if ((rc = dpas__bytes_scaled(P, gw, 2 * (N - 1), 1, &b, err)))
-        return rc;
+        return row_fail(rc, "allreduce_job_total", err);
     add_row(rows, cap, n, "allreduce_job_total", "wire", "N x 2(N-1)/N x gradient_bytes", b,
             "ring AllReduce, all workers");
-    uint64_t pairs;
-    if (__builtin_mul_overflow(N, N - 1, &pairs))
-        return dpas__fail(err, DPAS_ERANGE, "dp_degree", "N x (N-1) overflows for dp_degree %llu",
-                          (unsigned long long)N);
-    if ((rc = dpas__bytes_scaled(P, gw, pairs, 1, &b, err)))
-        return rc;
+    /* N (N-1) itself can pass 2^64: N x the per-worker gather, checked */
+    if ((rc = dpas__bytes_times(gather, N, &b, err)))
+        return row_fail(rc, "allgather_job_total", err);
     add_row(rows, cap, n, "allgather_job_total", "wire", "N x (N-1) x gradient_bytes", b,
             "gather of every gradient, all workers");
-    dpas_format_width(s->checkpoint_bytes_per_param, w, sizeof w);
-    snprintf(basis, sizeof basis, "P x %s", w);
+    basis_of(basis, sizeof basis, "checkpoint_bytes_per_param", s->checkpoint_bytes_per_param);
     add_row(rows, cap, n, "checkpoint_bytes", "rest", basis, r.checkpoint_bytes,
             "the seed: declared checkpoint width");
     if (s->weight_bytes_per_param.den) {
-        dpas_format_width(s->weight_bytes_per_param, w, sizeof w);
-        snprintf(basis, sizeof basis, "P x %s", w);
+        basis_of(basis, sizeof basis, "weight_bytes_per_param", s->weight_bytes_per_param);
         add_row(rows, cap, n, "weight_bytes", "rest", basis, r.weight_bytes,
                 "the seed: declared serving width");
     }
     for (size_t i = 0; i < NCONV; i++) {
         if ((rc = dpas_bytes_of(P, conventions[i].width, &b, err)))
-            return rc;
-        dpas_format_width(conventions[i].width, w, sizeof w);
-        snprintf(basis, sizeof basis, "P x %s", w);
+            return row_fail(rc, conventions[i].name, err);
+        basis_of(basis, sizeof basis, conventions[i].name, conventions[i].width);
         add_row(rows, cap, n, conventions[i].name, "rest", basis, b, conventions[i].source);
     }
     for (size_t i = 0; i < dpas_precision_count(); i++) {
         const dpas_precision *p = dpas_precision_at(i);
         if (i && !memcmp(&p->width, &dpas_precision_at(i - 1)->width, sizeof p->width))
             continue; /* tf32 = fp32, fp16 = bf16, int8 = fp8: one row per width */
-        char item[48];
+        char item[sizeof rows[0].item];
         snprintf(item, sizeof item, "weights_%s", p->name);
         if ((rc = dpas_bytes_of(P, p->width, &b, err)))
-            return rc;
-        dpas_format_width(p->width, w, sizeof w);
-        snprintf(basis, sizeof basis, "P x %s", w);
+            return row_fail(rc, item, err);
+        basis_of(basis, sizeof basis, p->name, p->width);
         add_row(rows, cap, n, item, "rest", basis, b, p->source);
     }
     return 0;

@@ -84,12 +84,29 @@ int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **
     return w == NULL;
 }
 
+/* The latency steps of a schedule, checked: 2(N-1) alone passes 2^63 - 1 for N above 2^62. */
+static int add_messages(int64_t *messages, uint64_t steps, dpas_schedule_id sched, uint64_t n,
+                        dpas_error *err)
+{
+    int64_t m;
+    if (steps > (uint64_t)INT64_MAX || __builtin_add_overflow(*messages, (int64_t)steps, &m))
+        return dpas__fail(err, DPAS_ERANGE, "messages",
+                          "messages: the latency steps of %s at dp_degree %llu pass 2^63 - 1, the "
+                          "largest count dpas holds",
+                          scheds[sched].name, (unsigned long long)n);
+    *messages = m;
+    return 0;
+}
+
 int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
                           int64_t iterations, dpas_traffic *out, dpas_error *err)
 {
     int rc;
     if ((unsigned)sched >= DPAS_SCHED_COUNT)
         return dpas__fail(err, DPAS_EINVAL, "schedule", "unknown schedule %d", (int)sched);
+    if (iterations < 0)
+        return dpas__fail(err, DPAS_EINVAL, "iterations", "iterations must be >= 0, got %lld",
+                          (long long)iterations);
     if ((rc = dpas_scenario_validate(s, err)))
         return rc;
     const uint64_t n = (uint64_t)s->dp_degree, P = s->parameters;
@@ -98,44 +115,64 @@ int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const 
     out->sent.frac_den = out->received.frac_den = out->scalars.frac_den = 1;
     if (n == 1)
         return 0; /* one replica exchanges nothing */
+    /* n <= 2^63 - 1, so 2(n - 1) < 2^64: the factors themselves fit; their products are checked */
+    uint64_t steps;
     switch (sched) {
     case DPAS_SCHED_ALLREDUCE:
     case DPAS_SCHED_SHARDED:
     case DPAS_SCHED_SHARDED_DISTANCE:
         rc = dpas__bytes_scaled(P, w, 2 * (n - 1), n, &out->sent, err);
-        out->messages = 2 * (int64_t)(n - 1);
+        steps = 2 * (n - 1);
         break;
     case DPAS_SCHED_ALLGATHER:
     case DPAS_SCHED_PS:
         rc = dpas__bytes_scaled(P, w, n - 1, 1, &out->sent, err);
-        out->messages = sched == DPAS_SCHED_PS ? 2 : (int64_t)(n - 1);
+        steps = sched == DPAS_SCHED_PS ? 2 : n - 1;
         break;
     case DPAS_SCHED_PS_SEPARATE:
         rc = dpas__bytes_scaled(P, w, n, 1, &out->sent, err);
-        out->messages = 2;
+        steps = 2;
         break;
     default: /* in-network */
         rc = dpas_bytes_of(P, w, &out->sent, err);
-        out->messages = 2;
+        steps = 2;
         break;
     }
-    if (rc)
+    if ((rc = dpas__bytes_field(rc, "bytes_per_worker", err)) ||
+        (rc = add_messages(&out->messages, steps, sched, n, err)))
         return rc;
     if (sched == DPAS_SCHED_SHARDED_DISTANCE) {
         /* An AllReduce of the scalars: the upper triangle of the distance matrix once, or the
-         * N partial norms of each iteration of an iterative rule. */
-        uint64_t scalars, rounds = 1;
+         * N partial norms of each iteration of an iterative rule. Counted in 128 bits: N(N-1)/2
+         * passes 2^64 for N above 2^32.5, and iterations x N for large iterations. */
+        dpas__u128 scalars, rounds = 1;
         if (is_iterative(rule)) {
-            scalars = n;
             rounds = iterations > 0 ? (uint64_t)iterations : 1;
+            scalars = (dpas__u128)n * rounds;
         } else {
-            scalars = n * (n - 1) / 2;
+            scalars = (dpas__u128)n * (n - 1) / 2;
         }
+        if (scalars > UINT64_MAX && is_iterative(rule))
+            return dpas__fail(err, DPAS_ERANGE, "scalar_bytes",
+                              "scalar_bytes: dp_degree %llu x %llu iterations is more than 2^64 "
+                              "scalars of 8 B; byte counts stop below 2^64 bytes",
+                              (unsigned long long)n, (unsigned long long)rounds);
+        if (scalars > UINT64_MAX)
+            return dpas__fail(err, DPAS_ERANGE, "scalar_bytes",
+                              "scalar_bytes: N(N-1)/2 distances for dp_degree %llu is more than "
+                              "2^64 scalars of 8 B; byte counts stop below 2^64 bytes",
+                              (unsigned long long)n);
         dpas_rational b = {SCALAR_BYTES, 1};
-        if ((rc = dpas__bytes_scaled(scalars * rounds, b, 2 * (n - 1), n, &out->scalars, err)) ||
-            (rc = dpas__bytes_add(out->sent, out->scalars, &out->sent, err)))
+        if ((rc = dpas__bytes_field(dpas__bytes_scaled((uint64_t)scalars, b, 2 * (n - 1), n,
+                                                       &out->scalars, err),
+                                    "scalar_bytes", err)) ||
+            (rc = dpas__bytes_field(dpas__bytes_add(out->sent, out->scalars, &out->sent, err),
+                                    "bytes_per_worker", err)))
             return rc;
-        out->messages += 2 * (int64_t)(n - 1) * (int64_t)rounds;
+        dpas__u128 more = (dpas__u128)(2 * (n - 1)) * rounds;
+        if ((rc = add_messages(&out->messages, more > UINT64_MAX ? UINT64_MAX : (uint64_t)more,
+                                sched, n, err)))
+            return rc;
     }
     out->received = out->sent;
     return 0;

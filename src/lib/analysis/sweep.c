@@ -233,6 +233,8 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
         return dpas__fail(err, DPAS_EINVAL, "input", "unknown sweep input %d", (int)in);
     if (!field)
         field = inputs[in].flag;
+    if (!text)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: no values given", field);
     bool numeric = in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_PARAMETERS;
     const char *dots = numeric ? strstr(text, "..") : NULL;
     if (dots && !strchr(text, ','))
@@ -258,10 +260,10 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
     for (const char *p = text;; ) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        char *t = dup_n(p, l);
+        char *t = dup_n(p, l), q[96];
         int rc = !t ? oom(err)
-                 : !l ? dpas__fail(err, DPAS_EINVAL, field, "%s: an empty value in the list \"%s\"",
-                                   field, text)
+                 : !l ? dpas__fail(err, DPAS_EINVAL, field, "%s: an empty value in the list %s",
+                                   field, dpas__quote(text, q, sizeof q))
                       : parse_item(a, a->n, t, field, reg, convention, err);
         free(t);
         a->n += rc == 0;

@@ -189,70 +189,104 @@ static void per_replica(const dpas_scenario *s, char *buf, size_t cap)
 size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int zero,
                            const dpas_memory *m, char *buf, size_t cap)
 {
-    char st[64], capb[64], name[64], ex[96], apr[40];
+    char st[64], capb[64], name[64], apr[40];
+    dpas__buf ex = {0};
     dpas_format_bytes_human(m->state, DPAS_UNITS_SI, st, sizeof st);
     dpas_format_bytes_human(m->capacity, DPAS_UNITS_SI, capb, sizeof capb);
-    dpas_format_bytes_exact(m->state, ex, sizeof ex);
+    dpas__buf_bytes_marked(&ex, m->state, " B");
     state_name(c, zero, name, sizeof name);
     per_replica(s, apr, sizeof apr);
-    return (size_t)snprintf(buf, cap,
-                            "one replica's training state (%s B = %s, %s) exceeds the memory of its "
-                            "%s %s accelerators (%s): utilisation %.3g",
-                            ex, st, name, apr, s->node_entry->accelerator->name, capb,
-                            m->utilisation);
+    size_t n = (size_t)snprintf(buf, cap,
+                                "one replica's training state (%s = %s, %s) exceeds the memory of "
+                                "its %s %s accelerators (%s): utilisation %.3g",
+                                ex.data ? ex.data : "?", st, name, apr,
+                                s->node_entry->accelerator->name, capb, m->utilisation);
+    free(ex.data);
+    return n;
+}
+
+/* "key": [-]digits, and "key_exact": "[-]n/d" beside it when the decimal does not terminate. */
+static void json_signed_bytes(dpas__buf *b, const char *key, const char *sign, dpas_bytes v)
+{
+    char t[112], f[64];
+    dpas_format_bytes_exact(v, t, sizeof t);
+    dpas__buf_printf(b, "\"%s\": %s%s", key, sign, t);
+    if (!dpas_bytes_is_decimal(v)) {
+        dpas_format_bytes_fraction(v, f, sizeof f);
+        dpas__buf_printf(b, ", \"%s_exact\": \"%s%s\"", key, sign, f);
+    }
+}
+
+/* A text or markdown value: [-]digits (marked when rounded) and the human form. */
+static char *bytes_value(const char *sign, dpas_bytes v, const char *human_sign, const char *human)
+{
+    dpas__buf b = {0};
+    dpas__buf_puts(&b, sign);
+    dpas__buf_bytes_marked(&b, v, "");
+    dpas__buf_printf(&b, " (%s%s)", human_sign, human);
+    return dpas__buf_finish(&b, NULL);
 }
 
 char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int zero,
                          const dpas_memory *m, dpas_format format, dpas_units units,
                          const char *label, dpas_error *err)
 {
-    char name[64], ex[96], hs[64], hc[64], ec[96], head[100], util[40], apr[40], hh[72];
+    char name[64], hs[64], hc[64], util[40], apr[40], hhum[64];
     state_name(c, zero, name, sizeof name);
-    dpas_format_bytes_exact(m->state, ex, sizeof ex);
-    dpas_format_bytes_exact(m->capacity, ec, sizeof ec);
     dpas_format_bytes_human(m->state, units, hs, sizeof hs);
     dpas_format_bytes_human(m->capacity, units, hc, sizeof hc);
-    const char *sign = m->fits ? "" : "-";
-    char habs[96], hhum[64];
-    dpas_format_bytes_exact(m->headroom, habs, sizeof habs);
+    const char *sign = !m->fits && (m->headroom.whole || m->headroom.frac_num) ? "-" : "";
     dpas_format_bytes_human(m->headroom, units, hhum, sizeof hhum);
-    snprintf(head, sizeof head, "%s%s", m->headroom.whole || m->headroom.frac_num ? sign : "", habs);
-    snprintf(hh, sizeof hh, "%s%s", m->headroom.whole || m->headroom.frac_num ? sign : "", hhum);
-    dpas__fmt_double(m->utilisation, false, util, sizeof util);
+    /* a utilisation that is not finite (a caller's zero capacity) is null: JSON has no inf */
+    bool finite = m->utilisation == m->utilisation && m->utilisation - m->utilisation == 0;
+    if (finite)
+        dpas__fmt_double(m->utilisation, false, util, sizeof util);
+    else
+        snprintf(util, sizeof util, format == DPAS_FORMAT_JSON ? "null" : "undefined");
     per_replica(s, apr, sizeof apr);
     dpas__buf b = {0};
     if (format == DPAS_FORMAT_JSON) {
         label_json(&b, label);
         dpas__buf_puts(&b, ",\n  \"state\": ");
         dpas__buf_json_str(&b, c->name);
-        dpas__buf_printf(&b, ",\n  \"zero_stage\": %d,\n  \"state_bytes\": %s,\n  \"capacity_bytes\": %s,\n"
-                             "  \"accelerators_per_replica\": %s,\n  \"accelerator\": ",
-                         zero, ex, ec, apr);
+        dpas__buf_printf(&b, ",\n  \"zero_stage\": %d,\n  ", zero);
+        json_signed_bytes(&b, "state_bytes", "", m->state);
+        dpas__buf_puts(&b, ",\n  ");
+        json_signed_bytes(&b, "capacity_bytes", "", m->capacity);
+        dpas__buf_printf(&b, ",\n  \"accelerators_per_replica\": %s,\n  \"accelerator\": ", apr);
         dpas__buf_json_str(&b, s->node_entry->accelerator->path);
-        dpas__buf_printf(&b, ",\n  \"headroom_bytes\": %s,\n  \"utilisation\": %s,\n  \"fits\": %s,\n"
-                             "  \"source\": ",
-                         head, util, m->fits ? "true" : "false");
+        dpas__buf_puts(&b, ",\n  ");
+        json_signed_bytes(&b, "headroom_bytes", sign, m->headroom);
+        dpas__buf_printf(&b, ",\n  \"utilisation\": %s,\n  \"fits\": %s,\n  \"source\": ", util,
+                         m->fits ? "true" : "false");
         dpas__buf_json_str(&b, c->source);
         dpas__buf_puts(&b, "\n}\n");
         return dpas__buf_finish(&b, err);
     }
-    char v[7][200];
-    snprintf(v[0], sizeof v[0], "%s (%s)", name, c->source);
-    snprintf(v[1], sizeof v[1], "%s (%s)", ex, hs);
-    snprintf(v[2], sizeof v[2], "%s (%s)", ec, hc);
-    snprintf(v[3], sizeof v[3], "%s x %s", apr, s->node_entry->accelerator->name);
-    snprintf(v[4], sizeof v[4], "%s (%s)", head, hh);
-    snprintf(v[5], sizeof v[5], "%s", util);
-    snprintf(v[6], sizeof v[6], "%s", m->fits ? "yes" : "no");
+    dpas__buf src = {0};
+    dpas__buf_printf(&src, "%s (%s)", name, c->source);
+    char *v[7] = {dpas__buf_finish(&src, NULL), bytes_value("", m->state, "", hs),
+                  bytes_value("", m->capacity, "", hc), NULL, bytes_value(sign, m->headroom, sign, hhum),
+                  NULL, NULL};
+    dpas__buf x = {0};
+    dpas__buf_printf(&x, "%s x %s", apr, s->node_entry->accelerator->name);
+    v[3] = dpas__buf_finish(&x, NULL);
+    v[5] = strdup(util);
+    v[6] = strdup(m->fits ? "yes" : "no");
     static const char *const k[] = {"state", "state_bytes", "capacity_bytes",
                                     "accelerators_per_replica", "headroom_bytes", "utilisation",
                                     "fits"};
     static const dpas_column cols[2] = {{"quantity", DPAS_COL_TEXT, 0}, {"value", DPAS_COL_TEXT, 0}};
+    int rc = 0;
+    for (int i = 0; i < 7; i++)
+        if (!v[i])
+            rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     if (format == DPAS_FORMAT_TEXT)
         label_text(&b, label);
     dpas_writer_opts wo = {.format = format};
-    dpas_writer *w;
-    int rc = dpas_writer_new(cols, 2, &wo, dpas__sink_buf, &b, &w, err);
+    dpas_writer *w = NULL;
+    if (!rc)
+        rc = dpas_writer_new(cols, 2, &wo, dpas__sink_buf, &b, &w, err);
     for (int i = 0; !rc && i < 7; i++) {
         dpas_cell cells[2] = {dpas_cell_text(k[i]), dpas_cell_text(v[i])};
         rc = dpas_writer_row(w, cells, err);
@@ -260,5 +294,7 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     if (!rc)
         rc = dpas_writer_end(w, err);
     dpas_writer_free(w);
+    for (int i = 0; i < 7; i++)
+        free(v[i]);
     return finish(&b, rc, err);
 }

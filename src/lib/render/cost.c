@@ -11,16 +11,16 @@ static dpas_cell real_or_null(double v) { return isnan(v) ? dpas_cell_null() : d
 
 static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
 {
-    char t[128], gh[64];
+    char gh[64];
     if (v->label) {
         dpas__buf_puts(b, "scenario  ");
         dpas__escape(b, DPAS_FORMAT_TEXT, v->label);
         dpas__buf_puts(b, "\n");
     }
-    dpas_format_bytes_exact(c->gradient_bytes, t, sizeof t);
     dpas_format_bytes_human(c->gradient_bytes, v->units, gh, sizeof gh);
-    dpas__buf_printf(b, "step      dp_degree %lld, gradient_bytes %s B (%s) per replica%s\n",
-                     (long long)c->dp_degree, t, gh, c->steps > 1 ? "" : ", one step");
+    dpas__buf_printf(b, "step      dp_degree %lld, gradient_bytes ", (long long)c->dp_degree);
+    dpas__buf_bytes_marked(b, c->gradient_bytes, " B");
+    dpas__buf_printf(b, " (%s) per replica%s\n", gh, c->steps > 1 ? "" : ", one step");
     if (c->steps > 1)
         dpas__buf_printf(b, "steps     %lld (bytes and times below are totals)\n",
                          (long long)c->steps);
@@ -213,8 +213,8 @@ static int json_doc(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, d
         dpas__buf_json_str(b, v->label);
     else
         dpas__buf_puts(b, "null");
-    dpas__buf_printf(b, ",\n  \"dp_degree\": %lld,\n  \"gradient_bytes\": ", (long long)c->dp_degree);
-    dpas__buf_bytes_exact(b, c->gradient_bytes);
+    dpas__buf_printf(b, ",\n  \"dp_degree\": %lld,\n  ", (long long)c->dp_degree);
+    dpas__buf_json_bytes(b, "gradient_bytes", c->gradient_bytes); /* "_exact" too when rounded */
     dpas__buf_printf(b, ",\n  \"steps\": %lld,\n  \"iterations\": %lld,\n",
                      (long long)c->steps, (long long)c->iterations);
     if (c->net_kind >= 0)

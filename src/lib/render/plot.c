@@ -91,10 +91,30 @@ static void axis_fit(axis *a, double lo, double hi)
         a->ticks[a->nticks++] = fabs(v) < step * 1e-9 ? 0.0 : v;
 }
 
+/* A byte tick in SI units. Below 2^64 through the exact formatter (a tick is a whole number of
+ * bytes there); from 2^64 on, where no uint64 holds it (and llround, which stops at 2^63, once
+ * made every such tick "9.223 EB"), in EB from the double, with the same 3 decimals. */
+static void bytes_tick(double v, char *buf, size_t cap)
+{
+    if (v < 18446744073709551616.0) { /* 2^64 */
+        dpas_format_bytes_human((dpas_bytes){(uint64_t)floor(v + 0.5), 0, 1}, DPAS_UNITS_SI, buf,
+                                cap);
+        return;
+    }
+    char num[64];
+    snprintf(num, sizeof num, "%.3f", v / 1e18);
+    char *dot = strchr(num, '.'), *e = num + strlen(num) - 1;
+    while (dot && e > dot && *e == '0')
+        *e-- = '\0';
+    if (dot && e == dot)
+        *e = '\0';
+    snprintf(buf, cap, "%s EB", num);
+}
+
 static void tick_label(const axis *a, double v, char *buf, size_t cap)
 {
-    if (a->unit == DPAS_AXIS_BYTES && v >= 1 && v < 1.8e19) {
-        dpas_format_bytes_human((dpas_bytes){(uint64_t)llround(v), 0, 1}, DPAS_UNITS_SI, buf, cap);
+    if (a->unit == DPAS_AXIS_BYTES && v >= 1 && isfinite(v)) {
+        bytes_tick(v, buf, cap);
         return;
     }
     if (a->unit == DPAS_AXIS_SECONDS && v != 0) {
@@ -493,10 +513,16 @@ char *dpas_plot_text(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, 
     for (int c = 0; c < cols; c++)
         dpas__buf_puts(&b, "\xe2\x94\x80");
     dpas__buf_printf(&b, "\n%11s %-*s%s\n", "", cols - (int)strlen(rgt), lft, rgt);
-    if (sp->xlabel)
-        dpas__buf_printf(&b, "%11s x: %s%s\n", "", sp->xlabel, L.x.log ? " (log)" : "");
-    if (sp->ylabel)
-        dpas__buf_printf(&b, "%11s y: %s%s\n", "", sp->ylabel, L.y.log ? " (log)" : "");
+    if (sp->xlabel) { /* user text, escaped as the title is */
+        dpas__buf_printf(&b, "%11s x: ", "");
+        dpas__escape(&b, DPAS_FORMAT_TEXT, sp->xlabel);
+        dpas__buf_printf(&b, "%s\n", L.x.log ? " (log)" : "");
+    }
+    if (sp->ylabel) {
+        dpas__buf_printf(&b, "%11s y: ", "");
+        dpas__escape(&b, DPAS_FORMAT_TEXT, sp->ylabel);
+        dpas__buf_printf(&b, "%s\n", L.y.log ? " (log)" : "");
+    }
     for (size_t k = 0; k < ns; k++) {
         dpas__buf_printf(&b, "%11s %s ", "", marks[k % 8]);
         dpas__escape(&b, DPAS_FORMAT_TEXT, s[k].name ? s[k].name : "");

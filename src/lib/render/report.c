@@ -2,6 +2,7 @@
  * JSON, CSV or Markdown, into a string the caller owns. */
 #include "../internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,10 @@ size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, s
 }
 
 /* The value of an attribute as text: exact bytes, integers, shortest doubles. With units set,
- * bytes get a human form in parentheses ("350000000000 B (350 GB)"). */
+ * bytes get a human form in parentheses ("350000000000 B (350 GB)"); units -1 (JSON) gives the
+ * bare number, UNITS_BARE_MARKED (CSV, markdown cells) the number without its unit, marked when
+ * rounded. */
+enum { UNITS_JSON = -1, UNITS_BARE_MARKED = -2 };
 static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int units,
                        char *buf, size_t cap)
 {
@@ -29,17 +33,30 @@ static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int
     }
     if (v.kind == DPAS_VALUE_INT)
         snprintf(buf, cap, "%lld", (long long)v.i);
+    else if (v.kind == DPAS_VALUE_REAL && units == UNITS_JSON && !isfinite(v.r))
+        snprintf(buf, cap, "null"); /* a report filled by a caller: JSON has no inf or nan */
     else if (v.kind == DPAS_VALUE_REAL)
         dpas__fmt_double(v.r, python_reals, buf, cap);
     else {
-        char exact[96], human[64];
+        /* exact digits, or rounded and marked ("1.333333333333333333 B (rounded; exactly 4/3)")
+         * where the decimal does not terminate; JSON (units < 0) gets the bare number and its
+         * exact fraction in a field of its own (render_json) */
+        char exact[112], human[64], frac[128] = ""; /* 112 + 128 + 64 < every caller's 256 */
         dpas_format_bytes_exact(v.bytes, exact, sizeof exact);
+        if (units != UNITS_JSON && !dpas_bytes_is_decimal(v.bytes)) {
+            char f[64];
+            dpas_format_bytes_fraction(v.bytes, f, sizeof f);
+            snprintf(frac, sizeof frac, "%s (rounded; exactly %s)", units == UNITS_BARE_MARKED ? "" : " B", f);
+        }
         bool small = v.bytes.whole < 1000;
         if (units == DPAS_UNITS_BYTES || units < 0 || small)
-            snprintf(buf, cap, "%s%s", exact, units < 0 ? "" : " B");
+            snprintf(buf, cap, "%s%s", exact, frac[0] ? frac : units < 0 ? "" : " B");
         else {
             dpas_format_bytes_human(v.bytes, (dpas_units)units, human, sizeof human);
-            snprintf(buf, cap, "%s B (%s)", exact, human);
+            if (frac[0])
+                snprintf(buf, cap, "%s%s (%s)", exact, frac, human);
+            else
+                snprintf(buf, cap, "%s B (%s)", exact, human);
         }
     }
 }
@@ -48,7 +65,7 @@ static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int
 static void explain_text(const dpas_scenario *s, const dpas_report *r, dpas_attr a, char *buf,
                          size_t cap)
 {
-    char v[128], w[64];
+    char v[256], w[128];
     value_text(r, a, false, DPAS_UNITS_BYTES, v, sizeof v);
     long long n = (long long)s->dp_degree;
     const char *eq = dpas_attr_equation(a);
@@ -110,25 +127,25 @@ static void width_text(dpas_rational w, char *buf, size_t cap)
         dpas_format_width(w, buf, cap);
 }
 
-/* The width as a bare exact number of bytes (JSON), or null. */
-static void width_json(dpas__buf *b, dpas_rational w)
+/* "key": the width as a bare number of bytes (and "key_exact" when it does not terminate), or
+ * null. */
+static void width_json(dpas__buf *b, const char *key, dpas_rational w)
 {
     if (!w.den) {
-        dpas__buf_puts(b, "null");
+        dpas__buf_json_str(b, key);
+        dpas__buf_puts(b, ": null");
         return;
     }
-    char t[64];
     dpas_bytes x = {w.num / w.den, w.num % w.den, w.den};
     if (!x.frac_num)
         x.frac_den = 1;
-    dpas_format_bytes_exact(x, t, sizeof t);
-    dpas__buf_puts(b, t);
+    dpas__buf_json_bytes(b, key, x);
 }
 
 static void render_text(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
                         const dpas_render_opts *o, unsigned show)
 {
-    char t[600], w[64];
+    char t[600], w[128];
     if (!o->attrs) {
         if (o->label) {
             dpas__buf_puts(b, "scenario  ");
@@ -191,24 +208,30 @@ static void render_json(dpas__buf *b, const dpas_scenario *s, const dpas_report 
         dpas__buf_puts(b, ", \"fabric\": ");
         dpas__buf_json_str(b, s->fabric_entry->path);
     }
-    dpas__buf_printf(b, "},\n    \"dp_degree\": %lld,\n    \"gradient_bytes_per_param\": ",
-                     (long long)s->dp_degree);
-    width_json(b, s->gradient_bytes_per_param);
-    dpas__buf_puts(b, ",\n    \"checkpoint_bytes_per_param\": ");
-    width_json(b, s->checkpoint_bytes_per_param);
-    dpas__buf_puts(b, ",\n    \"weight_bytes_per_param\": ");
-    width_json(b, s->weight_bytes_per_param);
+    dpas__buf_printf(b, "},\n    \"dp_degree\": %lld,\n    ", (long long)s->dp_degree);
+    width_json(b, "gradient_bytes_per_param", s->gradient_bytes_per_param);
+    dpas__buf_puts(b, ",\n    ");
+    width_json(b, "checkpoint_bytes_per_param", s->checkpoint_bytes_per_param);
+    dpas__buf_puts(b, ",\n    ");
+    width_json(b, "weight_bytes_per_param", s->weight_bytes_per_param);
     dpas__buf_puts(b, "\n  },\n  \"attributes\": {");
     bool first = true;
     for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
         if (!(show & (1u << a)))
             continue;
+        dpas_value v;
+        dpas__buf_puts(b, first ? "\n    " : ",\n    ");
+        first = false;
+        if (!(r->undefined & (1u << a)) && dpas_attr_kind((dpas_attr)a) == DPAS_VALUE_BYTES &&
+            !dpas_report_get(r, (dpas_attr)a, &v, NULL)) { /* and "<attr>_exact" if rounded */
+            dpas__buf_json_bytes(b, dpas_attr_name((dpas_attr)a), v.bytes);
+            continue;
+        }
         if (r->undefined & (1u << a))
             snprintf(t, sizeof t, "null");
         else
-            value_text(r, (dpas_attr)a, true, -1, t, sizeof t);
-        dpas__buf_printf(b, "%s\n    \"%s\": %s", first ? "" : ",", dpas_attr_name((dpas_attr)a), t);
-        first = false;
+            value_text(r, (dpas_attr)a, true, UNITS_JSON, t, sizeof t);
+        dpas__buf_printf(b, "\"%s\": %s", dpas_attr_name((dpas_attr)a), t);
     }
     dpas__buf_puts(b, "\n  },\n  \"undefined\": {");
     first = true;
@@ -270,7 +293,7 @@ static int render_inputs_md(dpas__buf *b, const dpas_scenario *s, const dpas_ren
 {
     static const dpas_column cols[2] = {{"input", DPAS_COL_TEXT, 0}, {"value", DPAS_COL_TEXT, 0}};
     dpas__buf wl = {0}, fl = {0};
-    char dp[32], w[3][64];
+    char dp[32], w[3][128];
     dpas__buf_printf(&wl, "%s (%llu parameters)", s->workload ? s->workload : "custom",
                      (unsigned long long)s->parameters);
     dpas__buf_printf(&fl, "%s (%lld nodes x %lld accelerators)", s->fleet ? s->fleet : "custom",
@@ -302,7 +325,7 @@ static int render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report *
                                         {"value", DPAS_COL_TEXT, DPAS_COL_RIGHT},
                                         {"unit", DPAS_COL_TEXT, 0},
                                         {"note", DPAS_COL_TEXT, 0}};
-    char v[DPAS_ATTR_COUNT][200];
+    char v[DPAS_ATTR_COUNT][320];
     char note[DPAS_ATTR_COUNT][600];
     const char *cells[DPAS_ATTR_COUNT * 4];
     size_t n = 0;
@@ -317,7 +340,7 @@ static int render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report *
             snprintf(note[a], sizeof note[a], "undefined: %s",
                      dpas_report_undefined_reason(r, (dpas_attr)a));
         } else {
-            value_text(r, (dpas_attr)a, false, -1, v[a], sizeof v[a]);
+            value_text(r, (dpas_attr)a, false, UNITS_BARE_MARKED, v[a], sizeof v[a]);
             if (o->explain)
                 explain_text(s, r, (dpas_attr)a, note[a], sizeof note[a]);
         }

@@ -116,8 +116,8 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
     case DPAS_COL_UINT: dpas__buf_printf(b, "%llu", (unsigned long long)v->u); return;
     case DPAS_COL_BOOL: dpas__buf_puts(b, v->boolean ? "true" : "false"); return;
     case DPAS_COL_REAL:
-        if (pretty && (col->flags & DPAS_COL_G10))
-            dpas__fmt_g10(v->real, t);
+        if (pretty && (col->flags & DPAS_COL_G10) && fabs(v->real) < 1.7976931345e308)
+            dpas__fmt_g10(v->real, t); /* above, 10 digits round past DBL_MAX: no reader takes it */
         else if (pretty && (col->flags & DPAS_COL_G6))
             snprintf(t, sizeof t, "%.6g", v->real);
         else
@@ -125,12 +125,26 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
         dpas__buf_puts(b, t);
         return;
     case DPAS_COL_BYTES:
-        if (pretty && (col->flags & DPAS_COL_HUMAN)) {
+        if (pretty && (col->flags & DPAS_COL_HUMAN)) { /* approximate by design: "1.333 B" */
             dpas_format_bytes_human(v->bytes, w->o.units, t, sizeof t);
             dpas__buf_puts(b, t);
             return;
         }
-        dpas__buf_bytes_exact(b, v->bytes);
+        /* exact digits; a count whose decimal does not terminate is rounded and said to be:
+         * JSON adds "<column>_exact" after the cell (row_cell), the others say it in the cell */
+        if (f == DPAS_FORMAT_JSON) {
+            dpas__buf_bytes_exact(b, v->bytes);
+        } else {
+            dpas__buf fb = {0};
+            dpas__buf_bytes_marked(&fb, v->bytes, "");
+            if (fb.oom)
+                b->oom = true;
+            else if (f == DPAS_FORMAT_TEXT)
+                dpas__buf_append(b, fb.data, fb.len); /* digits, spaces, '/', ';': nothing to escape */
+            else
+                dpas__escape(b, f, fb.data);
+            free(fb.data);
+        }
         if (pretty && (col->flags & DPAS_COL_EXACT_HUMAN) && w->o.units != DPAS_UNITS_BYTES) {
             dpas_format_bytes_human(v->bytes, w->o.units, t, sizeof t);
             dpas__buf_printf(b, " (%s)", t);
@@ -228,9 +242,14 @@ int dpas_writer_row(dpas_writer *w, const dpas_cell *cells, dpas_error *err)
         if (f == DPAS_FORMAT_JSON) {
             if (c)
                 dpas__buf_puts(b, ", ");
+            const dpas_cell *v = &cells[c];
+            if (col->type == DPAS_COL_BYTES && !v->null) {
+                dpas__buf_json_bytes(b, col->name, v->bytes); /* and "<name>_exact" if rounded */
+                continue;
+            }
             dpas__buf_json_str(b, col->name);
             dpas__buf_puts(b, ": ");
-            cell_text(w, col, &cells[c], b);
+            cell_text(w, col, v, b);
         } else if (f == DPAS_FORMAT_MARKDOWN) {
             dpas__buf_puts(b, " ");
             cell_text(w, col, &cells[c], b);
@@ -246,7 +265,8 @@ int dpas_writer_row(dpas_writer *w, const dpas_cell *cells, dpas_error *err)
             cell_text(w, col, &cells[c], b);
             if (b->oom)
                 break;
-            size_t l = dpas__utf8_width(b->data + start);
+            /* nothing written yet (no header, an empty first cell): data is still NULL */
+            size_t l = b->data ? dpas__utf8_width(b->data + start) : 0;
             if (l < w->widths[c]) {
                 size_t pad = w->widths[c] - l;
                 if (numeric(col)) { /* move the cell right */

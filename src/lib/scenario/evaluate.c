@@ -1,6 +1,6 @@
 /* The DataParallelAttackSurfaceScenario: validation and every attribute of the seed.
- * Pure functions: no I/O, no allocation. Byte counts are exact; factors are doubles computed
- * with a single correctly rounded division each. */
+ * Pure functions: no I/O, no allocation. Byte counts are exact; factors are doubles, each the
+ * exact value correctly rounded (one rounding, also past 2^53). */
 #include "../internal.h"
 
 #include <string.h>
@@ -71,7 +71,8 @@ int dpas_ring_allreduce_factor(int64_t n, double *out, dpas_error *err)
 {
     if (n < 1)
         return dpas__fail(err, DPAS_EINVAL, "n_gpus", "n_gpus must be >= 1, got %lld", (long long)n);
-    *out = n == 1 ? 0.0 : (2.0 * (double)(n - 1)) / (double)n;
+    /* 2(n-1)/n rounded once (2(n-1) < 2^64): (2.0 * (n-1)) / n rounds three times past 2^53 */
+    *out = n == 1 ? 0.0 : dpas__ratio(2 * (uint64_t)(n - 1), (uint64_t)n);
     return 0;
 }
 
@@ -131,13 +132,7 @@ int dpas_scenario_validate(const dpas_scenario *s, dpas_error *err)
 
 static int bytes_attr(const char *attr, uint64_t p, dpas_rational w, dpas_bytes *out, dpas_error *err)
 {
-    int rc = dpas_bytes_of(p, w, out, err);
-    if (rc && err) {
-        char m[sizeof err->message];
-        memcpy(m, err->message, sizeof m);
-        dpas__fail(err, rc, attr, "%s: %s", attr, m);
-    }
-    return rc;
+    return dpas__bytes_field(dpas_bytes_of(p, w, out, err), attr, err);
 }
 
 int dpas_evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err)
@@ -153,7 +148,9 @@ int dpas_evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err)
     r->nodes = s->nodes;
     r->accelerators_per_node = s->accelerators_per_node;
     r->accelerators = s->nodes * s->accelerators_per_node; /* overflow checked in validate */
-    r->accelerators_per_replica = (double)r->accelerators / (double)n;
+    /* one correctly rounded division: (double)a / (double)n rounds a, n and the quotient, which
+     * differs from the exact quotient's nearest double once a or n passes 2^53 */
+    r->accelerators_per_replica = dpas__ratio((uint64_t)r->accelerators, (uint64_t)n);
     if (r->accelerators % n)
         r->warnings |= DPAS_WARN_UNEQUAL_REPLICAS;
     if ((rc = bytes_attr("gradient_bytes", s->parameters, s->gradient_bytes_per_param,

@@ -4,6 +4,7 @@
 #include "../internal.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,7 +190,12 @@ static int get_num(loader *L, json_t *obj, const char *key, double mul, double d
     double x = json_number_value(v);
     if (!(x > 0))
         return lfail(L, key, "must be > 0", NULL);
-    *out = x * mul / div;
+    /* in range after the unit too: 1e300 TFLOPS would be inf FLOP/s, and inf or a 0 that
+     * underflowed would reach times and JSON (which has no inf) */
+    double y = x * mul / div;
+    if (!isfinite(y) || !(y > 0))
+        return lfail(L, key, "is out of range", NULL);
+    *out = y;
     return 0;
 }
 

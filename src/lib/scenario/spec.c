@@ -83,15 +83,17 @@ int dpas_input_from_name(const char *name)
 typedef struct val {
     bool set;
     char *text; /* NULL with set: explicitly none */
-    char field[64];
-    char origin[160]; /* "file.yaml:3:5" or "" */
+    char field[64]; /* a flag or a file path of the input table: all fit */
+    char *origin; /* "file.yaml:3:5: ", "file.json: " (JSON values carry no position), or NULL */
     int line, col;
 } val;
 
 struct dpas_spec {
     val v[K_COUNT];
-    char fleet_label[192];
-    char workload_label[192];
+    /* "Training_1K (modified: 4 x 8)": built at resolution; every label built is kept until
+     * dpas_spec_free, so a scenario resolved earlier keeps its (borrowed) fleet name */
+    char **fleet_labels;
+    size_t nfleet_labels;
     const char *scenario_path; /* the named scenario's path, once resolved (borrowed) */
 };
 
@@ -100,6 +102,7 @@ dpas_spec *dpas_spec_new(void) { return calloc(1, sizeof(dpas_spec)); }
 static void val_clear(val *v)
 {
     free(v->text);
+    free(v->origin);
     memset(v, 0, sizeof *v);
 }
 
@@ -108,7 +111,10 @@ void dpas_spec_free(dpas_spec *spec)
     if (!spec)
         return;
     for (int k = 0; k < K_COUNT; k++)
-        free(spec->v[k].text);
+        val_clear(&spec->v[k]);
+    for (size_t i = 0; i < spec->nfleet_labels; i++)
+        free(spec->fleet_labels[i]);
+    free(spec->fleet_labels);
     free(spec);
 }
 
@@ -125,17 +131,27 @@ static int set_val(dpas_spec *spec, int k, const char *text, const char *field, 
                    int line, int col, dpas_error *err)
 {
     val *v = &spec->v[k];
-    char *copy = NULL;
-    if (text && !(copy = strdup(text)))
+    char *copy = NULL, *origin = NULL;
+    if (file) { /* the whole path, however long: a message points at the value */
+        dpas__buf o = {0};
+        if (line > 0)
+            dpas__buf_printf(&o, "%s:%d:%d: ", file, line, col);
+        else
+            dpas__buf_printf(&o, "%s: ", file);
+        origin = dpas__buf_finish(&o, NULL);
+    }
+    if ((text && !(copy = strdup(text))) || (file && !origin)) {
+        free(copy);
+        free(origin);
         return dpas__fail(err, DPAS_ENOMEM, keys[k].field, "out of memory");
+    }
     val_clear(v);
     v->set = true;
     v->text = copy;
+    v->origin = origin;
     snprintf(v->field, sizeof v->field, "%s", field ? field : keys[k].field);
     v->line = line;
     v->col = col;
-    if (file)
-        snprintf(v->origin, sizeof v->origin, "%s:%d:%d: ", file, line, col);
     /* A workload is a registry model or inline parameters; a fleet a registry fleet or an
      * inline one. Setting one side drops the other, so a flag overrides a file. */
     if (k == K_MODEL) {
@@ -176,6 +192,7 @@ typedef struct walker {
     dpas_spec *spec;
     const char *file;
     dpas_error *err;
+    bool syntax; /* the text did not parse (as opposed to a key or value breaking a rule) */
 } walker;
 
 enum { T_NULL, T_SCALAR, T_MAP, T_SEQ, T_BOOL };
@@ -205,8 +222,9 @@ static const char *type_name(int t)
 static int apply(walker *W, const char *parent, const char *key, int type, const char *text,
                  int kline, int kcol, int line, int col)
 {
-    char path[160];
+    char path[160], qk[96];
     snprintf(path, sizeof path, "%s%s%s", parent, *parent ? "." : "", key);
+    dpas__quote(key, qk, sizeof qk); /* user text in a message: quoted, escaped, bounded */
     static const char *top[] = {"name", "scenario", "workload", "fleet", "dp_degree",
                                 "gradient_bytes_per_param", "checkpoint_bytes_per_param",
                                 "weight_bytes_per_param"};
@@ -217,10 +235,10 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
             known |= !strcmp(key, top[i]);
         if (!known)
             return wfail(W, DPAS_EPARSE, path, kline, kcol,
-                         "unknown key \"%s\"; expected name, scenario, workload, fleet, dp_degree, "
+                         "unknown key %s; expected name, scenario, workload, fleet, dp_degree, "
                          "gradient_bytes_per_param, checkpoint_bytes_per_param or "
                          "weight_bytes_per_param%s",
-                         key, NULL);
+                         qk, NULL);
         if (!strcmp(key, "workload"))
             k = type == T_MAP ? K_INLINE_WORKLOAD : K_MODEL;
         else if (!strcmp(key, "fleet"))
@@ -236,13 +254,19 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
             k = K_PARAMS;
         else
             return wfail(W, DPAS_EPARSE, path, kline, kcol,
-                         "unknown key \"%s\" in workload; expected name or parameters%s", key, NULL);
+                         "unknown key %s in workload; expected name or parameters%s", qk, NULL);
     } else if (!strcmp(parent, "fleet")) {
         if (!strcmp(key, "name"))
             k = K_FLEET_NAME;
-        else if (!strcmp(key, "nodes") || !strcmp(key, "count"))
+        else if (!strcmp(key, "nodes") || !strcmp(key, "count")) {
+            /* two keys for one input: whichever came last would silently win */
+            const val *v = &W->spec->v[K_NODES];
+            if (v->set && v->origin && strcmp(v->field, path))
+                return wfail(W, DPAS_EPARSE, path, kline, kcol,
+                             "%s and %s are the same input (the fleet's node count); give one",
+                             v->field, path);
             k = K_NODES;
-        else if (!strcmp(key, "accelerators_per_node"))
+        } else if (!strcmp(key, "accelerators_per_node"))
             k = K_APN;
         else if (!strcmp(key, "node"))
             k = K_NODE;
@@ -250,9 +274,9 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
             k = K_FABRIC;
         else
             return wfail(W, DPAS_EPARSE, path, kline, kcol,
-                         "unknown key \"%s\" in fleet; expected name, nodes (or count), "
+                         "unknown key %s in fleet; expected name, nodes (or count), "
                          "accelerators_per_node, node or fabric%s",
-                         key, NULL);
+                         qk, NULL);
     }
     if (k == K_INLINE_WORKLOAD || k == K_INLINE_FLEET) {
         dpas_spec *s = W->spec;
@@ -304,8 +328,11 @@ static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const cha
         const char *key = (const char *)k->data.scalar.value;
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             yaml_node_t *k2 = yaml_document_get_node(doc, q->key);
-            if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key))
-                return wfail(W, DPAS_EPARSE, key, kl, kc, "duplicate key \"%s\"%s", key, NULL);
+            if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key)) {
+                char qk[96];
+                return wfail(W, DPAS_EPARSE, key, kl, kc, "duplicate key %s%s",
+                             dpas__quote(key, qk, sizeof qk), NULL);
+            }
         }
         int t = yaml_type(v);
         int vl = (int)v->start_mark.line + 1, vc = (int)v->start_mark.column + 1;
@@ -338,10 +365,35 @@ static int load_yaml(walker *W, const char *text, size_t len)
         snprintf(msg, sizeof msg, "%s%s%s", parser.problem ? parser.problem : "malformed YAML",
                  parser.context ? " " : "", parser.context ? parser.context : "");
         rc = wfail(W, DPAS_EPARSE, "file", line, col, "malformed YAML: %s%s", msg, NULL);
+        W->syntax = true;
         yaml_parser_delete(&parser);
         return rc;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root) { /* one document: a second one, even empty or malformed, would be ignored */
+        yaml_document_t next;
+        if (!yaml_parser_load(&parser, &next)) {
+            int line = (int)parser.problem_mark.line + 1, col = (int)parser.problem_mark.column + 1;
+            rc = wfail(W, DPAS_EPARSE, "file", line, col,
+                       "malformed YAML after the first document: %s%s",
+                       parser.problem ? parser.problem : "malformed YAML", NULL);
+            W->syntax = true;
+        } else {
+            yaml_node_t *r2 = yaml_document_get_root_node(&next);
+            if (r2)
+                rc = wfail(W, DPAS_EPARSE, "file", (int)next.start_mark.line + 1,
+                           (int)next.start_mark.column + 1,
+                           "a second YAML document; a scenario file holds one document "
+                           "(remove the second '---' and what follows, or merge the two)%s%s",
+                           NULL, NULL);
+            yaml_document_delete(&next);
+        }
+        if (rc) {
+            yaml_document_delete(&doc);
+            yaml_parser_delete(&parser);
+            return rc;
+        }
+    }
     if (!root)
         rc = wfail(W, DPAS_EPARSE, "file", 0, 0, "the file is empty; expected a mapping of "
                                                   "scenario inputs%s%s", NULL, NULL);
@@ -417,14 +469,30 @@ static int json_map(walker *W, json_t *obj, const char *parent)
     return 0;
 }
 
-static int load_json(walker *W, const char *text, size_t len)
+/* JSON; with yaml_too, text that is not JSON is read again as YAML (a YAML flow mapping such
+ * as "{dp_degree: 8}" starts with '{' too), and the JSON error stands only when that fails to
+ * parse as well. */
+static int load_json(walker *W, const char *text, size_t len, bool yaml_too)
 {
     json_error_t je;
     /* JSON_PRESERVE_ORDER is not needed: keys are applied independently. */
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return wfail(W, DPAS_EPARSE, "file", je.line > 0 ? je.line : 0, je.column > 0 ? je.column : 0,
-                     "malformed JSON: %s%s", je.text, NULL);
+    if (!root && yaml_too) {
+        dpas_error yerr = {0};
+        walker Y = *W;
+        Y.err = &yerr;
+        Y.syntax = false;
+        int rc = load_yaml(&Y, text, len);
+        if (!Y.syntax) { /* it is YAML: its result, success or a rule broken */
+            if (rc && W->err)
+                *W->err = yerr;
+            return rc;
+        }
+    }
+    if (!root) /* jansson's line and column are 1-based, and real */
+        return wfail(W, DPAS_EPARSE, "file", je.line > 0 ? je.line : 0,
+                     je.line > 0 && je.column > 0 ? je.column : 0, "malformed JSON: %s%s", je.text,
+                     NULL);
     int rc;
     if (!json_is_object(root))
         rc = wfail(W, DPAS_EPARSE, "file", 0, 0,
@@ -439,7 +507,7 @@ static int load_json(walker *W, const char *text, size_t len)
 int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_json,
                         const char *origin, dpas_error *err)
 {
-    walker W = {spec, origin ? origin : "<input>", err};
+    walker W = {spec, origin ? origin : "<input>", err, false};
     if (memchr(text, '\0', len))
         return wfail(&W, DPAS_EPARSE, "file", 0, 0, "the file contains a NUL byte; expected "
                                                      "YAML or JSON text%s%s", NULL, NULL);
@@ -449,9 +517,9 @@ int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_js
     if (i == len)
         return wfail(&W, DPAS_EPARSE, "file", 0, 0, "the file is empty; expected a mapping of "
                                                      "scenario inputs%s%s", NULL, NULL);
-    if (is_json < 0)
-        is_json = text[i] == '{';
-    return is_json ? load_json(&W, text, len) : load_yaml(&W, text, len);
+    if (is_json < 0 && text[i] == '{')
+        return load_json(&W, text, len, true);
+    return is_json > 0 ? load_json(&W, text, len, false) : load_yaml(&W, text, len);
 }
 
 int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err)
@@ -463,6 +531,8 @@ int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err)
         return rc;
     size_t pl = strlen(path);
     int is_json = pl >= 5 && !strcmp(path + pl - 5, ".json") ? 1 : -1;
+    if ((pl >= 5 && !strcmp(path + pl - 5, ".yaml")) || (pl >= 4 && !strcmp(path + pl - 4, ".yml")))
+        is_json = 0; /* a YAML file may open with a flow mapping, "{dp_degree: 8, ...}" */
     rc = dpas_spec_load_text(spec, text, len, is_json, path, err);
     free(text);
     return rc;
@@ -473,7 +543,7 @@ int dpas_spec_load_file(dpas_spec *spec, const char *path, dpas_error *err)
 /* Prefix an error with the origin of the value at fault. */
 static int at(const val *v, int rc, dpas_error *err)
 {
-    if (rc && err && v->origin[0] && !err->line) {
+    if (rc && err && v->origin && !err->line) {
         char m[sizeof err->message];
         snprintf(m, sizeof m, "%s", err->message);
         snprintf(err->message, sizeof err->message, "%s%s", v->origin, m);
@@ -527,9 +597,8 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
             return at(&V[K_PARAMS], dpas__fail(err, DPAS_EINVAL, V[K_PARAMS].field,
                                                "%s must be > 0, got %s", V[K_PARAMS].field,
                                                V[K_PARAMS].text), err);
-        snprintf(spec->workload_label, sizeof spec->workload_label, "%s",
-                 V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom");
-        out->workload = spec->workload_label;
+        /* the name as given, not a copy cut to a buffer (borrowed from spec, as documented) */
+        out->workload = V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom";
     } else if (V[K_WORKLOAD_NAME].set) {
         return at(&V[K_WORKLOAD_NAME], missing("workload.parameters", "an inline workload needs parameters", err), err);
     } else if (!out->workload) {
@@ -580,14 +649,25 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
             /* the overrides restate the registry fleet */
         } else {
             out->fleet_entry = NULL;
+            dpas__buf l = {0};
             if (V[K_FLEET_NAME].text)
-                snprintf(spec->fleet_label, sizeof spec->fleet_label, "%s", V[K_FLEET_NAME].text);
+                dpas__buf_puts(&l, V[K_FLEET_NAME].text);
             else if (f)
-                snprintf(spec->fleet_label, sizeof spec->fleet_label, "%s (modified: %lld x %lld)",
-                         f->path, (long long)out->nodes, (long long)out->accelerators_per_node);
+                dpas__buf_printf(&l, "%s (modified: %lld x %lld)", f->path, (long long)out->nodes,
+                                 (long long)out->accelerators_per_node);
             else
-                snprintf(spec->fleet_label, sizeof spec->fleet_label, "custom");
-            out->fleet = spec->fleet_label;
+                dpas__buf_puts(&l, "custom");
+            char *label = dpas__buf_finish(&l, err);
+            char **more = label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) *
+                                                                   sizeof *more)
+                                : NULL;
+            if (!more) {
+                free(label);
+                return dpas__fail(err, DPAS_ENOMEM, "fleet", "out of memory");
+            }
+            spec->fleet_labels = more;
+            spec->fleet_labels[spec->nfleet_labels++] = label;
+            out->fleet = label;
         }
     } else if (!out->fleet) {
         return missing("fleet", "give --fleet NAME or --nodes N --accelerators-per-node N, or fleet: in the file", err);

@@ -3,6 +3,7 @@
  * so "70.6e9" is 70600000000 and "4.127 bit" is 4127/8000 byte, exactly. */
 #include "../internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -202,9 +203,9 @@ int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dp
         return dpas__fail(err, DPAS_EPARSE, field, "%s: cannot read %s as a width; %s", field,
                           dpas__quote(text, q, sizeof q), width_hint);
     const char *u = end;
-    while (is_space(*u))
+    while (u < p + n && is_space(*u))
         u++;
-    size_t ulen = (size_t)(p + n - u);
+    size_t ulen = u < p + n ? (size_t)(p + n - u) : 0;
     char unit[16] = "";
     if (ulen < sizeof unit)
         memcpy(unit, u, ulen), unit[ulen] = '\0';
@@ -330,7 +331,6 @@ bad:
     return dpas__fail(err, DPAS_EPARSE, field, "%s must be an integer, got %s", field,
                       dpas__quote(text, q, sizeof q));
 }
-
 /* out's fraction = rem / den (rem < den), reduced; false when the reduced denominator needs more
  * than 64 bits. A 64-bit denominator, the common case, takes the cheap binary gcd. */
 static bool set_fraction(dpas_bytes *out, dpas__u128 rem, dpas__u128 den)
@@ -348,6 +348,34 @@ static bool set_fraction(dpas_bytes *out, dpas__u128 rem, dpas__u128 den)
     out->frac_num = (uint64_t)rem;
     out->frac_den = (uint64_t)den;
     return true;
+}
+
+/* The two ways an exact byte count can leave what dpas_bytes holds, each said as it is: the
+ * whole part reaches 2^64, or the value (however small) is a fraction whose reduced denominator
+ * needs more than 64 bits. Both are DPAS_ERANGE on the field "bytes"; callers rename the field
+ * (dpas__bytes_field). */
+static int range_whole(dpas_error *err, const char *what)
+{
+    return dpas__fail(err, DPAS_ERANGE, "bytes",
+                      "%s reaches 2^64 bytes, the largest byte count dpas holds exactly", what);
+}
+
+static int range_den(dpas_error *err, const char *what, long double approx)
+{
+    return dpas__fail(err, DPAS_ERANGE, "bytes",
+                      "%s is about %.6Lg B, a fraction of a byte whose denominator needs more than "
+                      "64 bits; dpas holds byte counts exactly only with denominators below 2^64",
+                      what, approx);
+}
+
+int dpas__bytes_field(int rc, const char *field, dpas_error *err)
+{
+    if (rc && err && field) {
+        char m[sizeof err->message];
+        memcpy(m, err->message, sizeof m);
+        dpas__fail(err, rc, field, "%s: %s", field, m);
+    }
+    return rc;
 }
 
 int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_error *err)
@@ -368,12 +396,12 @@ int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_err
     } else {
         dpas__u128 p = (dpas__u128)count * width.num;
         dpas__u128 w = p / width.den;
-        if (w > UINT64_MAX)
-            return dpas__fail(err, DPAS_ERANGE, "bytes",
-                              "%llu parameters x %llu/%llu B reaches 2^64 bytes, the largest byte "
-                              "count dpas holds exactly",
-                              (unsigned long long)count, (unsigned long long)width.num,
-                              (unsigned long long)width.den);
+        if (w > UINT64_MAX) {
+            char what[96];
+            snprintf(what, sizeof what, "%llu parameters x %llu/%llu B", (unsigned long long)count,
+                     (unsigned long long)width.num, (unsigned long long)width.den);
+            return range_whole(err, what);
+        }
         whole = (uint64_t)w;
         rem = (uint64_t)(p % width.den);
     }
@@ -387,51 +415,132 @@ double dpas_bytes_to_double(dpas_bytes b)
     return (double)b.whole + (b.frac_num ? (double)b.frac_num / (double)b.frac_den : 0.0);
 }
 
+int dpas_bytes_is_decimal(dpas_bytes b)
+{
+    if (!b.frac_num || !b.frac_den)
+        return 1;
+    uint64_t d = b.frac_den;
+    d >>= __builtin_ctzll(d);
+    while (d % 5 == 0)
+        d /= 5;
+    return d == 1;
+}
+
+/* The decimal digits of v (up to 39), into buf (at least 40 bytes); returns the length. */
+static size_t u128_digits(dpas__u128 v, char *buf)
+{
+    char rev[40];
+    size_t r = 0, n = 0;
+    do {
+        rev[r++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    while (r)
+        buf[n++] = rev[--r];
+    buf[n] = '\0';
+    return n;
+}
+
 size_t dpas_format_bytes_exact(dpas_bytes b, char *buf, size_t cap)
 {
-    char tmp[96], rev[24];
-    int n = 0, r = 0;
-    uint64_t w = b.whole;
-    do {
-        rev[r++] = (char)('0' + w % 10);
-        w /= 10;
-    } while (w);
-    while (r)
-        tmp[n++] = rev[--r];
-    tmp[n] = '\0';
-    if (b.frac_num && b.frac_den) {
+    /* 39 integer digits at most (a rounded value may carry to 2^64), a point, and the fraction:
+     * a terminating one has at most 64 digits (its denominator 2^a 5^b < 2^64 gives max(a, b)
+     * digits), a rounded one DPAS_BYTES_ROUNDED_DIGITS. */
+    char tmp[112];
+    size_t n;
+    if (!b.frac_num || !b.frac_den) {
+        n = u128_digits(b.whole, tmp);
+    } else if (dpas_bytes_is_decimal(b)) {
+        n = u128_digits(b.whole, tmp);
         tmp[n++] = '.';
-        int digits = 0;
-        if (b.frac_den < (1ull << 59)) { /* rem x 10 fits 64 bits */
-            uint64_t rem = b.frac_num;
-            while (rem && digits < 30) {
-                rem *= 10;
-                tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
-                rem %= b.frac_den;
-                digits++;
-            }
-        } else {
-            dpas__u128 rem = b.frac_num;
-            while (rem && digits < 30) {
-                rem *= 10;
-                tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
-                rem %= b.frac_den;
-                digits++;
-            }
+        dpas__u128 rem = b.frac_num;
+        for (int digits = 0; rem && digits < 70; digits++) {
+            rem *= 10;
+            tmp[n++] = (char)('0' + (int)(rem / b.frac_den));
+            rem %= b.frac_den;
         }
         tmp[n] = '\0';
+    } else {
+        /* round to DPAS_BYTES_ROUNDED_DIGITS decimals, half to even (a fraction that does not
+         * terminate never lies on a tie: the test is for completeness) */
+        const dpas__u128 scale = 1000000000000000000u; /* 10^18 */
+        dpas__u128 t = (dpas__u128)b.frac_num * scale;
+        dpas__u128 d = t / b.frac_den, rem = t % b.frac_den, whole = b.whole;
+        if (2 * rem > b.frac_den || (2 * rem == b.frac_den && (d & 1)))
+            d++;
+        if (d == scale) {
+            d = 0;
+            whole++;
+        }
+        n = u128_digits(whole, tmp);
+        if (d) {
+            char f[20];
+            for (int i = 17; i >= 0; i--) {
+                f[i] = (char)('0' + (int)(d % 10));
+                d /= 10;
+            }
+            int last = 17;
+            while (f[last] == '0')
+                last--;
+            tmp[n++] = '.';
+            memcpy(tmp + n, f, (size_t)last + 1);
+            n += (size_t)last + 1;
+            tmp[n] = '\0';
+        }
     }
     if (cap) {
-        size_t c = (size_t)n < cap ? (size_t)n : cap - 1;
+        size_t c = n < cap ? n : cap - 1;
         memcpy(buf, tmp, c);
         buf[c] = '\0';
     }
-    return (size_t)n;
+    return n;
+}
+
+size_t dpas_format_bytes_fraction(dpas_bytes b, char *buf, size_t cap)
+{
+    char num[48], den[24];
+    if (!b.frac_num || !b.frac_den) {
+        u128_digits(b.whole, num);
+        return (size_t)snprintf(buf, cap, "%s", num);
+    }
+    u128_digits((dpas__u128)b.whole * b.frac_den + b.frac_num, num);
+    u128_digits(b.frac_den, den);
+    return (size_t)snprintf(buf, cap, "%s/%s", num, den);
+}
+
+/* a / b as the double nearest the exact quotient (ties to even), for a, b < 2^64, b > 0: one
+ * rounding, where (double)a / (double)b rounds up to three times once a or b passes 2^53. */
+double dpas__ratio(uint64_t a, uint64_t b)
+{
+    if (!a || !b)
+        return b ? 0.0 : (double)NAN;
+    if (a <= (1ull << 53) && b <= (1ull << 53))
+        return (double)a / (double)b; /* both exact: the division is the one rounding */
+    /* Q = floor(a 2^s / b) with 55 or 56 significant bits, and whether anything is left over */
+    const int la = 64 - __builtin_clzll(a), lb = 64 - __builtin_clzll(b);
+    int s = 55 + lb - la;
+    dpas__u128 q, r;
+    if (s >= 0) { /* a 2^s has la + s = 55 + lb <= 119 bits */
+        dpas__u128 n = (dpas__u128)a << s;
+        q = n / b, r = n % b;
+    } else { /* b 2^-s has lb - s = la - 55 < 64 bits */
+        dpas__u128 d = (dpas__u128)b << -s;
+        q = a / d, r = a % d;
+    }
+    int lq = 0;
+    for (dpas__u128 t = q; t; t >>= 1)
+        lq++;
+    int drop = lq - 53; /* 2 or 3 */
+    uint64_t keep = (uint64_t)(q >> drop);
+    dpas__u128 low = q & (((dpas__u128)1 << drop) - 1), half = (dpas__u128)1 << (drop - 1);
+    if (low > half || (low == half && (r != 0 || (keep & 1))))
+        keep++; /* 2^53 after a carry is still exact */
+    return ldexp((double)keep, drop - s);
 }
 
 size_t dpas_format_width(dpas_rational w, char *buf, size_t cap)
 {
-    char num[96];
+    char num[112];
     dpas_bytes b = {0, 0, 1};
     if (w.den) {
         b.whole = w.num / w.den;
@@ -441,6 +550,11 @@ size_t dpas_format_width(dpas_rational w, char *buf, size_t cap)
             b.frac_den = 1;
     }
     dpas_format_bytes_exact(b, num, sizeof num);
+    if (!dpas_bytes_is_decimal(b)) { /* only a width given as a fraction (the C API), 1/3 B */
+        char f[64];
+        dpas_format_bytes_fraction(b, f, sizeof f);
+        return (size_t)snprintf(buf, cap, "%s B (rounded; exactly %s)", num, f);
+    }
     return (size_t)snprintf(buf, cap, "%s B", num);
 }
 
@@ -462,7 +576,7 @@ size_t dpas_format_bytes_human(dpas_bytes b, dpas_units units, char *buf, size_t
 {
     static const char *si[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
     static const char *iec[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    char num[64];
+    char num[112];
     if (units != DPAS_UNITS_SI && units != DPAS_UNITS_IEC) {
         dpas_format_bytes_exact(b, num, sizeof num);
         return (size_t)snprintf(buf, cap, "%s B", num);
@@ -508,6 +622,17 @@ static void cancel(uint64_t *x, uint64_t *y)
     }
 }
 
+/* The failure of dpas__bytes_scaled, naming the product. */
+static int scaled_fail(dpas_error *err, bool den, uint64_t count, dpas_rational width, uint64_t p,
+                       uint64_t q, long double approx)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%llu x %llu/%llu B x %llu/%llu", (unsigned long long)count,
+             (unsigned long long)width.num, (unsigned long long)width.den, (unsigned long long)p,
+             (unsigned long long)q);
+    return den ? range_den(err, what, approx) : range_whole(err, what);
+}
+
 int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q,
                        dpas_bytes *out, dpas_error *err)
 {
@@ -529,50 +654,56 @@ int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t
             rem = (uint64_t)(nn % dd);
         }
         if (w > UINT64_MAX)
-            goto range;
+            return scaled_fail(err, false, count, width, p, q, 0);
         out->whole = (uint64_t)w;
         set_fraction(out, rem, d64);
         return 0;
     }
+    /* Cancelled factor by factor, numerator against denominator: the result is then reduced,
+     * so a denominator past 2^64 is the value's own (not an intermediate's), and with a
+     * denominator below 2^64 a numerator past 2^128 means a whole part past 2^64. */
     uint64_t n[3] = {count, width.num, p}, d[2] = {width.den, q};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++)
             cancel(&n[i], &d[j]);
+    dpas__u128 den = (dpas__u128)d[0] * d[1];
+    if (den > UINT64_MAX)
+        return scaled_fail(err, true, count, width, p, q,
+                           (long double)n[0] * n[1] * n[2] / ((long double)d[0] * d[1]));
     dpas__u128 num = (dpas__u128)n[0] * n[1];
     if (n[2] && num > ~(dpas__u128)0 / n[2])
-        goto range;
+        return scaled_fail(err, false, count, width, p, q, 0);
     num *= n[2];
-    dpas__u128 den = (dpas__u128)d[0] * d[1];
     dpas__u128 whole = num / den, rem = num % den;
     if (whole > UINT64_MAX)
-        goto range;
+        return scaled_fail(err, false, count, width, p, q, 0);
     out->whole = (uint64_t)whole;
-    if (set_fraction(out, rem, den))
-        return 0;
-range:
-    return dpas__fail(err, DPAS_ERANGE, "bytes",
-                      "%llu x %llu/%llu B x %llu/%llu is beyond the exact range of dpas (2^64 bytes)",
-                      (unsigned long long)count, (unsigned long long)width.num,
-                      (unsigned long long)width.den, (unsigned long long)p, (unsigned long long)q);
+    set_fraction(out, rem, den); /* den < 2^64: fits */
+    return 0;
 }
 
 int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err)
 {
     uint64_t whole;
     if (__builtin_add_overflow(a.whole, b.whole, &whole))
-        goto range;
-    dpas__u128 num = (dpas__u128)a.frac_num * b.frac_den + (dpas__u128)b.frac_num * a.frac_den;
+        return range_whole(err, "a sum of byte counts");
+    /* x/den + y/den with x, y < den < 2^128: their sum can pass 2^128, so it is compared with
+     * den before it is formed */
     dpas__u128 den = (dpas__u128)a.frac_den * b.frac_den;
-    if (num >= den) {
-        num -= den;
+    dpas__u128 x = (dpas__u128)a.frac_num * b.frac_den, y = (dpas__u128)b.frac_num * a.frac_den;
+    dpas__u128 num;
+    if (x >= den - y) {
+        num = x - (den - y);
         if (__builtin_add_overflow(whole, 1u, &whole))
-            goto range;
+            return range_whole(err, "a sum of byte counts");
+    } else {
+        num = x + y;
     }
     out->whole = whole;
     if (set_fraction(out, num, den))
         return 0;
-range:
-    return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte sum is beyond the exact range of dpas (2^64 bytes)");
+    return range_den(err, "a sum of byte counts",
+                     (long double)whole + (long double)num / (long double)den);
 }
 
 int dpas__bytes_cmp(dpas_bytes a, dpas_bytes b)
@@ -589,33 +720,37 @@ int dpas__bytes_absdiff(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error 
         dpas_bytes t = a;
         a = b, b = t;
     }
-    /* a >= b: whole parts first, borrowing one when b's fraction is the larger */
+    /* a >= b: whole parts first, borrowing one when b's fraction is the larger (then a's whole
+     * part is the larger, so the borrow cannot wrap) */
     uint64_t whole = a.whole - b.whole;
     dpas__u128 den = (dpas__u128)a.frac_den * b.frac_den;
     dpas__u128 x = (dpas__u128)a.frac_num * b.frac_den, y = (dpas__u128)b.frac_num * a.frac_den;
+    dpas__u128 num;
     if (x < y) {
-        x += den;
+        num = den - (y - x); /* not x + den - y, which can pass 2^128 */
         whole--;
+    } else {
+        num = x - y;
     }
     out->whole = whole;
-    if (set_fraction(out, x - y, den))
+    if (set_fraction(out, num, den))
         return 0;
-    return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte difference is beyond the exact range of dpas");
+    return range_den(err, "a difference of byte counts",
+                     (long double)whole + (long double)num / (long double)den);
 }
 
 int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err)
 {
     uint64_t whole;
-    if (__builtin_mul_overflow(b.whole, k, &whole))
-        goto range;
     dpas__u128 f = (dpas__u128)b.frac_num * k;
     dpas__u128 carry = f / b.frac_den;
-    if (carry > UINT64_MAX || __builtin_add_overflow(whole, (uint64_t)carry, &whole))
-        goto range;
+    if (__builtin_mul_overflow(b.whole, k, &whole) || carry > UINT64_MAX ||
+        __builtin_add_overflow(whole, (uint64_t)carry, &whole)) {
+        char what[64];
+        snprintf(what, sizeof what, "a byte count times %llu", (unsigned long long)k);
+        return range_whole(err, what);
+    }
     out->whole = whole;
     set_fraction(out, f % b.frac_den, b.frac_den);
     return 0;
-range:
-    return dpas__fail(err, DPAS_ERANGE, "bytes", "a byte count times %llu is beyond the exact "
-                      "range of dpas (2^64 bytes)", (unsigned long long)k);
 }
