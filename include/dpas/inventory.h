@@ -33,6 +33,7 @@ typedef struct dpas_memory {
     dpas_bytes headroom;      /* |capacity - state|: free memory when it fits, else the shortfall */
     double utilisation;       /* state / capacity */
     int fits;                 /* state <= capacity */
+    double accelerators_per_replica; /* the seed's accelerators / dp_degree (a mean when unequal) */
 } dpas_memory;
 
 /* DPAS_ERANGE names "state_bytes", "capacity_bytes" or "headroom_bytes"; an accelerator of 0 B

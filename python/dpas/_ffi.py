@@ -160,7 +160,7 @@ class Convention(ctypes.Structure):
 
 class Memory(ctypes.Structure):
     _fields_ = [("state", Bytes), ("capacity", Bytes), ("headroom", Bytes),
-                ("utilisation", c_double), ("fits", c_int)]
+                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double)]
 
 
 class InventoryRow(ctypes.Structure):

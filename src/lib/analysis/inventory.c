@@ -51,6 +51,8 @@ int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero
     if (zero_stage < 0 || zero_stage > 3)
         return dpas__fail(err, DPAS_EINVAL, "zero", "zero stage must be 0, 1, 2 or 3, got %d",
                           zero_stage);
+    out->accelerators_per_replica =
+        dpas__ratio((uint64_t)s->nodes * (uint64_t)s->accelerators_per_node, (uint64_t)s->dp_degree);
     if (zero_stage && strcmp(c->name, "zero16"))
         return dpas__fail(err, DPAS_EINVAL, "zero",
                           "ZeRO stages partition the zero16 state; got convention %s", c->name);

@@ -46,19 +46,22 @@ const char *dpas__quote(const char *text, char *buf, size_t cap)
     if (cap < 8)
         return "";
     buf[o++] = '"';
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (o + 8 >= cap) {
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        size_t n = dpas__utf8_len(p); /* valid UTF-8 as it is; control and invalid bytes escaped */
+        if (o + 8 + n >= cap) {
             memcpy(buf + o, "...", 3);
             o += 3;
             break;
         }
         if (*p == '"' || *p == '\\') {
             buf[o++] = '\\';
-            buf[o++] = (char)*p;
-        } else if (*p < 0x20 || *p >= 0x7f) {
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", *p);
+            buf[o++] = (char)*p++;
+        } else if (!n || *p < 0x20 || *p == 0x7f) {
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", *p++);
         } else {
-            buf[o++] = (char)*p;
+            memcpy(buf + o, p, n);
+            o += n;
+            p += n;
         }
     }
     buf[o++] = '"';

@@ -176,14 +176,10 @@ static void state_name(const dpas_convention *c, int zero, char *buf, size_t cap
         snprintf(buf, cap, "%s", c->name);
 }
 
-/* The accelerators of one replica: a mean when dp_degree does not divide them. */
-static void per_replica(const dpas_scenario *s, char *buf, size_t cap)
+/* The accelerators of one replica, as the check computed them (a mean when unequal). */
+static void per_replica(const dpas_memory *m, char *buf, size_t cap)
 {
-    dpas_report r;
-    if (dpas_evaluate(s, &r, NULL))
-        snprintf(buf, cap, "?");
-    else
-        dpas__fmt_double(r.accelerators_per_replica, false, buf, cap);
+    dpas__fmt_double(m->accelerators_per_replica, false, buf, cap);
 }
 
 size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int zero,
@@ -195,7 +191,7 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
     dpas_format_bytes_human(m->capacity, DPAS_UNITS_SI, capb, sizeof capb);
     dpas__buf_bytes_marked(&ex, m->state, " B");
     state_name(c, zero, name, sizeof name);
-    per_replica(s, apr, sizeof apr);
+    per_replica(m, apr, sizeof apr);
     size_t n = (size_t)snprintf(buf, cap,
                                 "one replica's training state (%s = %s, %s) exceeds the memory of "
                                 "its %s %s accelerators (%s): utilisation %.3g",
@@ -243,7 +239,7 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
         dpas__fmt_double(m->utilisation, false, util, sizeof util);
     else
         snprintf(util, sizeof util, format == DPAS_FORMAT_JSON ? "null" : "undefined");
-    per_replica(s, apr, sizeof apr);
+    per_replica(m, apr, sizeof apr);
     dpas__buf b = {0};
     if (format == DPAS_FORMAT_JSON) {
         label_json(&b, label);

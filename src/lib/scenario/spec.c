@@ -326,6 +326,14 @@ static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const cha
         if (k->type != YAML_SCALAR_NODE)
             return wfail(W, DPAS_EPARSE, parent, kl, kc, "keys must be scalars%s%s", NULL, NULL);
         const char *key = (const char *)k->data.scalar.value;
+        /* a "\0" escape would cut the text where C reads it: refused, as in JSON files */
+        if (strlen(key) != k->data.scalar.length)
+            return wfail(W, DPAS_EPARSE, parent, kl, kc, "a key contains a NUL character%s%s",
+                         NULL, NULL);
+        if (v->type == YAML_SCALAR_NODE &&
+            strlen((const char *)v->data.scalar.value) != v->data.scalar.length)
+            return wfail(W, DPAS_EPARSE, key, (int)v->start_mark.line + 1,
+                         (int)v->start_mark.column + 1, "%s contains a NUL character%s", key, NULL);
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             yaml_node_t *k2 = yaml_document_get_node(doc, q->key);
             if (k2->type == YAML_SCALAR_NODE && !strcmp((const char *)k2->data.scalar.value, key)) {
