@@ -2,7 +2,9 @@
 
 The gradients are a 2-D float32 C-contiguous buffer of shape (n, d): a numpy array or any object
 with the buffer protocol. It is read where it lies, never copied: anything else (float64, a
-transposed or sliced view, a list) is a TypeError that says so, rather than a silent copy.
+transposed or sliced view, a list) is a TypeError (dpas.ArgumentTypeError) that says so, rather
+than a silent copy. Every other argument goes through dpas's checks (_check): a count beyond
+int64, a bool for a number or a NUL in a name is refused, never wrapped or cut.
 numpy is needed for the results (Debian: python3-numpy) and imported only here, on first use;
 the rest of the binding needs only the standard library.
 
@@ -14,9 +16,9 @@ the rest of the binding needs only the standard library.
     [4]
 """
 import ctypes
-import numbers
 
-from . import _ffi
+from . import _check, _ffi
+from .errors import ArgumentTypeError, InvalidValue, RangeError
 
 _ISAS = {None: 0, "auto": 0, "generic": 1, "avx2": 2, "avx512": 3}
 _OPTIONS = ("m", "iterations", "tau", "tolerance", "smoothing", "nnm", "isa")
@@ -48,20 +50,22 @@ def _matrix(np, name, buf, allow_empty_rows=False):
     try:
         mv = memoryview(buf)
     except TypeError:
-        raise TypeError(f"{name} must be a 2-D float32 buffer (a numpy array of shape (n, d)), "
-                        f"got {type(buf).__name__}") from None
+        raise ArgumentTypeError(f"{name} must be a 2-D float32 buffer (a numpy array of shape "
+                                f"(n, d)), got {type(buf).__name__}", name) from None
     if mv.ndim != 2:
-        raise TypeError(f"{name} must be 2-D (n gradients of d coordinates), got {mv.ndim} "
-                        f"dimension{'s' if mv.ndim != 1 else ''}")
+        raise ArgumentTypeError(f"{name} must be 2-D (n gradients of d coordinates), got "
+                                f"{mv.ndim} dimension{'s' if mv.ndim != 1 else ''}", name)
     if mv.format not in ("f", "<f", "=f", "@f") or mv.itemsize != 4:
-        raise TypeError(f"{name} must be float32, got format {mv.format!r}: convert it yourself "
-                        f"(numpy: .astype(numpy.float32)); dpas does not copy silently")
+        raise ArgumentTypeError(f"{name} must be float32, got format {mv.format!r}: convert it "
+                                f"yourself (numpy: .astype(numpy.float32)); dpas does not copy "
+                                f"silently", name)
     if not mv.c_contiguous:
-        raise TypeError(f"{name} must be C-contiguous (row-major, no strides): convert it "
-                        f"yourself (numpy.ascontiguousarray copies); dpas does not copy silently")
+        raise ArgumentTypeError(f"{name} must be C-contiguous (row-major, no strides): convert "
+                                f"it yourself (numpy.ascontiguousarray copies); dpas does not copy "
+                                f"silently", name)
     n, d = mv.shape
     if n == 0 and not allow_empty_rows:
-        raise ValueError(f"{name} must hold at least one gradient, got shape ({n}, {d})")
+        raise InvalidValue(f"{name} must hold at least one gradient, got shape ({n}, {d})", name)
     arr = np.asarray(mv)  # a view of the same memory, read-only if the buffer is
     base = arr.ctypes.data
     rows = (ctypes.c_void_p * max(n, 1))(*[base + i * d * 4 for i in range(n)])
@@ -69,48 +73,41 @@ def _matrix(np, name, buf, allow_empty_rows=False):
 
 
 def _rule(lib, rule, convention):
-    if not isinstance(rule, str):
-        raise TypeError(f"rule must be a rule's name (a str), got {type(rule).__name__}")
-    if convention is not None and not isinstance(convention, str):
-        raise TypeError(f"convention must be a str or None, got {type(convention).__name__}")
     err = _ffi.Error()
     p = ctypes.POINTER(_ffi.Rule)()
-    if lib.dpas_rule_select(rule.encode(), convention.encode() if convention else None,
-                            ctypes.byref(p), ctypes.byref(err)):
+    conv = _check.optional_text("convention", convention)
+    if lib.dpas_rule_select(_check.text("rule", rule), conv, ctypes.byref(p), ctypes.byref(err)):
         _raise(err)
     return ctypes.cast(p, ctypes.c_void_p), p.contents
 
 
-def _int(name, v, low=0):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    if v < low:
-        raise ValueError(f"{name} must be >= {low}, got {v}")
-    return int(v)
+def _c_int(field, v):
+    """A whole number for a C int field (ctypes would wrap a larger one)."""
+    i = _check.whole(field, v)
+    if not _check.INT_MIN <= i <= _check.INT_MAX:
+        raise RangeError(f"{field} is out of range: must fit a C int, got {i}", field)
+    return i
 
 
 def _opts(f, threads, options, what):
     o = _ffi.AggOpts()
-    o.f = _int("f", f)
-    o.threads = _int("threads", threads)
+    o.f = _check.int64("f", f, minimum=0)
+    o.threads = _c_int("threads", threads)
     for key, v in options.items():
         if key not in _OPTIONS:
-            raise TypeError(f"{what}() got an unexpected keyword argument {key!r}; options: "
-                            f"{', '.join(_OPTIONS)}")
+            raise ArgumentTypeError(f"{what}() got an unexpected keyword argument {key!r}; "
+                                    f"options: {', '.join(_OPTIONS)}", key)
         if key in ("m", "iterations"):
-            setattr(o, key, _int(key, v))
+            setattr(o, key, _check.int64(key, v, minimum=0))
         elif key == "nnm":
-            if not isinstance(v, bool):
-                raise TypeError(f"nnm must be True or False, got {type(v).__name__}")
-            o.nnm = int(v)
+            o.nnm = int(_check.flag("nnm", v))
         elif key == "isa":
             if v not in _ISAS:
-                raise ValueError(f"isa must be one of generic, avx2, avx512 or None, got {v!r}")
+                raise InvalidValue(f"isa must be one of generic, avx2, avx512 or None, got {v!r}",
+                                   "isa")
             o.isa = _ISAS[v]
         else:
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
-                raise TypeError(f"{key} must be a number, got {type(v).__name__}")
-            setattr(o, key, float(v))
+            setattr(o, key, _check.real(key, v))
     return o
 
 
@@ -119,8 +116,8 @@ def _run(what, rule, grads, f, convention, threads, options, want_selection):
     lib = _lib()
     rp, r = _rule(lib, rule, convention)
     if want_selection and not r.caps & _SELECTS:
-        raise ValueError(f"{r.name.decode()} selects no gradients: select() is for krum, "
-                         f"multi_krum, bulyan and brute")
+        raise InvalidValue(f"{r.name.decode()} selects no gradients: select() is for krum, "
+                           f"multi_krum, bulyan and brute", "rule")
     opts = _opts(f, threads, options, what)
     arr, rows, n, d = _matrix(np, "grads", grads)
     out = np.empty(d, dtype=np.float32)
@@ -157,11 +154,9 @@ def attack(name, honest, f, **parameters):
     its default (dpas/kernels.h)."""
     np = _numpy("attack")
     lib = _lib()
-    if not isinstance(name, str):
-        raise TypeError(f"name must be an attack's name (a str), got {type(name).__name__}")
     err = _ffi.Error()
     p = ctypes.c_void_p()
-    if lib.dpas_attack_find(name.encode(), ctypes.byref(p), ctypes.byref(err)):
+    if lib.dpas_attack_find(_check.text("name", name), ctypes.byref(p), ctypes.byref(err)):
         _raise(err)
     a = ctypes.cast(p, ctypes.POINTER(_ffi.Attack)).contents
     param = a.parameter.decode() if a.parameter else None
@@ -169,11 +164,10 @@ def attack(name, honest, f, **parameters):
     for key, v in parameters.items():
         if key != param:
             accepted = f"its parameter is {param!r}" if param else "it takes none"
-            raise TypeError(f"attack {name!r} got an unexpected parameter {key!r}; {accepted}")
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{key} must be a number, got {type(v).__name__}")
-        opts.parameter, opts.has_parameter = float(v), 1
-    f = _int("f", f)
+            raise ArgumentTypeError(f"attack {name!r} got an unexpected parameter {key!r}; "
+                                    f"{accepted}", key)
+        opts.parameter, opts.has_parameter = _check.real(key, v), 1
+    f = _check.int64("f", f, minimum=0)
     arr, rows, h, d = _matrix(np, "honest", honest, allow_empty_rows=True)
     out = np.empty((f, d), dtype=np.float32)
     base = out.ctypes.data

@@ -56,6 +56,26 @@ TARGET static inline vd vd_add(vd a, vd b)
     return (vd){_mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi)};
 }
 TARGET static inline vd vd_sum2(vf a, vf b) { return vd_add(vd_from(a), vd_from(b)); }
+TARGET static inline vd vd_load(const double *p) { return (vd){_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
+TARGET static inline void vd_store(double *p, vd v)
+{
+    _mm256_storeu_pd(p, v.lo);
+    _mm256_storeu_pd(p + 4, v.hi);
+}
+TARGET static inline vd vd_sub(vd a, vd b)
+{
+    return (vd){_mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi)};
+}
+TARGET static inline vd vd_mulv(vd a, vd b)
+{
+    return (vd){_mm256_mul_pd(a.lo, b.lo), _mm256_mul_pd(a.hi, b.hi)};
+}
+TARGET static inline double vd_hsum(vd a)
+{
+    __m256d s = _mm256_add_pd(a.lo, a.hi);
+    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
 TARGET static inline vd vd_mul(vd a, double s)
 {
     __m256d k = _mm256_set1_pd(s);

@@ -64,6 +64,28 @@ TARGET static inline vd vd_add(vd a, vd b)
     return (vd){_mm512_add_pd(a.lo, b.lo), _mm512_add_pd(a.hi, b.hi)};
 }
 TARGET static inline vd vd_sum2(vf a, vf b) { return vd_add(vd_from(a), vd_from(b)); }
+TARGET static inline vd vd_load(const double *p) { return (vd){_mm512_loadu_pd(p), _mm512_loadu_pd(p + 8)}; }
+TARGET static inline void vd_store(double *p, vd v)
+{
+    _mm512_storeu_pd(p, v.lo);
+    _mm512_storeu_pd(p + 8, v.hi);
+}
+TARGET static inline vd vd_sub(vd a, vd b)
+{
+    return (vd){_mm512_sub_pd(a.lo, b.lo), _mm512_sub_pd(a.hi, b.hi)};
+}
+TARGET static inline vd vd_mulv(vd a, vd b)
+{
+    return (vd){_mm512_mul_pd(a.lo, b.lo), _mm512_mul_pd(a.hi, b.hi)};
+}
+TARGET static inline double vd_hsum(vd a)
+{
+    /* halves in a fixed order */
+    __m512d s = _mm512_add_pd(a.lo, a.hi);
+    __m256d q = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
+    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd(q, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
 TARGET static inline vd vd_mul(vd a, double s)
 {
     __m512d k = _mm512_set1_pd(s);

@@ -34,6 +34,11 @@ static inline void vprefetch(const float *p) { (void)p; }
 
 static inline vd vd_zero(void) { return 0.0; }
 static inline vd vd_from(vf v) { return (double)v; }
+static inline vd vd_load(const double *p) { return *p; }
+static inline void vd_store(double *p, vd v) { *p = v; }
+static inline vd vd_sub(vd a, vd b) { return a - b; }
+static inline vd vd_mulv(vd a, vd b) { return a * b; }
+static inline double vd_hsum(vd a) { return a; }
 static inline vd vd_add(vd a, vd b) { return a + b; }
 static inline vd vd_sum2(vf a, vf b) { return (double)a + (double)b; }
 static inline vd vd_mul(vd a, double s) { return a * s; }

@@ -46,6 +46,12 @@ typedef struct dpas__isa {
     /* P[i * n + j] (i < j) = the float sum over [j0, j0 + len) of (x_i - x_j)^2, len a multiple
      * of width; with prefetch, the next len coordinates of every row are prefetched */
     void (*sqdist)(const float *const *x, size_t n, size_t j0, size_t len, int prefetch, float *P);
+    /* the iterative rules' passes, in double: the sum of (x - z)^2 over [0, len), len a
+     * multiple of width; out[t - j0] = sum_i w_i (x_i[t] - z[t]), or w_i x_i[t] when z is NULL,
+     * for t in [j0, j1) */
+    double (*dist2)(const float *x, const double *z, size_t len);
+    void (*wsum)(const float *const *x, const double *w, size_t n, const double *z, size_t j0,
+                 size_t j1, double *out);
 } dpas__isa;
 
 extern const dpas__isa dpas__isa_generic;

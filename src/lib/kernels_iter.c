@@ -11,6 +11,7 @@
 #define PIECE 8192
 
 typedef struct iter_job {
+    const dpas__isa *isa;
     const float *const *x;
     size_t n, d, pieces, parts;
     double *z;       /* the iterate, d */
@@ -29,14 +30,11 @@ static void dist_piece(void *ctx, size_t p)
     for (size_t q = q0; q < q1; q++) {
         size_t j0 = q * PIECE, j1 = j0 + PIECE < j->d ? j0 + PIECE : j->d;
         double *out = j->part + q * (j->n + 1);
+        size_t len = j1 - j0, body = len / j->isa->width * j->isa->width;
         for (size_t i = 0; i < j->n; i++) {
-            const float *r = j->x[i];
-            double s = 0.0;
-            for (size_t t = j0; t < j1; t++) {
-                double e = (double)r[t] - j->z[t];
-                s += e * e;
-            }
-            out[i] = s;
+            const float *r = j->x[i] + j0;
+            const double *z = j->z + j0;
+            out[i] = j->isa->dist2(r, z, body) + dpas__isa_generic.dist2(r + body, z + body, len - body);
         }
     }
 }
@@ -50,17 +48,12 @@ static void update_piece(void *ctx, size_t p)
     size_t q0 = j->pieces * p / j->parts, q1 = j->pieces * (p + 1) / j->parts;
     for (size_t q = q0; q < q1; q++) {
         size_t j0 = q * PIECE, j1 = j0 + PIECE < j->d ? j0 + PIECE : j->d, len = j1 - j0;
-        memset(acc, 0, len * sizeof *acc);
-        for (size_t i = 0; i < j->n; i++) {
-            const float *r = j->x[i] + j0;
-            const double *z = j->z + j0, w = j->w[i];
-            if (j->cc)
-                for (size_t t = 0; t < len; t++)
-                    acc[t] += w * ((double)r[t] - z[t]);
-            else
-                for (size_t t = 0; t < len; t++)
-                    acc[t] += w * (double)r[t];
-        }
+        size_t body = j0 + len / j->isa->width * j->isa->width;
+        const double *z = j->cc ? j->z : NULL; /* acc[t - j0] for coordinate t */
+        if (body > j0)
+            j->isa->wsum(j->x, j->w, j->n, z, j0, body, acc);
+        if (body < j1)
+            dpas__isa_generic.wsum(j->x, j->w, j->n, z, body, j1, acc + (body - j0));
         double move = 0.0;
         for (size_t t = 0; t < len; t++) {
             if (j->cc) {
@@ -107,7 +100,7 @@ static int iter_setup(const dpas__kenv *env, const float *const *x, size_t n, si
                       iter_job *j, double **r, double **tmp, float *out, dpas_error *err)
 {
     memset(j, 0, sizeof *j);
-    j->x = x, j->n = n, j->d = d;
+    j->isa = env->isa, j->x = x, j->n = n, j->d = d;
     j->pieces = d ? (d + PIECE - 1) / PIECE : 0;
     j->parts = env->threads > 1 ? (size_t)env->threads : 1;
     if (j->parts > j->pieces)

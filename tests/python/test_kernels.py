@@ -6,6 +6,7 @@ Python's statistics.NormalDist; the tests that need numpy are skipped where it i
 Environment: PYTHONPATH names the python/ folder, DPAS_LIBRARY the built libdpas.so."""
 import doctest
 import math
+import os
 import statistics
 import tracemalloc
 import unittest
@@ -106,6 +107,19 @@ class Aggregate(unittest.TestCase):
             dpas.aggregate("medain", g, f=1)
         with self.assertRaisesRegex(ValueError, "isa must be one of"):
             dpas.aggregate("median", g, f=1, isa="sse")
+        # nothing wraps or is cut on its way to C (ctypes would: 2**64 + 1 becomes 1)
+        with self.assertRaisesRegex(dpas.RangeError, "f is out of range"):
+            dpas.aggregate("median", g, f=2**64 + 1)
+        with self.assertRaisesRegex(dpas.RangeError, "threads is out of range: must fit a C int"):
+            dpas.aggregate("median", g, f=1, threads=2**32 + 2)
+        with self.assertRaisesRegex(dpas.InvalidValue, "rule must not contain a NUL"):
+            dpas.aggregate("median\x00krum", g, f=1)
+        with self.assertRaisesRegex(TypeError, "nnm must be True or False"):
+            dpas.aggregate("median", g, f=1, nnm=1)
+        with self.assertRaisesRegex(TypeError, "tau must be a number"):
+            dpas.aggregate("centered_clipping", g, f=1, tau="1")
+        with self.assertRaises(dpas.ArgumentTypeError):  # a TypeError, and a dpas.InvalidValue
+            dpas.aggregate("median", g.astype(np.float64), f=1)
 
     def test_options(self):
         g = self.grads(n=11)
@@ -121,7 +135,16 @@ class Aggregate(unittest.TestCase):
                                         smoothing=1e-6).shape, (1003,))
 
     def test_docstring(self):
-        self.assertEqual(doctest.testmod(dpas.kernels).failed, 0)
+        self.assertEqual(doctest.testmod(dpas.kernels, verbose=False).failed, 0)
+
+    def test_docs_page(self):
+        # docs/kernels.md's Python examples, as doctests: the page shows real output
+        page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                            "kernels.md")
+        r = doctest.testfile(page, module_relative=False, optionflags=doctest.ELLIPSIS,
+                             verbose=False)
+        self.assertGreater(r.attempted, 5)
+        self.assertEqual(r.failed, 0)
 
 
 @needs_numpy
