@@ -1,6 +1,8 @@
 /* The report: typed rows (one per rank) and a summary, rendered in one place as text, JSON or
- * CSV. JSON numbers that are not finite come out as null, so the JSON is always valid. The
- * caller renders into memory and prints only a complete report. */
+ * CSV. The per-rank table goes through the library's table writer (dpas/table.h); the JSON
+ * object around it writes its strings with the writer's escaping and its non-finite numbers as
+ * null, so the JSON is always valid. The caller renders into memory and prints only a complete
+ * report. */
 #include "measure.h"
 
 #include <math.h>
@@ -14,18 +16,12 @@ void json_num(FILE *f, const char *fmt, double v)
         fputs("null", f);
 }
 
+static int sink_file(void *ctx, const char *data, size_t len);
+
+/* A JSON string literal by the writer's escaping (valid UTF-8, control characters escaped). */
 void json_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    dpas_write_json_string(s, sink_file, f);
 }
 
 static double ratio(const rank_row *r) { return r->predicted > 0 ? r->measured / r->predicted : 1.0; }
@@ -66,25 +62,45 @@ static void json_time_model(FILE *f, const report *r)
     }
 }
 
-static void json_ranks(FILE *f, const report *r)
+/* The per-rank table, through the library's one table writer (JSON, CSV or aligned text). */
+static int sink_file(void *ctx, const char *data, size_t len)
 {
-    for (int i = 0; i < r->L->nranks; i++) {
+    return fwrite(data, 1, len, (FILE *)ctx) == len ? 0 : DPAS_EIO;
+}
+
+static const dpas_column rank_cols[] = {
+    {"rank", DPAS_COL_INT, 0},
+    {"predicted_bytes", DPAS_COL_REAL, DPAS_COL_G10},
+    {"measured_bytes", DPAS_COL_REAL, DPAS_COL_G10},
+    {"ratio", DPAS_COL_REAL, DPAS_COL_G6},
+    {"time_median_s", DPAS_COL_REAL, DPAS_COL_G6},
+    {"time_min_s", DPAS_COL_REAL, DPAS_COL_G6},
+    {"time_max_s", DPAS_COL_REAL, DPAS_COL_G6},
+    {"compute_median_s", DPAS_COL_REAL, DPAS_COL_G6},
+};
+
+static int write_ranks(const report *r, dpas_format format, FILE *f)
+{
+    dpas_writer_opts wo = {.format = format};
+    dpas_writer *w = NULL;
+    dpas_error e;
+    int rc = dpas_writer_new(rank_cols, sizeof rank_cols / sizeof *rank_cols, &wo, sink_file, f, &w, &e);
+    for (int i = 0; i < r->L->nranks && !rc; i++) {
         const rank_row *x = &r->rows[i];
-        fprintf(f, "%s\n    {\"rank\": %d, \"predicted_bytes\": %.0f, \"measured_bytes\": ", i ? "," : "", i,
-                x->predicted);
-        json_num(f, "%.0f", r->sum.visible ? x->measured : NAN);
-        fputs(", \"ratio\": ", f);
-        json_num(f, "%.6f", r->sum.visible ? ratio(x) : NAN);
-        fputs(", \"time_median_s\": ", f);
-        json_num(f, "%.6g", x->t_med);
-        fputs(", \"time_min_s\": ", f);
-        json_num(f, "%.6g", x->t_min);
-        fputs(", \"time_max_s\": ", f);
-        json_num(f, "%.6g", x->t_max);
-        fputs(", \"compute_median_s\": ", f);
-        json_num(f, "%.6g", x->c_med);
-        fputs("}", f);
+        /* hidden bytes are no measurement: null, never 0 */
+        dpas_cell c[] = {dpas_cell_int(i), dpas_cell_real(x->predicted),
+                         r->sum.visible ? dpas_cell_real(x->measured) : dpas_cell_null(),
+                         r->sum.visible ? dpas_cell_real(ratio(x)) : dpas_cell_null(),
+                         dpas_cell_real(x->t_med), dpas_cell_real(x->t_min), dpas_cell_real(x->t_max),
+                         dpas_cell_real(x->c_med)};
+        rc = dpas_writer_row(w, c, &e);
     }
+    if (!rc)
+        rc = dpas_writer_end(w, &e);
+    dpas_writer_free(w);
+    if (rc)
+        fprintf(stderr, "dpas-measure: error: %s\n", e.message);
+    return rc ? 1 : 0;
 }
 
 static void json_summary(FILE *f, const report *r)
@@ -96,10 +112,10 @@ static void json_summary(FILE *f, const report *r)
     double v[] = {s->visible ? s->ratio_min : NAN, s->visible ? s->ratio_max : NAN, s->time_median_s,
                   s->compute_median_s, s->predicted_time_s, r->pred.have ? r->pred.network_s : NAN,
                   s->time_median_s / s->predicted_time_s, s->algbw, s->busbw};
-    fputs("\n  ],\n  \"summary\": {", f);
+    fputs(",\n  \"summary\": {", f);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
-        json_num(f, i < 2 ? "%.6f" : "%.6g", v[i]);
+        json_num(f, i < 2 ? "%.6f" : "%.10g", v[i]);
     }
     fprintf(f, "},\n  \"checksum\": \"%s\",\n  \"consistent\": %s,\n  \"verified\": %s,\n  \"max_abs_diff\": ",
             s->checksum, s->consistent ? "true" : "false",
@@ -117,7 +133,7 @@ static void json_summary(FILE *f, const report *r)
     }
 }
 
-static void render_json(const report *r, FILE *f)
+static int render_json(const report *r, FILE *f)
 {
     const opts *o = r->o;
     const layout *L = r->L;
@@ -131,23 +147,11 @@ static void render_json(const report *r, FILE *f)
             (long long)o->f, (long long)o->byzantine, attack_name(o), o->iters, o->warmup, dpas_kernel_isa(),
             r->sum.visible ? "true" : "false", r->predicted_bytes);
     json_time_model(f, r);
-    fputs(",\n  \"per_rank\": [", f);
-    json_ranks(f, r);
+    fputs(",\n  \"per_rank\": ", f);
+    int rc = write_ranks(r, DPAS_FORMAT_JSON, f);
     json_summary(f, r);
     fputs("\n}\n", f);
-}
-
-static void render_csv(const report *r, FILE *f)
-{
-    fputs("rank,predicted_bytes,measured_bytes,ratio,time_median_s,time_min_s,time_max_s,compute_median_s\n", f);
-    for (int i = 0; i < r->L->nranks; i++) {
-        const rank_row *x = &r->rows[i];
-        if (r->sum.visible)
-            fprintf(f, "%d,%.0f,%.0f,%.6f,", i, x->predicted, x->measured, ratio(x));
-        else
-            fprintf(f, "%d,%.0f,,,", i, x->predicted);
-        fprintf(f, "%.6g,%.6g,%.6g,%.6g\n", x->t_med, x->t_min, x->t_max, x->c_med);
-    }
+    return rc;
 }
 
 static void text_time(const report *r, FILE *f)
@@ -164,7 +168,7 @@ static void text_time(const report *r, FILE *f)
         fprintf(f, "time: %s\n", p->why);
 }
 
-static void render_text(const report *r, FILE *f)
+static int render_text(const report *r, FILE *f)
 {
     const opts *o = r->o;
     const summary *s = &r->sum;
@@ -181,16 +185,8 @@ static void render_text(const report *r, FILE *f)
         fprintf(f, "hosts: %d x %d ranks, the schedule runs hierarchically\n", r->L->hosts, r->L->per_host);
     if (o->byzantine)
         fprintf(f, "byzantine: the last %lld ranks send %s gradients\n", (long long)o->byzantine, attack_name(o));
-    fprintf(f, "\n%-5s %16s %16s %9s %12s %12s %12s %12s\n", "rank", "predicted_bytes", "measured_bytes",
-            "ratio", "median_s", "min_s", "max_s", "compute_s");
-    for (int i = 0; i < N; i++) {
-        const rank_row *x = &r->rows[i];
-        if (s->visible)
-            fprintf(f, "%-5d %16.0f %16.0f %9.5f", i, x->predicted, x->measured, ratio(x));
-        else
-            fprintf(f, "%-5d %16.0f %16s %9s", i, x->predicted, "-", "-");
-        fprintf(f, " %12.6f %12.6f %12.6f %12.6f\n", x->t_med, x->t_min, x->t_max, x->c_med);
-    }
+    fputc('\n', f);
+    int rc = write_ranks(r, DPAS_FORMAT_TEXT, f);
     if (s->visible)
         fprintf(f, "\nmeasured / predicted: %.5f .. %.5f%s\n", s->ratio_min, s->ratio_max,
                 o->check_bytes >= 0 ? (s->bytes_ok ? "  (within --check-bytes)" : "  (OUTSIDE --check-bytes)") : "");
@@ -206,15 +202,17 @@ static void render_text(const report *r, FILE *f)
     if (!isnan(s->dist_mean) && o->byzantine)
         fprintf(f, "distance from the honest mean (relative): mean %.4g, %s %.4g\n", s->dist_mean, o->rule->name,
                 s->dist_rule);
+    return rc;
 }
 
 int report_render(const report *r, FILE *out)
 {
+    int rc;
     if (r->o->format == OUT_JSON)
-        render_json(r, out);
+        rc = render_json(r, out);
     else if (r->o->format == OUT_CSV)
-        render_csv(r, out);
+        rc = write_ranks(r, DPAS_FORMAT_CSV, out);
     else
-        render_text(r, out);
-    return ferror(out) ? 1 : 0;
+        rc = render_text(r, out);
+    return rc || ferror(out) ? 1 : 0;
 }

@@ -170,28 +170,47 @@ static void render_text(const sweep *s, FILE *f)
     }
 }
 
-static void render_rows(const sweep *s, FILE *f, int json)
+/* JSON and CSV: the rows through the library's table writer. (Text is nccl-tests' own layout,
+ * which other tools parse by column position: written above, not by the writer.) */
+static int sink_file(void *ctx, const char *data, size_t len)
 {
-    const int N = s->L->nranks;
-    fputs(json ? "{\"sweep\": [" : "collective,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,wrong,"
-                                   "in_place_time_us,in_place_algbw_GBps,in_place_busbw_GBps,in_place_wrong\n", f);
-    for (size_t i = 0; i < s->nrows; i++) {
+    return fwrite(data, 1, len, (FILE *)ctx) == len ? 0 : DPAS_EIO;
+}
+
+static const dpas_column sweep_cols[] = {
+    {"collective", DPAS_COL_TEXT, 0},          {"ranks", DPAS_COL_INT, 0},
+    {"size", DPAS_COL_UINT, 0},                {"count", DPAS_COL_UINT, 0},
+    {"type", DPAS_COL_TEXT, 0},                {"redop", DPAS_COL_TEXT, 0},
+    {"time_us", DPAS_COL_REAL, DPAS_COL_G6},   {"algbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
+    {"busbw_GBps", DPAS_COL_REAL, DPAS_COL_G6}, {"wrong", DPAS_COL_INT, 0},
+    {"in_place_time_us", DPAS_COL_REAL, DPAS_COL_G6}, {"in_place_algbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
+    {"in_place_busbw_GBps", DPAS_COL_REAL, DPAS_COL_G6}, {"in_place_wrong", DPAS_COL_INT, 0},
+};
+
+static int render_rows(const sweep *s, FILE *f, dpas_format format)
+{
+    dpas_writer_opts wo = {.format = format};
+    dpas_writer *w = NULL;
+    dpas_error e;
+    int rc = dpas_writer_new(sweep_cols, sizeof sweep_cols / sizeof *sweep_cols, &wo, sink_file, f, &w, &e);
+    for (size_t i = 0; i < s->nrows && !rc; i++) {
         const sweep_row *r = &s->rows[i];
-        const char *fmt = json ? "%s\n  {\"collective\": \"%s\", \"ranks\": %d, \"size\": %zu, \"count\": %zu, "
-                                 "\"type\": \"float\", \"redop\": \"%s\""
-                               : "%s%s,%d,%zu,%zu,float,%s";
-        fprintf(f, fmt, json && i ? "," : "", coll_name[r->coll], N, r->size, r->count, r->coll ? "none" : "sum");
-        for (int ip = 0; ip < 2; ip++) {
-            const char *pre = ip ? "in_place_" : "";
-            if (json)
-                fprintf(f, ", \"%stime_us\": %.6g, \"%salgbw_GBps\": %.6g, \"%sbusbw_GBps\": %.6g, \"%swrong\": %lld",
-                        pre, r->time_us[ip], pre, r->algbw[ip], pre, r->busbw[ip], pre, r->wrong[ip]);
-            else
-                fprintf(f, ",%.6g,%.6g,%.6g,%lld", r->time_us[ip], r->algbw[ip], r->busbw[ip], r->wrong[ip]);
-        }
-        fputs(json ? "}" : "\n", f);
+        dpas_cell c[] = {dpas_cell_text(coll_name[r->coll]), dpas_cell_int(s->L->nranks),
+                         dpas_cell_uint(r->size), dpas_cell_uint(r->count), dpas_cell_text("float"),
+                         dpas_cell_text(r->coll ? "none" : "sum"), dpas_cell_real(r->time_us[0]),
+                         dpas_cell_real(r->algbw[0]), dpas_cell_real(r->busbw[0]), dpas_cell_int(r->wrong[0]),
+                         dpas_cell_real(r->time_us[1]), dpas_cell_real(r->algbw[1]),
+                         dpas_cell_real(r->busbw[1]), dpas_cell_int(r->wrong[1])};
+        rc = dpas_writer_row(w, c, &e);
     }
-    fputs(json ? "\n]}\n" : "", f);
+    if (!rc)
+        rc = dpas_writer_end(w, &e);
+    if (!rc && format == DPAS_FORMAT_JSON)
+        fputc('\n', f);
+    dpas_writer_free(w);
+    if (rc)
+        fprintf(stderr, "dpas-measure: error: %s\n", e.message);
+    return rc ? 1 : 0;
 }
 
 /* Every rank's pid, host and name, for the "#  Rank" lines. */
@@ -232,8 +251,8 @@ static int sweep_print(const sweep *s)
         if (s->o->format == OUT_TEXT)
             render_text(s, m);
         else
-            render_rows(s, m, s->o->format == OUT_JSON);
-        rc = fclose(m) != 0;
+            rc = render_rows(s, m, s->o->format == OUT_JSON ? DPAS_FORMAT_JSON : DPAS_FORMAT_CSV);
+        rc |= fclose(m) != 0;
     }
     if (!rc)
         rc = fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0;
