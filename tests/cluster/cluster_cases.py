@@ -112,7 +112,7 @@ def report(rows, title):
     for r in rows:
         pred = "—" if r["predicted_s"] is None else f"{r['predicted_s']:.4f}"
         q = "—" if r["predicted_s"] is None else f"{r['measured_s'] / r['predicted_s']:.3f}"
-        print(f"| {r['schedule']} | {r['rule']} | {r['gradient_MB']:g} MB | {r['bytes_min']:.5f}"
+        print(f"| {r['schedule']} | {r['rule']} | {r['gradient_MiB']:g} MiB | {r['bytes_min']:.5f}"
               f"–{r['bytes_max']:.5f} | {pred} | {r['measured_s']:.4f} | {q} | {r['attempts']} |")
     sys.stdout.flush()
 
@@ -132,7 +132,7 @@ def run_all(measure, n, cal_args, predicted_for, label):
             else:
                 assert p is None and "pre-reduces" in j["time_model"]["note"], j["time_model"]
             rows.append({"cluster": label, "schedule": schedule, "rule": rule,
-                         "gradient_MB": 4 * d / 1e6, "bytes_min": rmin, "bytes_max": rmax,
+                         "gradient_MiB": 4 * d / 2 ** 20, "bytes_min": rmin, "bytes_max": rmax,
                          "predicted_s": p, "measured_s": t, "attempts": len(attempts),
                          "topology": j["topology"]})
     return rows, failures
