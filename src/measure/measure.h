@@ -140,8 +140,4 @@ int report_render(const report *r, FILE *out);
 /* ---- sweep.c ---- */
 int sweep_main(const opts *o, const layout *L);
 
-/* ---- json and text helpers (report.c) ---- */
-void json_num(FILE *f, const char *fmt, double v); /* null when not finite */
-void json_str(FILE *f, const char *s);
-
 #endif

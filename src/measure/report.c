@@ -8,7 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-void json_num(FILE *f, const char *fmt, double v)
+/* A JSON number, or null when it is not finite. */
+static void json_num(FILE *f, const char *fmt, double v)
 {
     if (isfinite(v))
         fprintf(f, fmt, v);
@@ -19,7 +20,7 @@ void json_num(FILE *f, const char *fmt, double v)
 static int sink_file(void *ctx, const char *data, size_t len);
 
 /* A JSON string literal by the writer's escaping (valid UTF-8, control characters escaped). */
-void json_str(FILE *f, const char *s)
+static void json_str(FILE *f, const char *s)
 {
     dpas_write_json_string(s, sink_file, f);
 }
