@@ -147,7 +147,7 @@ static int parse_word(const char *name, const char *text, const char *const *wor
 typedef struct given {
     const char *model, *rule, *convention;
     uint64_t scale;
-    int f_given;
+    int f_given, params_given, scale_given;
     unsigned mask; /* bit per option letter class, for refusing what does not apply */
 } given;
 
@@ -178,9 +178,13 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
     dpas_error e;
     int k = 0, rc = 0;
     switch (opt) {
-    case 'p': rc = dpas_parse_count("--params", arg, &o->params, &e) ? (measure_say("%s", e.message), 1) : 0; break;
+    case 'p':
+        g->params_given = 1;
+        rc = dpas_parse_count("--params", arg, &o->params, &e) ? (measure_say("%s", e.message), 1) : 0;
+        break;
     case 'm': g->model = arg; break;
     case 'k':
+        g->scale_given = 1;
         rc = dpas_parse_count("--scale", arg, &g->scale, &e) || g->scale == 0;
         if (rc)
             measure_say("--scale must be a whole number >= 1, got \"%s\"", arg);
@@ -220,7 +224,7 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
 static int option_one(int opt, const char *arg, opts *o, given *g)
 {
     int rc = 0, k = 0;
-    int64_t v;
+    int64_t v = 0;
     switch (opt) {
     case 'h': o->help = 1; break;
     case 'i': rc = parse_int_in("--iters", arg, 1, 1000000, &v); o->iters = (int)v; break;
@@ -260,7 +264,11 @@ static int resolve_rule(const given *g, int nranks, opts *o)
     dpas_error e;
     int64_t m = 0;
     int rc = 1;
-    if (g->model && resolve_model(g->model, g->scale, o))
+    if (g->model && g->params_given)
+        measure_say("give --params COUNT or --model NAME, not both");
+    else if (g->scale_given && !g->model)
+        measure_say("--scale divides a --model's parameters: give --model NAME too");
+    else if (g->model && resolve_model(g->model, g->scale, o))
         ;
     else if (!o->params)
         measure_say("give --params COUNT or --model NAME [--scale K] (> 0 coordinates)");
