@@ -188,8 +188,9 @@ static int render_text(const report *r, FILE *f)
         fprintf(f, "byzantine: the last %lld ranks send %s gradients\n", (long long)o->byzantine, attack_name(o));
     fputc('\n', f);
     int rc = write_ranks(r, DPAS_FORMAT_TEXT, f);
+    fputc('\n', f);
     if (s->visible)
-        fprintf(f, "\nmeasured / predicted: %.5f .. %.5f%s\n", s->ratio_min, s->ratio_max,
+        fprintf(f, "measured / predicted: %.5f .. %.5f%s\n", s->ratio_min, s->ratio_max,
                 o->check_bytes >= 0 ? (s->bytes_ok ? "  (within --check-bytes)" : "  (OUTSIDE --check-bytes)") : "");
     fprintf(f, "step: median %.6f s (slowest rank); algbw %.3f GB/s, busbw %.3f GB/s (nccl-tests' terms)\n",
             s->time_median_s, s->algbw, s->busbw);
