@@ -147,7 +147,14 @@ static int run_schedule(const opts *o, const layout *L)
     rank_row mine = {0}, *all = NULL;
     step_ctx *c = NULL;
     int visible = 1, vis_all = 0, status = MEASURE_BAD;
-    if (predict_bytes(o, L->nranks, &r.predicted_bytes) || predict_time(o, L, &r.pred) || step_open(o, L, &c))
+    /* the bytes are the library's arithmetic, the same on every rank; the time reads files, which
+     * a rank on another host may not see alike: rank 0 predicts (it alone reports) and tells
+     * the others whether to go on, so that no rank waits in a collective the others left */
+    int rc = predict_bytes(o, L->nranks, &r.predicted_bytes);
+    if (!rc && L->rank == 0)
+        rc = predict_time(o, L, &r.pred);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc || step_open(o, L, &c))
         ;
     else if (!timed_steps(o, c, &mine, &visible)) {
         mine.predicted = r.predicted_bytes;

@@ -6,7 +6,9 @@
  *   sharded           all-to-all of shards, the rule per shard, all-gather of the results
  *   sharded_distance  sharded, plus one AllReduce of partial squared distances (Krum family) or
  *                     of N partial norms per iteration (centered clipping)
- * The sharded schedules run flat everywhere: a robust rule cannot pre-reduce inside a host. */
+ * The sharded schedules run flat everywhere: a robust rule cannot pre-reduce inside a host.
+ * The compute time of a step is all its local work: the rule, and unpacking what arrived from the
+ * wire format (and packing what leaves, where that is not the gradient itself). */
 #include "measure.h"
 
 #include <math.h>
@@ -109,7 +111,9 @@ static int step_allgather(step_ctx *c)
         for (int i = 0; i < c->N; i++)
             c->rows[L->world_of[i]] = c->rows_f + (size_t)i * d;
     }
+    double t0 = now();
     wire_unpack(&c->w, c->recv_w, d * (size_t)c->N, c->rows_f);
+    c->compute_s += now() - t0;
     return kernel(c, c->rows, (size_t)c->N, d, c->agg);
 }
 
@@ -196,9 +200,11 @@ static int step_sharded(step_ctx *c)
     int rc = 0;
     MPI_Alltoallv(c->mine_w, c->counts, c->displs, c->w.type, c->recv_w, c->rcounts, c->rdispls,
                   c->w.type, MPI_COMM_WORLD);
+    double t0 = now();
     wire_unpack(&c->w, c->recv_w, my * (size_t)c->N, c->rows_f);
     for (int i = 0; i < c->N; i++)
         c->rows[i] = c->rows_f + (size_t)i * my;
+    c->compute_s += now() - t0;
     if (c->o->schedule == DPAS_SCHED_SHARDED)
         rc = kernel(c, c->rows, (size_t)c->N, my, c->shard_out);
     else if (c->o->rule->id == DPAS_RULE_CENTERED_CLIPPING)
@@ -206,10 +212,14 @@ static int step_sharded(step_ctx *c)
     else
         rc = shard_krum(c, my);
     if (!rc) {
+        t0 = now();
         wire_pack(&c->w, c->shard_out, my, (char *)c->agg_w + (size_t)c->displs[rank] * w);
+        c->compute_s += now() - t0;
         MPI_Allgatherv(MPI_IN_PLACE, 0, c->w.type, c->agg_w, c->counts, c->displs, c->w.type,
                        MPI_COMM_WORLD);
+        t0 = now();
         wire_unpack(&c->w, c->agg_w, c->d, c->agg);
+        c->compute_s += now() - t0;
     }
     return rc;
 }

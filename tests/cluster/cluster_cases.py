@@ -32,8 +32,8 @@ import sys
 import tempfile
 
 ITERS, WARMUP, ATTEMPTS = 7, 2, 3
-SIZES = (1 << 20, 4 << 20)            # coordinates: divisible by 4, so shards are equal
-SWEEP = "1M..32M"                     # above the links' tbf burst (256 KB), around the sizes
+SIZES = (2 << 20, 8 << 20)  # coordinates (8 and 32 MiB): divisible by 4, so shards are equal
+SWEEP = "4M..64M"  # a collective step of 1 MB or more, well above the links' tbf burst (256 KB)
 TOLERANCE = 0.25
 CHECK_TIME = os.environ.get("DPAS_CLUSTER_TIMING", "check") == "check"
 if os.environ.get("DPAS_CLUSTER_QUICK"):

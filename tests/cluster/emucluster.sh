@@ -15,6 +15,7 @@
 #   --ranks-per-host G  slots per host in the hostfile (default 1, 1..64)
 #   --rate RATE         tbf rate of every host's link, each way, in tc's units (default 1gbit;
 #                       "none": unshaped)
+#   --burst SIZE        tbf burst (default 256kb; see below)
 #   --dir DIR           where the hostfile, rsh agent and mpirun wrapper go (default: a new
 #                       temporary directory, removed afterwards)
 #
@@ -30,7 +31,7 @@ set -euo pipefail
 
 PREFIX=dpascl
 SUBNET=10.77.0        # /24, only inside this script's namespaces
-hosts=4 rph=1 rate=1gbit dir= own_dir=0 wrote=0
+hosts=4 rph=1 rate=1gbit burst=256kb dir= own_dir=0 wrote=0
 
 die() { echo "emucluster: $*" >&2; exit 2; }
 skip() { echo "emucluster: SKIP: $*" >&2; exit 77; }
@@ -77,6 +78,7 @@ while [ $# -gt 0 ]; do
     --hosts) hosts=${2:-}; shift 2 || die "--hosts needs a value" ;;
     --ranks-per-host) rph=${2:-}; shift 2 || die "--ranks-per-host needs a value" ;;
     --rate) rate=${2:-}; shift 2 || die "--rate needs a value" ;;
+    --burst) burst=${2:-}; shift 2 || die "--burst needs a value" ;;
     --dir) dir=${2:-}; shift 2 || die "--dir needs a value" ;;
     --sweep-stale) [ "$(id -u)" -eq 0 ] || skip "not root"; sweep_stale; exit 0 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -91,6 +93,7 @@ done
   die "--ranks-per-host must be a whole number from 1 to 64, got \"$rph\""
 [ "$rate" = none ] || [[ "$rate" =~ ^[0-9]+(\.[0-9]+)?([kmg]?bit|[kmg]?bps)$ ]] ||
   die "--rate must be a tc rate such as 1gbit or 500mbit, or none, got \"$rate\""
+[[ "$burst" =~ ^[0-9]+[kmg]?b$ ]] || die "--burst must be a tc size such as 256kb, got \"$burst\""
 
 # ---- can this machine make namespaces? ----
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root (run as root, or skip the cluster tests)"
@@ -153,8 +156,8 @@ for ((i = 0; i < hosts; i++)); do
   if [ "$rate" != none ]; then
     # the burst: TCP over tbf with a burst much below this runs at half the rate; messages up to
     # about the burst pass at the machine's speed, so calibrate with sizes above it
-    tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 50ms &&
-      tc -n "$BR" qdisc add dev "vh$i" root tbf rate "$rate" burst 256kb latency 50ms ||
+    tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 50ms &&
+      tc -n "$BR" qdisc add dev "vh$i" root tbf rate "$rate" burst "$burst" latency 50ms ||
       skip "tc cannot shape a link with tbf here"
   fi
   addrs+=("$SUBNET.$((i + 1))")
