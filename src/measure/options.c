@@ -29,7 +29,7 @@ static const char *help =
     "usage: mpirun [MPI OPTIONS] -np N dpas-measure [OPTIONS]\n"
     "\n"
     "Runs one aggregation schedule on N MPI ranks (one rank = one data-parallel replica) and\n"
-    "reports predicted against measured bytes per rank, time per step and the rule's compute.\n"
+    "reports predicted against measured bytes per rank, time per step and its local compute.\n"
     "\n"
     "  --params COUNT        gradient coordinates (1M, 4194304, 70.6e6, ...), or\n"
     "  --model NAME --scale K   a registry model's parameters divided by K\n"
