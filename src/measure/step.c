@@ -286,10 +286,19 @@ int step_open(const opts *o, const layout *L, step_ctx **out)
     }
     int all_ok = !rc, ok = !rc;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    rc = !all_ok || alloc_buffers(c);
-    if (rc) {
-        measure_say("out of memory for %llu coordinates on %d ranks", (unsigned long long)o->params, N);
+    /* the hierarchical all-gather inside a host moves every host's gradient in one message */
+    if (all_ok && L->hierarchical && o->schedule == DPAS_SCHED_ALLGATHER &&
+        o->params * (uint64_t)L->hosts > (uint64_t)INT32_MAX) {
+        measure_say("--params %llu x %d hosts exceeds what one MPI message holds here (2^31 - 1 "
+                    "elements) in the hierarchical all-gather: scale the model down with --scale",
+                    (unsigned long long)o->params, L->hosts);
+        rc = 1;
     } else {
+        rc = !all_ok || alloc_buffers(c);
+        if (rc)
+            measure_say("out of memory for %llu coordinates on %d ranks", (unsigned long long)o->params, N);
+    }
+    if (!rc) {
         gradient_of(o, N, L->rank, 0, c->d, c->mine);
         if (o->schedule == DPAS_SCHED_ALLREDUCE && o->rule->id == DPAS_RULE_SIGN_MAJORITY)
             for (size_t j = 0; j < c->d; j++) /* a majority vote is the sign of a sum of signs */

@@ -189,6 +189,10 @@ ns=\$(awk -v h="\$host" '\$1 == h {print \$2}' "$dir/hosts.map")
 mkdir -p "$dir/tmp/\$ns"
 exec ip netns exec "\$ns" env OMPI_MCA_orte_tmpdir_base="$dir/tmp/\$ns" sh -c "\$*"
 EOF
+# OpenMPI on emulated hosts (docs/measuring.md says why): yield when idle, since each host's one
+# slot makes OpenMPI busy-poll as if it had a core of its own; rtc_hwloc_vmhole none, as the
+# daemon crashed in hwloc's shared-memory topology without it; PMIx's hash store, not the
+# shared-memory one the hosts would share.
 cat > "$dir/mpirun" <<EOF
 #!/bin/sh
 # mpirun inside the launcher namespace, daemons started in the hosts' namespaces by the agent
