@@ -34,13 +34,15 @@ wait_for '! pgrep -f "^$marker" >/dev/null' 5 || fail "ranks left running after 
 echo "ok: TERM removed the namespaces and ended the ranks (exit 143)"
 
 # 2. KILL: nothing can clean up at once; the next run's sweep does
-bash "$emu" --hosts 2 -- sleep 120 &
+# (the command, left orphaned, is ended here by its pid: it would hold ctest's output open)
+bash "$emu" --hosts 2 -- sleep "121.$$" &
 pid=$!
-wait_for '[ "$(ours $pid)" -eq 4 ]' 30 || fail "the cluster did not come up"
-sleeper=$(pgrep -P "$pid" sleep || true)
+wait_for '[ "$(ours $pid)" -eq 4 ] && pgrep -P $pid -f "^sleep 121.$$" >/dev/null' 30 ||
+  fail "the cluster and its command did not come up"
+sleeper=$(pgrep -P "$pid" -f "^sleep 121.$$")
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
-[ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
+kill "$sleeper" 2>/dev/null || true
 [ "$(ours $pid)" -eq 4 ] || fail "expected the killed run's 4 namespaces to be left"
 bash "$emu" --sweep-stale
 [ "$(ours $pid)" -eq 0 ] || fail "--sweep-stale left: $(ip netns list | grep "dpascl-$pid-")"
