@@ -18,7 +18,6 @@ enum { MEASURE_OK = 0, MEASURE_BAD = 1, MEASURE_CHECK = 3 };
 
 typedef enum attack_kind { ATTACK_SIGNFLIP, ATTACK_SCALED, ATTACK_ALIE } attack_kind;
 typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
-typedef enum net_model { NETMODEL_ALPHA_BETA, NETMODEL_PIECEWISE, NETMODEL_EMPIRICAL } net_model;
 
 typedef struct opts {
     uint64_t params;
@@ -37,7 +36,7 @@ typedef struct opts {
     int64_t cc_iterations;
     uint64_t sweep_min, sweep_max; /* bytes; sweep_max 0: no sweep */
     const char *calibration, *intra_calibration;
-    net_model network_model;
+    int network_model; /* dpas_netmodel_kind */
     int help;
 } opts;
 
@@ -101,7 +100,9 @@ typedef struct prediction {
     int have;          /* a time was predicted */
     const char *why;   /* when not: why (NULL: no --calibration) */
     dpas_topology topo;
-    link_fit inter, intra; /* intra.file NULL when flat */
+    link_fit inter, intra; /* the alpha-beta lines; intra.file NULL when flat */
+    char model[64];    /* the network model that answered */
+    int extrapolated, rescaled; /* outside the measured sizes; at another rank count */
     double network_s;  /* the model's time of the schedule's communication */
 } prediction;
 

@@ -50,7 +50,13 @@ static void json_time_model(FILE *f, const report *r)
     if (!r->o->calibration) {
         fputs("null", f);
     } else {
-        fprintf(f, "{\n    \"network_model\": \"alpha_beta\",\n    \"topology\": \"%s\"",
+        fputs("{\n    \"network_model\": ", f);
+        if (p->have)
+            json_str(f, p->model);
+        else
+            fputs("null", f);
+        fprintf(f, ",\n    \"extrapolated\": %s,\n    \"rescaled\": %s,\n    \"topology\": \"%s\"",
+                p->extrapolated ? "true" : "false", p->rescaled ? "true" : "false",
                 p->topo == DPAS_TOPO_HIERARCHICAL ? "hierarchical" : "flat");
         json_fit(f, "inter_host", &p->inter);
         json_fit(f, "intra_host", &p->intra);
@@ -160,10 +166,11 @@ static void text_time(const report *r, FILE *f)
     const prediction *p = &r->pred;
     const summary *s = &r->sum;
     if (p->have)
-        fprintf(f, "time: predicted %.6f s (network %.6f s, %s %s alpha-beta from %s; compute %.6f s "
+        fprintf(f, "time: predicted %.6f s (network %.6f s, %s, %s %s from %s%s%s; compute %.6f s "
                    "measured), measured %.6f s: measured / predicted %.3f\n",
                 s->predicted_time_s, p->network_s, p->topo == DPAS_TOPO_HIERARCHICAL ? "hierarchical" : "flat",
-                p->inter.collective, p->inter.file, s->compute_median_s, s->time_median_s,
+                p->inter.collective, p->model, p->inter.file, p->extrapolated ? ", extrapolated" : "",
+                p->rescaled ? ", rescaled" : "", s->compute_median_s, s->time_median_s,
                 s->time_median_s / s->predicted_time_s);
     else if (p->why)
         fprintf(f, "time: %s\n", p->why);

@@ -67,8 +67,7 @@ def calibrate(dpas, measure, path, mpi_args, n):
         f.write(out)
     p = subprocess.run([dpas, "calibrate", path, "-o", "json"], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    data = json.loads(p.stdout)
-    fits = {c["collective"]: c for c in (data["rows"] if isinstance(data, dict) else data)}
+    fits = {c["collective"]: c for c in json.loads(p.stdout)["fits"] if c["model"] == "alpha_beta"}
     assert set(fits) == {"all_reduce", "all_gather"}, fits
     for c in fits.values():
         assert c["ranks"] == n, c

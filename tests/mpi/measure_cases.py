@@ -55,9 +55,7 @@ BAD = {
     "sweep_text": (["--sweep", "1M-2M"], '--sweep must be MIN..MAX in bytes (e.g. 64K..16M), got "1M-2M"'),
     "sweep_with_rule": (["--sweep", "1K..2K", "--rule", "median"], "--sweep times all_reduce and all_gather only"),
     "network_model_alone": (["--network-model", "alpha_beta"], "--intra-calibration and --network-model need --calibration FILE"),
-    "network_model_piecewise": (["--calibration", "/nonexistent", "--network-model", "piecewise"],
-                                "--network-model piecewise needs the calibration network model"),
-    "network_model_unknown": (["--network-model", "magic"], '--network-model must be one of alpha_beta, piecewise, empirical, got "magic"'),
+    "network_model_unknown": (["--network-model", "magic"], '--network-model must be one of default, alpha_beta, piecewise, empirical, got "magic"'),
     "calibration_missing": (["--calibration", "/nonexistent/file"], "/nonexistent/file"),
     "intra_calibration_one_host": (["--calibration", "@SWEEP@", "--intra-calibration", "@SWEEP@"],
                                    "--intra-calibration: no two hosts hold the same number (> 1) of ranks"),
@@ -88,18 +86,25 @@ def sweep(mpiexec, prog, n, path):
 def calibrated(mpiexec, prog, n):
     """--calibration: the predicted time is the alpha-beta formula with dpas calibrate's own fit
     (written out here: ring AllReduce 2(n-1)/n s / beta + 2(n-1) alpha), plus the measured compute.
-    dpas calibrate prints alpha and beta to 6 digits, hence the 1e-4 tolerance."""
+    dpas calibrate prints alpha and beta to 10 digits; 1e-4 leaves room for the sum's rounding.
+    The default model (the measured curve) is run too, and must say which model answered."""
     dpas = os.path.join(os.path.dirname(prog), "dpas")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "sweep.txt")
         sweep(mpiexec, prog, n, path)
         c = subprocess.run([dpas, "calibrate", path, "-o", "json"], capture_output=True, text=True)
         assert c.returncode == 0, (c.stdout, c.stderr)
-        fit = {f["collective"]: f for f in json.loads(c.stdout)}
+        fit = {f["collective"]: f for f in json.loads(c.stdout)["fits"] if f["model"] == "alpha_beta"}
         assert set(fit) == {"all_reduce", "all_gather"} and fit["all_reduce"]["ranks"] == n, fit
-        p = run(mpiexec, prog, n, ["--calibration", path])
+        p = run(mpiexec, prog, n, ["--calibration", path, "--network-model", "alpha_beta"])
+        d = run(mpiexec, prog, n, ["--calibration", path])  # the default model: the curve itself
     assert p.returncode == 0, p.stderr
+    assert d.returncode == 0, d.stderr
+    jd = json.loads(d.stdout)
+    assert jd["time_model"]["network_model"] in ("empirical", "piecewise"), jd["time_model"]
+    assert jd["summary"]["predicted_network_s"] > 0, jd["summary"]
     j = json.loads(p.stdout)
+    assert j["time_model"]["network_model"] == "alpha_beta", j["time_model"]
     a, b = fit["all_reduce"]["alpha_s"], fit["all_reduce"]["beta_bytes_per_s"]
     net = 2 * (n - 1) / n * S / b + 2 * (n - 1) * a
     s = j["summary"]
