@@ -9,6 +9,7 @@ pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev 
 pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-core)
 # the kernels' anchors and the DDP hook's tests: PyTorch (Debian's)
 pkgs+=(python3-torch)
+pkgs+=(iproute2)  # ip and tc: the emulated cluster of the cluster tests
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

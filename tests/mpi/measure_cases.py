@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 D = 1 << 20  # coordinates: divisible by 2, 4 and 8, so shards are equal
 S = 4 * D    # fp32 gradient bytes
@@ -37,13 +38,95 @@ CASES["np8_byzantine_scaled"] = (8, ["--schedule", "sharded", "--rule", "median"
                                      "--attack", "scaled"], "byzantine")
 CASES["np2_krum_infeasible"] = (2, ["--schedule", "sharded_distance", "--rule", "krum"], "error")
 
+# Bad input: exit 1, a message naming the option, the value and the rule, nothing on stdout.
+BAD = {
+    "attack_scale_trailing": (["--attack-scale", "5abc"], '--attack-scale must be a finite number, got "5abc"'),
+    "attack_scale_inf": (["--attack-scale", "inf"], '--attack-scale must be a finite number, got "inf"'),
+    "check_bytes_trailing": (["--check-bytes", "0.5%"], '--check-bytes must be a finite number, got "0.5%"'),
+    "check_bytes_negative": (["--check-bytes", "-1"], "--check-bytes must be a percentage >= 0"),
+    "iters_zero": (["--iters", "0"], "--iters must be between 1 and 1000000, got 0"),
+    "iters_text": (["--iters", "5x"], "--iters"),
+    "warmup_huge": (["--warmup", "99999999999999999999"], "--warmup"),
+    "params_and_model": (["--model", "GPT2", "--scale", "1000"], "give --params COUNT or --model NAME, not both"),
+    "scale_without_model": (["--scale", "10"], "--scale divides a --model's parameters: give --model NAME too"),
+    "format": (["-o", "yaml"], '-o must be one of text, json, csv, got "yaml"'),
+    "schedule": (["--schedule", "ring"], '--schedule must be one of allreduce, allgather, sharded, sharded_distance, got "ring"'),
+    "sweep_order": (["--sweep", "1M..1K"], "--sweep needs 4 <= MIN <= MAX <= 2G bytes"),
+    "sweep_text": (["--sweep", "1M-2M"], '--sweep must be MIN..MAX in bytes (e.g. 64K..16M), got "1M-2M"'),
+    "sweep_with_rule": (["--sweep", "1K..2K", "--rule", "median"], "--sweep times all_reduce and all_gather only"),
+    "network_model_alone": (["--network-model", "alpha_beta"], "--intra-calibration and --network-model need --calibration FILE"),
+    "network_model_unknown": (["--network-model", "magic"], '--network-model must be one of default, alpha_beta, piecewise, empirical, got "magic"'),
+    "calibration_missing": (["--calibration", "/nonexistent/file"], "/nonexistent/file"),
+    "intra_calibration_one_host": (["--calibration", "@SWEEP@", "--intra-calibration", "@SWEEP@"],
+                                   "--intra-calibration: no two hosts hold the same number (> 1) of ranks"),
+}
+for name in BAD:
+    CASES["bad_" + name] = (2, [], "bad")
+CASES["np4_sweep_calibration_prediction"] = (4, [], "calibrated")
 
-def run(mpiexec, prog, n, args):
+
+def run(mpiexec, prog, n, args, base=True):
     cmd = [mpiexec, "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,tcp",
-           "--mca", "btl_tcp_if_include", "lo", "-np", str(n), prog, "--params", str(D),
-           "--iters", "3", "--warmup", "1", "-o", "json"] + args
+           "--mca", "btl_tcp_if_include", "lo", "-np", str(n), prog, "--iters", "3", "--warmup", "1"]
+    cmd += (["--params", str(D), "-o", "json"] if base else []) + args
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def sweep(mpiexec, prog, n, path):
+    """A calibration sweep on loopback, as dpas calibrate reads it."""
+    # a 128x range of sizes: on a busy machine a narrow one may not even grow with size
+    p = run(mpiexec, prog, n, ["--sweep", "64K..8M"], base=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count("# Collective test starting:") == 2 and p.stdout.count("#  Rank ") == 2 * n
+    with open(path, "w") as f:
+        f.write(p.stdout)
+
+
+def calibrated(mpiexec, prog, n):
+    """--calibration: the predicted time is the alpha-beta formula with dpas calibrate's own fit
+    (written out here: ring AllReduce 2(n-1)/n s / beta + 2(n-1) alpha), plus the measured compute.
+    dpas calibrate prints alpha and beta to 10 digits; 1e-4 leaves room for the sum's rounding.
+    The default model (the measured curve) is run too, and must say which model answered."""
+    dpas = os.path.join(os.path.dirname(prog), "dpas")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "sweep.txt")
+        sweep(mpiexec, prog, n, path)
+        c = subprocess.run([dpas, "calibrate", path, "-o", "json"], capture_output=True, text=True)
+        assert c.returncode == 0, (c.stdout, c.stderr)
+        fit = {f["collective"]: f for f in json.loads(c.stdout)["fits"] if f["model"] == "alpha_beta"}
+        assert set(fit) == {"all_reduce", "all_gather"} and fit["all_reduce"]["ranks"] == n, fit
+        p = run(mpiexec, prog, n, ["--calibration", path, "--network-model", "alpha_beta"])
+        d = run(mpiexec, prog, n, ["--calibration", path])  # the default model: the curve itself
+    assert p.returncode == 0, p.stderr
+    assert d.returncode == 0, d.stderr
+    jd = json.loads(d.stdout)
+    assert jd["time_model"]["network_model"] in ("empirical", "piecewise"), jd["time_model"]
+    assert jd["summary"]["predicted_network_s"] > 0, jd["summary"]
+    j = json.loads(p.stdout)
+    assert j["time_model"]["network_model"] == "alpha_beta", j["time_model"]
+    a, b = fit["all_reduce"]["alpha_s"], fit["all_reduce"]["beta_bytes_per_s"]
+    net = 2 * (n - 1) / n * S / b + 2 * (n - 1) * a
+    s = j["summary"]
+    assert j["time_model"]["inter_host"]["collective"] == "all_reduce", j["time_model"]
+    assert abs(s["predicted_network_s"] - net) <= 1e-4 * net, (s, net)
+    assert abs(s["predicted_time_s"] - (net + s["compute_median_s"])) <= 1e-4 * net, s
+    assert abs(s["time_ratio"] - s["time_median_s"] / s["predicted_time_s"]) <= 1e-6, s
+    return 0
+
+
+def bad(mpiexec, prog, name):
+    args, msg = BAD[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        if "@SWEEP@" in args:
+            path = os.path.join(tmp, "sweep.txt")
+            sweep(mpiexec, prog, 2, path)
+            args = [path if a == "@SWEEP@" else a for a in args]
+        p = run(mpiexec, prog, 2, args, base=not any(a.startswith("--sweep") for a in args))
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert msg in p.stderr, p.stderr
+    assert p.stdout == "", p.stdout
+    return 0
 
 
 def main():
@@ -51,6 +134,10 @@ def main():
         print(";".join(CASES))
         return 0
     n, args, kind = CASES[sys.argv[3]]
+    if kind == "bad":
+        return bad(sys.argv[1], sys.argv[2], sys.argv[3][4:])
+    if kind == "calibrated":
+        return calibrated(sys.argv[1], sys.argv[2], n)
     p = run(sys.argv[1], sys.argv[2], n, args)
     if kind == "error":
         assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
