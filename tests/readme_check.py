@@ -112,7 +112,10 @@ class Page:
                 if last_rc is not None and want and want[0].strip() != str(last_rc):
                     self.fail(f"exit status {last_rc}, the page says {want[0]}")
                 continue
-            words = shlex.split(cmd)
+            try:
+                words = shlex.split(cmd)
+            except ValueError:  # a line continued with '\' (a shell session shown, not run)
+                words = cmd.split()
             if words[0] == "dpas":
                 last_rc, got = self.run([self.args.dpas] + words[1:])
                 self.counts["cli"] += 1
@@ -147,7 +150,10 @@ class Page:
                 self.fail(f"{name}.c is never run: show its output after '$ ./{name}'")
         for m in RENDERED.finditer(self.text):
             cmd, want = m.group(1), m.group(2).splitlines()
-            words = shlex.split(cmd)
+            try:
+                words = shlex.split(cmd)
+            except ValueError:  # a line continued with '\' (a shell session shown, not run)
+                words = cmd.split()
             if words[0] == "dpas":
                 exe = self.args.dpas
             elif words[0][2:] not in self.programs:
