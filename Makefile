@@ -1,5 +1,5 @@
 # A thin wrapper over CMake presets. `make run` and `make test` install what is missing first.
-.PHONY: all deps build build-asan run test test-normal test-asan bench install clean fuzz
+.PHONY: all deps build build-asan run test test-normal test-asan bench install clean fuzz format
 
 all: build
 
@@ -35,6 +35,9 @@ fuzz: deps
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} bash scripts/fuzz.sh
+
+format:
+	bash scripts/check-format.sh --fix
 
 install: build
 	cmake --install build

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes src/lib/networks.inc: Batcher's odd-even merge sort networks for n = 2..32 as macros
+"""Writes src/lib/kernels/networks.inc: Batcher's odd-even merge sort networks for n = 2..32 as macros
 DPAS_NET_<n>(C) that expand to C(i, j) for each comparator. The comparators are those of
-dpas__net_build() in src/lib/kernels_coord.c (the same loops), emitted depth first: block 0's
+dpas__net_build() in src/lib/kernels/kernels_coord.c (the same loops), emitted depth first: block 0's
 whole sort, then block 1's, then the merge of the two, recursively. Comparators on disjoint wires
 commute, so every wire sees the same comparisons in the same order and the unrolled kernels agree
 bit for bit with the table-driven ones; depth first, fewer values are live at once, which keeps

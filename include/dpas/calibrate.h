@@ -96,15 +96,15 @@ typedef struct dpas_nccl_test {
     int collective; /* dpas_collective */
     int64_t ranks;
     int collective_from, ranks_from; /* dpas_nccl_source */
-    char *name;       /* the test's own name ("all_reduce_perf"), or NULL */
-    char *type;       /* the type column ("float"), or NULL */
-    char *redop;      /* the redop column ("sum", "none"), or NULL */
+    char *name;                      /* the test's own name ("all_reduce_perf"), or NULL */
+    char *type;                      /* the type column ("float"), or NULL */
+    char *redop;                     /* the redop column ("sum", "none"), or NULL */
     double bus_ratio; /* busbw/algbw of the row read for inference (largest algbw); NaN if none */
     int ratio_line;   /* that row's line, 0 when none */
-    int64_t ratio_ranks;  /* the rank count busbw/algbw gives, 0 when it gives none */
-    int64_t rank_lines;   /* distinct ranks in the "#  Rank" lines, 0 when none */
-    int header_line;      /* the column header of its table */
-    unsigned warnings;    /* DPAS_NCCL_WARN_* */
+    int64_t ratio_ranks; /* the rank count busbw/algbw gives, 0 when it gives none */
+    int64_t rank_lines;  /* distinct ranks in the "#  Rank" lines, 0 when none */
+    int header_line;     /* the column header of its table */
+    unsigned warnings;   /* DPAS_NCCL_WARN_* */
     size_t wrong_rows;
     size_t npoints;
     dpas_nccl_point *points; /* in file order */
@@ -123,14 +123,14 @@ typedef enum dpas_nccl_prefix {
 typedef struct dpas_nccl_log {
     char *origin; /* the file name given, for messages */
     size_t ntests;
-    dpas_nccl_test *tests; /* the tests selected, in file order */
-    size_t unselected;     /* tests left out because they do not match collective / ranks */
-    int lines;             /* physical lines */
-    size_t foreign_lines;  /* lines skipped: not nccl-tests' (launcher text, NCCL INFO, ...) */
-    int first_foreign_line;   /* 0 when none */
-    char *first_foreign;      /* that line as it is in the file (any bytes but NUL), or NULL */
-    size_t prefixed_lines;    /* lines that had a launcher prefix stripped */
-    int prefix;               /* dpas_nccl_prefix of the first one */
+    dpas_nccl_test *tests;  /* the tests selected, in file order */
+    size_t unselected;      /* tests left out because they do not match collective / ranks */
+    int lines;              /* physical lines */
+    size_t foreign_lines;   /* lines skipped: not nccl-tests' (launcher text, NCCL INFO, ...) */
+    int first_foreign_line; /* 0 when none */
+    char *first_foreign;    /* that line as it is in the file (any bytes but NUL), or NULL */
+    size_t prefixed_lines;  /* lines that had a launcher prefix stripped */
+    int prefix;             /* dpas_nccl_prefix of the first one */
 } dpas_nccl_log;
 
 /* Read nccl-tests output: its default table (any layout since 2017: with or without '#',
@@ -177,18 +177,18 @@ typedef struct dpas_regime {
 } dpas_regime;
 
 typedef struct dpas_fit {
-    int kind;         /* dpas_netmodel_kind */
-    int defined;      /* 0: the model could not be fitted; reason says why */
+    int kind;    /* dpas_netmodel_kind */
+    int defined; /* 0: the model could not be fitted; reason says why */
     char reason[256];
-    double alpha;     /* alpha_beta: the line's; piecewise: the last (largest-size) regime's;
+    double alpha; /* alpha_beta: the line's; piecewise: the last (largest-size) regime's;
                          empirical: NaN */
-    double beta;      /* likewise */
-    double r2;        /* alpha_beta: of time against size; NaN otherwise */
+    double beta;  /* likewise */
+    double r2;    /* alpha_beta: of time against size; NaN otherwise */
     size_t nregimes;
-    dpas_regime *regimes;   /* alpha_beta: 1 (the line); piecewise: >= 1; empirical: 0 */
-    double *predicted;      /* per curve size, seconds: in-sample for alpha_beta and piecewise;
+    dpas_regime *regimes;       /* alpha_beta: 1 (the line); piecewise: >= 1; empirical: 0 */
+    double *predicted;          /* per curve size, seconds: in-sample for alpha_beta and piecewise;
                                leave-one-out for empirical (each size from the others) */
-    double *rel_residual;   /* (predicted - measured) / measured, per curve size */
+    double *rel_residual;       /* (predicted - measured) / measured, per curve size */
     double max_rel_residual;    /* worst |rel_residual| */
     double median_rel_residual; /* median |rel_residual| */
     size_t worst;               /* curve index of the worst */
@@ -203,7 +203,7 @@ typedef struct dpas_curve {
     size_t n;
     uint64_t *bytes;
     double *seconds;
-    double peak_busbw;        /* bytes/s, the largest busbw the test printed; NaN when none */
+    double peak_busbw;         /* bytes/s, the largest busbw the test printed; NaN when none */
     uint64_t peak_busbw_bytes; /* at that size */
     dpas_fit fits[DPAS_NETMODEL_KINDS];
 } dpas_curve;

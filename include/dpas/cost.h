@@ -13,12 +13,12 @@ extern "C" {
 typedef struct dpas_cost_opts {
     const dpas_rule *const *rules; /* the rules to cost, or NULL for every default rule */
     size_t nrules;
-    unsigned schedules;   /* bit per dpas_schedule_id; 0 = all */
-    int64_t iterations;   /* of iterative rules (geometric median, centered clipping); 0 = 10 */
-    int64_t steps;        /* bytes and times for this many steps; 0 = 1 */
-    int64_t f;            /* Byzantine replicas to tolerate, -1 = not asked */
-    double compute_rate;  /* FLOP/s per worker for the rule's own compute; 0 = not computed */
-    const dpas_links *links; /* inter-node alpha and beta to use instead of the fabric's (a
+    unsigned schedules;       /* bit per dpas_schedule_id; 0 = all */
+    int64_t iterations;       /* of iterative rules (geometric median, centered clipping); 0 = 10 */
+    int64_t steps;            /* bytes and times for this many steps; 0 = 1 */
+    int64_t f;                /* Byzantine replicas to tolerate, -1 = not asked */
+    double compute_rate;      /* FLOP/s per worker for the rule's own compute; 0 = not computed */
+    const dpas_links *links;  /* inter-node alpha and beta to use instead of the fabric's (a
                                 calibration), or NULL; intra-node still from the fleet's node */
     const char *links_source; /* where they come from, for the output (borrowed) */
     const dpas_netmodel *net; /* a calibration's network model: flat times from its measured
@@ -33,30 +33,30 @@ typedef struct dpas_cost_row {
     const dpas_rule *rule;
     dpas_schedule_id schedule;
     int realisable;
-    const char *why;        /* why not realisable (static), or NULL */
-    int64_t max_f;          /* the rule's largest f at dp_degree; -1 when none */
-    int tolerates;          /* max_f >= opts.f (when opts.f >= 0) */
+    const char *why; /* why not realisable (static), or NULL */
+    int64_t max_f;   /* the rule's largest f at dp_degree; -1 when none */
+    int tolerates;   /* max_f >= opts.f (when opts.f >= 0) */
     dpas_bytes bytes_per_worker, bytes_received, scalar_bytes; /* when realisable */
     double ratio_to_allreduce; /* NAN when the AllReduce moves nothing (N = 1) or not realisable */
     double time_flat_s, time_hierarchical_s, compute_s; /* NAN when not known */
-    const char *time_model;   /* with a network model: which answered the flat time (static) */
-    int time_extrapolated;    /* ... and it extrapolated beyond the measured sizes */
-    int time_rescaled;        /* ... and rescaled to dp_degree from the measured rank count */
+    const char *time_model; /* with a network model: which answered the flat time (static) */
+    int time_extrapolated;  /* ... and it extrapolated beyond the measured sizes */
+    int time_rescaled;      /* ... and rescaled to dp_degree from the measured rank count */
 } dpas_cost_row;
 
 #define DPAS_COST_MAX_NOTES 5
 
 typedef struct dpas_cost {
-    dpas_cost_row *rows;  /* rule-major, schedules in dpas_schedule_id order */
+    dpas_cost_row *rows; /* rule-major, schedules in dpas_schedule_id order */
     size_t nrows;
-    size_t unrealisable;  /* rows with realisable == 0 */
+    size_t unrealisable; /* rows with realisable == 0 */
     int64_t dp_degree, steps, iterations, f;
     double compute_rate;
     dpas_bytes gradient_bytes;
-    int have_links;       /* times are known */
-    int have_intra;       /* hierarchical times are known */
-    int calibrated;       /* the inter-node links came from opts.links */
-    int net_kind;         /* the network model asked for, when opts.net; -1 otherwise */
+    int have_links; /* times are known */
+    int have_intra; /* hierarchical times are known */
+    int calibrated; /* the inter-node links came from opts.links */
+    int net_kind;   /* the network model asked for, when opts.net; -1 otherwise */
     dpas_links links;
     const char *fabric, *node, *links_source; /* registry paths (borrowed) or NULL */
     const char *fabric_name, *node_name;

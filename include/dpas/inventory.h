@@ -12,9 +12,9 @@ extern "C" {
 /* ---- byte conventions, inventory, memory ----------------------------------------------------- */
 
 typedef struct dpas_convention {
-    const char *name;     /* "zero16", "adam_state", "mlsysim_ckpt", ... */
-    dpas_rational width;  /* bytes per parameter */
-    const char *what;     /* "mixed-precision Adam training state" */
+    const char *name;    /* "zero16", "adam_state", "mlsysim_ckpt", ... */
+    dpas_rational width; /* bytes per parameter */
+    const char *what;    /* "mixed-precision Adam training state" */
     const char *source;
     int is_training_state; /* weights + gradients + optimizer (usable for memory feasibility) */
 } dpas_convention;
@@ -28,11 +28,11 @@ DPAS_API int dpas_convention_find(const char *name, const dpas_convention **out,
  * (Rajbhandari et al. 2019: stage 1 (4 + 12/N) bytes/param, stage 2 (2 + 14/N), stage 3 16/N);
  * stages above 0 need the "zero16" convention. */
 typedef struct dpas_memory {
-    dpas_bytes state;         /* bytes of training state per replica */
-    dpas_bytes capacity;      /* bytes of accelerator memory per replica (a mean when unequal) */
-    dpas_bytes headroom;      /* |capacity - state|: free memory when it fits, else the shortfall */
-    double utilisation;       /* state / capacity */
-    int fits;                 /* state <= capacity */
+    dpas_bytes state;    /* bytes of training state per replica */
+    dpas_bytes capacity; /* bytes of accelerator memory per replica (a mean when unequal) */
+    dpas_bytes headroom; /* |capacity - state|: free memory when it fits, else the shortfall */
+    double utilisation;  /* state / capacity */
+    int fits;            /* state <= capacity */
     double accelerators_per_replica; /* the seed's accelerators / dp_degree (a mean when unequal) */
 } dpas_memory;
 
@@ -43,9 +43,9 @@ DPAS_API int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c,
 
 /* What a step exposes on the wire and what lies at rest, in exact bytes. */
 typedef struct dpas_inventory_row {
-    char item[48];       /* "gradient_bytes", "allgather_per_worker", "zero16", "weights_int4" */
-    const char *where;   /* "wire" (per step) or "rest" */
-    char basis[64];      /* how it is counted: "P x 2 B", "2(N-1)/N x gradient_bytes" */
+    char item[48];     /* "gradient_bytes", "allgather_per_worker", "zero16", "weights_int4" */
+    const char *where; /* "wire" (per step) or "rest" */
+    char basis[64];    /* how it is counted: "P x 2 B", "2(N-1)/N x gradient_bytes" */
     dpas_bytes bytes;
     const char *source;
 } dpas_inventory_row;
@@ -54,8 +54,8 @@ typedef struct dpas_inventory_row {
  * leave the exact range is DPAS_ERANGE with the row's item as the field ("zero16",
  * "allgather_job_total"). A basis too long for the row ("P x " and a width of 40 digits) names
  * the input instead ("P x gradient_bytes_per_param"): never cut. */
-DPAS_API int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap,
-                            size_t *n, dpas_error *err);
+DPAS_API int dpas_inventory(const dpas_scenario *s, dpas_inventory_row *rows, size_t cap, size_t *n,
+                            dpas_error *err);
 
 #ifdef __cplusplus
 }

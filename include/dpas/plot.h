@@ -26,9 +26,9 @@ typedef struct dpas_series {
 
 typedef struct dpas_plot_spec {
     const char *title, *xlabel, *ylabel;
-    int xlog, ylog;     /* 0 linear, 2 log base 2, 10 log base 10 */
-    int xunit, yunit;   /* dpas_axis_unit */
-    int width, height;  /* pixels; 0 = 800 x 500 */
+    int xlog, ylog;    /* 0 linear, 2 log base 2, 10 log base 10 */
+    int xunit, yunit;  /* dpas_axis_unit */
+    int width, height; /* pixels; 0 = 800 x 500 */
 } dpas_plot_spec;
 
 /* A line chart with axes, ticks, grid, legend and title, as SVG text (deterministic: the same

@@ -22,22 +22,22 @@ typedef enum dpas_kind {
 } dpas_kind;
 
 typedef struct dpas_model {
-    const char *path;    /* "Models.Language.GPT3" */
-    const char *name;    /* "GPT3" */
-    const char *display; /* "GPT-3 (175B)" */
-    uint64_t parameters; /* 0: the registry gives no parameter count (see missing) */
+    const char *path;           /* "Models.Language.GPT3" */
+    const char *name;           /* "GPT3" */
+    const char *display;        /* "GPT-3 (175B)" */
+    uint64_t parameters;        /* 0: the registry gives no parameter count (see missing) */
     uint64_t active_parameters; /* sparse models; 0 when dense or unknown */
-    const char *missing; /* why there is no parameter count, or NULL */
+    const char *missing;        /* why there is no parameter count, or NULL */
     const char *notes;
     const char *source;
 } dpas_model;
 
 typedef struct dpas_hardware {
     const char *path, *name, *display;
-    dpas_bytes memory;        /* per accelerator */
-    double peak_flops;        /* dense FP16, FLOP/s */
-    double hbm_bandwidth;     /* bytes/s */
-    double nvlink_bandwidth;  /* bytes/s, bidirectional total */
+    dpas_bytes memory;       /* per accelerator */
+    double peak_flops;       /* dense FP16, FLOP/s */
+    double hbm_bandwidth;    /* bytes/s */
+    double nvlink_bandwidth; /* bytes/s, bidirectional total */
     double tdp_watts;
     const char *source;
 } dpas_hardware;
@@ -53,9 +53,9 @@ typedef struct dpas_node {
 
 typedef struct dpas_fabric {
     const char *path, *name, *display;
-    double bandwidth;       /* bytes/s per link per direction */
-    double latency;         /* seconds */
-    const char *topology;   /* "fat-tree" */
+    double bandwidth;     /* bytes/s per link per direction */
+    double latency;       /* seconds */
+    const char *topology; /* "fat-tree" */
     double oversubscription;
     const char *source;
 } dpas_fabric;

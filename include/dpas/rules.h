@@ -33,25 +33,25 @@ typedef enum dpas_rule_id {
 } dpas_rule_id;
 
 /* Capability flags of a rule (dpas_rule.caps). */
-#define DPAS_RULE_CAP_SUMS 1u           /* reduces to a sum: an AllReduce realises it */
-#define DPAS_RULE_CAP_COORDINATEWISE 2u /* works coordinate by coordinate (shardable) */
-#define DPAS_RULE_CAP_DISTANCES 4u      /* needs pairwise distances or norms of full gradients */
-#define DPAS_RULE_CAP_ITERATIVE 8u      /* iterates over the gradients (T or L rounds) */
-#define DPAS_RULE_CAP_SELECTS 16u       /* selects whole gradients (Krum family, MDA) */
+#define DPAS_RULE_CAP_SUMS 1u            /* reduces to a sum: an AllReduce realises it */
+#define DPAS_RULE_CAP_COORDINATEWISE 2u  /* works coordinate by coordinate (shardable) */
+#define DPAS_RULE_CAP_DISTANCES 4u       /* needs pairwise distances or norms of full gradients */
+#define DPAS_RULE_CAP_ITERATIVE 8u       /* iterates over the gradients (T or L rounds) */
+#define DPAS_RULE_CAP_SELECTS 16u        /* selects whole gradients (Krum family, MDA) */
 #define DPAS_RULE_CAP_PREAGGREGATION 32u /* transforms the gradients for another rule (NNM) */
 
 typedef struct dpas_rule {
     dpas_rule_id id;
-    const char *name;        /* the CLI name: "krum", "trimmed_mean", ... */
-    const char *display;     /* "Krum" */
-    const char *convention;  /* "blanchard", "byzfl", or "standard" when all agree */
-    int is_default;          /* the convention used when none is named */
-    int a, b;                /* condition n >= a*f + b; a == 0: tolerates no Byzantine replica */
-    const char *condition;   /* "n >= 2f + 3" */
-    const char *compute;     /* "O(n^2 d)" */
-    unsigned caps;           /* DPAS_RULE_CAP_* */
-    int neighbour_drop;      /* Krum family: scores use k = n - f - neighbour_drop neighbours */
-    const char *neighbours;  /* Krum's neighbour count under this convention, or NULL */
+    const char *name;       /* the CLI name: "krum", "trimmed_mean", ... */
+    const char *display;    /* "Krum" */
+    const char *convention; /* "blanchard", "byzfl", or "standard" when all agree */
+    int is_default;         /* the convention used when none is named */
+    int a, b;               /* condition n >= a*f + b; a == 0: tolerates no Byzantine replica */
+    const char *condition;  /* "n >= 2f + 3" */
+    const char *compute;    /* "O(n^2 d)" */
+    unsigned caps;          /* DPAS_RULE_CAP_* */
+    int neighbour_drop;     /* Krum family: scores use k = n - f - neighbour_drop neighbours */
+    const char *neighbours; /* Krum's neighbour count under this convention, or NULL */
     const char *source;
     const char *notes;
 } dpas_rule;

@@ -13,20 +13,20 @@ extern "C" {
 /* ---- schedules: bytes and time ---------------------------------------------------------------- */
 
 typedef enum dpas_schedule_id {
-    DPAS_SCHED_ALLREDUCE = 0,     /* ring AllReduce of the sum */
-    DPAS_SCHED_ALLGATHER,         /* all-gather every gradient, the rule locally (the seed's gather) */
-    DPAS_SCHED_PS,                /* parameter server on one of the workers */
-    DPAS_SCHED_PS_SEPARATE,       /* parameter server on a separate node */
-    DPAS_SCHED_SHARDED,           /* all-to-all of shards, rule per shard, all-gather (BTARD) */
-    DPAS_SCHED_SHARDED_DISTANCE,  /* sharded + AllReduce of partial pairwise distances */
-    DPAS_SCHED_INNETWORK,         /* in-network AllReduce (SHARP) */
+    DPAS_SCHED_ALLREDUCE = 0, /* ring AllReduce of the sum */
+    DPAS_SCHED_ALLGATHER,     /* all-gather every gradient, the rule locally (the seed's gather) */
+    DPAS_SCHED_PS,            /* parameter server on one of the workers */
+    DPAS_SCHED_PS_SEPARATE,   /* parameter server on a separate node */
+    DPAS_SCHED_SHARDED,       /* all-to-all of shards, rule per shard, all-gather (BTARD) */
+    DPAS_SCHED_SHARDED_DISTANCE, /* sharded + AllReduce of partial pairwise distances */
+    DPAS_SCHED_INNETWORK,        /* in-network AllReduce (SHARP) */
     DPAS_SCHED_COUNT
 } dpas_schedule_id;
 
 DPAS_API const char *dpas_schedule_name(dpas_schedule_id s);    /* "allreduce", ... */
 DPAS_API const char *dpas_schedule_summary(dpas_schedule_id s); /* one line */
 DPAS_API const char *dpas_schedule_source(dpas_schedule_id s);
-DPAS_API int dpas_schedule_from_name(const char *name);          /* -1 when unknown */
+DPAS_API int dpas_schedule_from_name(const char *name); /* -1 when unknown */
 
 /* Can the schedule realise the rule? 1 or 0; when 0 and why is not NULL, *why says why. */
 DPAS_API int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *rule, const char **why);
@@ -36,8 +36,8 @@ DPAS_API int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *rule, c
 typedef struct dpas_traffic {
     dpas_bytes sent;
     dpas_bytes received;
-    dpas_bytes scalars;   /* of which: distance or norm scalars (sharded_distance), else 0 */
-    int64_t messages;     /* latency steps (alpha terms) on the critical path */
+    dpas_bytes scalars; /* of which: distance or norm scalars (sharded_distance), else 0 */
+    int64_t messages;   /* latency steps (alpha terms) on the critical path */
 } dpas_traffic;
 
 /* Bytes of the schedule for a scenario; `iterations` is the iteration count of iterative rules

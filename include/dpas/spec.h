@@ -14,21 +14,21 @@ extern "C" {
 /* The inputs of a scenario, one table for every front end: each has the seed's field name (used
  * in messages), a CLI flag, a scenario-file key and a query/keyword name. */
 typedef enum dpas_input {
-    DPAS_INPUT_NAME = 0,                  /* name (file only): the scenario's label */
-    DPAS_INPUT_SCENARIO,                  /* scenario: a named scenario to start from */
-    DPAS_INPUT_WORKLOAD,                  /* workload (also "model"): a registry model */
-    DPAS_INPUT_WORKLOAD_NAME,             /* workload.name of an inline workload */
-    DPAS_INPUT_PARAMETERS,                /* workload.parameters: a count */
-    DPAS_INPUT_FLEET,                     /* fleet: a registry fleet */
-    DPAS_INPUT_FLEET_NAME,                /* fleet.name of an inline fleet */
-    DPAS_INPUT_NODES,                     /* fleet.nodes (fleet.count) */
-    DPAS_INPUT_ACCELERATORS_PER_NODE,     /* fleet.accelerators_per_node */
-    DPAS_INPUT_NODE,                      /* fleet.node: a registry node */
-    DPAS_INPUT_FABRIC,                    /* fleet.fabric: a registry fabric */
-    DPAS_INPUT_DP_DEGREE,                 /* dp_degree */
-    DPAS_INPUT_GRADIENT_WIDTH,            /* gradient_bytes_per_param */
-    DPAS_INPUT_CHECKPOINT_WIDTH,          /* checkpoint_bytes_per_param */
-    DPAS_INPUT_WEIGHT_WIDTH,              /* weight_bytes_per_param (optional) */
+    DPAS_INPUT_NAME = 0,              /* name (file only): the scenario's label */
+    DPAS_INPUT_SCENARIO,              /* scenario: a named scenario to start from */
+    DPAS_INPUT_WORKLOAD,              /* workload (also "model"): a registry model */
+    DPAS_INPUT_WORKLOAD_NAME,         /* workload.name of an inline workload */
+    DPAS_INPUT_PARAMETERS,            /* workload.parameters: a count */
+    DPAS_INPUT_FLEET,                 /* fleet: a registry fleet */
+    DPAS_INPUT_FLEET_NAME,            /* fleet.name of an inline fleet */
+    DPAS_INPUT_NODES,                 /* fleet.nodes (fleet.count) */
+    DPAS_INPUT_ACCELERATORS_PER_NODE, /* fleet.accelerators_per_node */
+    DPAS_INPUT_NODE,                  /* fleet.node: a registry node */
+    DPAS_INPUT_FABRIC,                /* fleet.fabric: a registry fabric */
+    DPAS_INPUT_DP_DEGREE,             /* dp_degree */
+    DPAS_INPUT_GRADIENT_WIDTH,        /* gradient_bytes_per_param */
+    DPAS_INPUT_CHECKPOINT_WIDTH,      /* checkpoint_bytes_per_param */
+    DPAS_INPUT_WEIGHT_WIDTH,          /* weight_bytes_per_param (optional) */
     DPAS_INPUT_COUNT
 } dpas_input;
 

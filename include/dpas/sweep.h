@@ -54,17 +54,17 @@ DPAS_API int dpas_metric_needs_rule(int metric);
  * nothing until it is walked). */
 typedef struct dpas_sweep_axis {
     dpas_sweep_input input;
-    size_t n;          /* values */
-    int range;         /* numeric range: lo, hi, step, op */
-    int geometric;     /* doubling or factor: plotted on a log axis */
+    size_t n;      /* values */
+    int range;     /* numeric range: lo, hi, step, op */
+    int geometric; /* doubling or factor: plotted on a log axis */
     uint64_t lo, hi, step;
-    char op;           /* '*' or '+' */
-    int64_t *i;        /* a dp_degree list */
-    uint64_t *u;       /* a parameters list */
+    char op;            /* '*' or '+' */
+    int64_t *i;         /* a dp_degree list */
+    uint64_t *u;        /* a parameters list */
     const void **entry; /* models, fleets, rules */
     dpas_rational *width;
     int *schedule;
-    char **label;      /* the value as the output shows it (widths: as given) */
+    char **label; /* the value as the output shows it (widths: as given) */
 } dpas_sweep_axis;
 
 /* Read an axis from text: "2..4096", "8..64+8", "1e9..1e12*10", "8,16,32", "GPT3,Llama3_70B",
@@ -83,14 +83,14 @@ DPAS_API uint64_t dpas_sweep_axis_u(const dpas_sweep_axis *a, size_t i);
 DPAS_API double dpas_sweep_axis_x(const dpas_sweep_axis *a, size_t i);
 
 typedef struct dpas_sweep {
-    dpas_scenario base;        /* the inputs that do not vary */
-    const dpas_rule *rule;     /* fixed rule, or NULL */
-    int schedule;              /* fixed schedule, or -1 */
-    int64_t iterations;        /* of iterative rules; 0 = 10 */
-    const dpas_links *links;   /* a calibration's inter-node links, or NULL (the fleet's) */
-    const dpas_netmodel *net;  /* a calibration's network model: flat times from its curves */
-    int net_kind;              /* dpas_netmodel_kind for net */
-    dpas_sweep_axis axes[2];   /* borrowed */
+    dpas_scenario base;       /* the inputs that do not vary */
+    const dpas_rule *rule;    /* fixed rule, or NULL */
+    int schedule;             /* fixed schedule, or -1 */
+    int64_t iterations;       /* of iterative rules; 0 = 10 */
+    const dpas_links *links;  /* a calibration's inter-node links, or NULL (the fleet's) */
+    const dpas_netmodel *net; /* a calibration's network model: flat times from its curves */
+    int net_kind;             /* dpas_netmodel_kind for net */
+    dpas_sweep_axis axes[2];  /* borrowed */
     int naxes;
     int metrics[DPAS_METRIC_COUNT];
     int nmetrics;

@@ -45,8 +45,7 @@ DPAS_API int dpas_parse_width(const char *field, const char *text, dpas_rational
  * Suffixes (one letter, right after the number): K or k = 10^3, M = 10^6, B or G = 10^9,
  * T = 10^12. The result must be a whole number in [0, DPAS_MAX_COUNT]. Negative values are
  * DPAS_EINVAL; fractions, malformed text, NaN/inf DPAS_EPARSE; overflow DPAS_ERANGE. */
-DPAS_API int dpas_parse_count(const char *field, const char *text, uint64_t *out,
-                              dpas_error *err);
+DPAS_API int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_error *err);
 
 /* Parse a plain decimal integer ("128", "-3") into int64. Errors: DPAS_EPARSE, DPAS_ERANGE. */
 DPAS_API int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error *err);

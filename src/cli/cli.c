@@ -37,11 +37,11 @@ int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
 static const struct {
     const char *name, *cmd;
 } owners[] = {
-    {"--rule", "cost"},         {"--schedule", "cost"}, {"--convention", "cost"},
-    {"--steps", "cost"},        {"--iterations", "cost"}, {"--compute-rate", "cost"},
-    {"--f", "cost"},            {"--all", "cost"},      {"--calibration", "cost"},
-    {"--state", "memory"},      {"--zero", "memory"},   {"--attr", "eval"},
-    {"--explain", "eval"},      {"--plot", "sweep"},    {"--n", "rules"},
+    {"--rule", "cost"},    {"--schedule", "cost"},   {"--convention", "cost"},
+    {"--steps", "cost"},   {"--iterations", "cost"}, {"--compute-rate", "cost"},
+    {"--f", "cost"},       {"--all", "cost"},        {"--calibration", "cost"},
+    {"--state", "memory"}, {"--zero", "memory"},     {"--attr", "eval"},
+    {"--explain", "eval"}, {"--plot", "sweep"},      {"--n", "rules"},
 };
 
 int cli_bad_option(cli *c, const char *cmd, char **argv)
@@ -195,7 +195,8 @@ int cli_list(cli *c, const char *cmd, const char *flag, const char *text, char *
             return cli_usage(c, cmd, "%s: an empty name in the list %s", flag,
                              dpas_quote(text, (char[96]){0}, 96));
         }
-        for (size_t j = 0; j < i && k <= 4096; j++) /* a name listed twice: an error, as an option */
+        for (size_t j = 0; j < i && k <= 4096;
+             j++) /* a name listed twice: an error, as an option */
             if (!strcmp(v[i], v[j])) {
                 int rc = cli_usage(c, cmd, "%s: %s is given twice", flag,
                                    dpas_quote(v[i], (char[96]){0}, 96));
@@ -215,7 +216,6 @@ void cli_list_free(char **items)
     free(items);
 }
 
-
 int cli_network(cli *c, const char *cmd, const char *path, const char *model, dpas_links *links,
                 dpas_netmodel **net, int *kind)
 {
@@ -228,8 +228,7 @@ int cli_network(cli *c, const char *cmd, const char *path, const char *model, dp
         return 0;
     /* a calibration's measured curves answer by default (empirical where measured) */
     if ((model && dpas_netmodel_kind_parse(model, kind, &err)) ||
-        cli_load_calibration(c, path, links, &err) ||
-        dpas_netmodel_load(path, NULL, 0, net, &err))
+        cli_load_calibration(c, path, links, &err) || dpas_netmodel_load(path, NULL, 0, net, &err))
         return cli_fail(c, &err);
     return 0;
 }

@@ -13,11 +13,43 @@ enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_PHYSICS = 2 };
 
 /* Long-option values (short options are their characters). */
 enum {
-    O_SCENARIO = 1000, O_MODEL, O_PARAMS, O_FLEET, O_NODES, O_APN, O_DP, O_GRAD, O_CKPT,
-    O_WEIGHTS, O_UNITS, O_ATTR, O_EXPLAIN,
-    O_RULE, O_SCHEDULE, O_CONVENTION, O_TOPOLOGY, O_STEPS, O_ITERATIONS, O_RATE, O_F, O_N,
-    O_STATE, O_ZERO, O_ALL, O_PLOT, O_Y, O_TITLE, O_CHART, O_NOCHART, O_CALIBRATION,
-    O_COLLECTIVE, O_RANKS, O_NODE, O_FABRIC, O_NETMODEL, O_LAST = 1100
+    O_SCENARIO = 1000,
+    O_MODEL,
+    O_PARAMS,
+    O_FLEET,
+    O_NODES,
+    O_APN,
+    O_DP,
+    O_GRAD,
+    O_CKPT,
+    O_WEIGHTS,
+    O_UNITS,
+    O_ATTR,
+    O_EXPLAIN,
+    O_RULE,
+    O_SCHEDULE,
+    O_CONVENTION,
+    O_TOPOLOGY,
+    O_STEPS,
+    O_ITERATIONS,
+    O_RATE,
+    O_F,
+    O_N,
+    O_STATE,
+    O_ZERO,
+    O_ALL,
+    O_PLOT,
+    O_Y,
+    O_TITLE,
+    O_CHART,
+    O_NOCHART,
+    O_CALIBRATION,
+    O_COLLECTIVE,
+    O_RANKS,
+    O_NODE,
+    O_FABRIC,
+    O_NETMODEL,
+    O_LAST = 1100
 };
 
 typedef struct cli {
@@ -58,35 +90,36 @@ int cli_write_failed(cli *c);
 /* ---- scenario inputs shared by show, eval, cost, inventory, memory, sweep ---- */
 
 /* getopt_long entries of the input flags, to splice into a command's option table. */
-#define SCEN_LONG_OPTIONS                                                                       \
-    {"scenario", required_argument, 0, O_SCENARIO}, {"model", required_argument, 0, O_MODEL},   \
-        {"params", required_argument, 0, O_PARAMS}, {"fleet", required_argument, 0, O_FLEET},   \
-        {"nodes", required_argument, 0, O_NODES},                                               \
-        {"accelerators-per-node", required_argument, 0, O_APN},                                 \
-        {"node", required_argument, 0, O_NODE}, {"fabric", required_argument, 0, O_FABRIC},   \
-        {"dp", required_argument, 0, O_DP}, {"grad", required_argument, 0, O_GRAD},             \
-        {"ckpt", required_argument, 0, O_CKPT}, {                                               \
-        "weights", required_argument, 0, O_WEIGHTS                                              \
+#define SCEN_LONG_OPTIONS                                                                          \
+    {"scenario", required_argument, 0, O_SCENARIO}, {"model", required_argument, 0, O_MODEL},      \
+        {"params", required_argument, 0, O_PARAMS}, {"fleet", required_argument, 0, O_FLEET},      \
+        {"nodes", required_argument, 0, O_NODES},                                                  \
+        {"accelerators-per-node", required_argument, 0, O_APN},                                    \
+        {"node", required_argument, 0, O_NODE}, {"fabric", required_argument, 0, O_FABRIC},        \
+        {"dp", required_argument, 0, O_DP}, {"grad", required_argument, 0, O_GRAD},                \
+        {"ckpt", required_argument, 0, O_CKPT},                                                    \
+    {                                                                                              \
+        "weights", required_argument, 0, O_WEIGHTS                                                 \
     }
 
-#define SCEN_INPUT_HELP                                                                         \
-    "      --scenario NAME   start from a named scenario (dpas list scenarios)\n"                \
-    "      --model NAME      workload from the registry (dpas list models), or\n"                \
-    "      --params COUNT    workload.parameters: 175e9, 70.6e9, 3504872, 7B (K M B|G T)\n"      \
-    "      --fleet NAME      fleet from the registry (dpas list fleets), and/or\n"               \
-    "      --nodes N         fleet.count (overrides the fleet's)\n"                              \
-    "      --accelerators-per-node N\n"                                                         \
-    "                        fleet.node.accelerators_per_node (overrides the fleet's)\n"         \
-    "      --node NAME       fleet.node: a registry node (accelerator, intra-node link)\n"       \
-    "      --fabric NAME     fleet.fabric: a registry fabric (inter-node link)\n"               \
-    "      --dp N            dp_degree, the number of data-parallel replicas\n"                  \
-    "      --grad WIDTH      gradient_bytes_per_param: 2 B, 16 bit, bf16, 4.127 bit, ...\n"      \
-    "      --ckpt WIDTH      checkpoint_bytes_per_param: 14 B, ...\n"                            \
+#define SCEN_INPUT_HELP                                                                            \
+    "      --scenario NAME   start from a named scenario (dpas list scenarios)\n"                  \
+    "      --model NAME      workload from the registry (dpas list models), or\n"                  \
+    "      --params COUNT    workload.parameters: 175e9, 70.6e9, 3504872, 7B (K M B|G T)\n"        \
+    "      --fleet NAME      fleet from the registry (dpas list fleets), and/or\n"                 \
+    "      --nodes N         fleet.count (overrides the fleet's)\n"                                \
+    "      --accelerators-per-node N\n"                                                            \
+    "                        fleet.node.accelerators_per_node (overrides the fleet's)\n"           \
+    "      --node NAME       fleet.node: a registry node (accelerator, intra-node link)\n"         \
+    "      --fabric NAME     fleet.fabric: a registry fabric (inter-node link)\n"                  \
+    "      --dp N            dp_degree, the number of data-parallel replicas\n"                    \
+    "      --grad WIDTH      gradient_bytes_per_param: 2 B, 16 bit, bf16, 4.127 bit, ...\n"        \
+    "      --ckpt WIDTH      checkpoint_bytes_per_param: 14 B, ...\n"                              \
     "      --weights WIDTH   weight_bytes_per_param (optional; 'none' removes it)\n"
 
 typedef struct scen_args {
     const char *given[DPAS_INPUT_COUNT]; /* the flags' text, by input */
-    const char *positional; /* NAME or FILE, or NULL */
+    const char *positional;              /* NAME or FILE, or NULL */
     dpas_registry *reg;
     dpas_spec *spec;
     dpas_scenario s;

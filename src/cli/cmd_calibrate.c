@@ -11,7 +11,8 @@ static const char *calibrate_help =
     "                      [--plot FILE.svg|FILE.png] [-v] [-o FORMAT]\n"
     "\n"
     "Reads nccl-tests output as it was captured (its table with or without '#', any layout since\n"
-    "2017, srun/mpirun/kubectl/pdsh line prefixes, other programs' lines skipped and counted, or a\n"
+    "2017, srun/mpirun/kubectl/pdsh line prefixes, other programs' lines skipped and counted, or "
+    "a\n"
     "CSV whose header names size and time columns) and fits three models of time against size\n"
     "to each test, with nccl-tests' bus factors (time = steps x alpha + factor x size / beta;\n"
     "all_reduce 2(n-1) steps and 2(n-1)/n, all_gather and reduce_scatter n-1 and (n-1)/n,\n"
@@ -21,7 +22,8 @@ static const char *calibrate_help =
     "  empirical   the measured curve; between two sizes the line through both; outside, the\n"
     "              outermost regime's slope (extrapolated, with a warning)\n"
     "Prints each model's parameters, the regimes and the residuals per size. The collective and\n"
-    "the rank count come from the file ('# Collective test starting', '#  Rank' lines) or, failing\n"
+    "the rank count come from the file ('# Collective test starting', '#  Rank' lines) or, "
+    "failing\n"
     "that, from busbw/algbw (a note says so).\n"
     "\n"
     "  --collective C        all_reduce, all_gather, reduce_scatter, broadcast or reduce: choose\n"
@@ -120,11 +122,14 @@ static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_err
 
 int cmd_calibrate(cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'},         {"help", no_argument, 0, 'h'},
-        {"collective", required_argument, 0, O_COLLECTIVE}, {"ranks", required_argument, 0, O_RANKS},
-        {"predict", required_argument, 0, O_PREDICT},   {"plot", required_argument, 0, O_PLOT},
-        {"verbose", no_argument, 0, 'v'},                {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"collective", required_argument, 0, O_COLLECTIVE},
+                                         {"ranks", required_argument, 0, O_RANKS},
+                                         {"predict", required_argument, 0, O_PREDICT},
+                                         {"plot", required_argument, 0, O_PLOT},
+                                         {"verbose", no_argument, 0, 'v'},
+                                         {0, 0, 0, 0}};
     const char *coll = NULL, *predict = NULL, *plot = NULL;
     int64_t ranks = 0;
     int opt, verbose = 0;
@@ -149,17 +154,20 @@ int cmd_calibrate(cli *c, int argc, char **argv)
             if (dpas_parse_int("--ranks", optarg, &ranks, &err))
                 return cli_fail(c, &err);
             if (ranks < 2) /* one rank moves nothing over a link: nothing to calibrate */
-                return cli_usage(c, "calibrate", "--ranks must be >= 2, got %lld", (long long)ranks);
+                return cli_usage(c, "calibrate", "--ranks must be >= 2, got %lld",
+                                 (long long)ranks);
             break;
         case O_PREDICT: predict = optarg; break;
         case O_PLOT: {
             size_t l = strlen(optarg);
             if (l < 5 || (strcmp(optarg + l - 4, ".svg") && strcmp(optarg + l - 4, ".png")))
-                return cli_usage(c, "calibrate", "--plot must name an .svg or .png file, got \"%s\"",
-                                 optarg);
+                return cli_usage(c, "calibrate",
+                                 "--plot must name an .svg or .png file, got \"%s\"", optarg);
             if (!strcmp(optarg + l - 4, ".png") && !dpas_have_cairo())
-                return cli_usage(c, "calibrate", "--plot %s: this dpas was built without cairo; "
-                                                 "use an .svg file", optarg);
+                return cli_usage(c, "calibrate",
+                                 "--plot %s: this dpas was built without cairo; "
+                                 "use an .svg file",
+                                 optarg);
             plot = optarg;
             break;
         }

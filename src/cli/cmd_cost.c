@@ -21,7 +21,8 @@ static const char *cost_help =
     "  --steps K             bytes and times for K steps (default 1)\n"
     "  --iterations T        iterations of geometric_median / centered_clipping (default 10)\n"
     "  --compute-rate FLOPS  FLOP/s per worker: adds the rule's own compute time\n"
-    "  --calibration FILE    alpha and beta fitted from nccl-tests output (dpas calibrate) instead\n"
+    "  --calibration FILE    alpha and beta fitted from nccl-tests output (dpas calibrate) "
+    "instead\n"
     "                        of the fabric's\n"
     "  --network-model M     with --calibration: flat times from the file's measured curves,\n"
     "                        M = default (empirical where measured, piecewise outside),\n"
@@ -31,8 +32,8 @@ static const char *cost_help =
     "      --units UNITS     si (default) or iec for text\n"
     "  -h, --help            this help\n"
     "\n"
-    "inputs (as dpas eval; a positional NAME is a named scenario, FILE a YAML or JSON file):\n"
-    SCEN_INPUT_HELP;
+    "inputs (as dpas eval; a positional NAME is a named scenario, FILE a YAML or JSON "
+    "file):\n" SCEN_INPUT_HELP;
 
 int cli_rules(cli *c, const char *cmd, const char *list, const char *convention,
               const dpas_rule ***rules, size_t *n, dpas_error *err)
@@ -79,9 +80,11 @@ static int schedules(cli *c, const char *list, unsigned *mask)
         int k = dpas_schedule_from_name(items[i]);
         if (k < 0) {
             char q[96];
-            rc = cli_usage(c, "cost", "--schedule: unknown schedule %s; expected allreduce, "
-                                      "allgather, ps, ps_separate, sharded, sharded_distance or "
-                                      "innetwork", dpas_quote(items[i], q, sizeof q));
+            rc = cli_usage(c, "cost",
+                           "--schedule: unknown schedule %s; expected allreduce, "
+                           "allgather, ps, ps_separate, sharded, sharded_distance or "
+                           "innetwork",
+                           dpas_quote(items[i], q, sizeof q));
         } else {
             *mask |= 1u << k;
         }
@@ -111,16 +114,21 @@ typedef struct cost_args {
 
 static int options(cli *c, int argc, char **argv, cost_args *x)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        SCEN_LONG_OPTIONS,
-        {"units", required_argument, 0, O_UNITS}, {"rule", required_argument, 0, O_RULE},
-        {"schedule", required_argument, 0, O_SCHEDULE},
-        {"convention", required_argument, 0, O_CONVENTION},
-        {"steps", required_argument, 0, O_STEPS}, {"iterations", required_argument, 0, O_ITERATIONS},
-        {"compute-rate", required_argument, 0, O_RATE}, {"f", required_argument, 0, O_F},
-        {"all", no_argument, 0, O_ALL}, {"calibration", required_argument, 0, O_CALIBRATION},
-        {"network-model", required_argument, 0, O_NETMODEL}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         SCEN_LONG_OPTIONS,
+                                         {"units", required_argument, 0, O_UNITS},
+                                         {"rule", required_argument, 0, O_RULE},
+                                         {"schedule", required_argument, 0, O_SCHEDULE},
+                                         {"convention", required_argument, 0, O_CONVENTION},
+                                         {"steps", required_argument, 0, O_STEPS},
+                                         {"iterations", required_argument, 0, O_ITERATIONS},
+                                         {"compute-rate", required_argument, 0, O_RATE},
+                                         {"f", required_argument, 0, O_F},
+                                         {"all", no_argument, 0, O_ALL},
+                                         {"calibration", required_argument, 0, O_CALIBRATION},
+                                         {"network-model", required_argument, 0, O_NETMODEL},
+                                         {0, 0, 0, 0}};
     int opt, rc = 0;
     cli_begin(c, opts);
     while (!rc && (opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -141,7 +149,9 @@ static int options(cli *c, int argc, char **argv, cost_args *x)
         case O_CALIBRATION: x->calibration = optarg; break;
         case O_NETMODEL: x->network_model = optarg; break;
         case O_STEPS: rc = count_option(c, "--steps", optarg, 1, &x->co.steps); break;
-        case O_ITERATIONS: rc = count_option(c, "--iterations", optarg, 1, &x->co.iterations); break;
+        case O_ITERATIONS:
+            rc = count_option(c, "--iterations", optarg, 1, &x->co.iterations);
+            break;
         case O_F: rc = count_option(c, "--f", optarg, 0, &x->co.f); break;
         case O_RATE: {
             uint64_t r;

@@ -15,9 +15,11 @@ static const char *inventory_help =
 
 int cmd_inventory(cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        SCEN_LONG_OPTIONS, {"units", required_argument, 0, O_UNITS}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         SCEN_LONG_OPTIONS,
+                                         {"units", required_argument, 0, O_UNITS},
+                                         {0, 0, 0, 0}};
     scen_args a = {0};
     dpas_units units = DPAS_UNITS_SI;
     dpas_inventory_row *rows = NULL;

@@ -20,11 +20,13 @@ static const char *memory_help =
 
 int cmd_memory(cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        SCEN_LONG_OPTIONS, {"units", required_argument, 0, O_UNITS},
-        {"state", required_argument, 0, O_STATE}, {"zero", required_argument, 0, O_ZERO},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         SCEN_LONG_OPTIONS,
+                                         {"units", required_argument, 0, O_UNITS},
+                                         {"state", required_argument, 0, O_STATE},
+                                         {"zero", required_argument, 0, O_ZERO},
+                                         {0, 0, 0, 0}};
     scen_args a = {0};
     dpas_units units = DPAS_UNITS_SI;
     const char *state = "zero16";
@@ -48,7 +50,8 @@ int cmd_memory(cli *c, int argc, char **argv)
             if (dpas_parse_int("--zero", optarg, &zero, &err))
                 rc = cli_fail(c, &err);
             else if (zero < 0 || zero > 3)
-                rc = cli_usage(c, "memory", "--zero must be 0, 1, 2 or 3, got %lld", (long long)zero);
+                rc = cli_usage(c, "memory", "--zero must be 0, 1, 2 or 3, got %lld",
+                               (long long)zero);
             break;
         default: rc = cli_bad_option(c, "memory", argv);
         }
@@ -56,7 +59,8 @@ int cmd_memory(cli *c, int argc, char **argv)
     if (rc)
         return rc;
     if (argc - optind > 1)
-        return cli_usage(c, "memory", "memory takes at most one NAME or FILE, got %d", argc - optind);
+        return cli_usage(c, "memory", "memory takes at most one NAME or FILE, got %d",
+                         argc - optind);
     a.positional = argc - optind ? argv[optind] : NULL;
     if ((rc = scen_check(c, "memory", &a)))
         return rc;

@@ -20,10 +20,12 @@ static const char *rules_help =
 
 int cmd_rules(cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {"n", required_argument, 0, O_N}, {"f", required_argument, 0, O_F},
-        {"convention", required_argument, 0, O_CONVENTION}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"n", required_argument, 0, O_N},
+                                         {"f", required_argument, 0, O_F},
+                                         {"convention", required_argument, 0, O_CONVENTION},
+                                         {0, 0, 0, 0}};
     int64_t n = -1, f = -1;
     const char *conv = NULL;
     int opt;

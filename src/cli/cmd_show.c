@@ -23,8 +23,7 @@ static const char *eval_help =
     "\n"
     "A scenario from flags, from a file, or both (flags override the file).\n"
     "\n"
-    "inputs:\n" SCEN_INPUT_HELP
-    "\n"
+    "inputs:\n" SCEN_INPUT_HELP "\n"
     "output:\n"
     "  -o, --output FORMAT   text (default), json, csv or markdown\n"
     "      --units UNITS     byte counts in text: si (GB, default), iec (GiB) or bytes\n"
@@ -72,18 +71,21 @@ static int parse_attrs(cli *c, const char *cmd, const char *list, unsigned *mask
 static int scenario(cli *c, int argc, char **argv, int is_show)
 {
     const char *cmd = is_show ? "show" : "eval";
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        SCEN_LONG_OPTIONS,
-        {"units", required_argument, 0, O_UNITS}, {"attr", required_argument, 0, O_ATTR},
-        {"explain", no_argument, 0, O_EXPLAIN}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         SCEN_LONG_OPTIONS,
+                                         {"units", required_argument, 0, O_UNITS},
+                                         {"attr", required_argument, 0, O_ATTR},
+                                         {"explain", no_argument, 0, O_EXPLAIN},
+                                         {0, 0, 0, 0}};
     scen_args a = {0};
     dpas_render_opts ro = {.format = DPAS_FORMAT_TEXT, .units = DPAS_UNITS_SI};
     int rc = 0, opt;
     cli_begin(c, opts);
     int common; /* cli_common_option's answer */
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if ((common = cli_common_option(c, cmd, opt, is_show ? show_help : eval_help)) != CLI_OTHER) {
+        if ((common = cli_common_option(c, cmd, opt, is_show ? show_help : eval_help)) !=
+            CLI_OTHER) {
             if (common != CLI_NEXT)
                 return common;
             continue;

@@ -22,7 +22,8 @@ static const char *sweep_help =
     "  --model, --fleet, --grad, --ckpt, --rule, --schedule    lists: GPT3,Llama3_70B\n"
     "The other inputs are as in 'dpas eval' (a NAME or FILE and flags).\n"
     "\n"
-    "  --attr M[,M...]       metrics: the seed's attributes (gradient_bytes, allreduce_factor, ...)\n"
+    "  --attr M[,M...]       metrics: the seed's attributes (gradient_bytes, allreduce_factor, "
+    "...)\n"
     "                        and bytes_per_worker, bytes_received, scalar_bytes,\n"
     "                        ratio_to_allreduce, time_flat_s, time_hierarchical_s (need a\n"
     "                        --schedule), max_f (needs a --rule)\n"
@@ -34,11 +35,13 @@ static const char *sweep_help =
     "  --plot FILE           draw --y against the first varied input: .svg (built in) or .png\n"
     "  --y METRIC            the plotted metric (default: the first of --attr)\n"
     "  --title TEXT          the plot's title\n"
-    "  --chart / --no-chart  a Unicode chart after a text table (default: when stdout is a terminal)\n"
+    "  --chart / --no-chart  a Unicode chart after a text table (default: when stdout is a "
+    "terminal)\n"
     "  -o, --output FORMAT   text (default), json, csv or markdown\n"
     "  -h, --help            this help\n"
     "\n"
-    "Reals print with 10 significant digits; integers and byte counts in full. Points whose inputs\n"
+    "Reals print with 10 significant digits; integers and byte counts in full. Points whose "
+    "inputs\n"
     "break a rule (dp_degree above the accelerators, a schedule that cannot realise the rule) are\n"
     "left out and counted on stderr.\n";
 
@@ -74,25 +77,35 @@ static int sweep_input_of(int opt)
 /* The scenario input behind a sweep input, or -1 (rule, schedule). */
 static int scenario_input_of(int in)
 {
-    static const int map[DPAS_SWEEP_INPUT_COUNT] = {
-        DPAS_INPUT_DP_DEGREE, DPAS_INPUT_PARAMETERS, DPAS_INPUT_WORKLOAD, DPAS_INPUT_FLEET,
-        DPAS_INPUT_GRADIENT_WIDTH, DPAS_INPUT_CHECKPOINT_WIDTH, -1, -1};
+    static const int map[DPAS_SWEEP_INPUT_COUNT] = {DPAS_INPUT_DP_DEGREE,
+                                                    DPAS_INPUT_PARAMETERS,
+                                                    DPAS_INPUT_WORKLOAD,
+                                                    DPAS_INPUT_FLEET,
+                                                    DPAS_INPUT_GRADIENT_WIDTH,
+                                                    DPAS_INPUT_CHECKPOINT_WIDTH,
+                                                    -1,
+                                                    -1};
     return map[in];
 }
 
 static int options(cli *c, int argc, char **argv, sweep_args *x)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        SCEN_LONG_OPTIONS,
-        {"rule", required_argument, 0, O_RULE}, {"schedule", required_argument, 0, O_SCHEDULE},
-        {"convention", required_argument, 0, O_CONVENTION},
-        {"iterations", required_argument, 0, O_ITERATIONS}, {"attr", required_argument, 0, O_ATTR},
-        {"plot", required_argument, 0, O_PLOT}, {"y", required_argument, 0, O_Y},
-        {"title", required_argument, 0, O_TITLE}, {"chart", no_argument, 0, O_CHART},
-        {"no-chart", no_argument, 0, O_NOCHART},
-        {"calibration", required_argument, 0, O_CALIBRATION},
-        {"network-model", required_argument, 0, O_NETMODEL}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         SCEN_LONG_OPTIONS,
+                                         {"rule", required_argument, 0, O_RULE},
+                                         {"schedule", required_argument, 0, O_SCHEDULE},
+                                         {"convention", required_argument, 0, O_CONVENTION},
+                                         {"iterations", required_argument, 0, O_ITERATIONS},
+                                         {"attr", required_argument, 0, O_ATTR},
+                                         {"plot", required_argument, 0, O_PLOT},
+                                         {"y", required_argument, 0, O_Y},
+                                         {"title", required_argument, 0, O_TITLE},
+                                         {"chart", no_argument, 0, O_CHART},
+                                         {"no-chart", no_argument, 0, O_NOCHART},
+                                         {"calibration", required_argument, 0, O_CALIBRATION},
+                                         {"network-model", required_argument, 0, O_NETMODEL},
+                                         {0, 0, 0, 0}};
     int opt, rc = 0;
     dpas_error err = {0};
     cli_begin(c, opts);
@@ -156,7 +169,8 @@ static int resolve(cli *c, sweep_args *x, dpas_sweep *sw, char **placeholders, d
         bool varies = dpas_sweep_text_varies((dpas_sweep_input)k, v);
         if (varies) {
             if (sw->naxes == 2)
-                return cli_usage(c, "sweep", "a sweep varies at most two inputs; %s, %s and %s all vary",
+                return cli_usage(c, "sweep",
+                                 "a sweep varies at most two inputs; %s, %s and %s all vary",
                                  dpas_sweep_input_name(sw->axes[0].input),
                                  dpas_sweep_input_name(sw->axes[1].input),
                                  dpas_sweep_input_name((dpas_sweep_input)k));
@@ -174,8 +188,9 @@ static int resolve(cli *c, sweep_args *x, dpas_sweep *sw, char **placeholders, d
         x->a.given[in] = placeholders[k];
     }
     if (!sw->naxes)
-        return cli_usage(c, "sweep", "nothing varies: give a list (--dp 8,16,32) or a range "
-                                     "(--dp 2..4096) for one or two inputs");
+        return cli_usage(c, "sweep",
+                         "nothing varies: give a list (--dp 8,16,32) or a range "
+                         "(--dp 2..4096) for one or two inputs");
     /* each fleet of a varied --fleet brings its nodes, node and fabric: a flag for one of them
      * would be overridden at every point, given and never used */
     for (int k = 0; k < sw->naxes; k++) {
@@ -230,9 +245,11 @@ static int axes(cli *c, sweep_args *x, dpas_sweep *sw, dpas_error *err)
         sw->schedule = dpas_schedule_from_name(sched);
         if (sw->schedule < 0) {
             char q[96];
-            return cli_usage(c, "sweep", "--schedule: unknown schedule %s; expected allreduce, "
-                                         "allgather, ps, ps_separate, sharded, sharded_distance "
-                                         "or innetwork", dpas_quote(sched, q, sizeof q));
+            return cli_usage(c, "sweep",
+                             "--schedule: unknown schedule %s; expected allreduce, "
+                             "allgather, ps, ps_separate, sharded, sharded_distance "
+                             "or innetwork",
+                             dpas_quote(sched, q, sizeof q));
         }
     }
     return 0;
@@ -263,7 +280,8 @@ static int metrics(cli *c, sweep_args *x, dpas_sweep *sw)
         for (int k = 0; k < sw->nmetrics; k++)
             twice |= sw->metrics[k] == m;
         if (m < 0)
-            rc = cli_usage(c, "sweep", "--attr: unknown metric %s", dpas_quote(items[i], q, sizeof q));
+            rc = cli_usage(c, "sweep", "--attr: unknown metric %s",
+                           dpas_quote(items[i], q, sizeof q));
         else if (twice)
             rc = cli_usage(c, "sweep", "--attr: %s is given twice", items[i]);
         else
@@ -350,12 +368,14 @@ static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, pl
     snprintf(p->ylabel, sizeof p->ylabel, "%s", yn);
     snprintf(p->xlabel, sizeof p->xlabel, "%s", xn);
     snprintf(p->title, sizeof p->title, "%s vs %s", yn, xn); /* the user's title is not cut */
-    p->spec = (dpas_plot_spec){.title = x->title ? x->title : p->title, .xlabel = p->xlabel, .ylabel = p->ylabel,
-                               .xlog = sw->axes[0].geometric
-                                           ? (sw->axes[0].input == DPAS_SWEEP_DP_DEGREE ? 2 : 10)
-                                           : 0,
-                               .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
-                               .xunit = DPAS_AXIS_PLAIN, .yunit = metric_unit(ym)};
+    p->spec = (dpas_plot_spec){
+        .title = x->title ? x->title : p->title,
+        .xlabel = p->xlabel,
+        .ylabel = p->ylabel,
+        .xlog = sw->axes[0].geometric ? (sw->axes[0].input == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
+        .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
+        .xunit = DPAS_AXIS_PLAIN,
+        .yunit = metric_unit(ym)};
     return 0;
 }
 
@@ -422,7 +442,8 @@ static int write_plot(cli *c, const char *path, const plot_data *p)
 static int table(cli *c, const dpas_sweep *sw, size_t *shown, size_t *skipped, char *first_skip,
                  size_t cap)
 {
-    size_t n0 = sw->axes[0].n, n1 = sw->naxes > 1 ? sw->axes[1].n : 1, nc = (size_t)(sw->naxes + sw->nmetrics);
+    size_t n0 = sw->axes[0].n, n1 = sw->naxes > 1 ? sw->axes[1].n : 1,
+           nc = (size_t)(sw->naxes + sw->nmetrics);
     dpas_column cols[2 + DPAS_METRIC_COUNT];
     dpas_cell cells[2 + DPAS_METRIC_COUNT];
     dpas_sweep_columns(sw, cols);
@@ -505,8 +526,9 @@ int cmd_sweep(cli *c, int argc, char **argv)
     bool numeric_x = x0 == DPAS_SWEEP_DP_DEGREE || x0 == DPAS_SWEEP_PARAMETERS;
     if (x.chart > 0 && c->format != DPAS_FORMAT_TEXT) {
         rc = cli_usage(c, "sweep", "--chart draws after a text table; it cannot go into -o %s",
-                       c->format == DPAS_FORMAT_JSON ? "json"
-                       : c->format == DPAS_FORMAT_CSV ? "csv" : "markdown");
+                       c->format == DPAS_FORMAT_JSON  ? "json"
+                       : c->format == DPAS_FORMAT_CSV ? "csv"
+                                                      : "markdown");
         goto done;
     }
     if (x.chart < 0) { /* by default on a terminal, when the chart can be drawn at all */
@@ -520,19 +542,23 @@ int cmd_sweep(cli *c, int argc, char **argv)
         goto done;
     }
     if ((x.plot || x.chart) && !numeric_x) {
-        rc = cli_usage(c, "sweep", "a plot needs a numeric first varied input (--dp or --params), "
-                                   "got %s", dpas_sweep_input_name(x0));
+        rc = cli_usage(c, "sweep",
+                       "a plot needs a numeric first varied input (--dp or --params), "
+                       "got %s",
+                       dpas_sweep_input_name(x0));
         goto done;
     }
     if (x.plot) {
         size_t l = strlen(x.plot);
-        bool svg = l > 4 && !strcmp(x.plot + l - 4, ".svg"), png = l > 4 && !strcmp(x.plot + l - 4, ".png");
+        bool svg = l > 4 && !strcmp(x.plot + l - 4, ".svg"),
+             png = l > 4 && !strcmp(x.plot + l - 4, ".png");
         char q[96];
         if (!svg && !png)
             rc = cli_usage(c, "sweep", "--plot must name an .svg or .png file, got %s",
                            dpas_quote(x.plot, q, sizeof q));
         else if (png && !dpas_have_cairo())
-            rc = cli_usage(c, "sweep", "this dpas was built without cairo: --plot needs an .svg file");
+            rc = cli_usage(c, "sweep",
+                           "this dpas was built without cairo: --plot needs an .svg file");
         if (rc)
             goto done;
     }
@@ -554,10 +580,11 @@ int cmd_sweep(cli *c, int argc, char **argv)
         fprintf(c->err, "dpas: warning: %zu of %zu points left out; the first: %s\n", skipped,
                 skipped + shown, first_skip);
     if (net)
-        fprintf(c->err, "dpas: note: flat times from the measured curves of %s (network model %s%s)\n",
-                x.calibration, dpas_netmodel_kind_name(sw.net_kind),
-                sw.net_kind == DPAS_NETMODEL_DEFAULT ? ": empirical where measured, piecewise outside"
-                                                    : "");
+        fprintf(
+            c->err, "dpas: note: flat times from the measured curves of %s (network model %s%s)\n",
+            x.calibration, dpas_netmodel_kind_name(sw.net_kind),
+            sw.net_kind == DPAS_NETMODEL_DEFAULT ? ": empirical where measured, piecewise outside"
+                                                 : "");
 done:
     dpas_netmodel_free(net);
     plot_free(&p);

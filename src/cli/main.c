@@ -31,9 +31,9 @@ static const struct {
     const char *name;
     int (*run)(cli *c, int argc, char **argv);
 } commands[] = {
-    {"show", cmd_show},           {"eval", cmd_eval},     {"list", cmd_list},
-    {"rules", cmd_rules},         {"cost", cmd_cost},     {"inventory", cmd_inventory},
-    {"memory", cmd_memory},       {"sweep", cmd_sweep},   {"calibrate", cmd_calibrate},
+    {"show", cmd_show},     {"eval", cmd_eval},   {"list", cmd_list},
+    {"rules", cmd_rules},   {"cost", cmd_cost},   {"inventory", cmd_inventory},
+    {"memory", cmd_memory}, {"sweep", cmd_sweep}, {"calibrate", cmd_calibrate},
     {"serve", cmd_serve},
 };
 
@@ -78,6 +78,8 @@ int dpas_cli_main(int argc, char **argv, FILE *out, FILE *errf)
                 return rc ? rc : cli_write_failed(&c);
             return rc;
         }
-    return cli_usage(&c, "", "unknown command \"%s\"; expected show, eval, list, rules, cost, "
-                             "inventory, memory, sweep, calibrate or serve", cmd);
+    return cli_usage(&c, "",
+                     "unknown command \"%s\"; expected show, eval, list, rules, cost, "
+                     "inventory, memory, sweep, calibrate or serve",
+                     cmd);
 }

@@ -14,8 +14,8 @@
 int dpas__fail(dpas_error *err, int code, const char *field, const char *fmt, ...)
     DPAS__PRINTF(4, 5);
 /* Same, with a file position. */
-int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col,
-                  const char *fmt, ...) DPAS__PRINTF(6, 7);
+int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col, const char *fmt,
+                  ...) DPAS__PRINTF(6, 7);
 
 /* A growable string. On allocation failure it sets oom and further appends are ignored. */
 typedef struct dpas__buf {
@@ -80,13 +80,12 @@ int dpas__read_file(const char *path, const char *what, size_t max, char **text,
 /* Quote text for a message, truncated and with non-printable bytes escaped. */
 const char *dpas__quote(const char *text, char *buf, size_t cap);
 
-
 /* Is this the name of a convention some rule of the catalogue has? */
 bool dpas__convention_known(const char *convention);
 
 /* count × width × p / q, exact. DPAS_ERANGE when the result or its fraction overflows. */
-int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q,
-                       dpas_bytes *out, dpas_error *err);
+int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q, dpas_bytes *out,
+                       dpas_error *err);
 /* b x k, exact. */
 int dpas__bytes_times(dpas_bytes b, uint64_t k, dpas_bytes *out, dpas_error *err);
 /* On failure (rc != 0) rename err's field to `field` and prefix its message with "field: ";

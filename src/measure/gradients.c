@@ -12,7 +12,10 @@ static inline uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static inline float unit(uint64_t h) { return (float)((double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+static inline float unit(uint64_t h)
+{
+    return (float)((double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
 
 /* Honest gradient of rank r at coordinate j: a shared base plus 10% noise of its own. */
 static inline float honest(uint64_t seed, int r, size_t j)

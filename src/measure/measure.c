@@ -46,7 +46,8 @@ static int cmpd(const void *a, const void *b)
  * times); *visible is 0 when /proc/self/io cannot be read. */
 static int timed_steps(const opts *o, step_ctx *c, rank_row *row, int *visible)
 {
-    double *times = malloc((size_t)o->iters * sizeof(double)), *comp = malloc((size_t)o->iters * sizeof(double));
+    double *times = malloc((size_t)o->iters * sizeof(double)),
+           *comp = malloc((size_t)o->iters * sizeof(double));
     double measured = 0, cs = 0;
     int failed = !times || !comp, any_failed = 0;
     *visible = 1;
@@ -89,7 +90,8 @@ static void summarise(report *r, int vis_all)
     for (int i = 0; i < N; i++) {
         const rank_row *x = &r->rows[i];
         double q = x->predicted > 0 ? x->measured / x->predicted : 1.0;
-        s->consistent &= x->checksum_hi == r->rows[0].checksum_hi && x->checksum_lo == r->rows[0].checksum_lo;
+        s->consistent &=
+            x->checksum_hi == r->rows[0].checksum_hi && x->checksum_lo == r->rows[0].checksum_lo;
         rmin = fmin(rmin, q), rmax = fmax(rmax, q);
         tmed = fmax(tmed, x->t_med); /* the slowest rank sets the step */
         cmed = fmax(cmed, x->c_med);
@@ -99,15 +101,16 @@ static void summarise(report *r, int vis_all)
     s->ratio_min = rmin, s->ratio_max = rmax;
     s->time_median_s = tmed, s->compute_median_s = cmed;
     s->predicted_time_s = r->pred.have ? r->pred.network_s + cmed : NAN;
-    s->bytes_ok = o->check_bytes < 0 ||
-                  (s->visible && fabs(rmin - 1) * 100 <= o->check_bytes && fabs(rmax - 1) * 100 <= o->check_bytes);
+    s->bytes_ok = o->check_bytes < 0 || (s->visible && fabs(rmin - 1) * 100 <= o->check_bytes &&
+                                         fabs(rmax - 1) * 100 <= o->check_bytes);
     /* nccl-tests' bandwidths: algbw = S / t; busbw = algbw x the schedule's factor */
     double S = (double)r->d * o->width, factor = 2.0 * (N - 1) / N;
     if (o->schedule == DPAS_SCHED_ALLGATHER)
         S *= N, factor = (double)(N - 1) / N;
     s->algbw = S / tmed / 1e9;
     s->busbw = s->algbw * factor;
-    snprintf(s->checksum, sizeof s->checksum, "%08llx%08llx", (unsigned long long)r->rows[0].checksum_hi,
+    snprintf(s->checksum, sizeof s->checksum, "%08llx%08llx",
+             (unsigned long long)r->rows[0].checksum_hi,
              (unsigned long long)r->rows[0].checksum_lo);
 }
 
@@ -159,8 +162,8 @@ static int run_schedule(const opts *o, const layout *L)
     else if (!timed_steps(o, c, &mine, &visible)) {
         mine.predicted = r.predicted_bytes;
         all = L->rank == 0 ? malloc((size_t)L->nranks * sizeof *all) : NULL;
-        MPI_Gather(&mine, sizeof mine / sizeof(double), MPI_DOUBLE, all, sizeof mine / sizeof(double),
-                   MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Gather(&mine, sizeof mine / sizeof(double), MPI_DOUBLE, all,
+                   sizeof mine / sizeof(double), MPI_DOUBLE, 0, MPI_COMM_WORLD);
         MPI_Allreduce(&visible, &vis_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         r.rows = all;
         if (L->rank == 0)

@@ -30,7 +30,7 @@ typedef struct opts {
     attack_kind attack;
     double attack_scale;
     uint64_t seed;
-    int verify;         /* 1, 0, or -1: when all gradients fit in 1 GiB */
+    int verify; /* 1, 0, or -1: when all gradients fit in 1 GiB */
     out_format format;
     double check_bytes; /* percent; < 0: no check */
     int64_t cc_iterations;
@@ -97,13 +97,13 @@ typedef struct link_fit { /* one fit from a calibration file, as used */
 } link_fit;
 
 typedef struct prediction {
-    int have;          /* a time was predicted */
-    const char *why;   /* when not: why (NULL: no --calibration) */
+    int have;        /* a time was predicted */
+    const char *why; /* when not: why (NULL: no --calibration) */
     dpas_topology topo;
-    link_fit inter, intra; /* the alpha-beta lines; intra.file NULL when flat */
-    char model[64];    /* the network model that answered */
+    link_fit inter, intra;      /* the alpha-beta lines; intra.file NULL when flat */
+    char model[64];             /* the network model that answered */
     int extrapolated, rescaled; /* outside the measured sizes; at another rank count */
-    double network_s;  /* the model's time of the schedule's communication */
+    double network_s;           /* the model's time of the schedule's communication */
 } prediction;
 
 typedef struct summary {

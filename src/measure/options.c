@@ -49,11 +49,13 @@ static const char *help =
     "  --seed S              gradients' seed (default 1)\n"
     "  --calibration FILE    predict the step's time from nccl-tests output measured between\n"
     "                        the hosts (one rank per host; see --sweep): the all_reduce curve for\n"
-    "                        allreduce and the sharded schedules, the all_gather curve for allgather\n"
+    "                        allreduce and the sharded schedules, the all_gather curve for "
+    "allgather\n"
     "  --intra-calibration FILE  the same for the links inside a host (all ranks on one host),\n"
     "                        needed when ranks share hosts (the hierarchical model)\n"
     "  --network-model M     default (the measured curve inside its sizes, piecewise outside),\n"
-    "                        alpha_beta, piecewise or empirical, as `dpas cost`; where ranks share\n"
+    "                        alpha_beta, piecewise or empirical, as `dpas cost`; where ranks "
+    "share\n"
     "                        hosts the hierarchical model is alpha-beta only\n"
     "  --sweep MIN..MAX      instead of a schedule: time all_reduce and all_gather over sizes\n"
     "                        MIN, 2 MIN, ... <= MAX bytes (K, M, G: 2^10, 2^20, 2^30) and print\n"
@@ -85,8 +87,8 @@ static int parse_int_in(const char *name, const char *text, int64_t lo, int64_t 
     if (rc)
         measure_say("%s", e.message);
     else if (*v < lo || *v > hi) {
-        measure_say("%s must be between %lld and %lld, got %lld", name, (long long)lo, (long long)hi,
-                    (long long)*v);
+        measure_say("%s must be between %lld and %lld, got %lld", name, (long long)lo,
+                    (long long)hi, (long long)*v);
         rc = 1;
     }
     return rc ? 1 : 0;
@@ -99,11 +101,15 @@ static int parse_size(const char *text, size_t len, uint64_t *v)
     size_t i = 0;
     int ok = len > 0;
     for (; i < len && text[i] >= '0' && text[i] <= '9' && ok; i++)
-        ok = !__builtin_mul_overflow(x, 10, &x) && !__builtin_add_overflow(x, (uint64_t)(text[i] - '0'), &x);
+        ok = !__builtin_mul_overflow(x, 10, &x) &&
+             !__builtin_add_overflow(x, (uint64_t)(text[i] - '0'), &x);
     ok = ok && i > 0;
     if (ok && i + 1 == len) {
         char u = text[i];
-        mul = u == 'K' || u == 'k' ? 1ull << 10 : u == 'M' || u == 'm' ? 1ull << 20 : u == 'G' || u == 'g' ? 1ull << 30 : 0;
+        mul = u == 'K' || u == 'k'   ? 1ull << 10
+              : u == 'M' || u == 'm' ? 1ull << 20
+              : u == 'G' || u == 'g' ? 1ull << 30
+                                     : 0;
         ok = mul != 0;
     } else if (ok) {
         ok = i == len;
@@ -136,7 +142,8 @@ static int parse_word(const char *name, const char *text, const char *const *wor
     if (found < 0) {
         char list[160] = "";
         for (int i = 0; words[i]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", words[i]);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     words[i]);
         measure_say("%s must be one of %s, got \"%s\"", name, list, text);
     } else {
         *out = found;
@@ -154,14 +161,30 @@ typedef struct given {
 
 enum { G_RUN = 1u, G_SWEEP = 2u, G_CAL = 4u };
 
-static const struct option long_opts[] = {
-    {"params", 1, 0, 'p'}, {"model", 1, 0, 'm'}, {"scale", 1, 0, 'k'}, {"grad", 1, 0, 'g'},
-    {"rule", 1, 0, 'r'}, {"convention", 1, 0, 'c'}, {"schedule", 1, 0, 's'}, {"f", 1, 0, 'f'},
-    {"byzantine", 1, 0, 'b'}, {"attack", 1, 0, 'a'}, {"attack-scale", 1, 0, 'A'},
-    {"iters", 1, 0, 'i'}, {"warmup", 1, 0, 'w'}, {"iterations", 1, 0, 'T'},
-    {"verify", 1, 0, 'v'}, {"check-bytes", 1, 0, 'C'}, {"seed", 1, 0, 'S'},
-    {"calibration", 1, 0, 'L'}, {"intra-calibration", 1, 0, 'I'}, {"network-model", 1, 0, 'N'},
-    {"sweep", 1, 0, 'W'}, {"output", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+static const struct option long_opts[] = {{"params", 1, 0, 'p'},
+                                          {"model", 1, 0, 'm'},
+                                          {"scale", 1, 0, 'k'},
+                                          {"grad", 1, 0, 'g'},
+                                          {"rule", 1, 0, 'r'},
+                                          {"convention", 1, 0, 'c'},
+                                          {"schedule", 1, 0, 's'},
+                                          {"f", 1, 0, 'f'},
+                                          {"byzantine", 1, 0, 'b'},
+                                          {"attack", 1, 0, 'a'},
+                                          {"attack-scale", 1, 0, 'A'},
+                                          {"iters", 1, 0, 'i'},
+                                          {"warmup", 1, 0, 'w'},
+                                          {"iterations", 1, 0, 'T'},
+                                          {"verify", 1, 0, 'v'},
+                                          {"check-bytes", 1, 0, 'C'},
+                                          {"seed", 1, 0, 'S'},
+                                          {"calibration", 1, 0, 'L'},
+                                          {"intra-calibration", 1, 0, 'I'},
+                                          {"network-model", 1, 0, 'N'},
+                                          {"sweep", 1, 0, 'W'},
+                                          {"output", 1, 0, 'o'},
+                                          {"help", 0, 0, 'h'},
+                                          {0, 0, 0, 0}};
 
 /* The words of the options that take one. */
 static const char *const w_grad[] = {"fp32", "bf16", NULL};
@@ -169,7 +192,8 @@ static const char *const w_attack[] = {"signflip", "scaled", "alie", NULL};
 static const char *const w_yesno[] = {"no", "yes", NULL};
 static const char *const w_format[] = {"text", "json", "csv", NULL};
 static const char *const w_model[] = {"default", "alpha_beta", "piecewise", "empirical", NULL};
-static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "sharded_distance", NULL};
+static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "sharded_distance",
+                                      NULL};
 static const dpas_schedule_id sched_ids[] = {DPAS_SCHED_ALLREDUCE, DPAS_SCHED_ALLGATHER,
                                              DPAS_SCHED_SHARDED, DPAS_SCHED_SHARDED_DISTANCE};
 
@@ -181,7 +205,8 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
     switch (opt) {
     case 'p':
         g->params_given = 1;
-        rc = dpas_parse_count("--params", arg, &o->params, &e) ? (measure_say("%s", e.message), 1) : 0;
+        rc = dpas_parse_count("--params", arg, &o->params, &e) ? (measure_say("%s", e.message), 1)
+                                                               : 0;
         break;
     case 'm': g->model = arg; break;
     case 'k':
@@ -190,13 +215,25 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
         if (rc)
             measure_say("--scale must be a whole number >= 1, got \"%s\"", arg);
         break;
-    case 'g': rc = parse_word("--grad", arg, w_grad, &k); o->width = k ? 2 : 4; break;
+    case 'g':
+        rc = parse_word("--grad", arg, w_grad, &k);
+        o->width = k ? 2 : 4;
+        break;
     case 'r': g->rule = arg; break;
     case 'c': g->convention = arg; break;
-    case 's': rc = parse_word("--schedule", arg, w_sched, &k); o->schedule = sched_ids[k]; break;
-    case 'f': rc = parse_int_in("--f", arg, 0, 1000000, &o->f); g->f_given = 1; break;
+    case 's':
+        rc = parse_word("--schedule", arg, w_sched, &k);
+        o->schedule = sched_ids[k];
+        break;
+    case 'f':
+        rc = parse_int_in("--f", arg, 0, 1000000, &o->f);
+        g->f_given = 1;
+        break;
     case 'b': rc = parse_int_in("--byzantine", arg, 0, 1000000, &o->byzantine); break;
-    case 'a': rc = parse_word("--attack", arg, w_attack, &k); o->attack = (attack_kind)k; break;
+    case 'a':
+        rc = parse_word("--attack", arg, w_attack, &k);
+        o->attack = (attack_kind)k;
+        break;
     case 'A':
         rc = parse_real("--attack-scale", arg, &o->attack_scale);
         if (!rc && o->attack_scale == 0) {
@@ -213,10 +250,15 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
             rc = 1;
         }
         break;
-    case 'S': rc = dpas_parse_count("--seed", arg, &o->seed, &e) ? (measure_say("%s", e.message), 1) : 0; break;
+    case 'S':
+        rc = dpas_parse_count("--seed", arg, &o->seed, &e) ? (measure_say("%s", e.message), 1) : 0;
+        break;
     case 'L': o->calibration = arg; break;
     case 'I': o->intra_calibration = arg; break;
-    default: rc = parse_word("--network-model", arg, w_model, &k); o->network_model = k; break;
+    default:
+        rc = parse_word("--network-model", arg, w_model, &k);
+        o->network_model = k;
+        break;
     }
     return rc;
 }
@@ -228,10 +270,22 @@ static int option_one(int opt, const char *arg, opts *o, given *g)
     int64_t v = 0;
     switch (opt) {
     case 'h': o->help = 1; break;
-    case 'i': rc = parse_int_in("--iters", arg, 1, 1000000, &v); o->iters = (int)v; break;
-    case 'w': rc = parse_int_in("--warmup", arg, 0, 1000000, &v); o->warmup = (int)v; break;
-    case 'o': rc = parse_word("-o", arg, w_format, &k); o->format = (out_format)k; break;
-    case 'W': rc = parse_sweep(arg, o); g->mask |= G_SWEEP; break;
+    case 'i':
+        rc = parse_int_in("--iters", arg, 1, 1000000, &v);
+        o->iters = (int)v;
+        break;
+    case 'w':
+        rc = parse_int_in("--warmup", arg, 0, 1000000, &v);
+        o->warmup = (int)v;
+        break;
+    case 'o':
+        rc = parse_word("-o", arg, w_format, &k);
+        o->format = (out_format)k;
+        break;
+    case 'W':
+        rc = parse_sweep(arg, o);
+        g->mask |= G_SWEEP;
+        break;
     default:
         rc = option_run(opt, arg, o, g);
         g->mask |= opt == 'L' || opt == 'I' || opt == 'N' ? G_CAL : G_RUN;
@@ -246,7 +300,8 @@ static int resolve_model(const char *model, uint64_t scale, opts *o)
     dpas_registry *reg = NULL;
     const void *m = NULL;
     dpas_error e;
-    int rc = dpas_registry_builtin(&reg, &e) || dpas_registry_find(reg, DPAS_KIND_MODEL, model, &m, &e);
+    int rc =
+        dpas_registry_builtin(&reg, &e) || dpas_registry_find(reg, DPAS_KIND_MODEL, model, &m, &e);
     if (rc)
         measure_say("%s", e.message);
     else if (!((const dpas_model *)m)->parameters) {
@@ -275,7 +330,8 @@ static int resolve_rule(const given *g, int nranks, opts *o)
         measure_say("give --params COUNT or --model NAME [--scale K] (> 0 coordinates)");
     else if (o->params > (uint64_t)INT32_MAX)
         measure_say("--params %llu exceeds what one MPI message holds here (2^31 - 1 elements): "
-                    "scale the model down with --scale", (unsigned long long)o->params);
+                    "scale the model down with --scale",
+                    (unsigned long long)o->params);
     else if (dpas_rule_select(g->rule ? g->rule : "mean", g->convention, &o->rule, &e))
         measure_say("%s", e.message);
     else
@@ -295,12 +351,14 @@ static int resolve_run(const given *g, int nranks, opts *o)
     if (resolve_rule(g, nranks, o))
         ;
     else if (!dpas_schedule_realises(o->schedule, o->rule, &why))
-        measure_say("schedule %s cannot realise %s: %s", dpas_schedule_name(o->schedule), o->rule->name, why);
+        measure_say("schedule %s cannot realise %s: %s", dpas_schedule_name(o->schedule),
+                    o->rule->name, why);
     else if (o->byzantine >= nranks)
-        measure_say("--byzantine %lld must be below the rank count %d", (long long)o->byzantine, nranks);
+        measure_say("--byzantine %lld must be below the rank count %d", (long long)o->byzantine,
+                    nranks);
     else if (!dpas_rule_tolerates(o->rule, nranks, o->f))
-        measure_say("%s (%s) needs %s, got n = %d ranks and f = %lld", o->rule->name, o->rule->convention,
-                    o->rule->condition, nranks, (long long)o->f);
+        measure_say("%s (%s) needs %s, got n = %d ranks and f = %lld", o->rule->name,
+                    o->rule->convention, o->rule->condition, nranks, (long long)o->f);
     else if ((o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE) &&
              o->params < (uint64_t)nranks)
         measure_say("a sharded schedule needs at least one coordinate per rank: --params %llu < %d",
@@ -316,14 +374,21 @@ int options_parse(int argc, char **argv, int nranks, opts *o)
 {
     given g = {.scale = 1};
     int opt, rc = 0;
-    *o = (opts){.width = 4, .schedule = DPAS_SCHED_ALLREDUCE, .warmup = 2, .iters = 5,
-                .attack = ATTACK_SIGNFLIP, .attack_scale = 100, .seed = 1, .verify = -1,
+    *o = (opts){.width = 4,
+                .schedule = DPAS_SCHED_ALLREDUCE,
+                .warmup = 2,
+                .iters = 5,
+                .attack = ATTACK_SIGNFLIP,
+                .attack_scale = 100,
+                .seed = 1,
+                .verify = -1,
                 .check_bytes = -1};
     opterr = 0;
     optind = 1;
     while (!rc && (opt = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
         if (opt == '?' || opt == ':') {
-            measure_say("unknown option or missing value: \"%s\" (see: dpas-measure --help)", argv[optind - 1]);
+            measure_say("unknown option or missing value: \"%s\" (see: dpas-measure --help)",
+                        argv[optind - 1]);
             rc = 1;
         } else {
             rc = option_one(opt, optarg, o, &g);
@@ -335,15 +400,17 @@ int options_parse(int argc, char **argv, int nranks, opts *o)
         measure_say("unexpected argument \"%s\"", argv[optind]);
         rc = 1;
     } else if ((g.mask & G_SWEEP) && (g.mask & (G_RUN | G_CAL))) {
-        measure_say("--sweep times all_reduce and all_gather only: it takes --iters, --warmup and -o, "
-                    "not the options of a schedule");
+        measure_say(
+            "--sweep times all_reduce and all_gather only: it takes --iters, --warmup and -o, "
+            "not the options of a schedule");
         rc = 1;
     } else if (!(g.mask & G_SWEEP)) {
         rc = resolve_run(&g, nranks, o);
     } else if (nranks < 2 || o->sweep_min < 4 * (uint64_t)nranks) {
-        measure_say("--sweep needs at least 2 ranks and MIN >= 4 x ranks = %d bytes (one float per rank "
-                    "in all_gather), got %d ranks and MIN %llu", 4 * nranks, nranks,
-                    (unsigned long long)o->sweep_min);
+        measure_say(
+            "--sweep needs at least 2 ranks and MIN >= 4 x ranks = %d bytes (one float per rank "
+            "in all_gather), got %d ranks and MIN %llu",
+            4 * nranks, nranks, (unsigned long long)o->sweep_min);
         rc = 1;
     }
     if (o->help) {
@@ -355,7 +422,4 @@ int options_parse(int argc, char **argv, int nranks, opts *o)
     return rc;
 }
 
-const char *attack_name(const opts *o)
-{
-    return o->byzantine == 0 ? "none" : w_attack[o->attack];
-}
+const char *attack_name(const opts *o) { return o->byzantine == 0 ? "none" : w_attack[o->attack]; }

@@ -14,14 +14,16 @@
 
 int predict_bytes(const opts *o, int nranks, double *bytes)
 {
-    dpas_scenario sc = {.parameters = o->params, .nodes = nranks, .accelerators_per_node = 1,
+    dpas_scenario sc = {.parameters = o->params,
+                        .nodes = nranks,
+                        .accelerators_per_node = 1,
                         .dp_degree = nranks,
                         .gradient_bytes_per_param = {(uint64_t)o->width, 1},
                         .checkpoint_bytes_per_param = {(uint64_t)o->width, 1}};
     dpas_traffic tr;
     dpas_error e;
-    int rc = dpas_schedule_traffic(o->schedule, &sc, o->rule, o->cc_iterations > 0 ? o->cc_iterations : 10,
-                                   &tr, &e);
+    int rc = dpas_schedule_traffic(o->schedule, &sc, o->rule,
+                                   o->cc_iterations > 0 ? o->cc_iterations : 10, &tr, &e);
     if (rc)
         measure_say("%s", e.message);
     else
@@ -40,23 +42,27 @@ static int load(const char *file, dpas_netmodel **m)
 
 /* The alpha-beta line of the file's curve of this collective nearest `ranks` ranks (alpha is
  * per ring step and beta per link, so a line carries over; the report says which was used). */
-static int line_for(const char *file, const dpas_netmodel *m, int coll, int64_t ranks, link_fit *out)
+static int line_for(const char *file, const dpas_netmodel *m, int coll, int64_t ranks,
+                    link_fit *out)
 {
     const dpas_curve *best = NULL;
     int rc = 1;
     for (size_t i = 0; i < m->ncurves; i++) {
         const dpas_curve *cv = &m->curves[i];
-        if (cv->collective == coll && (!best || llabs(cv->ranks - ranks) < llabs(best->ranks - ranks)))
+        if (cv->collective == coll &&
+            (!best || llabs(cv->ranks - ranks) < llabs(best->ranks - ranks)))
             best = cv;
     }
     const dpas_fit *fit = best ? &best->fits[DPAS_NETMODEL_ALPHA_BETA - 1] : NULL;
     if (!best)
         measure_say("calibration %s has no %s rows (this schedule needs them): measure them with "
-                    "dpas-measure --sweep or nccl-tests", file, dpas_collective_name(coll));
+                    "dpas-measure --sweep or nccl-tests",
+                    file, dpas_collective_name(coll));
     else if (!fit->defined)
         measure_say("calibration %s: %s: %s", file, dpas_collective_name(coll), fit->reason);
     else {
-        *out = (link_fit){.file = file, .ranks = best->ranks, .alpha = fit->alpha, .beta = fit->beta};
+        *out =
+            (link_fit){.file = file, .ranks = best->ranks, .alpha = fit->alpha, .beta = fit->beta};
         snprintf(out->collective, sizeof out->collective, "%s", dpas_collective_name(coll));
         rc = 0;
     }
@@ -65,7 +71,9 @@ static int line_for(const char *file, const dpas_netmodel *m, int coll, int64_t 
 
 static dpas_scenario scenario_of(const opts *o, const layout *L, int g)
 {
-    return (dpas_scenario){.parameters = o->params, .nodes = L->nranks / g, .accelerators_per_node = g,
+    return (dpas_scenario){.parameters = o->params,
+                           .nodes = L->nranks / g,
+                           .accelerators_per_node = g,
                            .dp_degree = L->nranks,
                            .gradient_bytes_per_param = {(uint64_t)o->width, 1},
                            .checkpoint_bytes_per_param = {(uint64_t)o->width, 1}};
@@ -78,8 +86,9 @@ static int flat_time(const opts *o, const layout *L, const dpas_netmodel *m, pre
     dpas_links links = {.inter_bandwidth = p->inter.beta, .inter_latency = p->inter.alpha};
     dpas_net_step step;
     dpas_error e;
-    int rc = dpas_schedule_time_net(o->schedule, &sc, o->rule, o->cc_iterations > 0 ? o->cc_iterations : 10,
-                                    m, o->network_model, &links, &step, &e);
+    int rc = dpas_schedule_time_net(o->schedule, &sc, o->rule,
+                                    o->cc_iterations > 0 ? o->cc_iterations : 10, m,
+                                    o->network_model, &links, &step, &e);
     if (rc) {
         measure_say("%s", e.message);
     } else {
@@ -96,11 +105,14 @@ static int hierarchical_time(const opts *o, const layout *L, prediction *p)
 {
     const int g = L->per_host;
     dpas_scenario sc = scenario_of(o, L, g);
-    dpas_links links = {.inter_bandwidth = p->inter.beta / g, .inter_latency = p->inter.alpha,
-                        .intra_bandwidth = p->intra.beta, .intra_latency = p->intra.alpha};
+    dpas_links links = {.inter_bandwidth = p->inter.beta / g,
+                        .inter_latency = p->inter.alpha,
+                        .intra_bandwidth = p->intra.beta,
+                        .intra_latency = p->intra.alpha};
     dpas_error e;
-    int rc = dpas_schedule_time(o->schedule, &sc, o->rule, o->cc_iterations > 0 ? o->cc_iterations : 10,
-                                DPAS_TOPO_HIERARCHICAL, &links, &p->network_s, &e);
+    int rc =
+        dpas_schedule_time(o->schedule, &sc, o->rule, o->cc_iterations > 0 ? o->cc_iterations : 10,
+                           DPAS_TOPO_HIERARCHICAL, &links, &p->network_s, &e);
     if (rc)
         measure_say("%s", e.message);
     snprintf(p->model, sizeof p->model, "alpha_beta");
@@ -111,39 +123,51 @@ static int hierarchical_time(const opts *o, const layout *L, prediction *p)
 static int predict_with(const opts *o, const layout *L, const dpas_netmodel *inter,
                         const dpas_netmodel *intra, prediction *p)
 {
-    const int coll = o->schedule == DPAS_SCHED_ALLGATHER ? DPAS_COLL_ALL_GATHER : DPAS_COLL_ALL_REDUCE;
-    const int sharded = o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
-    int rc = line_for(o->calibration, inter, coll, L->hierarchical ? L->hosts : L->nranks, &p->inter);
+    const int coll =
+        o->schedule == DPAS_SCHED_ALLGATHER ? DPAS_COLL_ALL_GATHER : DPAS_COLL_ALL_REDUCE;
+    const int sharded =
+        o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
+    int rc =
+        line_for(o->calibration, inter, coll, L->hierarchical ? L->hosts : L->nranks, &p->inter);
     if (rc || !L->hierarchical)
         rc = rc || flat_time(o, L, inter, p);
     else if (sharded)
-        p->why = "the library's hierarchical model pre-reduces inside a host, which a robust rule on a "
-                 "sharded schedule cannot do: no time predicted";
+        p->why =
+            "the library's hierarchical model pre-reduces inside a host, which a robust rule on a "
+            "sharded schedule cannot do: no time predicted";
     else
-        rc = line_for(o->intra_calibration, intra, coll, L->per_host, &p->intra) || hierarchical_time(o, L, p);
+        rc = line_for(o->intra_calibration, intra, coll, L->per_host, &p->intra) ||
+             hierarchical_time(o, L, p);
     return rc;
 }
 
 /* The options against the layout, then the files. */
 static int predict_checked(const opts *o, const layout *L, prediction *p)
 {
-    const int sharded = o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
+    const int sharded =
+        o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
     dpas_netmodel *inter = NULL, *intra = NULL;
     int rc = 1;
     if (o->intra_calibration && !L->hierarchical)
-        measure_say("--intra-calibration: no two hosts hold the same number (> 1) of ranks here, so "
-                    "there is no hierarchical step to model (hosts %d, ranks per host %d)", L->hosts,
-                    L->per_host);
+        measure_say(
+            "--intra-calibration: no two hosts hold the same number (> 1) of ranks here, so "
+            "there is no hierarchical step to model (hosts %d, ranks per host %d)",
+            L->hosts, L->per_host);
     else if (L->hierarchical && !sharded && !o->intra_calibration)
-        measure_say("ranks share hosts (%d hosts x %d ranks): the hierarchical model needs the links "
-                    "inside a host too: give --intra-calibration FILE (a --sweep with all ranks on one "
-                    "host)", L->hosts, L->per_host);
+        measure_say(
+            "ranks share hosts (%d hosts x %d ranks): the hierarchical model needs the links "
+            "inside a host too: give --intra-calibration FILE (a --sweep with all ranks on one "
+            "host)",
+            L->hosts, L->per_host);
     else if (L->hierarchical && !sharded && o->network_model != DPAS_NETMODEL_DEFAULT &&
              o->network_model != DPAS_NETMODEL_ALPHA_BETA)
-        measure_say("--network-model %s: ranks share hosts, and the hierarchical model is alpha-beta "
-                    "only: use alpha_beta (or default)", dpas_netmodel_kind_name(o->network_model));
+        measure_say(
+            "--network-model %s: ranks share hosts, and the hierarchical model is alpha-beta "
+            "only: use alpha_beta (or default)",
+            dpas_netmodel_kind_name(o->network_model));
     else
-        rc = load(o->calibration, &inter) || (o->intra_calibration && load(o->intra_calibration, &intra)) ||
+        rc = load(o->calibration, &inter) ||
+             (o->intra_calibration && load(o->intra_calibration, &intra)) ||
              predict_with(o, L, inter, intra, p);
     dpas_netmodel_free(inter);
     dpas_netmodel_free(intra);

@@ -20,12 +20,12 @@ static void json_num(FILE *f, const char *fmt, double v)
 static int sink_file(void *ctx, const char *data, size_t len);
 
 /* A JSON string literal by the writer's escaping (valid UTF-8, control characters escaped). */
-static void json_str(FILE *f, const char *s)
-{
-    dpas_write_json_string(s, sink_file, f);
-}
+static void json_str(FILE *f, const char *s) { dpas_write_json_string(s, sink_file, f); }
 
-static double ratio(const rank_row *r) { return r->predicted > 0 ? r->measured / r->predicted : 1.0; }
+static double ratio(const rank_row *r)
+{
+    return r->predicted > 0 ? r->measured / r->predicted : 1.0;
+}
 
 static void json_fit(FILE *f, const char *key, const link_fit *l)
 {
@@ -35,7 +35,8 @@ static void json_fit(FILE *f, const char *key, const link_fit *l)
     } else {
         fputs("{\"file\": ", f);
         json_str(f, l->file);
-        fprintf(f, ", \"collective\": \"%s\", \"ranks\": %lld, \"alpha_s\": ", l->collective, (long long)l->ranks);
+        fprintf(f, ", \"collective\": \"%s\", \"ranks\": %lld, \"alpha_s\": ", l->collective,
+                (long long)l->ranks);
         json_num(f, "%.6g", l->alpha);
         fputs(", \"beta_bytes_per_s\": ", f);
         json_num(f, "%.6g", l->beta);
@@ -91,14 +92,18 @@ static int write_ranks(const report *r, dpas_format format, FILE *f)
     dpas_writer_opts wo = {.format = format};
     dpas_writer *w = NULL;
     dpas_error e;
-    int rc = dpas_writer_new(rank_cols, sizeof rank_cols / sizeof *rank_cols, &wo, sink_file, f, &w, &e);
+    int rc =
+        dpas_writer_new(rank_cols, sizeof rank_cols / sizeof *rank_cols, &wo, sink_file, f, &w, &e);
     for (int i = 0; i < r->L->nranks && !rc; i++) {
         const rank_row *x = &r->rows[i];
         /* hidden bytes are no measurement: null, never 0 */
-        dpas_cell c[] = {dpas_cell_int(i), dpas_cell_real(x->predicted),
+        dpas_cell c[] = {dpas_cell_int(i),
+                         dpas_cell_real(x->predicted),
                          r->sum.visible ? dpas_cell_real(x->measured) : dpas_cell_null(),
                          r->sum.visible ? dpas_cell_real(ratio(x)) : dpas_cell_null(),
-                         dpas_cell_real(x->t_med), dpas_cell_real(x->t_min), dpas_cell_real(x->t_max),
+                         dpas_cell_real(x->t_med),
+                         dpas_cell_real(x->t_min),
+                         dpas_cell_real(x->t_max),
                          dpas_cell_real(x->c_med)};
         rc = dpas_writer_row(w, c, &e);
     }
@@ -113,20 +118,30 @@ static int write_ranks(const report *r, dpas_format format, FILE *f)
 static void json_summary(FILE *f, const report *r)
 {
     const summary *s = &r->sum;
-    static const char *keys[] = {"ratio_min", "ratio_max", "time_median_s", "compute_median_s",
-                                 "predicted_time_s", "predicted_network_s", "time_ratio",
-                                 "algbw_GBps", "busbw_GBps"};
-    double v[] = {s->visible ? s->ratio_min : NAN, s->visible ? s->ratio_max : NAN, s->time_median_s,
-                  s->compute_median_s, s->predicted_time_s, r->pred.have ? r->pred.network_s : NAN,
-                  s->time_median_s / s->predicted_time_s, s->algbw, s->busbw};
+    static const char *keys[] = {"ratio_min",        "ratio_max",        "time_median_s",
+                                 "compute_median_s", "predicted_time_s", "predicted_network_s",
+                                 "time_ratio",       "algbw_GBps",       "busbw_GBps"};
+    double v[] = {s->visible ? s->ratio_min : NAN,
+                  s->visible ? s->ratio_max : NAN,
+                  s->time_median_s,
+                  s->compute_median_s,
+                  s->predicted_time_s,
+                  r->pred.have ? r->pred.network_s : NAN,
+                  s->time_median_s / s->predicted_time_s,
+                  s->algbw,
+                  s->busbw};
     fputs(",\n  \"summary\": {", f);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
         json_num(f, i < 2 ? "%.6f" : "%.10g", v[i]);
     }
-    fprintf(f, "},\n  \"checksum\": \"%s\",\n  \"consistent\": %s,\n  \"verified\": %s,\n  \"max_abs_diff\": ",
+    fprintf(f,
+            "},\n  \"checksum\": \"%s\",\n  \"consistent\": %s,\n  \"verified\": %s,\n  "
+            "\"max_abs_diff\": ",
             s->checksum, s->consistent ? "true" : "false",
-            s->verified < 0 ? "null" : s->verified ? "true" : "false");
+            s->verified < 0 ? "null"
+            : s->verified   ? "true"
+                            : "false");
     json_num(f, "%.6g", s->max_abs_diff);
     fputs(",\n  \"distance_from_honest_mean\": ", f);
     if (isnan(s->dist_mean)) {
@@ -144,15 +159,19 @@ static int render_json(const report *r, FILE *f)
 {
     const opts *o = r->o;
     const layout *L = r->L;
-    fprintf(f, "{\n  \"ranks\": %d,\n  \"hosts\": %d,\n  \"ranks_per_host\": %d,\n  \"params\": %zu,\n"
-               "  \"width\": %d,\n  \"gradient_bytes\": %zu,\n  \"rule\": \"%s\",\n  \"convention\": \"%s\",\n"
-               "  \"schedule\": \"%s\",\n  \"topology\": \"%s\",\n  \"f\": %lld,\n  \"byzantine\": %lld,\n"
-               "  \"attack\": \"%s\",\n  \"iterations\": %d,\n  \"warmup\": %d,\n  \"isa\": \"%s\",\n"
-               "  \"transport_visible\": %s,\n  \"predicted_bytes\": %.0f",
-            L->nranks, L->hosts, L->per_host, r->d, o->width, r->d * (size_t)o->width, o->rule->name,
-            o->rule->convention, dpas_schedule_name(o->schedule), L->hierarchical ? "hierarchical" : "flat",
-            (long long)o->f, (long long)o->byzantine, attack_name(o), o->iters, o->warmup, dpas_kernel_isa(),
-            r->sum.visible ? "true" : "false", r->predicted_bytes);
+    fprintf(
+        f,
+        "{\n  \"ranks\": %d,\n  \"hosts\": %d,\n  \"ranks_per_host\": %d,\n  \"params\": %zu,\n"
+        "  \"width\": %d,\n  \"gradient_bytes\": %zu,\n  \"rule\": \"%s\",\n  \"convention\": "
+        "\"%s\",\n"
+        "  \"schedule\": \"%s\",\n  \"topology\": \"%s\",\n  \"f\": %lld,\n  \"byzantine\": %lld,\n"
+        "  \"attack\": \"%s\",\n  \"iterations\": %d,\n  \"warmup\": %d,\n  \"isa\": \"%s\",\n"
+        "  \"transport_visible\": %s,\n  \"predicted_bytes\": %.0f",
+        L->nranks, L->hosts, L->per_host, r->d, o->width, r->d * (size_t)o->width, o->rule->name,
+        o->rule->convention, dpas_schedule_name(o->schedule),
+        L->hierarchical ? "hierarchical" : "flat", (long long)o->f, (long long)o->byzantine,
+        attack_name(o), o->iters, o->warmup, dpas_kernel_isa(), r->sum.visible ? "true" : "false",
+        r->predicted_bytes);
     json_time_model(f, r);
     fputs(",\n  \"per_rank\": ", f);
     int rc = write_ranks(r, DPAS_FORMAT_JSON, f);
@@ -166,10 +185,12 @@ static void text_time(const report *r, FILE *f)
     const prediction *p = &r->pred;
     const summary *s = &r->sum;
     if (p->have)
-        fprintf(f, "time: predicted %.6f s (network %.6f s, %s, %s %s from %s%s%s; compute %.6f s "
-                   "measured), measured %.6f s: measured / predicted %.3f\n",
-                s->predicted_time_s, p->network_s, p->topo == DPAS_TOPO_HIERARCHICAL ? "hierarchical" : "flat",
-                p->inter.collective, p->model, p->inter.file, p->extrapolated ? ", extrapolated" : "",
+        fprintf(f,
+                "time: predicted %.6f s (network %.6f s, %s, %s %s from %s%s%s; compute %.6f s "
+                "measured), measured %.6f s: measured / predicted %.3f\n",
+                s->predicted_time_s, p->network_s,
+                p->topo == DPAS_TOPO_HIERARCHICAL ? "hierarchical" : "flat", p->inter.collective,
+                p->model, p->inter.file, p->extrapolated ? ", extrapolated" : "",
                 p->rescaled ? ", rescaled" : "", s->compute_median_s, s->time_median_s,
                 s->time_median_s / s->predicted_time_s);
     else if (p->why)
@@ -182,35 +203,46 @@ static int render_text(const report *r, FILE *f)
     const summary *s = &r->sum;
     const int N = r->L->nranks;
     const size_t w = (size_t)o->width;
-    fprintf(f, "dpas-measure  %d ranks, rule %s (%s, f = %lld), schedule %s, %zu coordinates x %zu B = %zu B per gradient\n",
-            N, o->rule->name, o->rule->convention, (long long)o->f, dpas_schedule_name(o->schedule), r->d, w, r->d * w);
+    fprintf(f,
+            "dpas-measure  %d ranks, rule %s (%s, f = %lld), schedule %s, %zu coordinates x %zu B "
+            "= %zu B per gradient\n",
+            N, o->rule->name, o->rule->convention, (long long)o->f, dpas_schedule_name(o->schedule),
+            r->d, w, r->d * w);
     fprintf(f, "%s; %d timed steps after %d warm-up; kernels %s\n",
-            s->visible ? "bytes: the kernel's count of bytes written (wchar), over TCP"
-                       : "bytes: the transport hides them from the kernel (shared memory?): run over "
-                         "TCP (--mca btl self,tcp) to count them",
+            s->visible
+                ? "bytes: the kernel's count of bytes written (wchar), over TCP"
+                : "bytes: the transport hides them from the kernel (shared memory?): run over "
+                  "TCP (--mca btl self,tcp) to count them",
             o->iters, o->warmup, dpas_kernel_isa());
     if (r->L->hierarchical)
-        fprintf(f, "hosts: %d x %d ranks, the schedule runs hierarchically\n", r->L->hosts, r->L->per_host);
+        fprintf(f, "hosts: %d x %d ranks, the schedule runs hierarchically\n", r->L->hosts,
+                r->L->per_host);
     if (o->byzantine)
-        fprintf(f, "byzantine: the last %lld ranks send %s gradients\n", (long long)o->byzantine, attack_name(o));
+        fprintf(f, "byzantine: the last %lld ranks send %s gradients\n", (long long)o->byzantine,
+                attack_name(o));
     fputc('\n', f);
     int rc = write_ranks(r, DPAS_FORMAT_TEXT, f);
     fputc('\n', f);
     if (s->visible)
         fprintf(f, "measured / predicted: %.5f .. %.5f%s\n", s->ratio_min, s->ratio_max,
-                o->check_bytes >= 0 ? (s->bytes_ok ? "  (within --check-bytes)" : "  (OUTSIDE --check-bytes)") : "");
-    fprintf(f, "step: median %.6f s (slowest rank); algbw %.3f GB/s, busbw %.3f GB/s (nccl-tests' terms)\n",
+                o->check_bytes >= 0
+                    ? (s->bytes_ok ? "  (within --check-bytes)" : "  (OUTSIDE --check-bytes)")
+                    : "");
+    fprintf(f,
+            "step: median %.6f s (slowest rank); algbw %.3f GB/s, busbw %.3f GB/s (nccl-tests' "
+            "terms)\n",
             s->time_median_s, s->algbw, s->busbw);
     text_time(r, f);
-    fprintf(f, "aggregate: checksum %s, %s on every rank", s->checksum, s->consistent ? "identical" : "DIFFERENT");
+    fprintf(f, "aggregate: checksum %s, %s on every rank", s->checksum,
+            s->consistent ? "identical" : "DIFFERENT");
     if (s->verified >= 0)
-        fprintf(f, "; %s the single-process kernel (max |diff| %.3g)\n", s->verified ? "agrees with" : "DIFFERS from",
-                s->max_abs_diff);
+        fprintf(f, "; %s the single-process kernel (max |diff| %.3g)\n",
+                s->verified ? "agrees with" : "DIFFERS from", s->max_abs_diff);
     else
         fprintf(f, "; not verified against the single-process kernel\n");
     if (!isnan(s->dist_mean) && o->byzantine)
-        fprintf(f, "distance from the honest mean (relative): mean %.4g, %s %.4g\n", s->dist_mean, o->rule->name,
-                s->dist_rule);
+        fprintf(f, "distance from the honest mean (relative): mean %.4g, %s %.4g\n", s->dist_mean,
+                o->rule->name, s->dist_rule);
     return rc;
 }
 

@@ -89,8 +89,10 @@ static int step_allreduce(step_ctx *c)
     } else {
         char *mine_shard = (char *)c->recv_w + (size_t)c->hdispls[L->local] * (size_t)c->w.width;
         MPI_Reduce_scatter(c->mine_w, mine_shard, c->hcounts, c->w.type, c->w.sum, L->node);
-        MPI_Allreduce(MPI_IN_PLACE, mine_shard, c->hcounts[L->local], c->w.type, c->w.sum, L->cross);
-        MPI_Allgatherv(MPI_IN_PLACE, 0, c->w.type, c->recv_w, c->hcounts, c->hdispls, c->w.type, L->node);
+        MPI_Allreduce(MPI_IN_PLACE, mine_shard, c->hcounts[L->local], c->w.type, c->w.sum,
+                      L->cross);
+        MPI_Allgatherv(MPI_IN_PLACE, 0, c->w.type, c->recv_w, c->hcounts, c->hdispls, c->w.type,
+                       L->node);
     }
     finish_sum(c);
     return 0;
@@ -106,8 +108,8 @@ static int step_allgather(step_ctx *c)
             c->rows[i] = c->rows_f + (size_t)i * d;
     } else {
         MPI_Allgather(c->mine_w, (int)d, c->w.type, c->stage_w, (int)d, c->w.type, L->cross);
-        MPI_Allgather(c->stage_w, (int)d * L->hosts, c->w.type, c->recv_w, (int)d * L->hosts, c->w.type,
-                      L->node);
+        MPI_Allgather(c->stage_w, (int)d * L->hosts, c->w.type, c->recv_w, (int)d * L->hosts,
+                      c->w.type, L->node);
         for (int i = 0; i < c->N; i++)
             c->rows[L->world_of[i]] = c->rows_f + (size_t)i * d;
     }
@@ -186,7 +188,8 @@ static int shard_krum(step_ctx *c, size_t my)
     size_t nsel = 0;
     dpas_error e;
     int rc = dpas_select(c->o->rule, c->D, (size_t)N, &ao, c->sel, &nsel, &e) ||
-             dpas_aggregate_selected(c->o->rule, c->rows, (size_t)N, my, &ao, c->sel, nsel, c->shard_out, &e);
+             dpas_aggregate_selected(c->o->rule, c->rows, (size_t)N, my, &ao, c->sel, nsel,
+                                     c->shard_out, &e);
     if (rc)
         measure_say("%s", e.message);
     c->compute_s += now() - t0;
@@ -245,7 +248,9 @@ static int alloc_buffers(step_ctx *c)
 {
     const size_t d = c->d, w = (size_t)c->w.width, N = (size_t)c->N;
     const dpas_schedule_id s = c->o->schedule;
-    size_t rows = s == DPAS_SCHED_ALLGATHER ? d * N : s == DPAS_SCHED_ALLREDUCE ? d : (size_t)c->counts[0] * N;
+    size_t rows = s == DPAS_SCHED_ALLGATHER   ? d * N
+                  : s == DPAS_SCHED_ALLREDUCE ? d
+                                              : (size_t)c->counts[0] * N;
     size_t stage = s == DPAS_SCHED_ALLGATHER && c->L->hierarchical ? d * (size_t)c->L->hosts : 1;
     c->mine = malloc(d * sizeof(float));
     c->mine_w = malloc(d * w);
@@ -260,7 +265,8 @@ static int alloc_buffers(step_ctx *c)
     c->tri = malloc((N * N / 2 + N + 1) * sizeof(double));
     c->sel = malloc(N * sizeof(int64_t));
     int ok = c->mine && c->mine_w && c->recv_w && c->stage_w && c->rows_f && c->rows && c->agg &&
-             c->agg_w && c->shard_out && c->D && c->tri && c->sel, all_ok = 0;
+             c->agg_w && c->shard_out && c->D && c->tri && c->sel,
+        all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return all_ok ? 0 : 1;
 }
@@ -272,9 +278,16 @@ int step_open(const opts *o, const layout *L, step_ctx **out)
     int *ints = malloc((size_t)(4 * N + 2 * g) * sizeof(int));
     int rc = !c || !ints;
     if (!rc) {
-        *c = (step_ctx){.o = o, .L = L, .d = (size_t)o->params, .N = N, .counts = ints,
-                        .displs = ints + N, .rcounts = ints + 2 * N, .rdispls = ints + 3 * N,
-                        .hcounts = ints + 4 * N, .hdispls = ints + 4 * N + g};
+        *c = (step_ctx){.o = o,
+                        .L = L,
+                        .d = (size_t)o->params,
+                        .N = N,
+                        .counts = ints,
+                        .displs = ints + N,
+                        .rcounts = ints + 2 * N,
+                        .rdispls = ints + 3 * N,
+                        .hcounts = ints + 4 * N,
+                        .hdispls = ints + 4 * N + g};
         ints = NULL;
         wire_open(&c->w, o->width);
         shard(c->d, N, c->counts, c->displs);
@@ -296,7 +309,8 @@ int step_open(const opts *o, const layout *L, step_ctx **out)
     } else {
         rc = !all_ok || alloc_buffers(c);
         if (rc)
-            measure_say("out of memory for %llu coordinates on %d ranks", (unsigned long long)o->params, N);
+            measure_say("out of memory for %llu coordinates on %d ranks",
+                        (unsigned long long)o->params, N);
     }
     if (!rc) {
         gradient_of(o, N, L->rank, 0, c->d, c->mine);

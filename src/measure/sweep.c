@@ -118,7 +118,8 @@ static void measure_row(const sweep *s, int coll, size_t bytes, sweep_row *row)
 static void cell(FILE *f, double v, int width)
 {
     char b[64];
-    if (snprintf(b, sizeof b, "%*.2f", width, v) > width && snprintf(b, sizeof b, "%*.1f", width, v) > width &&
+    if (snprintf(b, sizeof b, "%*.2f", width, v) > width &&
+        snprintf(b, sizeof b, "%*.1f", width, v) > width &&
         snprintf(b, sizeof b, "%*.0f", width, v) > width)
         snprintf(b, sizeof b, width >= 7 ? "%*.1e" : "%*.0e", width, v);
     fprintf(f, "  %s", b);
@@ -128,24 +129,33 @@ static void text_block_head(const sweep *s, FILE *f, int coll)
 {
     const opts *o = s->o;
     fprintf(f, "# Collective test starting: %s\n", coll_name[coll]);
-    fprintf(f, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) warmup iters: %d iters: %d "
-               "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n",
-            (unsigned long long)o->sweep_min, (unsigned long long)o->sweep_max, o->warmup, o->iters);
+    fprintf(f,
+            "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) warmup iters: %d "
+            "iters: %d "
+            "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n",
+            (unsigned long long)o->sweep_min, (unsigned long long)o->sweep_max, o->warmup,
+            o->iters);
     for (int i = 0; i < s->L->nranks; i++)
-        fprintf(f, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [cpu] host %d\n", i, s->info[i].pid,
-                s->info[i].name, s->info[i].local, s->info[i].host);
-    fprintf(f, "#\n# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
+        fprintf(f, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [cpu] host %d\n", i,
+                s->info[i].pid, s->info[i].name, s->info[i].local, s->info[i].host);
+    fprintf(f,
+            "#\n# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place  "
+            "        \n",
             "", "", "", "", "");
-    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type",
-            "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "",
-            "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size",
+            "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+            "busbw", "#wrong");
+    fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)",
+            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+            "");
 }
 
 static void render_text(const sweep *s, FILE *f)
 {
-    fprintf(f, "# dpas-measure %s --sweep: MPI collectives over TCP; each time is the median of the "
-               "slowest rank's\n", dpas_version());
+    fprintf(f,
+            "# dpas-measure %s --sweep: MPI collectives over TCP; each time is the median of the "
+            "slowest rank's\n",
+            dpas_version());
     for (int coll = 0; coll < 2; coll++) {
         double bw = 0;
         long long wrong = 0;
@@ -155,7 +165,8 @@ static void render_text(const sweep *s, FILE *f)
             const sweep_row *r = &s->rows[i];
             if (r->coll != coll)
                 continue;
-            fprintf(f, "%12zu  %12zu  %8s  %6s  %6s", r->size, r->count, "float", coll ? "none" : "sum", "-1");
+            fprintf(f, "%12zu  %12zu  %8s  %6s  %6s", r->size, r->count, "float",
+                    coll ? "none" : "sum", "-1");
             for (int ip = 0; ip < 2; ip++) {
                 cell(f, r->time_us[ip], 7);
                 cell(f, r->algbw[ip], 6);
@@ -165,8 +176,9 @@ static void render_text(const sweep *s, FILE *f)
             fputc('\n', f);
             bw += r->busbw[0], wrong += r->wrong[0] + r->wrong[1], n++;
         }
-        fprintf(f, "# %-20s : %lld %s\n# %-20s : %g \n#\n# Collective test concluded: %s\n", "Out of bounds values",
-                wrong, wrong ? "FAILED" : "OK", "Avg bus bandwidth", n ? bw / (double)n : 0.0, coll_name[coll]);
+        fprintf(f, "# %-20s : %lld %s\n# %-20s : %g \n#\n# Collective test concluded: %s\n",
+                "Out of bounds values", wrong, wrong ? "FAILED" : "OK", "Avg bus bandwidth",
+                n ? bw / (double)n : 0.0, coll_name[coll]);
     }
 }
 
@@ -178,13 +190,20 @@ static int sink_file(void *ctx, const char *data, size_t len)
 }
 
 static const dpas_column sweep_cols[] = {
-    {"collective", DPAS_COL_TEXT, 0},          {"ranks", DPAS_COL_INT, 0},
-    {"size", DPAS_COL_UINT, 0},                {"count", DPAS_COL_UINT, 0},
-    {"type", DPAS_COL_TEXT, 0},                {"redop", DPAS_COL_TEXT, 0},
-    {"time_us", DPAS_COL_REAL, DPAS_COL_G6},   {"algbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
-    {"busbw_GBps", DPAS_COL_REAL, DPAS_COL_G6}, {"wrong", DPAS_COL_INT, 0},
-    {"in_place_time_us", DPAS_COL_REAL, DPAS_COL_G6}, {"in_place_algbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
-    {"in_place_busbw_GBps", DPAS_COL_REAL, DPAS_COL_G6}, {"in_place_wrong", DPAS_COL_INT, 0},
+    {"collective", DPAS_COL_TEXT, 0},
+    {"ranks", DPAS_COL_INT, 0},
+    {"size", DPAS_COL_UINT, 0},
+    {"count", DPAS_COL_UINT, 0},
+    {"type", DPAS_COL_TEXT, 0},
+    {"redop", DPAS_COL_TEXT, 0},
+    {"time_us", DPAS_COL_REAL, DPAS_COL_G6},
+    {"algbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
+    {"busbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
+    {"wrong", DPAS_COL_INT, 0},
+    {"in_place_time_us", DPAS_COL_REAL, DPAS_COL_G6},
+    {"in_place_algbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
+    {"in_place_busbw_GBps", DPAS_COL_REAL, DPAS_COL_G6},
+    {"in_place_wrong", DPAS_COL_INT, 0},
 };
 
 static int render_rows(const sweep *s, FILE *f, dpas_format format)
@@ -192,15 +211,24 @@ static int render_rows(const sweep *s, FILE *f, dpas_format format)
     dpas_writer_opts wo = {.format = format};
     dpas_writer *w = NULL;
     dpas_error e;
-    int rc = dpas_writer_new(sweep_cols, sizeof sweep_cols / sizeof *sweep_cols, &wo, sink_file, f, &w, &e);
+    int rc = dpas_writer_new(sweep_cols, sizeof sweep_cols / sizeof *sweep_cols, &wo, sink_file, f,
+                             &w, &e);
     for (size_t i = 0; i < s->nrows && !rc; i++) {
         const sweep_row *r = &s->rows[i];
-        dpas_cell c[] = {dpas_cell_text(coll_name[r->coll]), dpas_cell_int(s->L->nranks),
-                         dpas_cell_uint(r->size), dpas_cell_uint(r->count), dpas_cell_text("float"),
-                         dpas_cell_text(r->coll ? "none" : "sum"), dpas_cell_real(r->time_us[0]),
-                         dpas_cell_real(r->algbw[0]), dpas_cell_real(r->busbw[0]), dpas_cell_int(r->wrong[0]),
-                         dpas_cell_real(r->time_us[1]), dpas_cell_real(r->algbw[1]),
-                         dpas_cell_real(r->busbw[1]), dpas_cell_int(r->wrong[1])};
+        dpas_cell c[] = {dpas_cell_text(coll_name[r->coll]),
+                         dpas_cell_int(s->L->nranks),
+                         dpas_cell_uint(r->size),
+                         dpas_cell_uint(r->count),
+                         dpas_cell_text("float"),
+                         dpas_cell_text(r->coll ? "none" : "sum"),
+                         dpas_cell_real(r->time_us[0]),
+                         dpas_cell_real(r->algbw[0]),
+                         dpas_cell_real(r->busbw[0]),
+                         dpas_cell_int(r->wrong[0]),
+                         dpas_cell_real(r->time_us[1]),
+                         dpas_cell_real(r->algbw[1]),
+                         dpas_cell_real(r->busbw[1]),
+                         dpas_cell_int(r->wrong[1])};
         rc = dpas_writer_row(w, c, &e);
     }
     if (!rc)

@@ -71,7 +71,9 @@ void verify_aggregate(const opts *o, int N, const float *agg, summary *s)
         compare(o, rows, N, d, agg, ref, s);
         distances(o, rows, N, d, agg, s);
     } else if (wanted) {
-        fprintf(stderr, "dpas-measure: warning: out of memory for the single-process check: not verified\n");
+        fprintf(
+            stderr,
+            "dpas-measure: warning: out of memory for the single-process check: not verified\n");
     }
     free(X), free(ref), free(rows);
 }

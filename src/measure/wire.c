@@ -69,7 +69,4 @@ void wire_unpack(const wire *w, const void *in, size_t n, float *out)
             out[i] = from_bf16(((const uint16_t *)in)[i]);
 }
 
-float wire_round(const wire *w, float v)
-{
-    return w->width == 4 ? v : from_bf16(to_bf16(v));
-}
+float wire_round(const wire *w, float v) { return w->width == 4 ? v : from_bf16(to_bf16(v)); }

@@ -53,7 +53,8 @@ int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *s
         if ((rc = dpas_spec_load_text(spec, rq->body, rq->body_len, is_json, "request body", err)))
             return rc;
     }
-    if (rq->rest && (rc = dpas_spec_set_input(spec, DPAS_INPUT_SCENARIO, rq->rest, "scenario", err)))
+    if (rq->rest &&
+        (rc = dpas_spec_set_input(spec, DPAS_INPUT_SCENARIO, rq->rest, "scenario", err)))
         return rc;
     const char *model = srv_query_get(rq->query, "model");
     const char *workload = srv_query_get(rq->query, "workload");
@@ -123,11 +124,11 @@ int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, 
     }
     if (x < min || x > max) {
         if (x < min)
-            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be >= %lld, got %lld", key,
-                     (long long)min, (long long)x);
+            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be >= %lld, got %lld", key, (long long)min,
+                     (long long)x);
         else
-            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be <= %lld, got %lld", key,
-                     (long long)max, (long long)x);
+            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be <= %lld, got %lld", key, (long long)max,
+                     (long long)x);
         return -1;
     }
     *out = x;
@@ -144,7 +145,8 @@ int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out)
     else if (!strcmp(v, "false") || !strcmp(v, "0"))
         *out = 0;
     else {
-        srv_fail(r, 400, DPAS_EINVAL, key, "%s must be true, false, 1 or 0, got \"%.100s\"", key, v);
+        srv_fail(r, 400, DPAS_EINVAL, key, "%s must be true, false, 1 or 0, got \"%.100s\"", key,
+                 v);
         return -1;
     }
     return 0;
@@ -174,8 +176,8 @@ static int opt_attrs(srv_request *rq, srv_response *r, unsigned *mask)
                 snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
                          dpas_attr_name((dpas_attr)i));
             }
-            srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: unknown attribute \"%s\"; expected one of %s",
-                     name, names);
+            srv_fail(r, 400, DPAS_EINVAL, "attr",
+                     "attr: unknown attribute \"%s\"; expected one of %s", name, names);
             return -1;
         }
         *mask |= 1u << a;
@@ -395,7 +397,8 @@ void srv_api_inventory(srv_request *rq, srv_response *r)
         if (rc)
             srv_error(r, srv_status_of(err.code), &err);
         else
-            srv_json(r, dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err),
+            srv_json(r,
+                     dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err),
                      &err);
     }
     free(rows);
@@ -429,8 +432,9 @@ void srv_api_memory(srv_request *rq, srv_response *r)
             dpas_memory_message(&s, conv, (int)zero, &m, err.message, sizeof err.message);
             srv_error(r, 422, &err);
         } else {
-            srv_json(r, dpas_render_memory(&s, conv, (int)zero, &m, DPAS_FORMAT_JSON,
-                                           DPAS_UNITS_SI, label, &err),
+            srv_json(r,
+                     dpas_render_memory(&s, conv, (int)zero, &m, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
+                                        label, &err),
                      &err);
         }
     }
@@ -442,12 +446,18 @@ void srv_api_registry(srv_request *rq, srv_response *r)
     static const struct {
         const char *name;
         int kind;
-    } kinds[] = {{"models", DPAS_KIND_MODEL},     {"model", DPAS_KIND_MODEL},
-                 {"hardware", DPAS_KIND_HARDWARE}, {"nodes", DPAS_KIND_NODE},
-                 {"node", DPAS_KIND_NODE},         {"fabrics", DPAS_KIND_FABRIC},
-                 {"fabric", DPAS_KIND_FABRIC},     {"fleets", DPAS_KIND_FLEET},
-                 {"fleet", DPAS_KIND_FLEET},       {"scenarios", DPAS_KIND_SCENARIO},
-                 {"scenario", DPAS_KIND_SCENARIO}, {"precisions", -1},
+    } kinds[] = {{"models", DPAS_KIND_MODEL},
+                 {"model", DPAS_KIND_MODEL},
+                 {"hardware", DPAS_KIND_HARDWARE},
+                 {"nodes", DPAS_KIND_NODE},
+                 {"node", DPAS_KIND_NODE},
+                 {"fabrics", DPAS_KIND_FABRIC},
+                 {"fabric", DPAS_KIND_FABRIC},
+                 {"fleets", DPAS_KIND_FLEET},
+                 {"fleet", DPAS_KIND_FLEET},
+                 {"scenarios", DPAS_KIND_SCENARIO},
+                 {"scenario", DPAS_KIND_SCENARIO},
+                 {"precisions", -1},
                  {"precision", -1}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(rq->rest, kinds[i].name)) {
@@ -458,7 +468,8 @@ void srv_api_registry(srv_request *rq, srv_response *r)
         }
     srv_fail(r, 404, DPAS_ENOENT, "kind",
              "unknown registry kind \"%.100s\"; expected models, hardware, nodes, fabrics, fleets, "
-             "scenarios or precisions", rq->rest);
+             "scenarios or precisions",
+             rq->rest);
 }
 
 /* predict=SIZE,...: byte counts with units (16MiB, 1GB), as calibrate --predict. */
@@ -534,23 +545,32 @@ void srv_api_index(srv_request *rq, srv_response *r)
 {
     (void)rq;
     /* static text: the endpoints and their keys (docs/serve.md describes each) */
-    static char index[] =
-        "{\n"
-        "  \"name\": \"dpas\",\n"
-        "  \"version\": \"" DPAS_VERSION "\",\n"
-        "  \"endpoints\": [\n"
-        "    {\"path\": \"/api/v1/scenarios/NAME\", \"methods\": [\"GET\"], \"as\": \"dpas show NAME -o json\"},\n"
-        "    {\"path\": \"/api/v1/eval\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas eval -o json\"},\n"
-        "    {\"path\": \"/api/v1/cost\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas cost -o json\"},\n"
-        "    {\"path\": \"/api/v1/rules\", \"methods\": [\"GET\"], \"as\": \"dpas rules -o json\"},\n"
-        "    {\"path\": \"/api/v1/inventory\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas inventory -o json\"},\n"
-        "    {\"path\": \"/api/v1/memory\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas memory -o json\"},\n"
-        "    {\"path\": \"/api/v1/sweep\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas sweep -o json\"},\n"
-        "    {\"path\": \"/api/v1/plot.svg\", \"methods\": [\"GET\", \"POST\"], \"as\": \"dpas sweep --plot FILE.svg\"},\n"
-        "    {\"path\": \"/api/v1/calibrate\", \"methods\": [\"POST\"], \"as\": \"dpas calibrate FILE -o json\"},\n"
-        "    {\"path\": \"/api/v1/registry/KIND\", \"methods\": [\"GET\"], \"as\": \"dpas list KIND -o json\"}\n"
-        "  ]\n"
-        "}\n";
+    static char index[] = "{\n"
+                          "  \"name\": \"dpas\",\n"
+                          "  \"version\": \"" DPAS_VERSION "\",\n"
+                          "  \"endpoints\": [\n"
+                          "    {\"path\": \"/api/v1/scenarios/NAME\", \"methods\": [\"GET\"], "
+                          "\"as\": \"dpas show NAME -o json\"},\n"
+                          "    {\"path\": \"/api/v1/eval\", \"methods\": [\"GET\", \"POST\"], "
+                          "\"as\": \"dpas eval -o json\"},\n"
+                          "    {\"path\": \"/api/v1/cost\", \"methods\": [\"GET\", \"POST\"], "
+                          "\"as\": \"dpas cost -o json\"},\n"
+                          "    {\"path\": \"/api/v1/rules\", \"methods\": [\"GET\"], \"as\": "
+                          "\"dpas rules -o json\"},\n"
+                          "    {\"path\": \"/api/v1/inventory\", \"methods\": [\"GET\", \"POST\"], "
+                          "\"as\": \"dpas inventory -o json\"},\n"
+                          "    {\"path\": \"/api/v1/memory\", \"methods\": [\"GET\", \"POST\"], "
+                          "\"as\": \"dpas memory -o json\"},\n"
+                          "    {\"path\": \"/api/v1/sweep\", \"methods\": [\"GET\", \"POST\"], "
+                          "\"as\": \"dpas sweep -o json\"},\n"
+                          "    {\"path\": \"/api/v1/plot.svg\", \"methods\": [\"GET\", \"POST\"], "
+                          "\"as\": \"dpas sweep --plot FILE.svg\"},\n"
+                          "    {\"path\": \"/api/v1/calibrate\", \"methods\": [\"POST\"], \"as\": "
+                          "\"dpas calibrate FILE -o json\"},\n"
+                          "    {\"path\": \"/api/v1/registry/KIND\", \"methods\": [\"GET\"], "
+                          "\"as\": \"dpas list KIND -o json\"}\n"
+                          "  ]\n"
+                          "}\n";
     r->status = 200;
     r->type = "application/json; charset=utf-8";
     r->body = index;

@@ -12,13 +12,23 @@
 #define PLOT_MAX_SERIES 64 /* as the CLI: one series per value of the second axis */
 
 /* The query key of each sweep input (the workload also answers to "model"). */
-static const char *const sweep_key[DPAS_SWEEP_INPUT_COUNT] = {
-    "dp_degree", "parameters", "workload", "fleet", "gradient_bytes_per_param",
-    "checkpoint_bytes_per_param", "rule", "schedule"};
+static const char *const sweep_key[DPAS_SWEEP_INPUT_COUNT] = {"dp_degree",
+                                                              "parameters",
+                                                              "workload",
+                                                              "fleet",
+                                                              "gradient_bytes_per_param",
+                                                              "checkpoint_bytes_per_param",
+                                                              "rule",
+                                                              "schedule"};
 /* The scenario input behind each sweep input, or -1 (rule, schedule). */
-static const int sweep_input[DPAS_SWEEP_INPUT_COUNT] = {
-    DPAS_INPUT_DP_DEGREE, DPAS_INPUT_PARAMETERS, DPAS_INPUT_WORKLOAD, DPAS_INPUT_FLEET,
-    DPAS_INPUT_GRADIENT_WIDTH, DPAS_INPUT_CHECKPOINT_WIDTH, -1, -1};
+static const int sweep_input[DPAS_SWEEP_INPUT_COUNT] = {DPAS_INPUT_DP_DEGREE,
+                                                        DPAS_INPUT_PARAMETERS,
+                                                        DPAS_INPUT_WORKLOAD,
+                                                        DPAS_INPUT_FLEET,
+                                                        DPAS_INPUT_GRADIENT_WIDTH,
+                                                        DPAS_INPUT_CHECKPOINT_WIDTH,
+                                                        -1,
+                                                        -1};
 
 typedef struct sweep_req {
     dpas_sweep sw;
@@ -58,7 +68,8 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
     for (int k = 0; k < DPAS_SWEEP_INPUT_COUNT; k++) {
         x->key[k] = sweep_key[k];
         x->text[k] = srv_query_get(rq->query, sweep_key[k]);
-        if (k == DPAS_SWEEP_WORKLOAD && !x->text[k] && (x->text[k] = srv_query_get(rq->query, "model")))
+        if (k == DPAS_SWEEP_WORKLOAD && !x->text[k] &&
+            (x->text[k] = srv_query_get(rq->query, "model")))
             x->key[k] = "model";
     }
     /* which inputs vary (at most two); the scenario is resolved with each varied input at a
@@ -116,7 +127,8 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
         srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
         return -1;
     }
-    if (srv_load_scenario(rq, (const char *const *)x->placeholder, x->spec, &x->sw.base, &label, &err))
+    if (srv_load_scenario(rq, (const char *const *)x->placeholder, x->spec, &x->sw.base, &label,
+                          &err))
         return fail_err(r, &err);
     if (fixed_dp)
         x->sw.base.dp_degree = dp_value;
@@ -345,8 +357,8 @@ void srv_api_plot(srv_request *rq, srv_response *r)
     }
     if (x.n1 > PLOT_MAX_SERIES) {
         srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw.axes[1].input),
-                 "%zu series are too many to plot (at most %d values of %s)", x.n1,
-                 PLOT_MAX_SERIES, dpas_sweep_input_name(x.sw.axes[1].input));
+                 "%zu series are too many to plot (at most %d values of %s)", x.n1, PLOT_MAX_SERIES,
+                 dpas_sweep_input_name(x.sw.axes[1].input));
         goto done;
     }
     px = malloc(x.n0 * x.n1 * sizeof *px);
@@ -405,10 +417,14 @@ void srv_api_plot(srv_request *rq, srv_response *r)
     char title[160];
     snprintf(title, sizeof title, "%s vs %s", yn, xn);
     const char *tv = srv_query_get(rq->query, "title");
-    dpas_plot_spec spec = {.title = tv ? tv : title, .xlabel = xn, .ylabel = yn,
-                           .xlog = x.sw.axes[0].geometric ? (x0 == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
+    dpas_plot_spec spec = {.title = tv ? tv : title,
+                           .xlabel = xn,
+                           .ylabel = yn,
+                           .xlog =
+                               x.sw.axes[0].geometric ? (x0 == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
                            .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
-                           .xunit = DPAS_AXIS_PLAIN, .yunit = metric_unit(ym)};
+                           .xunit = DPAS_AXIS_PLAIN,
+                           .yunit = metric_unit(ym)};
     dpas_error err;
     memset(&err, 0, sizeof err);
     char *svg = dpas_plot_svg(&spec, ser, x.n1, &err);

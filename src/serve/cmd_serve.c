@@ -54,15 +54,21 @@ static int int_option(cli *c, const char *flag, const char *v, int64_t lo, int64
 
 int cmd_serve(cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
-        {"bind", required_argument, 0, S_BIND},
-        {"port", required_argument, 0, S_PORT}, {"threads", required_argument, 0, S_THREADS},
-        {"timeout", required_argument, 0, S_TIMEOUT}, {"quiet", no_argument, 0, S_QUIET},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"bind", required_argument, 0, S_BIND},
+                                         {"port", required_argument, 0, S_PORT},
+                                         {"threads", required_argument, 0, S_THREADS},
+                                         {"timeout", required_argument, 0, S_TIMEOUT},
+                                         {"quiet", no_argument, 0, S_QUIET},
+                                         {0, 0, 0, 0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    srv_options o = {.bind = "127.0.0.1", .port = 8080, .timeout = SRV_DEFAULT_TIMEOUT,
-                     .threads = ncpu < 1 ? 1 : ncpu > SRV_MAX_THREADS ? SRV_MAX_THREADS : (int)ncpu,
+    srv_options o = {.bind = "127.0.0.1",
+                     .port = 8080,
+                     .timeout = SRV_DEFAULT_TIMEOUT,
+                     .threads = ncpu < 1                 ? 1
+                                : ncpu > SRV_MAX_THREADS ? SRV_MAX_THREADS
+                                                         : (int)ncpu,
                      .log = c->err};
     int opt, rc;
     cli_begin(c, opts);
@@ -117,8 +123,10 @@ int cmd_serve(cli *c, int argc, char **argv)
     }
     int v6 = strchr(o.bind, ':') != NULL;
     if (!loopback(o.bind))
-        fprintf(c->err, "dpas: warning: listening on %s, beyond loopback: anyone who can reach it "
-                        "can use this server (no authentication, no TLS)\n", o.bind);
+        fprintf(c->err,
+                "dpas: warning: listening on %s, beyond loopback: anyone who can reach it "
+                "can use this server (no authentication, no TLS)\n",
+                o.bind);
     fprintf(c->err, "dpas: listening on http://%s%s%s:%d/\n", v6 ? "[" : "", o.bind, v6 ? "]" : "",
             port);
     fflush(c->err);

@@ -9,17 +9,17 @@
 
 #include <microhttpd.h>
 
-#define SRV_MHD_FUNCS(X)                                                                         \
-    X(MHD_start_daemon)                                                                          \
-    X(MHD_stop_daemon)                                                                           \
-    X(MHD_get_daemon_info)                                                                       \
-    X(MHD_create_response_from_buffer)                                                           \
-    X(MHD_create_response_from_buffer_with_free_callback)                                        \
-    X(MHD_add_response_header)                                                                   \
-    X(MHD_queue_response)                                                                        \
-    X(MHD_destroy_response)                                                                      \
-    X(MHD_lookup_connection_value)                                                               \
-    X(MHD_get_connection_info)                                                                   \
+#define SRV_MHD_FUNCS(X)                                                                           \
+    X(MHD_start_daemon)                                                                            \
+    X(MHD_stop_daemon)                                                                             \
+    X(MHD_get_daemon_info)                                                                         \
+    X(MHD_create_response_from_buffer)                                                             \
+    X(MHD_create_response_from_buffer_with_free_callback)                                          \
+    X(MHD_add_response_header)                                                                     \
+    X(MHD_queue_response)                                                                          \
+    X(MHD_destroy_response)                                                                        \
+    X(MHD_lookup_connection_value)                                                                 \
+    X(MHD_get_connection_info)                                                                     \
     X(MHD_get_version)
 
 typedef struct srv_mhd {

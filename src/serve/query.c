@@ -94,9 +94,10 @@ static int decode(const char *raw, size_t len, int form, char *out, size_t *outl
     for (size_t i = 0; i < o;) {
         unsigned char c = (unsigned char)out[i];
         if (c < 0x20 || c == 0x7f)
-            return fail(err, 400, DPAS_EPARSE, field,
-                        "%s: a control character (an encoded byte below 0x20 or 0x7f) at decoded byte %zu",
-                        what, i + 1);
+            return fail(
+                err, 400, DPAS_EPARSE, field,
+                "%s: a control character (an encoded byte below 0x20 or 0x7f) at decoded byte %zu",
+                what, i + 1);
         size_t n = utf8_seq((const unsigned char *)out + i, o - i);
         if (!n)
             return fail(err, 400, DPAS_EPARSE, field, "%s: not valid UTF-8 at decoded byte %zu",
@@ -131,12 +132,13 @@ int srv_query_parse(const char *raw, size_t len, srv_query *q, dpas_error *err)
         size_t seglen = amp ? (size_t)(amp - seg) : len - pos;
         index++;
         if (!seglen)
-            return fail(err, 400, DPAS_EPARSE, "query",
-                        "malformed query: parameter %zu is empty (two '&' in a row, or one at an end)",
-                        index);
+            return fail(
+                err, 400, DPAS_EPARSE, "query",
+                "malformed query: parameter %zu is empty (two '&' in a row, or one at an end)",
+                index);
         if (q->n == SRV_MAX_PARAMS)
-            return fail(err, 414, DPAS_ERANGE, "query",
-                        "the query has more than %d parameters", SRV_MAX_PARAMS);
+            return fail(err, 414, DPAS_ERANGE, "query", "the query has more than %d parameters",
+                        SRV_MAX_PARAMS);
         const char *eq = memchr(seg, '=', seglen);
         size_t klen = eq ? (size_t)(eq - seg) : seglen;
         char what[SRV_MAX_KEY + 48];
@@ -145,16 +147,16 @@ int srv_query_parse(const char *raw, size_t len, srv_query *q, dpas_error *err)
             return fail(err, 400, DPAS_EPARSE, "query",
                         "malformed query: parameter %zu has no key (it starts with '=')", index);
         if (klen > 3 * SRV_MAX_KEY)
-            return fail(err, 414, DPAS_ERANGE, "query",
-                        "a query key is longer than %d bytes", SRV_MAX_KEY);
+            return fail(err, 414, DPAS_ERANGE, "query", "a query key is longer than %d bytes",
+                        SRV_MAX_KEY);
         snprintf(what, sizeof what, "query key %zu", index);
         int st = decode(seg, klen, 1, out, &kout, what, "query", err);
         if (st)
             return st;
         const char *key = out;
         if (kout > SRV_MAX_KEY)
-            return fail(err, 414, DPAS_ERANGE, "query",
-                        "a query key is longer than %d bytes", SRV_MAX_KEY);
+            return fail(err, 414, DPAS_ERANGE, "query", "a query key is longer than %d bytes",
+                        SRV_MAX_KEY);
         if (!kout)
             return fail(err, 400, DPAS_EPARSE, "query",
                         "malformed query: parameter %zu has an empty key", index);
@@ -189,9 +191,10 @@ int srv_query_parse(const char *raw, size_t len, srv_query *q, dpas_error *err)
         if (!amp)
             break;
         if (pos == len) /* a trailing '&' */
-            return fail(err, 400, DPAS_EPARSE, "query",
-                        "malformed query: parameter %zu is empty (two '&' in a row, or one at an end)",
-                        index + 1);
+            return fail(
+                err, 400, DPAS_EPARSE, "query",
+                "malformed query: parameter %zu is empty (two '&' in a row, or one at an end)",
+                index + 1);
     }
     return 0;
 }

@@ -12,7 +12,7 @@ int srv_status_of(int code)
     case DPAS_EPHYSICS: return 422; /* valid inputs, infeasible: the CLI exits 2 */
     case DPAS_ENOMEM: return 500;
     case DPAS_EIO: return 500;
-    default: return 400;            /* every other refusal: the CLI exits 1 */
+    default: return 400; /* every other refusal: the CLI exits 1 */
     }
 }
 

@@ -8,23 +8,23 @@ enum { NO_INPUTS = 0, INPUTS = 1, INPUTS_BUT_SCENARIO = 2, ANY_QUERY = 3 };
 
 typedef struct route {
     const char *path;
-    int prefix;        /* path ends in '/' and a resource name follows it */
+    int prefix; /* path ends in '/' and a resource name follows it */
     unsigned methods;
-    int query;         /* which keys: NO_INPUTS, INPUTS, INPUTS_BUT_SCENARIO, or ANY_QUERY (the page) */
+    int query; /* which keys: NO_INPUTS, INPUTS, INPUTS_BUT_SCENARIO, or ANY_QUERY (the page) */
     const char *const *opts;
     srv_handler fn;
 } route;
 
 static const char *const o_none[] = {NULL};
 static const char *const o_eval[] = {"attr", "explain", NULL};
-static const char *const o_cost[] = {"rule", "convention", "schedule", "f", "steps",
-                                     "iterations", "compute_rate", NULL};
+static const char *const o_cost[] = {"rule",  "convention", "schedule",     "f",
+                                     "steps", "iterations", "compute_rate", NULL};
 static const char *const o_rules[] = {"n", "f", "convention", NULL};
 static const char *const o_memory[] = {"state", "zero", NULL};
 static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
 static const char *const o_sweep[] = {"rule", "schedule", "convention", "iterations", "attr", NULL};
-static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations", "attr", "y",
-                                     "title", NULL};
+static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations",
+                                     "attr", "y",        "title",      NULL};
 
 static void page(srv_request *rq, srv_response *r);
 
@@ -58,8 +58,8 @@ static void page(srv_request *rq, srv_response *r)
 
 static const char *allow_text(unsigned m)
 {
-    static const char *const text[8] = {"", "GET", "HEAD", "GET, HEAD", "POST", "GET, POST",
-                                        "HEAD, POST", "GET, HEAD, POST"};
+    static const char *const text[8] = {"",     "GET",       "HEAD",       "GET, HEAD",
+                                        "POST", "GET, POST", "HEAD, POST", "GET, HEAD, POST"};
     return text[m & 7];
 }
 
@@ -78,10 +78,10 @@ static void expected(const route *rt, char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
-#define ADD(s)                                                                                   \
-    do {                                                                                         \
-        int n_ = snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", (s));                         \
-        o = n_ < 0 || (size_t)n_ >= cap - o ? cap - 1 : o + (size_t)n_;                          \
+#define ADD(s)                                                                                     \
+    do {                                                                                           \
+        int n_ = snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", (s));                           \
+        o = n_ < 0 || (size_t)n_ >= cap - o ? cap - 1 : o + (size_t)n_;                            \
     } while (0)
     if (rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO)
         for (size_t i = 0; srv_input_key(i); i++)
@@ -105,7 +105,8 @@ void srv_route(srv_request *rq, srv_response *r)
     if (!rt) {
         srv_fail(r, 404, DPAS_ENOENT, "path",
                  "nothing at %.200s; the page is at / and the API under /api/v1/ (GET /api/v1 "
-                 "lists it)", rq->path);
+                 "lists it)",
+                 rq->path);
         return;
     }
     if (!(rt->methods & (unsigned)rq->method)) {
@@ -150,8 +151,8 @@ void srv_route(srv_request *rq, srv_response *r)
                 srv_fail(r, 400, DPAS_EINVAL, k, "unknown query parameter \"%s\"; %s takes %s", k,
                          rt->path, list);
             else
-                srv_fail(r, 400, DPAS_EINVAL, k, "unknown query parameter \"%s\"; %s takes none",
-                         k, rt->path);
+                srv_fail(r, 400, DPAS_EINVAL, k, "unknown query parameter \"%s\"; %s takes none", k,
+                         rt->path);
             srv_query_free(&q);
             return;
         }
@@ -162,8 +163,8 @@ void srv_route(srv_request *rq, srv_response *r)
     for (size_t i = 0; rt->query != ANY_QUERY && r->status < 400 && i < q.n; i++)
         if (!q.p[i].used)
             srv_fail(r, 500, DPAS_EINVAL, q.p[i].key,
-                     "query parameter \"%s\" was not read by %s (a bug in dpas serve)",
-                     q.p[i].key, rt->path);
+                     "query parameter \"%s\" was not read by %s (a bug in dpas serve)", q.p[i].key,
+                     rt->path);
     srv_query_free(&q);
     rq->query = NULL;
 }

@@ -19,17 +19,19 @@
 
 /* ---- limits: each one is an error response naming it, never a silent cut ------------------ */
 
-#define SRV_MAX_URL 8192            /* request target (path and query), bytes: 414 */
-#define SRV_MAX_KEY 48              /* one decoded query key, bytes: 414 */
-#define SRV_MAX_VALUE 1024          /* one decoded query value, bytes: 414 */
-#define SRV_MAX_PARAMS 48           /* query parameters of one request: 414 */
-#define SRV_MAX_BODY (256 * 1024)   /* request body (a scenario file, nccl-tests output): 413 */
-#define SRV_MAX_SWEEP_POINTS 4096   /* points of one sweep or plot: 400 */
-#define SRV_CONN_MEMORY (32 * 1024) /* libmicrohttpd's buffer per connection: request line and
+#define SRV_MAX_URL 8192          /* request target (path and query), bytes: 414 */
+#define SRV_MAX_KEY 48            /* one decoded query key, bytes: 414 */
+#define SRV_MAX_VALUE 1024        /* one decoded query value, bytes: 414 */
+#define SRV_MAX_PARAMS 48         /* query parameters of one request: 414 */
+#define SRV_MAX_BODY (256 * 1024) /* request body (a scenario file, nccl-tests output): 413 */
+#define SRV_MAX_SWEEP_POINTS 4096 /* points of one sweep or plot: 400 */
+#define SRV_CONN_MEMORY                                                                            \
+    (32 * 1024)                 /* libmicrohttpd's buffer per connection: request line and
                                        headers beyond it are refused by libmicrohttpd itself */
-#define SRV_MAX_CONNECTIONS 512     /* open connections at once (more wait in the backlog) */
-#define SRV_MAX_THREADS 64          /* --threads */
-#define SRV_DEFAULT_TIMEOUT 10      /* seconds: a request must be complete within it; idle
+#define SRV_MAX_CONNECTIONS 512 /* open connections at once (more wait in the backlog) */
+#define SRV_MAX_THREADS 64      /* --threads */
+#define SRV_DEFAULT_TIMEOUT                                                                        \
+    10 /* seconds: a request must be complete within it; idle
                                        keep-alive connections are closed after it */
 
 /* ---- one request and its response ----------------------------------------------------------- */
@@ -49,27 +51,27 @@ typedef struct srv_query {
 
 typedef struct srv_response {
     int status;
-    const char *type;         /* Content-Type */
-    char *body;               /* the payload; NULL with len 0 for none */
+    const char *type; /* Content-Type */
+    char *body;       /* the payload; NULL with len 0 for none */
     size_t len;
     void (*free_body)(void *); /* NULL: body is static */
-    const char *allow;        /* the Allow header of a 405, or NULL */
-    const char *cache;        /* Cache-Control, or NULL for no-store */
-    char warning[300];        /* an X-Dpas-Warning header (printable ASCII), or "" */
+    const char *allow;         /* the Allow header of a 405, or NULL */
+    const char *cache;         /* Cache-Control, or NULL for no-store */
+    char warning[300];         /* an X-Dpas-Warning header (printable ASCII), or "" */
 } srv_response;
 
 typedef struct srv_request {
-    int method;                /* SRV_GET, SRV_HEAD or SRV_POST */
+    int method; /* SRV_GET, SRV_HEAD or SRV_POST */
     const char *method_name;
-    const char *path;          /* raw path, without the query */
-    const char *rest;          /* a prefix route's resource name, decoded; else NULL */
-    const char *raw_query;     /* after the '?', undecoded (srv_route decodes it) */
+    const char *path;      /* raw path, without the query */
+    const char *rest;      /* a prefix route's resource name, decoded; else NULL */
+    const char *raw_query; /* after the '?', undecoded (srv_route decodes it) */
     size_t raw_query_len;
-    srv_query *query;          /* decoded by srv_route before the handler runs */
-    const char *body;          /* POST body (NUL-terminated), or NULL */
+    srv_query *query; /* decoded by srv_route before the handler runs */
+    const char *body; /* POST body (NUL-terminated), or NULL */
     size_t body_len;
-    const char *content_type;  /* or NULL */
-    const dpas_registry *reg;  /* the built-in registry, loaded once, read-only */
+    const char *content_type; /* or NULL */
+    const dpas_registry *reg; /* the built-in registry, loaded once, read-only */
 } srv_request;
 
 /* An error response: the library's error object (dpas_render_error_json) with this status. */
@@ -142,9 +144,9 @@ typedef struct srv_options {
     const char *bind; /* a numeric IPv4 or IPv6 address */
     int port;         /* 0: any free port */
     int threads;
-    int timeout;      /* seconds */
-    int quiet;        /* no access log */
-    FILE *log;        /* where "listening on", warnings and the access log go */
+    int timeout; /* seconds */
+    int quiet;   /* no access log */
+    FILE *log;   /* where "listening on", warnings and the access log go */
 } srv_options;
 
 typedef struct srv_server srv_server;

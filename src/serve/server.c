@@ -35,20 +35,20 @@ struct srv_server {
     srv_options opt;
     pthread_mutex_t lock; /* the connection list and last_log */
     srv_conn *conns;
-    char last_log[256];   /* libmicrohttpd's last message (for a failure to start) */
-    int running;          /* started: libmicrohttpd's messages are printed, not only kept */
+    char last_log[256]; /* libmicrohttpd's last message (for a failure to start) */
+    int running;        /* started: libmicrohttpd's messages are printed, not only kept */
 };
 
 /* One request, from its request line (uri_log) to the end of its response (completed). */
 typedef struct srv_req {
     srv_conn *conn;
     struct timespec start;
-    char *uri;           /* the raw request target, at most SRV_MAX_URL bytes of it */
-    size_t uri_len;      /* its full length */
+    char *uri;      /* the raw request target, at most SRV_MAX_URL bytes of it */
+    size_t uri_len; /* its full length */
     char *body;
     size_t body_len, body_cap;
     int started, answered;
-    int too_large;       /* a body over SRV_MAX_BODY (or one that could not be stored) */
+    int too_large; /* a body over SRV_MAX_BODY (or one that could not be stored) */
     int status;
     size_t bytes;
     char method[16], version[16];
@@ -95,13 +95,14 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* everything the client wrote is escaped: a log line cannot be forged from a request */
     log_text(target, sizeof target, q->uri ? q->uri : "", q->uri ? strlen(q->uri) : 0);
-    log_text(method, sizeof method, q->method[0] ? q->method : "-", q->method[0] ? strlen(q->method) : 1);
+    log_text(method, sizeof method, q->method[0] ? q->method : "-",
+             q->method[0] ? strlen(q->method) : 1);
     log_text(version, sizeof version, q->version, strlen(q->version));
     const char *note = "";
     if (!q->answered) {
         snprintf(status, sizeof status, "-");
         note = dropped ? " (dropped: the request was not complete in time)"
-               : toe == MHD_REQUEST_TERMINATED_WITH_ERROR ? " (refused by libmicrohttpd)"
+               : toe == MHD_REQUEST_TERMINATED_WITH_ERROR      ? " (refused by libmicrohttpd)"
                : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? " (server stopping)"
                : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? " (timeout)"
                                                                : " (closed by the client)";
@@ -150,8 +151,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         *socket_context = k;
         if (!k)
             return; /* no deadline for this one; libmicrohttpd's inactivity timeout still holds */
-        const union MHD_ConnectionInfo *fd = S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-        const union MHD_ConnectionInfo *ad = S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const union MHD_ConnectionInfo *fd =
+            S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ad =
+            S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         k->fd = fd ? fd->connect_fd : -1;
         snprintf(k->peer, sizeof k->peer, "-");
         if (ad && ad->client_addr) {
@@ -218,7 +221,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
         memcpy(q->uri, uri, keep);
         q->uri[keep] = '\0';
     }
-    const union MHD_ConnectionInfo *ci = S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const union MHD_ConnectionInfo *ci =
+        S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     q->conn = ci ? ci->socket_context : NULL;
     return q;
 }
@@ -226,8 +230,10 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req *q, srv_response *r)
 {
     struct MHD_Response *resp =
-        r->free_body ? S->mhd.MHD_create_response_from_buffer_with_free_callback(r->len, r->body, r->free_body)
-                     : S->mhd.MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_PERSISTENT);
+        r->free_body
+            ? S->mhd.MHD_create_response_from_buffer_with_free_callback(r->len, r->body,
+                                                                        r->free_body)
+            : S->mhd.MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_PERSISTENT);
     if (!resp) {
         if (r->free_body)
             r->free_body(r->body);
@@ -237,9 +243,11 @@ static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req 
              S->mhd.MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Content-Security-Policy", SRV_CSP) == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Referrer-Policy", "no-referrer") == MHD_YES &&
-             S->mhd.MHD_add_response_header(resp, "Cache-Control", r->cache ? r->cache : "no-store") == MHD_YES &&
+             S->mhd.MHD_add_response_header(resp, "Cache-Control",
+                                            r->cache ? r->cache : "no-store") == MHD_YES &&
              (!r->allow || S->mhd.MHD_add_response_header(resp, "Allow", r->allow) == MHD_YES) &&
-             (!r->warning[0] || S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES);
+             (!r->warning[0] ||
+              S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES);
     enum MHD_Result rc = ok ? S->mhd.MHD_queue_response(c, (unsigned)r->status, resp) : MHD_NO;
     S->mhd.MHD_destroy_response(resp);
     q->answered = 1;
@@ -259,7 +267,10 @@ static enum MHD_Result refuse(srv_server *S, struct MHD_Connection *c, srv_req *
 
 static int method_of(const char *m)
 {
-    return !strcmp(m, "GET") ? SRV_GET : !strcmp(m, "HEAD") ? SRV_HEAD : !strcmp(m, "POST") ? SRV_POST : 0;
+    return !strcmp(m, "GET")    ? SRV_GET
+           : !strcmp(m, "HEAD") ? SRV_HEAD
+           : !strcmp(m, "POST") ? SRV_POST
+                                : 0;
 }
 
 /* A complete request: route it and answer. */
@@ -335,8 +346,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             if (errno || *end || n > SRV_MAX_BODY) {
                 char msg[160];
                 snprintf(msg, sizeof msg,
-                         "the request body (Content-Length %.40s) is over the limit of %d bytes", cl,
-                         SRV_MAX_BODY);
+                         "the request body (Content-Length %.40s) is over the limit of %d bytes",
+                         cl, SRV_MAX_BODY);
                 return refuse(S, c, q, 413, DPAS_ERANGE, "body", msg);
             }
         }
@@ -438,24 +449,21 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
         err->code = DPAS_EINVAL;
         snprintf(err->field, sizeof err->field, "--bind");
         snprintf(err->message, sizeof err->message,
-                 "--bind must be a numeric IPv4 or IPv6 address (127.0.0.1, ::1, 0.0.0.0), got \"%.100s\"",
+                 "--bind must be a numeric IPv4 or IPv6 address (127.0.0.1, ::1, 0.0.0.0), got "
+                 "\"%.100s\"",
                  opt->bind);
         srv_stop(S);
         return NULL;
     }
     S->daemon = S->mhd.MHD_start_daemon(
-        flags, (uint16_t)opt->port, NULL, NULL, on_request, S,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, S, /* first, so that every message goes through it */
-        MHD_OPTION_SOCK_ADDR, sa,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opt->threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->timeout,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONN_MEMORY,
-        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, S,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, S,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, S,
-        MHD_OPTION_END);
+        flags, (uint16_t)opt->port, NULL, NULL, on_request, S, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+        S, /* first, so that every message goes through it */
+        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opt->threads,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)opt->timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONN_MEMORY,
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_URI_LOG_CALLBACK, on_uri, S,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, S, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        S, MHD_OPTION_END);
     if (!S->daemon) {
         err->code = DPAS_EIO;
         snprintf(err->message, sizeof err->message, "cannot listen on %s port %d: %s", opt->bind,
@@ -466,7 +474,8 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
     pthread_mutex_lock(&S->lock);
     S->running = 1;
     pthread_mutex_unlock(&S->lock);
-    const union MHD_DaemonInfo *info = S->mhd.MHD_get_daemon_info(S->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info =
+        S->mhd.MHD_get_daemon_info(S->daemon, MHD_DAEMON_INFO_BIND_PORT);
     *port = info ? info->port : opt->port;
     return S;
 }

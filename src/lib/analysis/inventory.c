@@ -6,20 +6,37 @@
 #include <string.h>
 
 static const dpas_convention conventions[] = {
-    {"zero16", {16, 1},
+    {"zero16",
+     {16, 1},
      "mixed-precision Adam training state: fp16 weights and gradients, fp32 master weights, "
      "momentum and variance",
-     "ZeRO, Rajbhandari et al. 2019: 2P + 2P + KP = 16P with K = 12", 1},
-    {"megatron18", {18, 1}, "Megatron-LM's accounting of mixed-precision Adam training state",
-     "NVIDIA/Megatron-LM issue #654", 1},
-    {"mlsysim_ckpt", {14, 1}, "resumable Adam checkpoint",
-     "mlsysim CHECKPOINT_BYTES_PER_PARAM_ADAM", 0},
-    {"adam_state", {12, 1}, "Adam optimizer state only: fp32 master weights, momentum, variance",
-     "ZeRO (K = 12); EleutherAI, Transformer Math 101", 0},
-    {"sgd_momentum", {8, 1}, "SGD with momentum: fp32 weights and momentum",
-     "EleutherAI, Transformer Math 101", 0},
-    {"adam_8bit", {6, 1}, "8-bit Adam optimizer state (bitsandbytes)",
-     "EleutherAI, Transformer Math 101", 0},
+     "ZeRO, Rajbhandari et al. 2019: 2P + 2P + KP = 16P with K = 12",
+     1},
+    {"megatron18",
+     {18, 1},
+     "Megatron-LM's accounting of mixed-precision Adam training state",
+     "NVIDIA/Megatron-LM issue #654",
+     1},
+    {"mlsysim_ckpt",
+     {14, 1},
+     "resumable Adam checkpoint",
+     "mlsysim CHECKPOINT_BYTES_PER_PARAM_ADAM",
+     0},
+    {"adam_state",
+     {12, 1},
+     "Adam optimizer state only: fp32 master weights, momentum, variance",
+     "ZeRO (K = 12); EleutherAI, Transformer Math 101",
+     0},
+    {"sgd_momentum",
+     {8, 1},
+     "SGD with momentum: fp32 weights and momentum",
+     "EleutherAI, Transformer Math 101",
+     0},
+    {"adam_8bit",
+     {6, 1},
+     "8-bit Adam optimizer state (bitsandbytes)",
+     "EleutherAI, Transformer Math 101",
+     0},
     {"sgd_ckpt", {4, 1}, "SGD checkpoint", "mlsysim CHECKPOINT_BYTES_PER_PARAM_SGD", 0},
 };
 #define NCONV (sizeof conventions / sizeof conventions[0])
@@ -51,8 +68,8 @@ int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero
     if (zero_stage < 0 || zero_stage > 3)
         return dpas__fail(err, DPAS_EINVAL, "zero", "zero stage must be 0, 1, 2 or 3, got %d",
                           zero_stage);
-    out->accelerators_per_replica =
-        dpas__ratio((uint64_t)s->nodes * (uint64_t)s->accelerators_per_node, (uint64_t)s->dp_degree);
+    out->accelerators_per_replica = dpas__ratio(
+        (uint64_t)s->nodes * (uint64_t)s->accelerators_per_node, (uint64_t)s->dp_degree);
     if (zero_stage && strcmp(c->name, "zero16"))
         return dpas__fail(err, DPAS_EINVAL, "zero",
                           "ZeRO stages partition the zero16 state; got convention %s", c->name);
@@ -63,13 +80,18 @@ int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero
     const uint64_t P = s->parameters, n = (uint64_t)s->dp_degree;
     /* ZeRO's per-replica bytes: stage 1 partitions the optimizer state (K = 12), stage 2 also
      * the fp16 gradients, stage 3 also the fp16 weights. */
-    static const struct { uint64_t whole, part; } zero[4] = {{16, 0}, {4, 12}, {2, 14}, {0, 16}};
+    static const struct {
+        uint64_t whole, part;
+    } zero[4] = {{16, 0}, {4, 12}, {2, 14}, {0, 16}};
     dpas_bytes whole_part, shared;
     if (zero_stage == 0) {
-        if ((rc = dpas__bytes_field(dpas_bytes_of(P, c->width, &out->state, err), "state_bytes", err)))
+        if ((rc = dpas__bytes_field(dpas_bytes_of(P, c->width, &out->state, err), "state_bytes",
+                                    err)))
             return rc;
-    } else if ((rc = dpas_bytes_of(P, (dpas_rational){zero[zero_stage].whole, 1}, &whole_part, err)) ||
-               (rc = dpas__bytes_scaled(P, (dpas_rational){zero[zero_stage].part, 1}, 1, n, &shared, err)) ||
+    } else if ((rc = dpas_bytes_of(P, (dpas_rational){zero[zero_stage].whole, 1}, &whole_part,
+                                   err)) ||
+               (rc = dpas__bytes_scaled(P, (dpas_rational){zero[zero_stage].part, 1}, 1, n, &shared,
+                                        err)) ||
                (rc = dpas__bytes_add(whole_part, shared, &out->state, err))) {
         return dpas__bytes_field(rc, "state_bytes", err);
     }

@@ -70,9 +70,15 @@ static const dpas_rule rules[] = {
 size_t dpas_rule_count(void) { return NRULES; }
 const dpas_rule *dpas_rule_at(size_t i) { return i < NRULES ? &rules[i] : NULL; }
 
-static const struct { const char *alias, *name; } aliases[] = {
-    {"mda", "brute"},         {"geomed", "geometric_median"}, {"rfa", "geometric_median"},
-    {"cc", "centered_clipping"}, {"signsgd", "sign_majority"}, {"trmean", "trimmed_mean"},
+static const struct {
+    const char *alias, *name;
+} aliases[] = {
+    {"mda", "brute"},
+    {"geomed", "geometric_median"},
+    {"rfa", "geometric_median"},
+    {"cc", "centered_clipping"},
+    {"signsgd", "sign_majority"},
+    {"trmean", "trimmed_mean"},
     {"multikrum", "multi_krum"},
 };
 
@@ -160,7 +166,8 @@ int dpas_rule_min_n(const dpas_rule *r, int64_t f, int64_t *min_n, dpas_error *e
         return 0;
     }
     int64_t v;
-    if (__builtin_mul_overflow(f, (int64_t)r->a, &v) || __builtin_add_overflow(v, (int64_t)r->b, &v))
+    if (__builtin_mul_overflow(f, (int64_t)r->a, &v) ||
+        __builtin_add_overflow(v, (int64_t)r->b, &v))
         return dpas__fail(err, DPAS_ERANGE, "f", "f = %lld is too large", (long long)f);
     *min_n = v;
     return 0;
@@ -180,25 +187,20 @@ double dpas_rule_flops(const dpas_rule *r, int64_t n, uint64_t d, int64_t iterat
         lg++;
     switch (r->id) {
     case DPAS_RULE_MEAN:
-    case DPAS_RULE_SIGN_MAJORITY:
-        return N * D;
-    case DPAS_RULE_MEDIAN:
-        return 2 * N * D; /* selection: about two passes over the n values */
+    case DPAS_RULE_SIGN_MAJORITY: return N * D;
+    case DPAS_RULE_MEDIAN: return 2 * N * D; /* selection: about two passes over the n values */
     case DPAS_RULE_TRIMMED_MEAN:
-    case DPAS_RULE_MEAMED:
-        return N * D * lg; /* sort per coordinate */
+    case DPAS_RULE_MEAMED: return N * D * lg; /* sort per coordinate */
     case DPAS_RULE_KRUM:
     case DPAS_RULE_MULTI_KRUM:
     case DPAS_RULE_NNM:
     case DPAS_RULE_BRUTE:
         return 3 * N * (N - 1) / 2 * D; /* pairwise squared distances: sub, mul, add */
-    case DPAS_RULE_BULYAN:
-        return 3 * N * (N - 1) / 2 * D + N * D * lg;
+    case DPAS_RULE_BULYAN: return 3 * N * (N - 1) / 2 * D + N * D * lg;
     case DPAS_RULE_GEOMETRIC_MEDIAN:
     case DPAS_RULE_CENTERED_CLIPPING:
         return T * 4 * N * D; /* per iteration: n distances to the iterate and a weighted sum */
-    case DPAS_RULE_COUNT:
-        break;
+    case DPAS_RULE_COUNT: break;
     }
     return N * D;
 }

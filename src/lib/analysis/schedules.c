@@ -12,8 +12,10 @@
 static const struct {
     const char *name, *summary, *source;
 } scheds[DPAS_SCHED_COUNT] = {
-    {"allreduce", "ring AllReduce of the sum: reduce-scatter then all-gather, 2(N-1)/N s per worker",
-     "Patarasuk and Yuan 2009 (bandwidth-optimal ring); Thakur, Rabenseifner and Gropp 2005; mlsysim"},
+    {"allreduce",
+     "ring AllReduce of the sum: reduce-scatter then all-gather, 2(N-1)/N s per worker",
+     "Patarasuk and Yuan 2009 (bandwidth-optimal ring); Thakur, Rabenseifner and Gropp 2005; "
+     "mlsysim"},
     {"allgather", "all-gather every replica's gradient, then the rule locally: (N-1) s per worker",
      "the seed's gather_factor; nccl-tests AllGather"},
     {"ps", "parameter server on one worker: its link receives (N-1) s, then broadcasts (N-1) s",
@@ -21,7 +23,8 @@ static const struct {
     {"ps_separate", "parameter server on its own node: its link receives N s, then sends N s",
      "Li et al., OSDI 2014 (parameter server)"},
     {"sharded", "all-to-all of shards, the rule per shard, all-gather of results: 2(N-1)/N s",
-     "BTARD, Gorbunov et al. 2022 (yandex-research/btard: scatter, CenteredClip per shard, all_gather)"},
+     "BTARD, Gorbunov et al. 2022 (yandex-research/btard: scatter, CenteredClip per shard, "
+     "all_gather)"},
     {"sharded_distance",
      "sharded, plus an AllReduce of partial squared distances (N(N-1)/2 fp64) or, for iterative "
      "rules, of N partial norms per iteration: 2(N-1)/N s + O(N^2) scalars",
@@ -50,10 +53,7 @@ int dpas_schedule_from_name(const char *name)
     return -1;
 }
 
-static bool is_iterative(const dpas_rule *r)
-{
-    return r && (r->caps & DPAS_RULE_CAP_ITERATIVE);
-}
+static bool is_iterative(const dpas_rule *r) { return r && (r->caps & DPAS_RULE_CAP_ITERATIVE); }
 
 int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **why)
 {
@@ -67,8 +67,7 @@ int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **
         break;
     case DPAS_SCHED_ALLGATHER:
     case DPAS_SCHED_PS:
-    case DPAS_SCHED_PS_SEPARATE:
-        break; /* every gradient arrives whole: any rule */
+    case DPAS_SCHED_PS_SEPARATE: break; /* every gradient arrives whole: any rule */
     case DPAS_SCHED_SHARDED:
         if (!(r->caps & DPAS_RULE_CAP_COORDINATEWISE))
             w = "needs distances or norms of whole gradients (use sharded_distance)";
@@ -163,15 +162,15 @@ int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const 
                               "2^64 scalars of 8 B; byte counts stop below 2^64 bytes",
                               (unsigned long long)n);
         dpas_rational b = {SCALAR_BYTES, 1};
-        if ((rc = dpas__bytes_field(dpas__bytes_scaled((uint64_t)scalars, b, 2 * (n - 1), n,
-                                                       &out->scalars, err),
-                                    "scalar_bytes", err)) ||
+        if ((rc = dpas__bytes_field(
+                 dpas__bytes_scaled((uint64_t)scalars, b, 2 * (n - 1), n, &out->scalars, err),
+                 "scalar_bytes", err)) ||
             (rc = dpas__bytes_field(dpas__bytes_add(out->sent, out->scalars, &out->sent, err),
                                     "bytes_per_worker", err)))
             return rc;
         dpas__u128 more = (dpas__u128)(2 * (n - 1)) * rounds;
         if ((rc = add_messages(&out->messages, more > UINT64_MAX ? UINT64_MAX : (uint64_t)more,
-                                sched, n, err)))
+                               sched, n, err)))
             return rc;
     }
     out->received = out->sent;
@@ -181,8 +180,9 @@ int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const 
 int dpas_scenario_links(const dpas_scenario *s, dpas_links *out, dpas_error *err)
 {
     if (!s->fabric_entry)
-        return dpas__fail(err, DPAS_EINVAL, "fleet.fabric",
-                          "time needs the fleet's fabric: use a registry fleet or give fleet.fabric");
+        return dpas__fail(
+            err, DPAS_EINVAL, "fleet.fabric",
+            "time needs the fleet's fabric: use a registry fleet or give fleet.fabric");
     if (!s->node_entry)
         return dpas__fail(err, DPAS_EINVAL, "fleet.node",
                           "time needs the fleet's node: use a registry fleet or give fleet.node");
@@ -197,7 +197,8 @@ int dpas_ring_allreduce_time(double bytes, int64_t n, double bw, double lat, dou
                              dpas_error *err)
 {
     if (n < 1)
-        return dpas__fail(err, DPAS_EINVAL, "n_gpus", "n_gpus must be >= 1, got %lld", (long long)n);
+        return dpas__fail(err, DPAS_EINVAL, "n_gpus", "n_gpus must be >= 1, got %lld",
+                          (long long)n);
     if (!(bw > 0) || !(lat >= 0) || !(bytes >= 0))
         return dpas__fail(err, DPAS_EINVAL, "bandwidth",
                           "bandwidth must be > 0 and latency and bytes >= 0");
@@ -210,10 +211,11 @@ int dpas_hierarchical_allreduce_time(double bytes, int64_t nodes, int64_t g, con
                                      double *seconds, dpas_error *err)
 {
     if (g < 1 || nodes < 1)
-        return dpas__fail(err, DPAS_EINVAL, "nodes", "nodes and accelerators per node must be >= 1");
+        return dpas__fail(err, DPAS_EINVAL, "nodes",
+                          "nodes and accelerators per node must be >= 1");
     double inter;
-    int rc = dpas_ring_allreduce_time(bytes / (double)g, nodes, L->inter_bandwidth, L->inter_latency,
-                                      &inter, err);
+    int rc = dpas_ring_allreduce_time(bytes / (double)g, nodes, L->inter_bandwidth,
+                                      L->inter_latency, &inter, err);
     if (rc)
         return rc;
     double k = (double)(g - 1);
@@ -231,8 +233,7 @@ static double flat_time(dpas_schedule_id sched, double x, double workers, const 
         return 0.0;
     switch (sched) {
     case DPAS_SCHED_ALLREDUCE:
-    case DPAS_SCHED_SHARDED:
-        return 2 * k / workers * x / bw + 2 * k * lat;
+    case DPAS_SCHED_SHARDED: return 2 * k / workers * x / bw + 2 * k * lat;
     case DPAS_SCHED_SHARDED_DISTANCE: {
         double t = 2 * k / workers * x / bw + 2 * k * lat;
         double rounds = 1, scalars = workers * k / 2;
@@ -242,20 +243,17 @@ static double flat_time(dpas_schedule_id sched, double x, double workers, const 
         }
         return t + rounds * (2 * k / workers * scalars * SCALAR_BYTES / bw + 2 * k * lat);
     }
-    case DPAS_SCHED_ALLGATHER:
-        return k * x / bw + k * lat;
+    case DPAS_SCHED_ALLGATHER: return k * x / bw + k * lat;
     case DPAS_SCHED_PS: /* the server's link receives, then sends */
         return 2 * k * x / bw + 2 * lat;
-    case DPAS_SCHED_PS_SEPARATE:
-        return 2 * workers * x / bw + 2 * lat;
-    default: /* in-network: up and down the full-duplex link at once */
-        return x / bw + 2 * lat;
+    case DPAS_SCHED_PS_SEPARATE: return 2 * workers * x / bw + 2 * lat;
+    default: /* in-network: up and down the full-duplex link at once */ return x / bw + 2 * lat;
     }
 }
 
 int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
-                       int64_t iterations, dpas_topology topo, const dpas_links *L,
-                       double *seconds, dpas_error *err)
+                       int64_t iterations, dpas_topology topo, const dpas_links *L, double *seconds,
+                       dpas_error *err)
 {
     int rc;
     if ((unsigned)sched >= DPAS_SCHED_COUNT)
@@ -292,9 +290,10 @@ int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dpa
         participants = N;
         links = (nodes * gpn) / N;
     }
-    double intra = gpn > 1 ? 2 * ((gpn - 1) / gpn * payload / L->intra_bandwidth +
-                                  (gpn - 1) * L->intra_latency)
-                           : 0.0;
+    double intra =
+        gpn > 1
+            ? 2 * ((gpn - 1) / gpn * payload / L->intra_bandwidth + (gpn - 1) * L->intra_latency)
+            : 0.0;
     *seconds = intra + flat_time(sched, payload / links, participants, rule, iterations,
                                  L->inter_bandwidth, L->inter_latency);
     return 0;

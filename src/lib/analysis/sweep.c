@@ -20,12 +20,12 @@ static const struct {
     {"schedule", "--schedule"},
 };
 
-static const char *const extra_metrics[] = {"bytes_per_worker",   "bytes_received",
-                                            "scalar_bytes",       "ratio_to_allreduce",
-                                            "time_flat_s",        "time_hierarchical_s",
-                                            "max_f"};
+static const char *const extra_metrics[] = {
+    "bytes_per_worker", "bytes_received",      "scalar_bytes", "ratio_to_allreduce",
+    "time_flat_s",      "time_hierarchical_s", "max_f"};
 
-_Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT, "metrics follow the attributes");
+_Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT,
+               "metrics follow the attributes");
 
 const char *dpas_sweep_input_name(dpas_sweep_input in)
 {
@@ -250,18 +250,19 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
     else if (in == DPAS_SWEEP_PARAMETERS)
         ok = (a->u = calloc(cap, sizeof *a->u)) != NULL;
     else
-        ok = (a->label = calloc(cap, sizeof *a->label)) && (a->entry = calloc(cap, sizeof *a->entry)) &&
+        ok = (a->label = calloc(cap, sizeof *a->label)) &&
+             (a->entry = calloc(cap, sizeof *a->entry)) &&
              (a->width = calloc(cap, sizeof *a->width)) &&
              (a->schedule = calloc(cap, sizeof *a->schedule));
     if (!ok) {
         dpas_sweep_axis_free(a);
         return oom(err);
     }
-    for (const char *p = text;; ) {
+    for (const char *p = text;;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
         char *t = dup_n(p, l), q[96];
-        int rc = !t ? oom(err)
+        int rc = !t   ? oom(err)
                  : !l ? dpas__fail(err, DPAS_EINVAL, field, "%s: an empty value in the list %s",
                                    field, dpas__quote(text, q, sizeof q))
                       : parse_item(a, a->n, t, field, reg, convention, err);
@@ -336,8 +337,8 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
 }
 
 /* The point's inputs: the base with the axes' values. */
-static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s,
-                  const dpas_rule **r, int *sched, dpas_cell *cells)
+static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s, const dpas_rule **r,
+                  int *sched, dpas_cell *cells)
 {
     for (int k = 0; k < sw->naxes; k++) {
         const dpas_sweep_axis *x = &sw->axes[k];
@@ -424,11 +425,11 @@ int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cell
                 return rc;
             tflat = ns.seconds;
         }
-        if (have && ((!sw->net && (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
-                                                           DPAS_TOPO_FLAT, &L, &tflat, err))) ||
-                     (s.node_entry &&
-                      (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
-                                               DPAS_TOPO_HIERARCHICAL, &L, &thier, err)))))
+        if (have &&
+            ((!sw->net && (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
+                                                   DPAS_TOPO_FLAT, &L, &tflat, err))) ||
+             (s.node_entry && (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
+                                                       DPAS_TOPO_HIERARCHICAL, &L, &thier, err)))))
             return rc;
     }
     if (y)

@@ -5,18 +5,32 @@
 
 size_t dpas_sizeof(const char *t)
 {
-    static const struct { const char *name; size_t size; } sizes[] = {
-        {"dpas_error", sizeof(dpas_error)},       {"dpas_rational", sizeof(dpas_rational)},
-        {"dpas_bytes", sizeof(dpas_bytes)},       {"dpas_scenario", sizeof(dpas_scenario)},
-        {"dpas_report", sizeof(dpas_report)},     {"dpas_value", sizeof(dpas_value)},
-        {"dpas_model", sizeof(dpas_model)},       {"dpas_hardware", sizeof(dpas_hardware)},
-        {"dpas_node", sizeof(dpas_node)},         {"dpas_fabric", sizeof(dpas_fabric)},
-        {"dpas_fleet", sizeof(dpas_fleet)},       {"dpas_named_scenario", sizeof(dpas_named_scenario)},
-        {"dpas_cost_opts", sizeof(dpas_cost_opts)}, {"dpas_rule", sizeof(dpas_rule)},
-        {"dpas_render_opts", sizeof(dpas_render_opts)}, {"dpas_cost", sizeof(dpas_cost)},
-        {"dpas_cost_row", sizeof(dpas_cost_row)}, {"dpas_cost_view", sizeof(dpas_cost_view)},
-        {"dpas_rule_row", sizeof(dpas_rule_row)}, {"dpas_inventory_row", sizeof(dpas_inventory_row)},
-        {"dpas_memory", sizeof(dpas_memory)},     {"dpas_links", sizeof(dpas_links)},
+    static const struct {
+        const char *name;
+        size_t size;
+    } sizes[] = {
+        {"dpas_error", sizeof(dpas_error)},
+        {"dpas_rational", sizeof(dpas_rational)},
+        {"dpas_bytes", sizeof(dpas_bytes)},
+        {"dpas_scenario", sizeof(dpas_scenario)},
+        {"dpas_report", sizeof(dpas_report)},
+        {"dpas_value", sizeof(dpas_value)},
+        {"dpas_model", sizeof(dpas_model)},
+        {"dpas_hardware", sizeof(dpas_hardware)},
+        {"dpas_node", sizeof(dpas_node)},
+        {"dpas_fabric", sizeof(dpas_fabric)},
+        {"dpas_fleet", sizeof(dpas_fleet)},
+        {"dpas_named_scenario", sizeof(dpas_named_scenario)},
+        {"dpas_cost_opts", sizeof(dpas_cost_opts)},
+        {"dpas_rule", sizeof(dpas_rule)},
+        {"dpas_render_opts", sizeof(dpas_render_opts)},
+        {"dpas_cost", sizeof(dpas_cost)},
+        {"dpas_cost_row", sizeof(dpas_cost_row)},
+        {"dpas_cost_view", sizeof(dpas_cost_view)},
+        {"dpas_rule_row", sizeof(dpas_rule_row)},
+        {"dpas_inventory_row", sizeof(dpas_inventory_row)},
+        {"dpas_memory", sizeof(dpas_memory)},
+        {"dpas_links", sizeof(dpas_links)},
         {"dpas_convention", sizeof(dpas_convention)},
     };
     for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)

@@ -194,7 +194,7 @@ size_t dpas__fmt_g10(double v, char *b)
     /* extended precision keeps v x 10^k exact enough that only true ties can round apart */
     long double scaled = k >= 0 ? (long double)v * p10[k] : (long double)v / p10[-k];
     uint64_t m = (uint64_t)rintl(scaled); /* ties to even, as printf */
-    if (m >= 10000000000ull) { /* log10 fell short, or rounding carried */
+    if (m >= 10000000000ull) {            /* log10 fell short, or rounding carried */
         m = (m + 5) / 10;
         e++;
     } else if (m < 1000000000ull) { /* log10 overshot */

@@ -8,7 +8,8 @@ const char *dpas_strerror(int code)
 {
     switch (code) {
     case DPAS_OK: return "success";
-#define DPAS__ERRNO_TEXT(name, c, text, title) case DPAS_##name: return text;
+#define DPAS__ERRNO_TEXT(name, c, text, title)                                                     \
+    case DPAS_##name: return text;
         DPAS_ERRNO_MAP(DPAS__ERRNO_TEXT)
 #undef DPAS__ERRNO_TEXT
     default: return "unknown error";
@@ -18,7 +19,8 @@ const char *dpas_strerror(int code)
 const char *dpas_err_title(int code)
 {
     switch (code) {
-#define DPAS__ERRNO_TITLE(name, c, text, title) case DPAS_##name: return title;
+#define DPAS__ERRNO_TITLE(name, c, text, title)                                                    \
+    case DPAS_##name: return title;
         DPAS_ERRNO_MAP(DPAS__ERRNO_TITLE)
 #undef DPAS__ERRNO_TITLE
     default: return "invalid input";
@@ -29,15 +31,16 @@ const char *dpas_err_name(int code)
 {
     switch (code) {
     case DPAS_OK: return "OK";
-#define DPAS__ERRNO_NAME(name, c, text, title) case DPAS_##name: return #name;
+#define DPAS__ERRNO_NAME(name, c, text, title)                                                     \
+    case DPAS_##name: return #name;
         DPAS_ERRNO_MAP(DPAS__ERRNO_NAME)
 #undef DPAS__ERRNO_NAME
     default: return "EUNKNOWN";
     }
 }
 
-static int vfail(dpas_error *err, int code, const char *field, int line, int col,
-                 const char *fmt, va_list ap)
+static int vfail(dpas_error *err, int code, const char *field, int line, int col, const char *fmt,
+                 va_list ap)
 {
     if (err) {
         err->code = code;
@@ -58,8 +61,8 @@ int dpas__fail(dpas_error *err, int code, const char *field, const char *fmt, ..
     return code;
 }
 
-int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col,
-                  const char *fmt, ...)
+int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col, const char *fmt,
+                  ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -18,7 +18,8 @@ int dpas__read_file(const char *path, const char *what, size_t max, char **text,
      * descriptor: nothing can change between the check and the read. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: %s", what, path, strerror(errno));
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: %s", what, path,
+                          strerror(errno));
     const char *why = NULL;
     if (fstat(fd, &st) != 0)
         why = strerror(errno);
@@ -55,7 +56,8 @@ int dpas__read_file(const char *path, const char *what, size_t max, char **text,
         return dpas__fail(err, DPAS_ENOMEM, "file", "out of memory");
     if (bad) {
         free(buf);
-        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: %s", what, path, strerror(errno));
+        return dpas__fail(err, DPAS_EIO, "file", "cannot read %s%s: %s", what, path,
+                          strerror(errno));
     }
     buf[n] = '\0';
     *text = buf;

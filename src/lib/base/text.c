@@ -38,7 +38,10 @@ int dpas__strcasecmp(const char *a, const char *b)
     }
 }
 
-const char *dpas_quote(const char *text, char *buf, size_t cap) { return dpas__quote(text, buf, cap); }
+const char *dpas_quote(const char *text, char *buf, size_t cap)
+{
+    return dpas__quote(text, buf, cap);
+}
 
 const char *dpas__quote(const char *text, char *buf, size_t cap)
 {

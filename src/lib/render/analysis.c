@@ -261,18 +261,27 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     }
     dpas__buf src = {0};
     dpas__buf_printf(&src, "%s (%s)", name, c->source);
-    char *v[7] = {dpas__buf_finish(&src, NULL), bytes_value("", m->state, "", hs),
-                  bytes_value("", m->capacity, "", hc), NULL, bytes_value(sign, m->headroom, sign, hhum),
-                  NULL, NULL};
+    char *v[7] = {dpas__buf_finish(&src, NULL),
+                  bytes_value("", m->state, "", hs),
+                  bytes_value("", m->capacity, "", hc),
+                  NULL,
+                  bytes_value(sign, m->headroom, sign, hhum),
+                  NULL,
+                  NULL};
     dpas__buf x = {0};
     dpas__buf_printf(&x, "%s x %s", apr, s->node_entry->accelerator->name);
     v[3] = dpas__buf_finish(&x, NULL);
     v[5] = strdup(util);
     v[6] = strdup(m->fits ? "yes" : "no");
-    static const char *const k[] = {"state", "state_bytes", "capacity_bytes",
-                                    "accelerators_per_replica", "headroom_bytes", "utilisation",
+    static const char *const k[] = {"state",
+                                    "state_bytes",
+                                    "capacity_bytes",
+                                    "accelerators_per_replica",
+                                    "headroom_bytes",
+                                    "utilisation",
                                     "fits"};
-    static const dpas_column cols[2] = {{"quantity", DPAS_COL_TEXT, 0}, {"value", DPAS_COL_TEXT, 0}};
+    static const dpas_column cols[2] = {{"quantity", DPAS_COL_TEXT, 0},
+                                        {"value", DPAS_COL_TEXT, 0}};
     int rc = 0;
     for (int i = 0; i < 7; i++)
         if (!v[i])

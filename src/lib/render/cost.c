@@ -46,8 +46,8 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
         char bw[64], bw2[64];
         dpas_format_bytes_human((dpas_bytes){(uint64_t)L->inter_bandwidth, 0, 1}, DPAS_UNITS_SI, bw,
                                 sizeof bw);
-        dpas_format_bytes_human((dpas_bytes){(uint64_t)L->intra_bandwidth, 0, 1}, DPAS_UNITS_SI, bw2,
-                                sizeof bw2);
+        dpas_format_bytes_human((dpas_bytes){(uint64_t)L->intra_bandwidth, 0, 1}, DPAS_UNITS_SI,
+                                bw2, sizeof bw2);
         dpas__buf_puts(b, "links     fabric ");
         dpas__escape(b, DPAS_FORMAT_TEXT, c->fabric_name);
         dpas__buf_printf(b, " %s/s %g us; node ", bw, L->inter_latency * 1e6);
@@ -96,9 +96,10 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
         char from[96];
         snprintf(from, sizeof from, "%s%s%s%s", r->time_model ? r->time_model : "",
                  r->time_extrapolated || r->time_rescaled ? " (" : "",
-                 r->time_extrapolated ? (r->time_rescaled ? "extrapolated, " : "extrapolated")
-                                      : "",
-                 r->time_rescaled ? "rescaled)" : r->time_extrapolated ? ")" : "");
+                 r->time_extrapolated ? (r->time_rescaled ? "extrapolated, " : "extrapolated") : "",
+                 r->time_rescaled       ? "rescaled)"
+                 : r->time_extrapolated ? ")"
+                                        : "");
         size_t k = 0;
         cell[k++] = dpas_cell_text(name);
         cell[k++] = dpas_cell_text(dpas_schedule_name(r->schedule));
@@ -126,8 +127,9 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
     if (rc)
         return rc;
     if (c->unrealisable && !v->all)
-        dpas__buf_printf(b, "(%zu rule x schedule combinations are not realisable; --all lists "
-                            "them with the reason)\n",
+        dpas__buf_printf(b,
+                         "(%zu rule x schedule combinations are not realisable; --all lists "
+                         "them with the reason)\n",
                          c->unrealisable);
     for (size_t i = 0; i < c->nnotes; i++)
         dpas__buf_printf(b, "note: %s\n", c->notes[i]);
@@ -215,8 +217,8 @@ static int json_doc(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, d
         dpas__buf_puts(b, "null");
     dpas__buf_printf(b, ",\n  \"dp_degree\": %lld,\n  ", (long long)c->dp_degree);
     dpas__buf_json_bytes(b, "gradient_bytes", c->gradient_bytes); /* "_exact" too when rounded */
-    dpas__buf_printf(b, ",\n  \"steps\": %lld,\n  \"iterations\": %lld,\n",
-                     (long long)c->steps, (long long)c->iterations);
+    dpas__buf_printf(b, ",\n  \"steps\": %lld,\n  \"iterations\": %lld,\n", (long long)c->steps,
+                     (long long)c->iterations);
     if (c->net_kind >= 0)
         dpas__buf_printf(b, "  \"network_model\": \"%s\",\n", dpas_netmodel_kind_name(c->net_kind));
     dpas__buf_puts(b, "  \"links\": ");

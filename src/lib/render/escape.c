@@ -58,8 +58,8 @@ static unsigned long breaking(const unsigned char *p, size_t n)
         cp = ((p[0] & 0x1fUL) << 6) | (p[1] & 0x3fUL);
     else if (n == 3)
         cp = ((p[0] & 0x0fUL) << 12) | ((p[1] & 0x3fUL) << 6) | (p[2] & 0x3fUL);
-    if (cp == 0x85 || cp == 0x2028 || cp == 0x2029 || cp == 0x61c || cp == 0x200e ||
-        cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+    if (cp == 0x85 || cp == 0x2028 || cp == 0x2029 || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+        (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
         return cp;
     return 0;
 }
@@ -107,7 +107,8 @@ void dpas__escape(dpas__buf *b, int format, const char *s)
             else
                 dpas__buf_printf(b, "\\u%04lx", cp);
         } else if (format == DPAS_FORMAT_MARKDOWN) {
-            bool edge = c == '_' && (p == (const unsigned char *)s || !isalnum(p[-1]) || !isalnum(p[1]));
+            bool edge =
+                c == '_' && (p == (const unsigned char *)s || !isalnum(p[-1]) || !isalnum(p[1]));
             if (c == '\\' || c == '|' || c == '`' || c == '*' || c == '[' || c == ']' || edge)
                 dpas__buf_append(b, "\\", 1), dpas__buf_append(b, (const char *)p, 1);
             else if (c == '<')

@@ -17,25 +17,39 @@ static dpas_cell count_cell(uint64_t v) { return v ? dpas_cell_uint(v) : dpas_ce
 
 #define T DPAS_COL_TEXT
 #define R DPAS_COL_REAL
-static const dpas_column precision_cols[] = {{"name", T, 0}, {"bytes_per_param", DPAS_COL_BYTES, 0},
-                                             {"source", T, 0}};
-static const dpas_column model_cols[] = {{"path", T, 0}, {"name", T, 0},
+static const dpas_column precision_cols[] = {
+    {"name", T, 0}, {"bytes_per_param", DPAS_COL_BYTES, 0}, {"source", T, 0}};
+static const dpas_column model_cols[] = {{"path", T, 0},
+                                         {"name", T, 0},
                                          {"parameters", DPAS_COL_UINT, 0},
-                                         {"active_parameters", DPAS_COL_UINT, 0}, {"display", T, 0}};
-static const dpas_column hardware_cols[] = {{"path", T, 0}, {"name", T, 0},
-                                            {"memory_bytes", DPAS_COL_BYTES, 0}, {"peak_flops", R, 0},
-                                            {"hbm_bytes_per_s", R, 0}, {"nvlink_bytes_per_s", R, 0},
+                                         {"active_parameters", DPAS_COL_UINT, 0},
+                                         {"display", T, 0}};
+static const dpas_column hardware_cols[] = {{"path", T, 0},
+                                            {"name", T, 0},
+                                            {"memory_bytes", DPAS_COL_BYTES, 0},
+                                            {"peak_flops", R, 0},
+                                            {"hbm_bytes_per_s", R, 0},
+                                            {"nvlink_bytes_per_s", R, 0},
                                             {"tdp_watts", R, 0}};
-static const dpas_column node_cols[] = {{"path", T, 0}, {"name", T, 0}, {"accelerator", T, 0},
+static const dpas_column node_cols[] = {{"path", T, 0},
+                                        {"name", T, 0},
+                                        {"accelerator", T, 0},
                                         {"accelerators_per_node", DPAS_COL_INT, 0},
-                                        {"intra_bytes_per_s", R, 0}, {"intra_latency_s", R, 0}};
-static const dpas_column fabric_cols[] = {{"path", T, 0}, {"name", T, 0}, {"bytes_per_s", R, 0},
-                                          {"latency_s", R, 0}, {"topology", T, 0}};
-static const dpas_column fleet_cols[] = {{"path", T, 0}, {"name", T, 0}, {"node", T, 0},
-                                         {"nodes", DPAS_COL_INT, 0}, {"accelerators", DPAS_COL_INT, 0},
+                                        {"intra_bytes_per_s", R, 0},
+                                        {"intra_latency_s", R, 0}};
+static const dpas_column fabric_cols[] = {
+    {"path", T, 0}, {"name", T, 0}, {"bytes_per_s", R, 0}, {"latency_s", R, 0}, {"topology", T, 0}};
+static const dpas_column fleet_cols[] = {{"path", T, 0},
+                                         {"name", T, 0},
+                                         {"node", T, 0},
+                                         {"nodes", DPAS_COL_INT, 0},
+                                         {"accelerators", DPAS_COL_INT, 0},
                                          {"fabric", T, 0}};
-static const dpas_column scenario_cols[] = {{"path", T, 0}, {"name", T, 0}, {"workload", T, 0},
-                                            {"fleet", T, 0}, {"dp_degree", DPAS_COL_INT, 0},
+static const dpas_column scenario_cols[] = {{"path", T, 0},
+                                            {"name", T, 0},
+                                            {"workload", T, 0},
+                                            {"fleet", T, 0},
+                                            {"dp_degree", DPAS_COL_INT, 0},
                                             {"gradient_bytes_per_param", DPAS_COL_BYTES, 0},
                                             {"checkpoint_bytes_per_param", DPAS_COL_BYTES, 0},
                                             {"weight_bytes_per_param", DPAS_COL_BYTES, 0}};
@@ -48,7 +62,8 @@ static void cells_of(const dpas_registry *reg, int kind, size_t i, dpas_cell *c)
     switch (kind) {
     case -1: {
         const dpas_precision *p = dpas_precision_at(i);
-        c[0] = dpas_cell_text(p->name), c[1] = width_cell(p->width), c[2] = dpas_cell_text(p->source);
+        c[0] = dpas_cell_text(p->name), c[1] = width_cell(p->width),
+        c[2] = dpas_cell_text(p->source);
         return;
     }
     case DPAS_KIND_MODEL: {
@@ -109,8 +124,8 @@ char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_erro
         const dpas_column *cols;
         size_t n;
     } tables[] = {
-        {model_cols, 5}, {hardware_cols, 7}, {node_cols, 6}, {fabric_cols, 5}, {fleet_cols, 6},
-        {scenario_cols, 8},
+        {model_cols, 5},  {hardware_cols, 7}, {node_cols, 6},
+        {fabric_cols, 5}, {fleet_cols, 6},    {scenario_cols, 8},
     };
     if (kind < -1 || kind >= DPAS_KIND_COUNT) {
         dpas__fail(err, DPAS_EINVAL, "kind", "unknown registry kind %d", kind);

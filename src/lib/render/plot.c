@@ -33,7 +33,7 @@ struct canvas {
 /* ---- axes ---- */
 
 typedef struct axis {
-    int log;          /* 0, 2 or 10 */
+    int log; /* 0, 2 or 10 */
     int unit;
     double lo, hi;    /* in transformed space */
     double ticks[64]; /* in data space */
@@ -157,8 +157,10 @@ static int layout_fit(const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
             used++;
         }
     if (!used)
-        return dpas__fail(err, DPAS_EINVAL, "plot", "nothing to plot: no point has finite%s "
-                                                    "coordinates", sp->xlog || sp->ylog ? ", positive" : "");
+        return dpas__fail(err, DPAS_EINVAL, "plot",
+                          "nothing to plot: no point has finite%s "
+                          "coordinates",
+                          sp->xlog || sp->ylog ? ", positive" : "");
     axis_fit(&L->x, xl, xh);
     axis_fit(&L->y, yl, yh);
     return 0;
@@ -171,7 +173,8 @@ static double px(const layout *L, double v)
 
 static double py(const layout *L, double v)
 {
-    return L->H - L->bottom - (tf(&L->y, v) - L->y.lo) / (L->y.hi - L->y.lo) * (L->H - L->top - L->bottom);
+    return L->H - L->bottom -
+           (tf(&L->y, v) - L->y.lo) / (L->y.hi - L->y.lo) * (L->H - L->top - L->bottom);
 }
 
 static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
@@ -249,15 +252,19 @@ static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_
 /* User text (titles, series names) as XML: the writer's escaping, so it is valid UTF-8 too. */
 static void svg_escaped(dpas__buf *b, const char *s) { dpas__escape_xml(b, s); }
 
-static void svg_line(canvas *c, double x1, double y1, double x2, double y2, const char *color, double w)
+static void svg_line(canvas *c, double x1, double y1, double x2, double y2, const char *color,
+                     double w)
 {
-    dpas__buf_printf(c->ctx, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                             "stroke-width=\"%.1f\"/>\n", x1, y1, x2, y2, color, w);
+    dpas__buf_printf(c->ctx,
+                     "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                     "stroke-width=\"%.1f\"/>\n",
+                     x1, y1, x2, y2, color, w);
 }
 
 static void svg_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color)
 {
-    dpas__buf_printf(c->ctx, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
+    dpas__buf_printf(c->ctx, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                     color);
     for (size_t i = 0; i < n; i++)
         dpas__buf_printf(c->ctx, "%s%.2f,%.2f", i ? " " : "", xs[i], ys[i]);
     dpas__buf_puts(c->ctx, "\"/>\n");
@@ -265,14 +272,16 @@ static void svg_polyline(canvas *c, const double *xs, const double *ys, size_t n
 
 static void svg_dot(canvas *c, double x, double y, const char *color)
 {
-    dpas__buf_printf(c->ctx, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"%s\"/>\n", x, y, color);
+    dpas__buf_printf(c->ctx, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\" fill=\"%s\"/>\n", x, y,
+                     color);
 }
 
-static void svg_text(canvas *c, double x, double y, const char *s, int anchor, double size, int rotate)
+static void svg_text(canvas *c, double x, double y, const char *s, int anchor, double size,
+                     int rotate)
 {
     const char *a = anchor < 0 ? "start" : anchor > 0 ? "end" : "middle";
-    dpas__buf_printf(c->ctx, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.0f\" text-anchor=\"%s\"", x, y,
-                     size, a);
+    dpas__buf_printf(c->ctx, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.0f\" text-anchor=\"%s\"", x,
+                     y, size, a);
     if (rotate)
         dpas__buf_printf(c->ctx, " transform=\"rotate(%d %.2f %.2f)\"", rotate, x, y);
     dpas__buf_puts(c->ctx, ">");
@@ -280,9 +289,11 @@ static void svg_text(canvas *c, double x, double y, const char *s, int anchor, d
     dpas__buf_puts(c->ctx, "</text>\n");
 }
 
-static void svg_rect(canvas *c, double x, double y, double w, double h, const char *fill, const char *stroke)
+static void svg_rect(canvas *c, double x, double y, double w, double h, const char *fill,
+                     const char *stroke)
 {
-    dpas__buf_printf(c->ctx, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"", x, y,
+    dpas__buf_printf(c->ctx,
+                     "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"", x, y,
                      w, h, fill);
     if (stroke)
         dpas__buf_printf(c->ctx, " stroke=\"%s\"", stroke);
@@ -296,10 +307,12 @@ char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, d
         return NULL;
     dpas__buf b = {0};
     canvas c = {svg_line, svg_polyline, svg_dot, svg_text, svg_rect, &b};
-    dpas__buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                         "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-                     L.W, L.H, L.W, L.H);
+    dpas__buf_printf(
+        &b,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+        "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+        L.W, L.H, L.W, L.H);
     if (draw(&c, sp, s, ns, &L, err)) {
         free(b.data);
         return NULL;
@@ -314,13 +327,15 @@ char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, d
 /* cairo is opened when a PNG is drawn, not linked: linked, it and its dependency chain (X11,
  * fontconfig, freetype, ...) would double the start-up time of every dpas command. The table
  * lives on the stack of dpas_plot_png: no global state. */
-#define CAIRO_FUNCS(X)                                                                          \
-    X(cairo_image_surface_create) X(cairo_create) X(cairo_destroy) X(cairo_surface_write_to_png) \
-    X(cairo_surface_destroy) X(cairo_set_source_rgb) X(cairo_set_line_width) X(cairo_move_to)    \
-    X(cairo_line_to) X(cairo_stroke) X(cairo_arc) X(cairo_fill) X(cairo_select_font_face)        \
-    X(cairo_set_font_size) X(cairo_text_extents) X(cairo_save) X(cairo_translate)                \
-    X(cairo_rotate) X(cairo_show_text) X(cairo_restore) X(cairo_rectangle)                       \
-    X(cairo_fill_preserve) X(cairo_new_path) X(cairo_surface_status)
+/* clang-format off */
+#define CAIRO_FUNCS(X)                                                                      \
+    X(cairo_image_surface_create) X(cairo_create) X(cairo_destroy)                          \
+    X(cairo_surface_write_to_png) X(cairo_surface_destroy) X(cairo_set_source_rgb)          \
+    X(cairo_set_line_width) X(cairo_move_to) X(cairo_line_to) X(cairo_stroke) X(cairo_arc)  \
+    X(cairo_fill) X(cairo_select_font_face) X(cairo_set_font_size) X(cairo_text_extents)    \
+    X(cairo_save) X(cairo_translate) X(cairo_rotate) X(cairo_show_text) X(cairo_restore)    \
+    X(cairo_rectangle) X(cairo_fill_preserve) X(cairo_new_path) X(cairo_surface_status)
+/* clang-format on */
 
 typedef struct cairo_api {
 #define CAIRO_FIELD(f) __typeof__(&f) f;
@@ -334,11 +349,11 @@ static int cairo_open(cairo_api *api)
     api->handle = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!api->handle)
         return -1;
-#define CAIRO_LOAD(f)                                                                           \
-    *(void **)(&api->f) = dlsym(api->handle, #f);                                               \
-    if (!api->f) {                                                                              \
-        dlclose(api->handle);                                                                   \
-        return -1;                                                                              \
+#define CAIRO_LOAD(f)                                                                              \
+    *(void **)(&api->f) = dlsym(api->handle, #f);                                                  \
+    if (!api->f) {                                                                                 \
+        dlclose(api->handle);                                                                      \
+        return -1;                                                                                 \
     }
     CAIRO_FUNCS(CAIRO_LOAD)
 #undef CAIRO_LOAD
@@ -357,7 +372,8 @@ static void cr_color(const cr_ctx *x, const char *hex)
     x->api->cairo_set_source_rgb(x->cr, r / 255.0, g / 255.0, b / 255.0);
 }
 
-static void cr_line(canvas *c, double x1, double y1, double x2, double y2, const char *color, double w)
+static void cr_line(canvas *c, double x1, double y1, double x2, double y2, const char *color,
+                    double w)
 {
     const cr_ctx *x = c->ctx;
     cr_color(x, color);
@@ -386,12 +402,14 @@ static void cr_dot(canvas *c, double px_, double py_, const char *color)
     x->api->cairo_fill(x->cr);
 }
 
-static void cr_text(canvas *c, double tx, double ty, const char *s, int anchor, double size, int rotate)
+static void cr_text(canvas *c, double tx, double ty, const char *s, int anchor, double size,
+                    int rotate)
 {
     const cr_ctx *x = c->ctx;
     cairo_text_extents_t e;
     cr_color(x, "#000000");
-    x->api->cairo_select_font_face(x->cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    x->api->cairo_select_font_face(x->cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                                   CAIRO_FONT_WEIGHT_NORMAL);
     x->api->cairo_set_font_size(x->cr, size);
     x->api->cairo_text_extents(x->cr, s, &e);
     double dx = anchor < 0 ? 0 : anchor > 0 ? -e.x_advance : -e.x_advance / 2;
@@ -404,7 +422,8 @@ static void cr_text(canvas *c, double tx, double ty, const char *s, int anchor, 
     x->api->cairo_restore(x->cr);
 }
 
-static void cr_rect(canvas *c, double rx, double ry, double w, double h, const char *fill, const char *stroke)
+static void cr_rect(canvas *c, double rx, double ry, double w, double h, const char *fill,
+                    const char *stroke)
 {
     const cr_ctx *x = c->ctx;
     x->api->cairo_rectangle(x->cr, rx, ry, w, h);
@@ -442,8 +461,9 @@ int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, con
         return rc;
     cairo_api api;
     if (cairo_open(&api))
-        return dpas__fail(err, DPAS_EINVAL, "plot", "cannot load libcairo.so.2 (install libcairo2): "
-                                                    "write an .svg instead");
+        return dpas__fail(err, DPAS_EINVAL, "plot",
+                          "cannot load libcairo.so.2 (install libcairo2): "
+                          "write an .svg instead");
     cairo_surface_t *surf = api.cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)L.W, (int)L.H);
     cr_ctx x = {&api, api.cairo_create(surf)};
     canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, &x};
@@ -457,8 +477,9 @@ int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, con
     return rc;
 #else
     (void)sp, (void)s, (void)ns, (void)path;
-    return dpas__fail(err, DPAS_EINVAL, "plot", "this dpas was built without cairo: write an .svg "
-                                                "instead (or install libcairo2-dev and rebuild)");
+    return dpas__fail(err, DPAS_EINVAL, "plot",
+                      "this dpas was built without cairo: write an .svg "
+                      "instead (or install libcairo2-dev and rebuild)");
 #endif
 }
 

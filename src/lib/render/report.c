@@ -23,8 +23,8 @@ size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, s
  * bare number, UNITS_BARE_MARKED (CSV, markdown cells) the number without its unit, marked when
  * rounded. */
 enum { UNITS_JSON = -1, UNITS_BARE_MARKED = -2 };
-static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int units,
-                       char *buf, size_t cap)
+static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int units, char *buf,
+                       size_t cap)
 {
     dpas_value v;
     if (dpas_report_get(r, a, &v, NULL)) {
@@ -46,7 +46,8 @@ static void value_text(const dpas_report *r, dpas_attr a, bool python_reals, int
         if (units != UNITS_JSON && !dpas_bytes_is_decimal(v.bytes)) {
             char f[64];
             dpas_format_bytes_fraction(v.bytes, f, sizeof f);
-            snprintf(frac, sizeof frac, "%s (rounded; exactly %s)", units == UNITS_BARE_MARKED ? "" : " B", f);
+            snprintf(frac, sizeof frac, "%s (rounded; exactly %s)",
+                     units == UNITS_BARE_MARKED ? "" : " B", f);
         }
         bool small = v.bytes.whole < 1000;
         if (units == DPAS_UNITS_BYTES || units < 0 || small)
@@ -75,9 +76,7 @@ static void explain_text(const dpas_scenario *s, const dpas_report *r, dpas_attr
                  (long long)s->nodes, (long long)s->accelerators_per_node, v);
         break;
     case DPAS_ATTR_NODES:
-    case DPAS_ATTR_ACCELERATORS_PER_NODE:
-        snprintf(buf, cap, "%s = %s", eq, v);
-        break;
+    case DPAS_ATTR_ACCELERATORS_PER_NODE: snprintf(buf, cap, "%s = %s", eq, v); break;
     case DPAS_ATTR_ACCELERATORS_PER_REPLICA:
         snprintf(buf, cap, "%s = %lld / %lld = %s", eq, (long long)r->accelerators, n, v);
         break;
@@ -101,9 +100,7 @@ static void explain_text(const dpas_scenario *s, const dpas_report *r, dpas_attr
         else
             snprintf(buf, cap, "%s = 2 x (%lld - 1) / %lld = %s", eq, n, n, v);
         break;
-    case DPAS_ATTR_GATHER_FACTOR:
-        snprintf(buf, cap, "%s = %lld - 1 = %s", eq, n, v);
-        break;
+    case DPAS_ATTR_GATHER_FACTOR: snprintf(buf, cap, "%s = %lld - 1 = %s", eq, n, v); break;
     case DPAS_ATTR_GATHER_TRAFFIC_RATIO: {
         if (r->undefined & (1u << a)) {
             snprintf(buf, cap, "%s: undefined, %s", eq, dpas_report_undefined_reason(r, a));
@@ -307,9 +304,18 @@ static int render_inputs_md(dpas__buf *b, const dpas_scenario *s, const dpas_ren
         dpas__escape(b, DPAS_FORMAT_MARKDOWN, o->label);
         dpas__buf_puts(b, "\n\n");
     }
-    const char *cells[] = {"workload", wl.data ? wl.data : "", "fleet", fl.data ? fl.data : "",
-                           "dp_degree", dp, "gradient_bytes_per_param", w[0],
-                           "checkpoint_bytes_per_param", w[1], "weight_bytes_per_param", w[2]};
+    const char *cells[] = {"workload",
+                           wl.data ? wl.data : "",
+                           "fleet",
+                           fl.data ? fl.data : "",
+                           "dp_degree",
+                           dp,
+                           "gradient_bytes_per_param",
+                           w[0],
+                           "checkpoint_bytes_per_param",
+                           w[1],
+                           "weight_bytes_per_param",
+                           w[2]};
     int rc = wl.oom || fl.oom ? dpas__fail(err, DPAS_ENOMEM, "", "out of memory")
                               : write_table(b, DPAS_FORMAT_MARKDOWN, cols, 2, cells, 6, err);
     free(wl.data);
@@ -364,8 +370,8 @@ static int render_rows(dpas__buf *b, const dpas_scenario *s, const dpas_report *
     return write_table(b, csv ? DPAS_FORMAT_CSV : DPAS_FORMAT_MARKDOWN, cols, 4, cells, n, err);
 }
 
-char *dpas_render_report(const dpas_scenario *s, const dpas_report *r,
-                         const dpas_render_opts *o, dpas_error *err)
+char *dpas_render_report(const dpas_scenario *s, const dpas_report *r, const dpas_render_opts *o,
+                         dpas_error *err)
 {
     dpas_render_opts def = {0};
     if (!o)

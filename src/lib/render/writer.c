@@ -12,13 +12,13 @@ struct dpas_writer {
     dpas_writer_opts o;
     dpas_sink_fn sink;
     void *ctx;
-    int rc;           /* the first error; every later call returns it */
+    int rc; /* the first error; every later call returns it */
     size_t nrows;
     bool header_done;
     /* aligned text: every cell held, escaped, until the end */
-    char **held;      /* nrows * ncols strings */
+    char **held; /* nrows * ncols strings */
     size_t held_cap;
-    size_t *widths;   /* code points */
+    size_t *widths; /* code points */
     dpas__buf line;
 };
 
@@ -34,7 +34,8 @@ int dpas_writer_new(const dpas_column *cols, size_t ncols, const dpas_writer_opt
 {
     *out = NULL;
     if (!cols || !ncols || !sink)
-        return dpas__fail(err, DPAS_EINVAL, "columns", "a table needs at least one column and a sink");
+        return dpas__fail(err, DPAS_EINVAL, "columns",
+                          "a table needs at least one column and a sink");
     if ((unsigned)o->format > DPAS_FORMAT_MARKDOWN)
         return dpas__fail(err, DPAS_EINVAL, "format", "unknown format %d", (int)o->format);
     dpas_writer *w = calloc(1, sizeof *w);
@@ -92,7 +93,8 @@ static int flush(dpas_writer *w, dpas_error *err)
 }
 
 /* The cell's value as the format shows it, escaped, appended to b. */
-static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_cell *v, dpas__buf *b)
+static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_cell *v,
+                      dpas__buf *b)
 {
     const int f = w->o.format;
     const bool pretty = f == DPAS_FORMAT_TEXT || f == DPAS_FORMAT_MARKDOWN;
@@ -140,7 +142,8 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
             if (fb.oom)
                 b->oom = true;
             else if (f == DPAS_FORMAT_TEXT)
-                dpas__buf_append(b, fb.data, fb.len); /* digits, spaces, '/', ';': nothing to escape */
+                dpas__buf_append(b, fb.data,
+                                 fb.len); /* digits, spaces, '/', ';': nothing to escape */
             else
                 dpas__escape(b, f, fb.data);
             free(fb.data);
@@ -183,7 +186,8 @@ static void header(dpas_writer *w)
         if (f == DPAS_FORMAT_CSV) {
             dpas__escape(b, f, w->cols[c].name);
         } else { /* streamed text: fixed widths, numbers right-aligned */
-            size_t l = dpas__utf8_width(w->cols[c].name), pad = l < w->widths[c] ? w->widths[c] - l : 0;
+            size_t l = dpas__utf8_width(w->cols[c].name),
+                   pad = l < w->widths[c] ? w->widths[c] - l : 0;
             if (numeric(&w->cols[c]))
                 dpas__buf_printf(b, "%*s", (int)pad, "");
             dpas__escape(b, f, w->cols[c].name);

@@ -37,15 +37,22 @@ static const attr_info attrs[DPAS_ATTR_COUNT] = {
      "Dimensionless per-worker ring AllReduce bytes per gradient byte, from "
      "calc_ring_allreduce_data_factor.",
      "calc_ring_allreduce_data_factor(dp_degree)", DPAS_VALUE_REAL},
-    {"gather_factor", "1", "Per-worker gathered gradient copies from the other data-parallel replicas.",
-     "dp_degree - 1", DPAS_VALUE_INT},
+    {"gather_factor", "1",
+     "Per-worker gathered gradient copies from the other data-parallel replicas.", "dp_degree - 1",
+     DPAS_VALUE_INT},
     {"gather_traffic_ratio", "1",
      "Dimensionless all-gather-to-ring-AllReduce traffic ratio; requires more than one replica.",
      "gather_factor / allreduce_factor", DPAS_VALUE_REAL},
 };
 
-const char *dpas_attr_name(dpas_attr a) { return (unsigned)a < DPAS_ATTR_COUNT ? attrs[a].name : NULL; }
-const char *dpas_attr_unit(dpas_attr a) { return (unsigned)a < DPAS_ATTR_COUNT ? attrs[a].unit : NULL; }
+const char *dpas_attr_name(dpas_attr a)
+{
+    return (unsigned)a < DPAS_ATTR_COUNT ? attrs[a].name : NULL;
+}
+const char *dpas_attr_unit(dpas_attr a)
+{
+    return (unsigned)a < DPAS_ATTR_COUNT ? attrs[a].unit : NULL;
+}
 const char *dpas_attr_description(dpas_attr a)
 {
     return (unsigned)a < DPAS_ATTR_COUNT ? attrs[a].description : NULL;
@@ -70,7 +77,8 @@ int dpas_attr_from_name(const char *name)
 int dpas_ring_allreduce_factor(int64_t n, double *out, dpas_error *err)
 {
     if (n < 1)
-        return dpas__fail(err, DPAS_EINVAL, "n_gpus", "n_gpus must be >= 1, got %lld", (long long)n);
+        return dpas__fail(err, DPAS_EINVAL, "n_gpus", "n_gpus must be >= 1, got %lld",
+                          (long long)n);
     /* 2(n-1)/n rounded once (2(n-1) < 2^64): (2.0 * (n-1)) / n rounds three times past 2^53 */
     *out = n == 1 ? 0.0 : dpas__ratio(2 * (uint64_t)(n - 1), (uint64_t)n);
     return 0;
@@ -97,8 +105,8 @@ int dpas_scenario_validate(const dpas_scenario *s, dpas_error *err)
                           s->workload ? s->workload : "unnamed");
     if (s->parameters > (uint64_t)DPAS_MAX_COUNT)
         return dpas__fail(err, DPAS_ERANGE, "workload.parameters",
-                          "workload.parameters must be <= %lld, got %llu", (long long)DPAS_MAX_COUNT,
-                          (unsigned long long)s->parameters);
+                          "workload.parameters must be <= %lld, got %llu",
+                          (long long)DPAS_MAX_COUNT, (unsigned long long)s->parameters);
     if (s->nodes < 1)
         return dpas__fail(err, DPAS_EINVAL, "nodes", "nodes must be >= 1, got %lld",
                           (long long)s->nodes);
@@ -130,7 +138,8 @@ int dpas_scenario_validate(const dpas_scenario *s, dpas_error *err)
     return 0;
 }
 
-static int bytes_attr(const char *attr, uint64_t p, dpas_rational w, dpas_bytes *out, dpas_error *err)
+static int bytes_attr(const char *attr, uint64_t p, dpas_rational w, dpas_bytes *out,
+                      dpas_error *err)
 {
     return dpas__bytes_field(dpas_bytes_of(p, w, out, err), attr, err);
 }

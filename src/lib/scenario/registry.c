@@ -23,10 +23,10 @@ struct dpas_registry {
     size_t n[DPAS_KIND_COUNT];
 };
 
-static const char *kind_names[DPAS_KIND_COUNT] = {"model", "hardware", "node",
-                                                  "fabric", "fleet", "scenario"};
-static const char *kind_keys[DPAS_KIND_COUNT] = {"models", "hardware", "nodes",
-                                                 "fabrics", "fleets", "scenarios"};
+static const char *kind_names[DPAS_KIND_COUNT] = {"model",  "hardware", "node",
+                                                  "fabric", "fleet",    "scenario"};
+static const char *kind_keys[DPAS_KIND_COUNT] = {"models",  "hardware", "nodes",
+                                                 "fabrics", "fleets",   "scenarios"};
 
 const char *dpas_kind_name(dpas_kind kind)
 {
@@ -96,8 +96,8 @@ static size_t distance(const char *a, const char *b)
     return row[lb];
 }
 
-int dpas_registry_find(const dpas_registry *reg, dpas_kind kind, const char *name,
-                       const void **out, dpas_error *err)
+int dpas_registry_find(const dpas_registry *reg, dpas_kind kind, const char *name, const void **out,
+                       dpas_error *err)
 {
     char q[96];
     const char *kn = dpas_kind_name(kind);
@@ -148,8 +148,8 @@ int dpas_registry_find(const dpas_registry *reg, dpas_kind kind, const char *nam
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", s);
     }
-    return dpas__fail(err, DPAS_ENOENT, kn, "unknown %s %s; closest: %s (see: dpas list %s)",
-                      kn, dpas__quote(name, q, sizeof q), list[0] ? list : "none",
+    return dpas__fail(err, DPAS_ENOENT, kn, "unknown %s %s; closest: %s (see: dpas list %s)", kn,
+                      dpas__quote(name, q, sizeof q), list[0] ? list : "none",
                       kind == DPAS_KIND_HARDWARE ? "hardware" : kind_keys[kind]);
 }
 
@@ -224,10 +224,18 @@ static int get_count(loader *L, json_t *obj, const char *key, bool required, uin
 /* "80 GiB" and the like: a whole number and a binary or decimal byte unit. */
 static int get_size(loader *L, json_t *obj, const char *key, dpas_bytes *out)
 {
-    static const struct { const char *u; uint64_t f; } units[] = {
-        {"B", 1}, {"kB", 1000ull}, {"MB", 1000000ull}, {"GB", 1000000000ull},
-        {"TB", 1000000000000ull}, {"KiB", 1ull << 10}, {"MiB", 1ull << 20},
-        {"GiB", 1ull << 30}, {"TiB", 1ull << 40}};
+    static const struct {
+        const char *u;
+        uint64_t f;
+    } units[] = {{"B", 1},
+                 {"kB", 1000ull},
+                 {"MB", 1000000ull},
+                 {"GB", 1000000000ull},
+                 {"TB", 1000000000000ull},
+                 {"KiB", 1ull << 10},
+                 {"MiB", 1ull << 20},
+                 {"GiB", 1ull << 30},
+                 {"TiB", 1ull << 40}};
     const char *s;
     int rc = get_str(L, obj, key, true, &s);
     if (rc)
@@ -278,7 +286,8 @@ static int load_entry(loader *L, dpas_kind kind, size_t i, json_t *o)
     dpas_registry *reg = L->reg;
     const char *path, *display, *source;
     int rc;
-    if ((rc = get_str(L, o, "path", true, &path)) || (rc = get_str(L, o, "display", false, &display)) ||
+    if ((rc = get_str(L, o, "path", true, &path)) ||
+        (rc = get_str(L, o, "display", false, &display)) ||
         (rc = get_str(L, o, "source", true, &source)))
         return rc;
     if (!display)
@@ -392,16 +401,16 @@ int dpas_registry_load_json(const char *text, size_t len, dpas_registry **out, d
         return DPAS_EPARSE;
     }
     loader L = {reg, err, ""};
-    size_t sizes[DPAS_KIND_COUNT] = {sizeof(dpas_model), sizeof(dpas_hardware), sizeof(dpas_node),
-                                     sizeof(dpas_fabric), sizeof(dpas_fleet),
-                                     sizeof(dpas_named_scenario)};
+    size_t sizes[DPAS_KIND_COUNT] = {sizeof(dpas_model), sizeof(dpas_hardware),
+                                     sizeof(dpas_node),  sizeof(dpas_fabric),
+                                     sizeof(dpas_fleet), sizeof(dpas_named_scenario)};
     void **arrays[DPAS_KIND_COUNT] = {(void **)&reg->models, (void **)&reg->hardware,
-                                      (void **)&reg->nodes, (void **)&reg->fabrics,
+                                      (void **)&reg->nodes,  (void **)&reg->fabrics,
                                       (void **)&reg->fleets, (void **)&reg->scenarios};
     /* Kinds load in dependency order: a node names hardware, a fleet names a node and a fabric,
      * a scenario names a model and a fleet. */
     static const dpas_kind order[DPAS_KIND_COUNT] = {DPAS_KIND_MODEL, DPAS_KIND_HARDWARE,
-                                                     DPAS_KIND_NODE, DPAS_KIND_FABRIC,
+                                                     DPAS_KIND_NODE,  DPAS_KIND_FABRIC,
                                                      DPAS_KIND_FLEET, DPAS_KIND_SCENARIO};
     int rc = 0;
     for (int k = 0; k < DPAS_KIND_COUNT && !rc; k++) {

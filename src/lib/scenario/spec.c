@@ -82,9 +82,9 @@ int dpas_input_from_name(const char *name)
 
 typedef struct val {
     bool set;
-    char *text; /* NULL with set: explicitly none */
+    char *text;     /* NULL with set: explicitly none */
     char field[64]; /* a flag or a file path of the input table: all fit */
-    char *origin; /* "file.yaml:3:5: ", "file.json: " (JSON values carry no position), or NULL */
+    char *origin;   /* "file.yaml:3:5: ", "file.json: " (JSON values carry no position), or NULL */
     int line, col;
 } val;
 
@@ -203,7 +203,8 @@ static int wfail(walker *W, int code, const char *field, int line, int col, cons
     char msg[400];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
     if (line)
-        return dpas__fail_at(W->err, code, field, line, col, "%s:%d:%d: %s", W->file, line, col, msg);
+        return dpas__fail_at(W->err, code, field, line, col, "%s:%d:%d: %s", W->file, line, col,
+                             msg);
     return dpas__fail(W->err, code, field, "%s: %s", W->file, msg);
 }
 
@@ -225,8 +226,13 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
     char path[160], qk[96];
     snprintf(path, sizeof path, "%s%s%s", parent, *parent ? "." : "", key);
     dpas__quote(key, qk, sizeof qk); /* user text in a message: quoted, escaped, bounded */
-    static const char *top[] = {"name", "scenario", "workload", "fleet", "dp_degree",
-                                "gradient_bytes_per_param", "checkpoint_bytes_per_param",
+    static const char *top[] = {"name",
+                                "scenario",
+                                "workload",
+                                "fleet",
+                                "dp_degree",
+                                "gradient_bytes_per_param",
+                                "checkpoint_bytes_per_param",
                                 "weight_bytes_per_param"};
     int k = -1;
     if (!*parent) {
@@ -294,7 +300,8 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
         return wfail(W, DPAS_EPARSE, path, line, col, "%s must be a scalar, got %s", path,
                      type_name(type));
     if (type == T_NULL && k != K_WEIGHTS)
-        return wfail(W, DPAS_EPARSE, path, line, col, "%s must have a value, got null%s", path, NULL);
+        return wfail(W, DPAS_EPARSE, path, line, col, "%s must have a value, got null%s", path,
+                     NULL);
     return set_val(W->spec, k, type == T_NULL ? NULL : text, path, W->file, line, col, W->err);
 }
 
@@ -309,7 +316,8 @@ static int yaml_type(yaml_node_t *n)
         return T_SEQ;
     const char *t = (const char *)n->data.scalar.value;
     if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-        if (!*t || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
+        if (!*t || !strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") ||
+            !strcmp(t, "NULL"))
             return T_NULL;
         if (!strcmp(t, "true") || !strcmp(t, "false") || !strcmp(t, "True") || !strcmp(t, "False"))
             return T_BOOL;
@@ -319,7 +327,8 @@ static int yaml_type(yaml_node_t *n)
 
 static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const char *parent)
 {
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
         yaml_node_t *k = yaml_document_get_node(doc, p->key);
         yaml_node_t *v = yaml_document_get_node(doc, p->value);
         int kl = (int)k->start_mark.line + 1, kc = (int)k->start_mark.column + 1;
@@ -328,8 +337,8 @@ static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const cha
         const char *key = (const char *)k->data.scalar.value;
         /* a "\0" escape would cut the text where C reads it: refused, as in JSON files */
         if (strlen(key) != k->data.scalar.length)
-            return wfail(W, DPAS_EPARSE, parent, kl, kc, "a key contains a NUL character%s%s",
-                         NULL, NULL);
+            return wfail(W, DPAS_EPARSE, parent, kl, kc, "a key contains a NUL character%s%s", NULL,
+                         NULL);
         if (v->type == YAML_SCALAR_NODE &&
             strlen((const char *)v->data.scalar.value) != v->data.scalar.length)
             return wfail(W, DPAS_EPARSE, key, (int)v->start_mark.line + 1,
@@ -344,8 +353,9 @@ static int yaml_map(walker *W, yaml_document_t *doc, yaml_node_t *map, const cha
         }
         int t = yaml_type(v);
         int vl = (int)v->start_mark.line + 1, vc = (int)v->start_mark.column + 1;
-        int rc = apply(W, parent, key, t, t == T_SCALAR || t == T_BOOL ? (const char *)v->data.scalar.value : NULL,
-                       kl, kc, vl, vc);
+        int rc = apply(W, parent, key, t,
+                       t == T_SCALAR || t == T_BOOL ? (const char *)v->data.scalar.value : NULL, kl,
+                       kc, vl, vc);
         if (rc)
             return rc;
         if (t == T_MAP) {
@@ -403,8 +413,10 @@ static int load_yaml(walker *W, const char *text, size_t len)
         }
     }
     if (!root)
-        rc = wfail(W, DPAS_EPARSE, "file", 0, 0, "the file is empty; expected a mapping of "
-                                                  "scenario inputs%s%s", NULL, NULL);
+        rc = wfail(W, DPAS_EPARSE, "file", 0, 0,
+                   "the file is empty; expected a mapping of "
+                   "scenario inputs%s%s",
+                   NULL, NULL);
     else if (root->type != YAML_MAPPING_NODE)
         rc = wfail(W, DPAS_EPARSE, "file", (int)root->start_mark.line + 1,
                    (int)root->start_mark.column + 1,
@@ -446,7 +458,8 @@ static int json_kind(json_t *v)
     case JSON_OBJECT: return T_MAP;
     case JSON_ARRAY: return T_SEQ;
     case JSON_NULL: return T_NULL;
-    case JSON_TRUE: case JSON_FALSE: return T_BOOL;
+    case JSON_TRUE:
+    case JSON_FALSE: return T_BOOL;
     default: return T_SCALAR;
     }
 }
@@ -455,7 +468,8 @@ static int json_map(walker *W, json_t *obj, const char *parent)
 {
     const char *key;
     json_t *v;
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         int t = json_kind(v);
         char text[64] = "";
         char path[160];
@@ -517,14 +531,18 @@ int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, int is_js
 {
     walker W = {spec, origin ? origin : "<input>", err, false};
     if (memchr(text, '\0', len))
-        return wfail(&W, DPAS_EPARSE, "file", 0, 0, "the file contains a NUL byte; expected "
-                                                     "YAML or JSON text%s%s", NULL, NULL);
+        return wfail(&W, DPAS_EPARSE, "file", 0, 0,
+                     "the file contains a NUL byte; expected "
+                     "YAML or JSON text%s%s",
+                     NULL, NULL);
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
         i++;
     if (i == len)
-        return wfail(&W, DPAS_EPARSE, "file", 0, 0, "the file is empty; expected a mapping of "
-                                                     "scenario inputs%s%s", NULL, NULL);
+        return wfail(&W, DPAS_EPARSE, "file", 0, 0,
+                     "the file is empty; expected a mapping of "
+                     "scenario inputs%s%s",
+                     NULL, NULL);
     if (is_json < 0 && text[i] == '{')
         return load_json(&W, text, len, true);
     return is_json > 0 ? load_json(&W, text, len, false) : load_yaml(&W, text, len);
@@ -579,14 +597,17 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
     const void *e;
     int rc;
     if (V[K_SCENARIO].text) {
-        if ((rc = at(&V[K_SCENARIO], dpas_registry_find(reg, DPAS_KIND_SCENARIO, V[K_SCENARIO].text, &e, err), err)))
+        if ((rc =
+                 at(&V[K_SCENARIO],
+                    dpas_registry_find(reg, DPAS_KIND_SCENARIO, V[K_SCENARIO].text, &e, err), err)))
             return rc;
         *out = ((const dpas_named_scenario *)e)->scenario;
         spec->scenario_path = ((const dpas_named_scenario *)e)->path;
     }
     /* workload */
     if (V[K_MODEL].text) {
-        if ((rc = at(&V[K_MODEL], dpas_registry_find(reg, DPAS_KIND_MODEL, V[K_MODEL].text, &e, err), err)))
+        if ((rc = at(&V[K_MODEL],
+                     dpas_registry_find(reg, DPAS_KIND_MODEL, V[K_MODEL].text, &e, err), err)))
             return rc;
         const dpas_model *m = e;
         if (!m->parameters)
@@ -599,22 +620,28 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
         out->parameters = m->parameters;
         out->workload = m->path;
     } else if (V[K_PARAMS].set) {
-        if ((rc = at(&V[K_PARAMS], dpas_parse_count(V[K_PARAMS].field, V[K_PARAMS].text, &out->parameters, err), err)))
+        if ((rc = at(&V[K_PARAMS],
+                     dpas_parse_count(V[K_PARAMS].field, V[K_PARAMS].text, &out->parameters, err),
+                     err)))
             return rc;
         if (out->parameters == 0)
-            return at(&V[K_PARAMS], dpas__fail(err, DPAS_EINVAL, V[K_PARAMS].field,
-                                               "%s must be > 0, got %s", V[K_PARAMS].field,
-                                               V[K_PARAMS].text), err);
+            return at(&V[K_PARAMS],
+                      dpas__fail(err, DPAS_EINVAL, V[K_PARAMS].field, "%s must be > 0, got %s",
+                                 V[K_PARAMS].field, V[K_PARAMS].text),
+                      err);
         /* the name as given, not a copy cut to a buffer (borrowed from spec, as documented) */
         out->workload = V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom";
     } else if (V[K_WORKLOAD_NAME].set) {
-        return at(&V[K_WORKLOAD_NAME], missing("workload.parameters", "an inline workload needs parameters", err), err);
+        return at(&V[K_WORKLOAD_NAME],
+                  missing("workload.parameters", "an inline workload needs parameters", err), err);
     } else if (!out->workload) {
-        return missing("workload", "give --model NAME or --params COUNT, or workload: in the file", err);
+        return missing("workload", "give --model NAME or --params COUNT, or workload: in the file",
+                       err);
     }
     /* fleet */
     if (V[K_FLEET].text) {
-        if ((rc = at(&V[K_FLEET], dpas_registry_find(reg, DPAS_KIND_FLEET, V[K_FLEET].text, &e, err), err)))
+        if ((rc = at(&V[K_FLEET],
+                     dpas_registry_find(reg, DPAS_KIND_FLEET, V[K_FLEET].text, &e, err), err)))
             return rc;
         const dpas_fleet *f = e;
         out->fleet_entry = f;
@@ -624,17 +651,20 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
         out->accelerators_per_node = f->node->accelerators_per_node;
         out->fleet = f->path;
     }
-    bool inline_fleet = V[K_NODES].set || V[K_APN].set || V[K_NODE].set || V[K_FABRIC].set ||
-                        V[K_FLEET_NAME].set;
+    bool inline_fleet =
+        V[K_NODES].set || V[K_APN].set || V[K_NODE].set || V[K_FABRIC].set || V[K_FLEET_NAME].set;
     if (inline_fleet) {
         if (V[K_NODE].text) {
-            if ((rc = at(&V[K_NODE], dpas_registry_find(reg, DPAS_KIND_NODE, V[K_NODE].text, &e, err), err)))
+            if ((rc = at(&V[K_NODE],
+                         dpas_registry_find(reg, DPAS_KIND_NODE, V[K_NODE].text, &e, err), err)))
                 return rc;
             out->node_entry = e;
             out->accelerators_per_node = out->node_entry->accelerators_per_node;
         }
         if (V[K_FABRIC].text) {
-            if ((rc = at(&V[K_FABRIC], dpas_registry_find(reg, DPAS_KIND_FABRIC, V[K_FABRIC].text, &e, err), err)))
+            if ((rc =
+                     at(&V[K_FABRIC],
+                        dpas_registry_find(reg, DPAS_KIND_FABRIC, V[K_FABRIC].text, &e, err), err)))
                 return rc;
             out->fabric_entry = e;
         }
@@ -643,17 +673,21 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
         if (V[K_APN].set) {
             if ((rc = parse_pos_int(&V[K_APN], &out->accelerators_per_node, err)))
                 return rc;
-            if (out->node_entry && out->accelerators_per_node != out->node_entry->accelerators_per_node)
+            if (out->node_entry &&
+                out->accelerators_per_node != out->node_entry->accelerators_per_node)
                 out->node_entry = NULL; /* no longer that node */
         }
         if (!out->nodes && !V[K_NODES].set)
-            return missing("nodes", "give --nodes N or fleet.nodes in the file, or a registry fleet", err);
+            return missing("nodes",
+                           "give --nodes N or fleet.nodes in the file, or a registry fleet", err);
         if (!out->accelerators_per_node && !V[K_APN].set)
-            return missing("accelerators_per_node",
-                           "give --accelerators-per-node N or fleet.accelerators_per_node, or a registry node", err);
+            return missing(
+                "accelerators_per_node",
+                "give --accelerators-per-node N or fleet.accelerators_per_node, or a registry node",
+                err);
         const dpas_fleet *f = out->fleet_entry;
-        if (f && out->nodes == f->count && out->accelerators_per_node == f->node->accelerators_per_node &&
-            !V[K_FLEET_NAME].set) {
+        if (f && out->nodes == f->count &&
+            out->accelerators_per_node == f->node->accelerators_per_node && !V[K_FLEET_NAME].set) {
             /* the overrides restate the registry fleet */
         } else {
             out->fleet_entry = NULL;
@@ -666,9 +700,9 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
             else
                 dpas__buf_puts(&l, "custom");
             char *label = dpas__buf_finish(&l, err);
-            char **more = label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) *
-                                                                   sizeof *more)
-                                : NULL;
+            char **more =
+                label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) * sizeof *more)
+                      : NULL;
             if (!more) {
                 free(label);
                 return dpas__fail(err, DPAS_ENOMEM, "fleet", "out of memory");
@@ -678,7 +712,9 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
             out->fleet = label;
         }
     } else if (!out->fleet) {
-        return missing("fleet", "give --fleet NAME or --nodes N --accelerators-per-node N, or fleet: in the file", err);
+        return missing(
+            "fleet",
+            "give --fleet NAME or --nodes N --accelerators-per-node N, or fleet: in the file", err);
     }
     /* dp_degree and widths */
     if (V[K_DP].set) {
@@ -687,9 +723,15 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
     } else if (!V[K_SCENARIO].text) {
         return missing("dp_degree", "give --dp N or dp_degree: in the file", err);
     }
-    struct { int k; dpas_rational *w; const char *how; } widths[] = {
-        {K_GRAD, &out->gradient_bytes_per_param, "give --grad WIDTH or gradient_bytes_per_param: in the file"},
-        {K_CKPT, &out->checkpoint_bytes_per_param, "give --ckpt WIDTH or checkpoint_bytes_per_param: in the file"},
+    struct {
+        int k;
+        dpas_rational *w;
+        const char *how;
+    } widths[] = {
+        {K_GRAD, &out->gradient_bytes_per_param,
+         "give --grad WIDTH or gradient_bytes_per_param: in the file"},
+        {K_CKPT, &out->checkpoint_bytes_per_param,
+         "give --ckpt WIDTH or checkpoint_bytes_per_param: in the file"},
         {K_WEIGHTS, &out->weight_bytes_per_param, NULL},
     };
     for (size_t i = 0; i < 3; i++) {

@@ -18,7 +18,6 @@ static const dpas_precision precisions[] = {
 size_t dpas_precision_count(void) { return NPREC; }
 const dpas_precision *dpas_precision_at(size_t i) { return i < NPREC ? &precisions[i] : NULL; }
 
-
 typedef struct decimal {
     bool neg;
     dpas__u128 mant; /* significant digits (up to 38), trailing zeros moved into exp */
@@ -193,9 +192,8 @@ int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dp
     const char *end;
     int rc = read_decimal(p, &d, &end);
     if (rc == DEC_DIGITS)
-        return dpas__fail(err, DPAS_ERANGE, field,
-                          "%s has more than 38 significant digits, got %s", field,
-                          dpas__quote(text, q, sizeof q));
+        return dpas__fail(err, DPAS_ERANGE, field, "%s has more than 38 significant digits, got %s",
+                          field, dpas__quote(text, q, sizeof q));
     if (rc == DEC_EXP)
         return dpas__fail(err, DPAS_ERANGE, field, "%s is out of range, got %s", field,
                           dpas__quote(text, q, sizeof q));
@@ -227,7 +225,8 @@ int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dp
     if (!decimal_to_rational(&d, bits ? 8 : 1, &r))
         return dpas__fail(err, DPAS_ERANGE, field,
                           "%s is beyond the exact range (numerator and denominator below 2^64), "
-                          "got %s", field, dpas__quote(text, q, sizeof q));
+                          "got %s",
+                          field, dpas__quote(text, q, sizeof q));
     if (r.num == 0)
         return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
                           dpas__quote(text, q, sizeof q));
@@ -264,10 +263,24 @@ int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_er
         s++;
     int scale = 0;
     switch (*s) {
-    case 'k': case 'K': scale = 3; s++; break;
-    case 'M': scale = 6; s++; break;
-    case 'B': case 'G': scale = 9; s++; break;
-    case 'T': scale = 12; s++; break;
+    case 'k':
+    case 'K':
+        scale = 3;
+        s++;
+        break;
+    case 'M':
+        scale = 6;
+        s++;
+        break;
+    case 'B':
+    case 'G':
+        scale = 9;
+        s++;
+        break;
+    case 'T':
+        scale = 12;
+        s++;
+        break;
     default: break;
     }
     while (is_space(*s))
@@ -309,8 +322,8 @@ int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error
         goto bad;
     uint64_t v = 0;
     for (; is_digit(*p); p++) {
-        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v) ||
-            v > (uint64_t)INT64_MAX + neg) {
+        if (__builtin_mul_overflow(v, 10u, &v) ||
+            __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v) || v > (uint64_t)INT64_MAX + neg) {
             while (is_digit(*p))
                 p++;
             while (is_space(*p))
@@ -633,8 +646,8 @@ static int scaled_fail(dpas_error *err, bool den, uint64_t count, dpas_rational 
     return den ? range_den(err, what, approx) : range_whole(err, what);
 }
 
-int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q,
-                       dpas_bytes *out, dpas_error *err)
+int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q, dpas_bytes *out,
+                       dpas_error *err)
 {
     if (width.den == 0 || q == 0)
         return dpas__fail(err, DPAS_EINVAL, "bytes", "zero denominator");

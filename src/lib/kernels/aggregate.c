@@ -25,16 +25,12 @@ int dpas_kernel_isa_available(int isa)
 {
     switch (isa) {
     case DPAS_ISA_AUTO:
-    case DPAS_ISA_GENERIC:
-        return 1;
+    case DPAS_ISA_GENERIC: return 1;
 #ifdef DPAS__X86
-    case DPAS_ISA_AVX2:
-        return have_avx2();
-    case DPAS_ISA_AVX512:
-        return have_avx512();
+    case DPAS_ISA_AVX2: return have_avx2();
+    case DPAS_ISA_AVX512: return have_avx512();
 #endif
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -71,8 +67,10 @@ int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err
                           want);
     if (o && o->generic) {
         if (want != DPAS_ISA_AUTO && want != DPAS_ISA_GENERIC)
-            return dpas__fail(err, DPAS_EINVAL, "isa", "generic = 1 asks for the portable kernels "
-                                                       "but isa names %s", names[want]);
+            return dpas__fail(err, DPAS_EINVAL, "isa",
+                              "generic = 1 asks for the portable kernels "
+                              "but isa names %s",
+                              names[want]);
         want = DPAS_ISA_GENERIC;
     }
     if (want == DPAS_ISA_AUTO)
@@ -148,8 +146,9 @@ static int check_opts(const dpas_agg_opts *o, dpas__kenv *env, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "m", "m must be >= 0 (0: n - f), got %lld",
                           (long long)o->m);
     if (o->iterations < 0)
-        return dpas__fail(err, DPAS_EINVAL, "iterations", "iterations must be >= 0 (0: the "
-                                                          "default), got %lld",
+        return dpas__fail(err, DPAS_EINVAL, "iterations",
+                          "iterations must be >= 0 (0: the "
+                          "default), got %lld",
                           (long long)o->iterations);
     if (!(o->tau >= 0) || isinf(o->tau))
         return dpas__fail(err, DPAS_EINVAL, "tau",
@@ -161,7 +160,8 @@ static int check_opts(const dpas_agg_opts *o, dpas__kenv *env, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "smoothing",
                           "smoothing must be finite and >= 0 (0: 1e-5), got %g", o->smoothing);
     if (o->generic != 0 && o->generic != 1)
-        return dpas__fail(err, DPAS_EINVAL, "generic", "generic must be 0 or 1, got %d", o->generic);
+        return dpas__fail(err, DPAS_EINVAL, "generic", "generic must be 0 or 1, got %d",
+                          o->generic);
     if (o->nnm != 0 && o->nnm != 1)
         return dpas__fail(err, DPAS_EINVAL, "nnm", "nnm must be 0 or 1, got %d", o->nnm);
     return 0;
@@ -250,12 +250,8 @@ static int coord_once(const dpas__kenv *env, const dpas_rule *rule, const float 
                       size_t d, size_t f, float *out, int *nonfinite, dpas_error *err)
 {
     switch (rule->id) {
-    case DPAS_RULE_MEAN:
-        dpas__mean(env, x, NULL, n, d, out, nonfinite);
-        return 0;
-    case DPAS_RULE_SIGN_MAJORITY:
-        dpas__sign(env, x, n, d, out, nonfinite);
-        return 0;
+    case DPAS_RULE_MEAN: dpas__mean(env, x, NULL, n, d, out, nonfinite); return 0;
+    case DPAS_RULE_SIGN_MAJORITY: dpas__sign(env, x, n, d, out, nonfinite); return 0;
     case DPAS_RULE_MEDIAN:
         return dpas__columns(env, x, n, d, DPAS__COL_MEDIAN, 0, out, nonfinite, err);
     case DPAS_RULE_TRIMMED_MEAN:
@@ -338,9 +334,10 @@ static int aggregate_rows(const dpas__kenv *env, const dpas_rule *rule, const fl
     else
         dpas__mean(env, x, ri, nsel, d, out, &nonfinite);
     if (!rc && nonfinite)
-        rc = dpas__fail(err, DPAS_EINVAL, "selected", "a selected gradient has a NaN or Inf "
-                                                      "coordinate: select from the distances of "
-                                                      "these gradients");
+        rc = dpas__fail(err, DPAS_EINVAL, "selected",
+                        "a selected gradient has a NaN or Inf "
+                        "coordinate: select from the distances of "
+                        "these gradients");
 done:
     free(idx), free(ri), free(rows);
     return rc;
@@ -416,22 +413,19 @@ static int aggregate_plain(const dpas__kenv *env, const dpas_rule *rule, const f
     case DPAS_RULE_MEDIAN:
     case DPAS_RULE_TRIMMED_MEAN:
     case DPAS_RULE_MEAMED:
-    case DPAS_RULE_SIGN_MAJORITY:
-        return coord_rule(env, rule, x, n, d, f, out, err);
+    case DPAS_RULE_SIGN_MAJORITY: return coord_rule(env, rule, x, n, d, f, out, err);
     case DPAS_RULE_KRUM:
     case DPAS_RULE_MULTI_KRUM:
     case DPAS_RULE_BULYAN:
     case DPAS_RULE_BRUTE:
         return select_rule(env, rule, x, n, d, f, o ? o->m : 0, out, selected, nselected, err);
     case DPAS_RULE_GEOMETRIC_MEDIAN:
-    case DPAS_RULE_CENTERED_CLIPPING:
-        return iter_rule(env, rule, x, n, d, f, o, out, err);
+    case DPAS_RULE_CENTERED_CLIPPING: return iter_rule(env, rule, x, n, d, f, o, out, err);
     case DPAS_RULE_NNM:
         return dpas__fail(err, DPAS_EINVAL, "rule",
                           "nnm is a pre-aggregation, not a rule: set opts.nnm = 1 with the rule "
                           "to run on the mixed gradients, or call dpas_nnm");
-    case DPAS_RULE_COUNT:
-        break;
+    case DPAS_RULE_COUNT: break;
     }
     return dpas__fail(err, DPAS_EINVAL, "rule", "no float32 kernel for %s", rule->name);
 }
@@ -505,8 +499,9 @@ int dpas_aggregate(const dpas_rule *rule, const float *const *x, size_t n, size_
     if (!(o && o->nnm))
         return aggregate_plain(&env, rule, x, n, d, f, o, out, selected, nselected, err);
     if (rule->id == DPAS_RULE_NNM)
-        return dpas__fail(err, DPAS_EINVAL, "rule", "nnm with opts.nnm = 1: name the rule to run "
-                                                    "on the mixed gradients");
+        return dpas__fail(err, DPAS_EINVAL, "rule",
+                          "nnm with opts.nnm = 1: name the rule to run "
+                          "on the mixed gradients");
     subset alive = {0, NULL, NULL};
     float *mixed = NULL;
     const float **mrows = NULL;
@@ -592,9 +587,10 @@ int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg
     if (rc)
         return rc;
     if (o && o->nnm)
-        return dpas__fail(err, DPAS_EINVAL, "nnm", "nnm mixes the gradients themselves: "
-                                                   "dpas_select cannot apply it to D; use "
-                                                   "dpas_aggregate");
+        return dpas__fail(err, DPAS_EINVAL, "nnm",
+                          "nnm mixes the gradients themselves: "
+                          "dpas_select cannot apply it to D; use "
+                          "dpas_aggregate");
     const size_t f = (size_t)(o ? o->f : 0);
     unsigned char *bad = calloc(n, 1);
     if (!bad)
@@ -630,8 +626,9 @@ int dpas_aggregate_selected(const dpas_rule *rule, const float *const *x, size_t
                             float *out, dpas_error *err)
 {
     if (!rule || !out || !selected)
-        return dpas__fail(err, DPAS_EINVAL, "rule", "aggregate_selected needs a rule, a selection "
-                                                    "and an output");
+        return dpas__fail(err, DPAS_EINVAL, "rule",
+                          "aggregate_selected needs a rule, a selection "
+                          "and an output");
     if (!nsel || nsel > n)
         return dpas__fail(err, DPAS_EINVAL, "selected", "a selection needs 1 to n indices, got %zu",
                           nsel);
@@ -666,8 +663,10 @@ int dpas_aggregate_selected(const dpas_rule *rule, const float *const *x, size_t
         w = nsel - 2 * (size_t)(f - k);
     } else if (rule->id != DPAS_RULE_KRUM && rule->id != DPAS_RULE_MULTI_KRUM &&
                rule->id != DPAS_RULE_BRUTE) {
-        return dpas__fail(err, DPAS_EINVAL, "rule", "%s selects nothing: only krum, multi_krum, "
-                                                    "bulyan and brute select", rule->name);
+        return dpas__fail(err, DPAS_EINVAL, "rule",
+                          "%s selects nothing: only krum, multi_krum, "
+                          "bulyan and brute select",
+                          rule->name);
     }
     return aggregate_rows(&env, rule, x, d, selected, nsel, w, out, err);
 }

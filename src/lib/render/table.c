@@ -1,5 +1,5 @@
 /* Tables of pre-formatted text cells (the calibration report), laid out by the one writer. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <stdlib.h>
 #include <string.h>

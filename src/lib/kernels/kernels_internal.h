@@ -3,7 +3,7 @@
 #ifndef DPAS_KERNELS_INTERNAL_H
 #define DPAS_KERNELS_INTERNAL_H
 
-#include "internal.h"
+#include "../internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define DPAS__X86 1
@@ -103,8 +103,7 @@ int dpas__select(const dpas_rule *rule, const double *D, size_t n, const unsigne
                  size_t f, int64_t m, int64_t *selected, size_t *nselected, dpas_error *err);
 
 /* NNM: out[i] = the mean of the n - f rows nearest to row i by D (among rows alive[]). */
-int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t d,
-                  const double *D, const unsigned char *alive, size_t f, float *const *out,
-                  dpas_error *err);
+int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t d, const double *D,
+                  const unsigned char *alive, size_t f, float *const *out, dpas_error *err);
 
 #endif

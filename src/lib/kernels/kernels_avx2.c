@@ -56,7 +56,10 @@ TARGET static inline vd vd_add(vd a, vd b)
     return (vd){_mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi)};
 }
 TARGET static inline vd vd_sum2(vf a, vf b) { return vd_add(vd_from(a), vd_from(b)); }
-TARGET static inline vd vd_load(const double *p) { return (vd){_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
+TARGET static inline vd vd_load(const double *p)
+{
+    return (vd){_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)};
+}
 TARGET static inline void vd_store(double *p, vd v)
 {
     _mm256_storeu_pd(p, v.lo);

@@ -97,8 +97,8 @@ static void col_part(void *ctx, size_t p)
     if (body > j0)
         bad |= isa->columns(j->x, j->n, j0, body, j->net, j->mode, j->a, j->out, scratch);
     if (body < j1)
-        bad |= dpas__isa_generic.columns(j->x, j->n, body, j1, j->net, j->mode, j->a, j->out,
-                                         scratch);
+        bad |=
+            dpas__isa_generic.columns(j->x, j->n, body, j1, j->net, j->mode, j->a, j->out, scratch);
     j->bad[p] = bad;
 }
 

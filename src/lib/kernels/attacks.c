@@ -16,8 +16,7 @@ static const dpas_attack attacks[] = {
      "Xie, Koyejo and Gupta, Fall of Empires: inner product manipulation, UAI 2019; default "
      "epsilon 2 as ByzFL's tau",
      "every Byzantine row is -epsilon x the honest mean"},
-    {DPAS_ATTACK_ALIE, "alie", "z",
-     "Baruch, Baruch and Goldberg, A Little Is Enough, NeurIPS 2019",
+    {DPAS_ATTACK_ALIE, "alie", "z", "Baruch, Baruch and Goldberg, A Little Is Enough, NeurIPS 2019",
      "every Byzantine row is mu + z sigma per coordinate (sigma with h - 1); z defaults to "
      "Phi^-1((n - s) / n), s = floor(n / 2 + 1) - f, n = h + f"},
     {DPAS_ATTACK_LARGE_VALUE, "large_value", "value", "dpas (a plain extreme value)",
@@ -68,12 +67,8 @@ int dpas_attack_default(const dpas_attack *a, size_t h, size_t f, double *value,
         return dpas__fail(err, DPAS_EINVAL, "attack",
                           "attack_default needs an attack and an output");
     switch (a->id) {
-    case DPAS_ATTACK_SIGN_FLIP:
-        *value = 1.0;
-        return 0;
-    case DPAS_ATTACK_IPM:
-        *value = 2.0;
-        return 0;
+    case DPAS_ATTACK_SIGN_FLIP: *value = 1.0; return 0;
+    case DPAS_ATTACK_IPM: *value = 2.0; return 0;
     case DPAS_ATTACK_ALIE: {
         size_t n = h + f;
         /* s: the honest gradients the attackers need on their side for a majority */
@@ -86,17 +81,10 @@ int dpas_attack_default(const dpas_attack *a, size_t h, size_t f, double *value,
         *value = normal_quantile(p);
         return 0;
     }
-    case DPAS_ATTACK_LARGE_VALUE:
-        *value = FLT_MAX;
-        return 0;
-    case DPAS_ATTACK_NAN:
-        *value = 0.0;
-        return 0;
-    case DPAS_ATTACK_INF:
-        *value = 1.0;
-        return 0;
-    case DPAS_ATTACK_COUNT:
-        break;
+    case DPAS_ATTACK_LARGE_VALUE: *value = FLT_MAX; return 0;
+    case DPAS_ATTACK_NAN: *value = 0.0; return 0;
+    case DPAS_ATTACK_INF: *value = 1.0; return 0;
+    case DPAS_ATTACK_COUNT: break;
     }
     return dpas__fail(err, DPAS_EINVAL, "attack", "unknown attack id %d", (int)a->id);
 }
@@ -111,8 +99,8 @@ static float to_float(double x)
     return (float)x;
 }
 
-int dpas_attack_rows(const dpas_attack *a, const float *const *honest, size_t h, size_t d,
-                     size_t f, const dpas_attack_opts *o, float *const *out, dpas_error *err)
+int dpas_attack_rows(const dpas_attack *a, const float *const *honest, size_t h, size_t d, size_t f,
+                     const dpas_attack_opts *o, float *const *out, dpas_error *err)
 {
     if (!a)
         return dpas__fail(err, DPAS_EINVAL, "attack", "attack_rows needs an attack");
@@ -121,12 +109,13 @@ int dpas_attack_rows(const dpas_attack *a, const float *const *honest, size_t h,
     for (size_t i = 0; d && i < f; i++)
         if (!out[i])
             return dpas__fail(err, DPAS_EINVAL, "out", "output row %zu is NULL", i);
-    int needs_honest = a->id == DPAS_ATTACK_SIGN_FLIP || a->id == DPAS_ATTACK_IPM ||
-                       a->id == DPAS_ATTACK_ALIE;
+    int needs_honest =
+        a->id == DPAS_ATTACK_SIGN_FLIP || a->id == DPAS_ATTACK_IPM || a->id == DPAS_ATTACK_ALIE;
     if (needs_honest) {
         if (h < 1 + (a->id == DPAS_ATTACK_ALIE))
-            return dpas__fail(err, DPAS_EINVAL, "honest", "%s needs at least %d honest gradients, "
-                                                          "got %zu",
+            return dpas__fail(err, DPAS_EINVAL, "honest",
+                              "%s needs at least %d honest gradients, "
+                              "got %zu",
                               a->name, 1 + (a->id == DPAS_ATTACK_ALIE), h);
         if (!honest)
             return dpas__fail(err, DPAS_EINVAL, "honest", "%s needs the honest gradients", a->name);
@@ -151,17 +140,10 @@ int dpas_attack_rows(const dpas_attack *a, const float *const *honest, size_t h,
         return 0;
     float fill = 0.0f;
     switch (a->id) {
-    case DPAS_ATTACK_LARGE_VALUE:
-        fill = to_float(p);
-        break;
-    case DPAS_ATTACK_NAN:
-        fill = NAN;
-        break;
-    case DPAS_ATTACK_INF:
-        fill = p < 0 ? -INFINITY : INFINITY;
-        break;
-    default:
-        break;
+    case DPAS_ATTACK_LARGE_VALUE: fill = to_float(p); break;
+    case DPAS_ATTACK_NAN: fill = NAN; break;
+    case DPAS_ATTACK_INF: fill = p < 0 ? -INFINITY : INFINITY; break;
+    default: break;
     }
     if (!needs_honest) {
         for (size_t i = 0; i < f; i++)

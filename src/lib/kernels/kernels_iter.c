@@ -34,7 +34,8 @@ static void dist_piece(void *ctx, size_t p)
         for (size_t i = 0; i < j->n; i++) {
             const float *r = j->x[i] + j0;
             const double *z = j->z + j0;
-            out[i] = j->isa->dist2(r, z, body) + dpas__isa_generic.dist2(r + body, z + body, len - body);
+            out[i] =
+                j->isa->dist2(r, z, body) + dpas__isa_generic.dist2(r + body, z + body, len - body);
         }
     }
 }
@@ -96,8 +97,8 @@ static double median_of(const double *v, size_t n, double *tmp)
 }
 
 /* Shared set-up: z = the coordinate-wise median, the buffers. */
-static int iter_setup(const dpas__kenv *env, const float *const *x, size_t n, size_t d,
-                      iter_job *j, double **r, double **tmp, float *out, dpas_error *err)
+static int iter_setup(const dpas__kenv *env, const float *const *x, size_t n, size_t d, iter_job *j,
+                      double **r, double **tmp, float *out, dpas_error *err)
 {
     memset(j, 0, sizeof *j);
     j->isa = env->isa, j->x = x, j->n = n, j->d = d;

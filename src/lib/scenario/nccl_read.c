@@ -15,7 +15,7 @@
  * when it is one of nccl-tests' own lines; anything else is counted as foreign and skipped,
  * except a line that starts like a data row (inside a table, a whole number; outside, two) and
  * is malformed or misplaced: that is an error, so that a damaged table is never half read. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -105,12 +105,15 @@ int dpas_parse_size_bytes(const char *field, const char *text, uint64_t *out, dp
 {
     static const char hint[] =
         "expected a whole number of bytes such as 4096, 64KiB, 16MiB, 1GB or 1.5 GiB";
-    static const struct { const char *unit; int pow10, pow2; } units[] = {
-        {"", 0, 0},      {"b", 0, 0},     {"byte", 0, 0},  {"bytes", 0, 0},  {"k", 3, 0},
-        {"kb", 3, 0},    {"m", 6, 0},     {"mb", 6, 0},    {"g", 9, 0},      {"gb", 9, 0},
-        {"t", 12, 0},    {"tb", 12, 0},   {"p", 15, 0},    {"pb", 15, 0},    {"ki", 0, 10},
-        {"kib", 0, 10},  {"mi", 0, 20},   {"mib", 0, 20},  {"gi", 0, 30},    {"gib", 0, 30},
-        {"ti", 0, 40},   {"tib", 0, 40},  {"pi", 0, 50},   {"pib", 0, 50},
+    static const struct {
+        const char *unit;
+        int pow10, pow2;
+    } units[] = {
+        {"", 0, 0},     {"b", 0, 0},    {"byte", 0, 0}, {"bytes", 0, 0}, {"k", 3, 0},
+        {"kb", 3, 0},   {"m", 6, 0},    {"mb", 6, 0},   {"g", 9, 0},     {"gb", 9, 0},
+        {"t", 12, 0},   {"tb", 12, 0},  {"p", 15, 0},   {"pb", 15, 0},   {"ki", 0, 10},
+        {"kib", 0, 10}, {"mi", 0, 20},  {"mib", 0, 20}, {"gi", 0, 30},   {"gib", 0, 30},
+        {"ti", 0, 40},  {"tib", 0, 40}, {"pi", 0, 50},  {"pib", 0, 50},
     };
     char q[96];
     if (!field)
@@ -151,8 +154,9 @@ int dpas_parse_size_bytes(const char *field, const char *text, uint64_t *out, dp
         return dpas__fail(err, DPAS_EPARSE, field, "%s: cannot read %s; %s", field,
                           dpas__quote(text, q, sizeof q), hint);
     long exp10 = 0;
-    if ((*p == 'e' || *p == 'E') && ((p[1] >= '0' && p[1] <= '9') ||
-                                     ((p[1] == '-' || p[1] == '+') && p[2] >= '0' && p[2] <= '9'))) {
+    if ((*p == 'e' || *p == 'E') &&
+        ((p[1] >= '0' && p[1] <= '9') ||
+         ((p[1] == '-' || p[1] == '+') && p[2] >= '0' && p[2] <= '9'))) {
         p++;
         bool eneg = false;
         if (*p == '-' || *p == '+')
@@ -199,8 +203,8 @@ int dpas_parse_size_bytes(const char *field, const char *text, uint64_t *out, dp
     for (int i = 0; i < units[unit].pow2; i++) {
         v *= 2;
         if (v > limit * 1000000000000000000ull) /* far beyond: cannot come back under 2^63 */
-            return dpas__fail(err, DPAS_ERANGE, field, "%s must be below 2^63 bytes, got %s",
-                              field, dpas__quote(text, q, sizeof q));
+            return dpas__fail(err, DPAS_ERANGE, field, "%s must be below 2^63 bytes, got %s", field,
+                              dpas__quote(text, q, sizeof q));
     }
     for (; e < 0; e++) {
         if (v % 10)
@@ -460,8 +464,20 @@ static int strip_prefixes(const char **s, const char *end)
 
 /* ---- the reader ----------------------------------------------------------------------------- */
 
-enum { C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT, C_TIME, C_ALGBW, C_BUSBW, C_WRONG, C_NAME,
-       C_RANKS, C_NCOLS };
+enum {
+    C_SIZE,
+    C_COUNT,
+    C_TYPE,
+    C_REDOP,
+    C_ROOT,
+    C_TIME,
+    C_ALGBW,
+    C_BUSBW,
+    C_WRONG,
+    C_NAME,
+    C_RANKS,
+    C_NCOLS
+};
 
 /* What the reader keeps of a test beside the public struct: the row that best tells the bus
  * factor (the largest algbw, whose printed digits are the most precise). */
@@ -472,7 +488,7 @@ typedef struct tpriv {
     long long root;
     int has_redop_col;
     int64_t csv_ranks; /* the CSV ranks column, 0 when none */
-    size_t cap; /* of the test's points */
+    size_t cap;        /* of the test's points */
 } tpriv;
 
 /* Where a table's columns are. */
@@ -485,7 +501,7 @@ typedef struct layout {
 
 typedef struct reader {
     const char *origin;
-    int want;              /* the caller's collective, -1 when none */
+    int want; /* the caller's collective, -1 when none */
     int64_t want_ranks;
     dpas_nccl_log *log;
     tpriv *priv;
@@ -579,8 +595,8 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
         else if (rlo > 1)
             from_ratio = DPAS_COLL_ALL_REDUCE;
         else if (rhi < 1)
-            from_ratio = !p->has_redop_col || !reduction ? DPAS_COLL_ALL_GATHER
-                                                          : DPAS_COLL_REDUCE_SCATTER;
+            from_ratio =
+                !p->has_redop_col || !reduction ? DPAS_COLL_ALL_GATHER : DPAS_COLL_REDUCE_SCATTER;
         else if (near1 && reduction && p->has_root) /* root -1: all_reduce on 2 ranks */
             from_ratio = DPAS_COLL_ALL_REDUCE;
     }
@@ -613,12 +629,14 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
         return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
                              "%s:%d: the test %s is not a collective dpas models (all_reduce, "
                              "all_gather, reduce_scatter, broadcast, reduce); choose another with "
-                             "--collective", o, first, dpas__quote(t->name, q, sizeof q));
+                             "--collective",
+                             o, first, dpas__quote(t->name, q, sizeof q));
     if (t->collective < 0)
         return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
                              "%s:%d: cannot tell which collective this is (no \"# Collective test "
                              "starting\" line, and %s); give --collective all_reduce, all_gather, "
-                             "reduce_scatter, broadcast or reduce", o, first,
+                             "reduce_scatter, broadcast or reduce",
+                             o, first,
                              !isfinite(rlo) ? "busbw/algbw cannot be read: no row has a busbw "
                                               "and an algbw above their rounding"
                                             : "busbw/algbw and the redop and root columns fit "
@@ -649,8 +667,8 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
     if (!t->ranks_from)
         return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
                              "%s:%d: cannot tell the number of ranks of this %s test (no \"#  "
-                             "Rank\" lines, and busbw/algbw %s); give --ranks N", o, first,
-                             dpas_collective_name(t->collective),
+                             "Rank\" lines, and busbw/algbw %s); give --ranks N",
+                             o, first, dpas_collective_name(t->collective),
                              t->collective == DPAS_COLL_BROADCAST ||
                                      t->collective == DPAS_COLL_REDUCE
                                  ? "is 1 at any rank count for it"
@@ -724,7 +742,8 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
     for (size_t i = r->table_first; i < g->ntests; i++) {
         dpas_nccl_test *t = &g->tests[i];
         if (same_str(t->type, type, has_type) && same_str(t->redop, redop, has_redop) &&
-            (!r->L.csv || (same_str(t->name, name, has_name) && r->priv[i].csv_ranks == csv_ranks))) {
+            (!r->L.csv ||
+             (same_str(t->name, name, has_name) && r->priv[i].csv_ranks == csv_ranks))) {
             *out = t, *pout = &r->priv[i];
             return 0;
         }
@@ -778,8 +797,8 @@ static int data_row(reader *r, int line, const char *phys)
     if (nf < r->L.need)
         return dpas__fail_at(r->err, DPAS_EPARSE, "file", line, 1,
                              "%s:%d: a data row of %zu fields, but the column header (line %d) "
-                             "puts the time in column %d", o, line, nf, r->header_line,
-                             r->L.col[C_TIME] + 1);
+                             "puts the time in column %d",
+                             o, line, nf, r->header_line, r->L.col[C_TIME] + 1);
     uint64_t size;
     tok ts = f[r->L.col[C_SIZE]];
     if (!tok_u64(ts, &size) || size == 0 || size > (uint64_t)INT64_MAX) {
@@ -787,8 +806,8 @@ static int data_row(reader *r, int line, const char *phys)
         snprintf(b, sizeof b, "%.*s", (int)(ts.n < 60 ? ts.n : 60), ts.s);
         return dpas__fail_at(r->err, DPAS_EPARSE, "size", line, COLUMN(r->L.col[C_SIZE]),
                              "%s:%d:%d: size must be a whole number of bytes from 1 to 2^63 - 1, "
-                             "got %s", o, line, COLUMN(r->L.col[C_SIZE]),
-                             dpas__quote(b, q, sizeof q));
+                             "got %s",
+                             o, line, COLUMN(r->L.col[C_SIZE]), dpas__quote(b, q, sizeof q));
     }
     double t;
     tok tt = f[r->L.col[C_TIME]];
@@ -815,10 +834,10 @@ static int data_row(reader *r, int line, const char *phys)
         if (implied > 10 * alg || implied < alg / 10)
             return dpas__fail_at(r->err, DPAS_EPARSE, "time", line, COLUMN(r->L.col[C_TIME]),
                                  "%s:%d:%d: the time %.*s %s and the size %llu B give %.4g GB/s, "
-                                 "but the row's algbw is %g GB/s: the time is not in %s", o, line,
-                                 COLUMN(r->L.col[C_TIME]), (int)(tt.n < 30 ? tt.n : 30), tt.s,
-                                 time_unit_name(r->L.time_unit), (unsigned long long)size, implied,
-                                 alg, time_unit_name(r->L.time_unit));
+                                 "but the row's algbw is %g GB/s: the time is not in %s",
+                                 o, line, COLUMN(r->L.col[C_TIME]), (int)(tt.n < 30 ? tt.n : 30),
+                                 tt.s, time_unit_name(r->L.time_unit), (unsigned long long)size,
+                                 implied, alg, time_unit_name(r->L.time_unit));
     }
     bool wrong = false;
     if (r->L.col[C_WRONG] >= 0 && (size_t)r->L.col[C_WRONG] < nf) {
@@ -840,8 +859,8 @@ static int data_row(reader *r, int line, const char *phys)
             snprintf(b, sizeof b, "%.*s", (int)(tr.n < 60 ? tr.n : 60), tr.s);
             return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", line, COLUMN(r->L.col[C_RANKS]),
                                  "%s:%d:%d: the ranks column must be a whole number from 1 to "
-                                 "10^9, got %s", o, line, COLUMN(r->L.col[C_RANKS]),
-                                 dpas__quote(b, q, sizeof q));
+                                 "10^9, got %s",
+                                 o, line, COLUMN(r->L.col[C_RANKS]), dpas__quote(b, q, sizeof q));
         }
         csv_ranks = (int64_t)v;
     }
@@ -861,8 +880,8 @@ static int data_row(reader *r, int line, const char *phys)
         test->points = pts;
         p->cap = cap;
     }
-    test->points[test->npoints++] = (dpas_nccl_point){size, seconds, alg * 1e9, bus * 1e9, line,
-                                                      wrong};
+    test->points[test->npoints++] =
+        (dpas_nccl_point){size, seconds, alg * 1e9, bus * 1e9, line, wrong};
     test->wrong_rows += wrong;
     if (isfinite(alg) && isfinite(bus) && alg > ea && (!p->line || alg > p->algbw)) {
         p->algbw = alg, p->busbw = bus, p->ea = ea, p->eb = eb, p->line = line;
@@ -893,8 +912,8 @@ static bool column_header(const toks *tk, layout *L)
     L->col[C_SIZE] = 0, L->col[C_COUNT] = 1, L->col[C_TYPE] = 2;
     /* every name must be one of nccl-tests' columns, so that a comment that happens to start
      * with "size count type" is not taken for a header */
-    static const char *const others[] = {"count", "N",     "type",  "error", "res",     "i_min",
-                                         "i_max", "i_p99", "i_cv%", "timestamp"};
+    static const char *const others[] = {"count", "N",     "type",  "error", "res",
+                                         "i_min", "i_max", "i_p99", "i_cv%", "timestamp"};
     for (size_t i = 3; i < nf; i++) {
         int k = -1;
         if (tok_is(f[i], "redop") || tok_is(f[i], "op"))
@@ -931,7 +950,10 @@ static bool column_header(const toks *tk, layout *L)
 /* A CSV header naming at least a size and a time column. */
 static bool csv_header(const toks *tk, layout *L)
 {
-    static const struct { const char *name; int col; } names[] = {
+    static const struct {
+        const char *name;
+        int col;
+    } names[] = {
         {"size", C_SIZE},       {"bytes", C_SIZE},   {"size_bytes", C_SIZE}, {"time", C_TIME},
         {"usecs", C_TIME},      {"time_us", C_TIME}, {"oop_time", C_TIME},   {"name", C_NAME},
         {"collective", C_NAME}, {"op", C_NAME},      {"gpus", C_RANKS},      {"ranks", C_RANKS},
@@ -1045,9 +1067,9 @@ static int read_line(reader *r, int line, const char *phys, const char *e, bool 
             else if (tok_is(f[i], "(us)"))
                 r->L.time_unit = 1e-6;
         }
-    } else if (nf >= 3 && ((tok_is(f[0], "Out") && tok_is(f[1], "of") && tok_is(f[2], "bounds")) ||
-                           (tok_is(f[0], "Avg") && tok_is(f[1], "bus") &&
-                            tok_is(f[2], "bandwidth")))) {
+    } else if (nf >= 3 &&
+               ((tok_is(f[0], "Out") && tok_is(f[1], "of") && tok_is(f[2], "bounds")) ||
+                (tok_is(f[0], "Avg") && tok_is(f[1], "bus") && tok_is(f[2], "bandwidth")))) {
         rc = end_table(r, line);
         reset_run(r); /* the run is over: its name and Rank lines are not the next one's */
     } else if (!hash && tok_digits(f[0]) && !memchr(b, ',', (size_t)(e - b)) &&
@@ -1144,17 +1166,20 @@ int dpas_nccl_read(const char *text, size_t len, const char *origin, const char 
         if (g->unselected)
             rc = dpas__fail(err, DPAS_EINVAL, collective ? "collective" : "ranks",
                             "%s: no %s; the file has %zu test%s of other collectives or rank "
-                            "counts", origin, what, g->unselected, g->unselected == 1 ? "" : "s");
+                            "counts",
+                            origin, what, g->unselected, g->unselected == 1 ? "" : "s");
         else if (g->foreign_lines)
             rc = dpas__fail(err, DPAS_EPARSE, "file",
                             "%s: no nccl-tests rows found (expected lines of size, count, type, "
                             "..., time); %zu line%s not nccl-tests output, the first (line %d): "
-                            "%s", origin, g->foreign_lines, g->foreign_lines == 1 ? " is" : "s are",
+                            "%s",
+                            origin, g->foreign_lines, g->foreign_lines == 1 ? " is" : "s are",
                             g->first_foreign_line, dpas__quote(g->first_foreign, q, sizeof q));
         else
             rc = dpas__fail(err, DPAS_EPARSE, "file",
                             "%s: no nccl-tests rows found (expected lines of size, count, type, "
-                            "..., time)", origin);
+                            "..., time)",
+                            origin);
     }
     if (rc) {
         dpas_nccl_log_free(g);

@@ -23,8 +23,8 @@ typedef struct dist_job {
     const dpas__kenv *env;
     const float *const *x;
     size_t n, d, chunk, nchunks, npairs, parts;
-    double *partial; /* nchunks x npairs, upper triangle in row order */
-    float *P;        /* n x n floats per part */
+    double *partial;     /* nchunks x npairs, upper triangle in row order */
+    float *P;            /* n x n floats per part */
     unsigned char *dead; /* n per part */
 } dist_job;
 
@@ -334,8 +334,8 @@ typedef struct nnm_job {
     const dpas__kenv *env;
     const float *const *x;
     size_t n, d, k, parts;
-    const size_t *rows;  /* the mixed rows, in the order of out */
-    const size_t *nbrs;  /* k neighbours per mixed row, ascending */
+    const size_t *rows; /* the mixed rows, in the order of out */
+    const size_t *nbrs; /* k neighbours per mixed row, ascending */
     float *const *out;
 } nnm_job;
 
@@ -362,9 +362,8 @@ static void nnm_part(void *ctx, size_t p)
     }
 }
 
-int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t d,
-                  const double *D, const unsigned char *alive, size_t f, float *const *out,
-                  dpas_error *err)
+int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t d, const double *D,
+                  const unsigned char *alive, size_t f, float *const *out, dpas_error *err)
 {
     size_t na = 0;
     for (size_t i = 0; i < n; i++)

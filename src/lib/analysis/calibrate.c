@@ -10,7 +10,7 @@
  *               measurement continued with the outermost regime's slope.
  * With the ring model of the collective (dpas_collective_ring), a = steps x alpha and
  * c = factor / beta, so beta is a bus bandwidth, comparable with nccl-tests' busbw. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,8 +38,8 @@ static sums sums_sub(sums a, sums b)
 
 static double ssr(const sums *s, double a, double c)
 {
-    double v = a * a * s->w + c * c * s->xx + s->yy + 2 * a * c * s->x - 2 * a * s->y -
-               2 * c * s->xy;
+    double v =
+        a * a * s->w + c * c * s->xx + s->yy + 2 * a * c * s->x - 2 * a * s->y - 2 * c * s->xy;
     return v > 0 ? v : 0;
 }
 
@@ -119,7 +119,9 @@ static int residuals(dpas_curve *cv, dpas_fit *f)
         }
     }
     qsort(abs_r, m, sizeof *abs_r, cmp_double);
-    f->median_rel_residual = !m ? NAN : m % 2 ? abs_r[m / 2] : (abs_r[m / 2 - 1] + abs_r[m / 2]) / 2;
+    f->median_rel_residual = !m      ? NAN
+                             : m % 2 ? abs_r[m / 2]
+                                     : (abs_r[m / 2 - 1] + abs_r[m / 2]) / 2;
     free(abs_r);
     return 0;
 }
@@ -143,9 +145,10 @@ static void regime_from(dpas_regime *g, const dpas_curve *cv, size_t first, size
     g->beta = c > 0 ? factor / c : INFINITY;
     g->max_rel_residual = 0;
     for (size_t i = first; i < first + count; i++)
-        g->max_rel_residual = fmax(g->max_rel_residual,
-                                   fabs(line_at(g, steps, factor, (double)cv->bytes[i]) -
-                                        cv->seconds[i]) / cv->seconds[i]);
+        g->max_rel_residual =
+            fmax(g->max_rel_residual,
+                 fabs(line_at(g, steps, factor, (double)cv->bytes[i]) - cv->seconds[i]) /
+                     cv->seconds[i]);
 }
 
 /* The regime for a size: the one whose sizes contain it; between two, the nearer in log size;
@@ -236,8 +239,8 @@ static int fit_piecewise(dpas_curve *cv, double steps, double factor)
     const dpas_regime *last = &f->regimes[f->nregimes - 1];
     f->alpha = last->alpha, f->beta = last->beta, f->r2 = NAN;
     for (size_t i = 0; i < n; i++)
-        f->predicted[i] = line_at(regime_for(f, (double)cv->bytes[i]), steps, factor,
-                                  (double)cv->bytes[i]);
+        f->predicted[i] =
+            line_at(regime_for(f, (double)cv->bytes[i]), steps, factor, (double)cv->bytes[i]);
     f->defined = 1;
     return residuals(cv, f);
 }
@@ -376,13 +379,16 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, si
     int rc = 0;
     if (ranks < 2) {
         for (int k = 0; k < 2; k++)
-            set_fail(&cv->fits[k], "%s on %lld rank: nothing crosses a link, so there is no "
-                                   "alpha or beta to fit", cn, (long long)ranks);
+            set_fail(&cv->fits[k],
+                     "%s on %lld rank: nothing crosses a link, so there is no "
+                     "alpha or beta to fit",
+                     cn, (long long)ranks);
     } else if (m < 2) {
         for (int k = 0; k < 2; k++)
-            set_fail(&cv->fits[k], "%s on %lld ranks has 1 distinct size (%llu B); a fit needs "
-                                   "at least 2", cn, (long long)ranks,
-                     (unsigned long long)cv->bytes[0]);
+            set_fail(&cv->fits[k],
+                     "%s on %lld ranks has 1 distinct size (%llu B); a fit needs "
+                     "at least 2",
+                     cn, (long long)ranks, (unsigned long long)cv->bytes[0]);
     } else {
         rc = fit_alpha_beta(cv, steps, factor);
         if (!rc)
@@ -467,8 +473,8 @@ int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,
     return rc ? rc : from_log(log, out, err);
 }
 
-int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks,
-                       dpas_netmodel **out, dpas_error *err)
+int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks, dpas_netmodel **out,
+                       dpas_error *err)
 {
     dpas_nccl_log *log;
     *out = NULL;
@@ -477,8 +483,7 @@ int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks,
 }
 
 int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
-                              const double *seconds, size_t n, dpas_netmodel **out,
-                              dpas_error *err)
+                              const double *seconds, size_t n, dpas_netmodel **out, dpas_error *err)
 {
     *out = NULL;
     if (!dpas_collective_name(collective))
@@ -493,8 +498,8 @@ int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *byt
             !isfinite(seconds[i]))
             return dpas__fail(err, DPAS_EINVAL, "points",
                               "point %zu: bytes must be in [1, 2^63 - 1] and seconds finite and "
-                              "> 0, got %llu B and %g s", i, (unsigned long long)bytes[i],
-                              seconds[i]);
+                              "> 0, got %llu B and %g s",
+                              i, (unsigned long long)bytes[i], seconds[i]);
     pt *p = malloc(n * sizeof *p);
     dpas_netmodel *m = calloc(1, sizeof *m);
     if (!p || !m || !(m->curves = calloc(1, sizeof *m->curves))) {
@@ -563,17 +568,19 @@ static double model_at(const dpas_curve *cv, int kind, double x, int64_t n, int 
     double t = empirical_at(cv, idx, cv->n, x, s0, f0, &ex);
     free(idx);
     if (isnan(t)) {
-        snprintf(why, whycap, "the empirical model of %s on %lld ranks has one size (%llu B) and "
-                              "no regime to extrapolate to %.17g B with", cn,
-                 (long long)cv->ranks, (unsigned long long)cv->bytes[0], x);
+        snprintf(why, whycap,
+                 "the empirical model of %s on %lld ranks has one size (%llu B) and "
+                 "no regime to extrapolate to %.17g B with",
+                 cn, (long long)cv->ranks, (unsigned long long)cv->bytes[0], x);
         return NAN;
     }
     if (n != cv->ranks) { /* rescaled by the piecewise model's ratio */
         const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
         if (!pw->defined) {
-            snprintf(why, whycap, "the empirical model of %s measured on %lld ranks cannot be "
-                                  "rescaled to %lld without a piecewise fit: %s", cn,
-                     (long long)cv->ranks, (long long)n, pw->reason);
+            snprintf(why, whycap,
+                     "the empirical model of %s measured on %lld ranks cannot be "
+                     "rescaled to %lld without a piecewise fit: %s",
+                     cn, (long long)cv->ranks, (long long)n, pw->reason);
             return NAN;
         }
         const dpas_regime *g = regime_for(pw, x);
@@ -598,8 +605,8 @@ static const dpas_curve *curve_for(const dpas_netmodel *m, int coll, int64_t ran
     return any;
 }
 
-int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks,
-                    dpas_net_time *out, dpas_error *err)
+int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks, dpas_net_time *out,
+                    dpas_error *err)
 {
     memset(out, 0, sizeof *out);
     out->seconds = NAN;
@@ -608,8 +615,7 @@ int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks,
     if (kind < 0 || kind > DPAS_NETMODEL_KINDS)
         return dpas__fail(err, DPAS_EINVAL, "network-model", "unknown network model %d", kind);
     if (!(bytes > 0) || !isfinite(bytes))
-        return dpas__fail(err, DPAS_EINVAL, "bytes", "bytes must be finite and > 0, got %g",
-                          bytes);
+        return dpas__fail(err, DPAS_EINVAL, "bytes", "bytes must be finite and > 0, got %g", bytes);
     if (ranks < 0)
         return dpas__fail(err, DPAS_EINVAL, "ranks", "ranks must be >= 0, got %lld",
                           (long long)ranks);
@@ -649,7 +655,8 @@ int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double 
     if (!cv)
         return dpas__fail(err, DPAS_ENOENT, "collective",
                           "the calibration has no %s test (it has %zu test%s of other "
-                          "collectives)", cn, m->ncurves, m->ncurves == 1 ? "" : "s");
+                          "collectives)",
+                          cn, m->ncurves, m->ncurves == 1 ? "" : "s");
     return dpas_curve_time(cv, kind, bytes, ranks, out, err);
 }
 
@@ -679,7 +686,8 @@ int dpas_netmodel_predict(const dpas_netmodel *m, const uint64_t *sizes, size_t 
                 r->extrapolated = t.extrapolated;
             }
             dpas_net_time t;
-            r->default_kind = dpas_curve_time(cv, DPAS_NETMODEL_DEFAULT, x, 0, &t, NULL) ? 0 : t.kind;
+            r->default_kind =
+                dpas_curve_time(cv, DPAS_NETMODEL_DEFAULT, x, 0, &t, NULL) ? 0 : t.kind;
         }
     }
     *rows = p, *nrows = k;

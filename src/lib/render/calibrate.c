@@ -1,7 +1,7 @@
 /* The calibration rendered: text and markdown sections, CSV rows, one JSON document, notes for
  * stderr, and plots of measured time against each model. Formatting only: every number comes
  * from the dpas_netmodel and the predictions. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -9,17 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const source_names[] = {"unknown",      "given",         "test name",
-                                           "Rank lines",   "busbw/algbw",   "CSV column"};
+static const char *const source_names[] = {"unknown",    "given",       "test name",
+                                           "Rank lines", "busbw/algbw", "CSV column"};
 static const char *const source_keys[] = {NULL,         "given",       "test_name",
                                           "rank_lines", "busbw_algbw", "csv_column"};
-static const char *const prefix_names[] = {"",           "srun --label \"N: \"",
+static const char *const prefix_names[] = {"",
+                                           "srun --label \"N: \"",
                                            "mpirun --tag-output \"[J,R]<stdout>:\"",
                                            "kubectl --prefix \"[pod/NAME/CONTAINER] \"",
-                                           "pdsh \"host: \"", "an RFC 3339 timestamp"};
+                                           "pdsh \"host: \"",
+                                           "an RFC 3339 timestamp"};
 
-static const char *source_name(int s) { return s >= 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_names[s] : "?"; }
-static const char *source_key(int s) { return s > 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_keys[s] : NULL; }
+static const char *source_name(int s)
+{
+    return s >= 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_names[s] : "?";
+}
+static const char *source_key(int s)
+{
+    return s > 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_keys[s] : NULL;
+}
 
 /* A byte count as "8 GiB" when it is a whole number of a binary unit, else "123456 B". */
 static void human(uint64_t b, char *out, size_t cap)
@@ -66,25 +74,31 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
     const char *cn = dpas_collective_name(t->collective);
     int first = t->npoints ? t->points[0].line : t->header_line;
     if (t->warnings & DPAS_NCCL_WARN_RANKS_DISAGREE)
-        dpas__buf_printf(b, "%s%s:%d: %s: busbw/algbw = %.4g means %lld ranks, but the file has %lld "
-                            "Rank lines; using %lld%s", lead, origin, first, cn, t->bus_ratio,
-                         (long long)t->ratio_ranks, (long long)t->rank_lines,
-                         (long long)t->rank_lines, end);
+        dpas__buf_printf(b,
+                         "%s%s:%d: %s: busbw/algbw = %.4g means %lld ranks, but the file has %lld "
+                         "Rank lines; using %lld%s",
+                         lead, origin, first, cn, t->bus_ratio, (long long)t->ratio_ranks,
+                         (long long)t->rank_lines, (long long)t->rank_lines, end);
     if (t->warnings & DPAS_NCCL_WARN_NAME_DISAGREE)
-        dpas__buf_printf(b, "%s%s:%d: the test is named %s, but busbw/algbw = %.4g does not fit "
-                            "%s; using the name%s", lead, origin, first, t->name, t->bus_ratio, cn,
-                         end);
+        dpas__buf_printf(b,
+                         "%s%s:%d: the test is named %s, but busbw/algbw = %.4g does not fit "
+                         "%s; using the name%s",
+                         lead, origin, first, t->name, t->bus_ratio, cn, end);
     if (t->warnings & DPAS_NCCL_WARN_WRONG)
-        dpas__buf_printf(b, "%s%s:%d: %s: %zu row%s report #wrong > 0 (nccl-tests' data check "
-                            "failed); their times are used%s", lead, origin, first, cn,
-                         t->wrong_rows, t->wrong_rows == 1 ? "" : "s", end);
+        dpas__buf_printf(b,
+                         "%s%s:%d: %s: %zu row%s report #wrong > 0 (nccl-tests' data check "
+                         "failed); their times are used%s",
+                         lead, origin, first, cn, t->wrong_rows, t->wrong_rows == 1 ? "" : "s",
+                         end);
     if (t->warnings & DPAS_NCCL_WARN_REPEATED)
-        dpas__buf_printf(b, "%s%s:%d: %s: sizes measured more than once; their times are merged "
-                            "(geometric mean)%s", lead, origin, first, cn, end);
+        dpas__buf_printf(b,
+                         "%s%s:%d: %s: sizes measured more than once; their times are merged "
+                         "(geometric mean)%s",
+                         lead, origin, first, cn, end);
 }
 
-static void curve_warnings(dpas__buf *b, const char *lead, const char *origin,
-                           const dpas_curve *cv, const char *end)
+static void curve_warnings(dpas__buf *b, const char *lead, const char *origin, const dpas_curve *cv,
+                           const char *end)
 {
     const dpas_fit *ab = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
     const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
@@ -93,8 +107,8 @@ static void curve_warnings(dpas__buf *b, const char *lead, const char *origin,
     else
         for (const dpas_fit *f = ab; f <= pw; f++)
             if (!f->defined)
-                dpas__buf_printf(b, "%s%s: %s: %s%s", lead, origin, dpas_netmodel_kind_name(f->kind),
-                                 f->reason, end);
+                dpas__buf_printf(b, "%s%s: %s: %s%s", lead, origin,
+                                 dpas_netmodel_kind_name(f->kind), f->reason, end);
 }
 
 static void prediction_warnings(dpas__buf *b, const char *lead, const dpas_netmodel *m,
@@ -142,9 +156,10 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
             if (!q)
                 b.oom = true;
             else
-                dpas__buf_printf(&b, "note: %s: %zu of %d lines skipped (not nccl-tests output); "
-                                     "the first, line %d: %s\n", o, g->foreign_lines, g->lines,
-                                 g->first_foreign_line, q);
+                dpas__buf_printf(&b,
+                                 "note: %s: %zu of %d lines skipped (not nccl-tests output); "
+                                 "the first, line %d: %s\n",
+                                 o, g->foreign_lines, g->lines, g->first_foreign_line, q);
             free(q);
         }
         if (g->prefixed_lines)
@@ -158,8 +173,8 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
         const dpas_nccl_test *t = m->curves[i].test;
         if (!t)
             continue;
-        bool guessed = t->collective_from == DPAS_NCCL_BUS_RATIO ||
-                       t->ranks_from == DPAS_NCCL_BUS_RATIO;
+        bool guessed =
+            t->collective_from == DPAS_NCCL_BUS_RATIO || t->ranks_from == DPAS_NCCL_BUS_RATIO;
         if (guessed || verbose) {
             dpas__buf_printf(&b, "note: %s:%d: %s on %lld ranks: ", o, t->header_line,
                              dpas_collective_name(t->collective), (long long)t->ranks);
@@ -223,8 +238,8 @@ static void fits_table(dpas__table *t, const dpas_curve *cv, bool csv_rows)
                 } else {
                     j++;
                     snprintf(row[j], DPAS__CELL, "%llu", (unsigned long long)cv->bytes[0]), j++;
-                    snprintf(row[j], DPAS__CELL, "%llu",
-                             (unsigned long long)cv->bytes[cv->n - 1]), j++;
+                    snprintf(row[j], DPAS__CELL, "%llu", (unsigned long long)cv->bytes[cv->n - 1]),
+                        j++;
                 }
             } else {
                 if (f->defined && k + 1 != DPAS_NETMODEL_EMPIRICAL)
@@ -259,8 +274,8 @@ static void fits_table(dpas__table *t, const dpas_curve *cv, bool csv_rows)
 
 static void regimes_table(dpas__table *t, const dpas_fit *f)
 {
-    static const char *const h[] = {"regime", "from_bytes", "to_bytes", "sizes", "alpha_s",
-                                    "beta_bytes_per_s", "max_rel_residual"};
+    static const char *const h[] = {"regime",  "from_bytes",       "to_bytes",        "sizes",
+                                    "alpha_s", "beta_bytes_per_s", "max_rel_residual"};
     t->ncols = 7;
     for (int c = 0; c < 7; c++)
         t->head[c] = h[c], t->type[c] = DPAS__NUM;
@@ -281,8 +296,9 @@ static void regimes_table(dpas__table *t, const dpas_fit *f)
 
 static void residuals_table(dpas__table *t, const dpas_curve *cv)
 {
-    static const char *const h[] = {"bytes",       "measured_s", "alpha_beta_s", "alpha_beta_rel",
-                                    "piecewise_s", "piecewise_rel", "empirical_s", "empirical_rel"};
+    static const char *const h[] = {"bytes",          "measured_s",   "alpha_beta_s",
+                                    "alpha_beta_rel", "piecewise_s",  "piecewise_rel",
+                                    "empirical_s",    "empirical_rel"};
     t->ncols = 8;
     for (int c = 0; c < 8; c++)
         t->head[c] = h[c], t->type[c] = DPAS__NUM;
@@ -301,8 +317,8 @@ static void residuals_table(dpas__table *t, const dpas_curve *cv)
 
 static void predictions_table(dpas__table *t, const dpas_net_prediction *p, size_t np)
 {
-    static const char *const h[] = {"collective", "ranks", "bytes", "alpha_beta_s", "piecewise_s",
-                                    "empirical_s", "default_model", "extrapolated"};
+    static const char *const h[] = {"collective",  "ranks",       "bytes",         "alpha_beta_s",
+                                    "piecewise_s", "empirical_s", "default_model", "extrapolated"};
     t->ncols = 8;
     for (int c = 1; c < 6; c++)
         t->type[c] = DPAS__NUM;
@@ -370,8 +386,10 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
         if (!plain && !q)
             b->oom = true;
         dpas__buf_printf(b, "%sfile %s: %d lines, %zu test%s", md ? "### " : "",
-                         plain ? g->origin : q ? q : "", g->lines, g->ntests,
-                         g->ntests == 1 ? "" : "s");
+                         plain ? g->origin
+                         : q   ? q
+                               : "",
+                         g->lines, g->ntests, g->ntests == 1 ? "" : "s");
         free(q);
         if (g->foreign_lines)
             dpas__buf_printf(b, ", %zu line%s skipped (not nccl-tests output; -v names the first)",
@@ -385,8 +403,8 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
         human(cv->bytes[0], lo, sizeof lo);
         human(cv->bytes[cv->n - 1], hi, sizeof hi);
         if (cv->n == 1)
-            dpas__buf_printf(b, "\n%s%s on %lld ranks: 1 size, %s", md ? "### " : "",
-                             coll_name(cv), (long long)cv->ranks, lo);
+            dpas__buf_printf(b, "\n%s%s on %lld ranks: 1 size, %s", md ? "### " : "", coll_name(cv),
+                             (long long)cv->ranks, lo);
         else
             dpas__buf_printf(b, "\n%s%s on %lld ranks: %zu sizes from %s to %s", md ? "### " : "",
                              coll_name(cv), (long long)cv->ranks, cv->n, lo, hi);
@@ -419,8 +437,9 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
             regimes_table(&rt, pw);
             dpas__table_emit(&rt, format, b);
         }
-        section(b, format, "residuals: (model - measured) / measured; empirical: each size from "
-                           "the others");
+        section(b, format,
+                "residuals: (model - measured) / measured; empirical: each size from "
+                "the others");
         dpas__table rs = {0};
         residuals_table(&rs, cv);
         dpas__table_emit(&rs, format, b);
@@ -652,7 +671,8 @@ static char *render_json(const dpas_netmodel *m, const dpas_net_prediction *p, s
         put(o, "empirical_s", jreal(p[i].seconds[2]), &bad);
         put(o, "default_model",
             p[i].default_kind ? json_string(dpas_netmodel_kind_name(p[i].default_kind))
-                              : json_null(), &bad);
+                              : json_null(),
+            &bad);
         put(o, "extrapolated", json_boolean(p[i].extrapolated), &bad);
         add(preds, o, &bad);
     }
