@@ -54,6 +54,67 @@ static int fail_err(srv_response *r, dpas_error *err)
     return -1;
 }
 
+/* The metrics: attr=, or the CLI's defaults; each with the schedule and rule it needs. */
+static int metrics(srv_request *rq, srv_response *r, sweep_req *x, int has_sched, int has_rule)
+{
+    /* the metrics: attr=, or the CLI's defaults */
+    const char *attr = srv_query_get(rq->query, "attr");
+    if (!attr) {
+        static const int seed[] = {DPAS_ATTR_GRADIENT_BYTES, DPAS_ATTR_CHECKPOINT_BYTES,
+                                   DPAS_ATTR_ALLREDUCE_FACTOR, DPAS_ATTR_GATHER_FACTOR,
+                                   DPAS_ATTR_GATHER_TRAFFIC_RATIO};
+        static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
+                                   DPAS_METRIC_TIME_FLAT_S, DPAS_METRIC_TIME_HIERARCHICAL_S};
+        int s = has_sched;
+        for (size_t i = 0; i < (s ? 4u : 5u); i++)
+            x->sw.metrics[x->sw.nmetrics++] = s ? cost[i] : seed[i];
+        if (has_rule)
+            x->sw.metrics[x->sw.nmetrics++] = DPAS_METRIC_MAX_F;
+    } else {
+        for (const char *p = attr;;) {
+            size_t l = strcspn(p, ",");
+            char name[64], q[96];
+            int m = -1;
+            if (l && l < sizeof name) {
+                memcpy(name, p, l);
+                name[l] = '\0';
+                m = dpas_metric_from_name(name);
+            }
+            if (m < 0) {
+                snprintf(name, sizeof name, "%.*s", (int)(l < 60 ? l : 60), p);
+                srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: unknown metric %s",
+                         dpas_quote(name, q, sizeof q));
+                return -1;
+            }
+            for (int k = 0; k < x->sw.nmetrics; k++)
+                if (x->sw.metrics[k] == m) {
+                    srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: %s is given twice", name);
+                    return -1;
+                }
+            if (x->sw.nmetrics == DPAS_METRIC_COUNT) {
+                srv_fail(r, 400, DPAS_EINVAL, "attr", "attr lists too many metrics");
+                return -1;
+            }
+            x->sw.metrics[x->sw.nmetrics++] = m;
+            if (!p[l])
+                break;
+            p += l + 1;
+        }
+    }
+    for (int i = 0; i < x->sw.nmetrics; i++) {
+        int m = x->sw.metrics[i];
+        if (dpas_metric_needs_schedule(m) && !has_sched) {
+            srv_fail(r, 400, DPAS_EINVAL, "attr", "%s needs a schedule", dpas_metric_name(m));
+            return -1;
+        }
+        if (dpas_metric_needs_rule(m) && !has_rule) {
+            srv_fail(r, 400, DPAS_EINVAL, "attr", "%s needs a rule", dpas_metric_name(m));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The sweep of a request: axes, fixed inputs, rule, schedule and metrics, checked, within the
  * server's cap on points. 0, or -1 with the error response filled. */
 static int setup(srv_request *rq, srv_response *r, sweep_req *x)
@@ -157,61 +218,8 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
             return -1;
         }
     }
-    /* the metrics: attr=, or the CLI's defaults */
-    const char *attr = srv_query_get(rq->query, "attr");
-    if (!attr) {
-        static const int seed[] = {DPAS_ATTR_GRADIENT_BYTES, DPAS_ATTR_CHECKPOINT_BYTES,
-                                   DPAS_ATTR_ALLREDUCE_FACTOR, DPAS_ATTR_GATHER_FACTOR,
-                                   DPAS_ATTR_GATHER_TRAFFIC_RATIO};
-        static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
-                                   DPAS_METRIC_TIME_FLAT_S, DPAS_METRIC_TIME_HIERARCHICAL_S};
-        int s = sched != NULL;
-        for (size_t i = 0; i < (s ? 4u : 5u); i++)
-            x->sw.metrics[x->sw.nmetrics++] = s ? cost[i] : seed[i];
-        if (rule)
-            x->sw.metrics[x->sw.nmetrics++] = DPAS_METRIC_MAX_F;
-    } else {
-        for (const char *p = attr;;) {
-            size_t l = strcspn(p, ",");
-            char name[64], q[96];
-            int m = -1;
-            if (l && l < sizeof name) {
-                memcpy(name, p, l);
-                name[l] = '\0';
-                m = dpas_metric_from_name(name);
-            }
-            if (m < 0) {
-                snprintf(name, sizeof name, "%.*s", (int)(l < 60 ? l : 60), p);
-                srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: unknown metric %s",
-                         dpas_quote(name, q, sizeof q));
-                return -1;
-            }
-            for (int k = 0; k < x->sw.nmetrics; k++)
-                if (x->sw.metrics[k] == m) {
-                    srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: %s is given twice", name);
-                    return -1;
-                }
-            if (x->sw.nmetrics == DPAS_METRIC_COUNT) {
-                srv_fail(r, 400, DPAS_EINVAL, "attr", "attr lists too many metrics");
-                return -1;
-            }
-            x->sw.metrics[x->sw.nmetrics++] = m;
-            if (!p[l])
-                break;
-            p += l + 1;
-        }
-    }
-    for (int i = 0; i < x->sw.nmetrics; i++) {
-        int m = x->sw.metrics[i];
-        if (dpas_metric_needs_schedule(m) && !sched) {
-            srv_fail(r, 400, DPAS_EINVAL, "attr", "%s needs a schedule", dpas_metric_name(m));
-            return -1;
-        }
-        if (dpas_metric_needs_rule(m) && !rule) {
-            srv_fail(r, 400, DPAS_EINVAL, "attr", "%s needs a rule", dpas_metric_name(m));
-            return -1;
-        }
-    }
+    if (metrics(rq, r, x, sched != NULL, rule != NULL))
+        return -1;
     if (dpas_sweep_check(&x->sw, &err))
         return fail_err(r, &err);
     x->n0 = x->sw.axes[0].n;
