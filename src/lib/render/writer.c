@@ -109,9 +109,16 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
     }
     switch (col->type) {
     case DPAS_COL_TEXT:
-        if ((col->flags & DPAS__COL_RAW) && f == DPAS_FORMAT_JSON)
-            dpas__buf_puts(b, v->text); /* a number the caller printed */
-        else
+        if ((col->flags & DPAS__COL_RAW) && f == DPAS_FORMAT_JSON) {
+            /* a number the caller printed, bare; anything JSON has no literal for (inf, nan,
+             * text) is null, so the document stays valid */
+            char *end;
+            double d = strtod(v->text, &end);
+            bool literal = !strcmp(v->text, "true") || !strcmp(v->text, "false") ||
+                           (end != v->text && !*end && isfinite(d) &&
+                            strspn(v->text, "+-.0123456789eE") == strlen(v->text));
+            dpas__buf_puts(b, !literal ? "null" : v->text + (v->text[0] == '+')); /* no "+1" */
+        } else
             dpas__escape(b, f, v->text);
         return;
     case DPAS_COL_INT: dpas__buf_printf(b, "%lld", (long long)v->i); return;
