@@ -48,12 +48,19 @@ enum {
 #undef DPAS__ERRNO_ENUM
 };
 
+/* The field and the message have fixed sizes (the struct is the caller's, on its stack): text
+ * that does not fit ends in "..." on a whole UTF-8 character, never silently cut. */
 typedef struct dpas_error {
     int code;          /* one of DPAS_E*, 0 when no error */
     int line, column;  /* 1-based position in a file; 0 when not from a file */
     char field[64];    /* the input or attribute at fault, "" when none */
     char message[512]; /* the whole sentence, field included */
 } dpas_error;
+
+/* Fill err (when not NULL) with code, field and a printf-style message, marking a cut as above;
+ * returns code. For front ends that report their own errors the library's way. */
+DPAS_API int dpas_error_set(dpas_error *err, int code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* A short sentence for a DPAS_E* code ("invalid value", ...). Never NULL. */
 DPAS_API const char *dpas_strerror(int code);

@@ -46,6 +46,8 @@ DPAS_API const char *dpas_sweep_input_flag(dpas_sweep_input in);
 /* The metric's name ("gradient_bytes", "time_flat_s"), or NULL; -1 for an unknown name. */
 DPAS_API const char *dpas_metric_name(int metric);
 DPAS_API int dpas_metric_from_name(const char *name);
+/* How a plot labels the metric's axis (dpas_axis_unit: seconds, bytes or plain). */
+DPAS_API int dpas_metric_axis_unit(int metric);
 /* Does the metric need a schedule (bytes, times) or a rule (max_f)? */
 DPAS_API int dpas_metric_needs_schedule(int metric);
 DPAS_API int dpas_metric_needs_rule(int metric);
@@ -95,6 +97,10 @@ typedef struct dpas_sweep {
     int metrics[DPAS_METRIC_COUNT];
     int nmetrics;
 } dpas_sweep;
+
+/* The metrics a sweep shows when none are asked for: the seed's bytes and factors, or with a
+ * schedule its bytes per worker, ratio and times; with a rule also max_f. Fills sw->metrics. */
+DPAS_API void dpas_sweep_default_metrics(dpas_sweep *sw, int has_schedule, int has_rule);
 
 /* Check a sweep before any work: one or two axes, total points within DPAS_SWEEP_MAX_POINTS,
  * metrics that have their schedule and rule. */

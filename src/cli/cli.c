@@ -22,14 +22,20 @@ int cli_fail(cli *c, const dpas_error *err)
 
 int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
 {
-    dpas_error e = {.code = DPAS_EINVAL};
-    char msg[400];
+    dpas_error e = {0};
+    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap); /* the whole message, however long, then the hint */
     va_end(ap);
-    snprintf(e.message, sizeof e.message, "%s (see: dpas %s%s--help)", msg, cmd ? cmd : "",
-             cmd && *cmd ? " " : "");
+    if (n >= 0 && (msg = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    dpas_error_set(&e, DPAS_EINVAL, "", "%s (see: dpas %s%s--help)", msg ? msg : "out of memory",
+                   cmd ? cmd : "", cmd && *cmd ? " " : "");
+    free(msg);
     return cli_fail(c, &e);
 }
 

@@ -15,22 +15,6 @@ int cmd_list(cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    static const struct {
-        const char *name;
-        int kind;
-    } kinds[] = {{"models", DPAS_KIND_MODEL},
-                 {"model", DPAS_KIND_MODEL},
-                 {"hardware", DPAS_KIND_HARDWARE},
-                 {"nodes", DPAS_KIND_NODE},
-                 {"node", DPAS_KIND_NODE},
-                 {"fabrics", DPAS_KIND_FABRIC},
-                 {"fabric", DPAS_KIND_FABRIC},
-                 {"fleets", DPAS_KIND_FLEET},
-                 {"fleet", DPAS_KIND_FLEET},
-                 {"scenarios", DPAS_KIND_SCENARIO},
-                 {"scenario", DPAS_KIND_SCENARIO},
-                 {"precisions", -1},
-                 {"precision", -1}};
     int opt, rc;
     cli_begin(c, opts);
     int common; /* cli_common_option's answer */
@@ -48,17 +32,13 @@ int cmd_list(cli *c, int argc, char **argv)
         return cli_usage(c, "list",
                          "list takes one KIND: models, hardware, nodes, fabrics, "
                          "fleets, scenarios or precisions");
-    const char *k = argv[optind];
-    int kind = -2;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (!strcmp(k, kinds[i].name))
-            kind = kinds[i].kind;
-    if (kind == -2)
-        return cli_usage(c, "list",
-                         "unknown KIND \"%s\"; expected models, hardware, nodes, "
-                         "fabrics, fleets, scenarios or precisions",
-                         k);
     dpas_error err = {0};
+    int kind;
+    if (dpas_kind_from_listing(argv[optind], &kind, NULL))
+        return cli_usage(c, "list",
+                         "unknown KIND %s; expected models, hardware, nodes, fabrics, fleets, "
+                         "scenarios or precisions",
+                         dpas_quote(argv[optind], (char[96]){0}, 96));
     dpas_registry *reg = NULL;
     if ((rc = dpas_registry_builtin(&reg, &err)))
         return cli_fail(c, &err);

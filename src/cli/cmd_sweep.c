@@ -258,16 +258,8 @@ static int axes(cli *c, sweep_args *x, dpas_sweep *sw, dpas_error *err)
 static int metrics(cli *c, sweep_args *x, dpas_sweep *sw)
 {
     if (!x->attr) {
-        static const int seed[] = {DPAS_ATTR_GRADIENT_BYTES, DPAS_ATTR_CHECKPOINT_BYTES,
-                                   DPAS_ATTR_ALLREDUCE_FACTOR, DPAS_ATTR_GATHER_FACTOR,
-                                   DPAS_ATTR_GATHER_TRAFFIC_RATIO};
-        static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
-                                   DPAS_METRIC_TIME_FLAT_S, DPAS_METRIC_TIME_HIERARCHICAL_S};
-        bool s = x->axis_text[DPAS_SWEEP_SCHEDULE] != NULL;
-        for (size_t i = 0; i < (s ? 4u : 5u); i++)
-            sw->metrics[sw->nmetrics++] = s ? cost[i] : seed[i];
-        if (x->axis_text[DPAS_SWEEP_RULE])
-            sw->metrics[sw->nmetrics++] = DPAS_METRIC_MAX_F;
+        dpas_sweep_default_metrics(sw, x->axis_text[DPAS_SWEEP_SCHEDULE] != NULL,
+                                   x->axis_text[DPAS_SWEEP_RULE] != NULL);
         return 0;
     }
     char **items;
@@ -289,16 +281,6 @@ static int metrics(cli *c, sweep_args *x, dpas_sweep *sw)
     }
     cli_list_free(items);
     return rc;
-}
-
-static int metric_unit(int m)
-{
-    if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S)
-        return DPAS_AXIS_SECONDS;
-    if ((m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_SCALAR_BYTES) ||
-        (m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
-        return DPAS_AXIS_BYTES;
-    return DPAS_AXIS_PLAIN;
 }
 
 typedef struct plot_data {
@@ -375,7 +357,7 @@ static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, pl
         .xlog = sw->axes[0].geometric ? (sw->axes[0].input == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
         .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
         .xunit = DPAS_AXIS_PLAIN,
-        .yunit = metric_unit(ym)};
+        .yunit = dpas_metric_axis_unit(ym)};
     return 0;
 }
 

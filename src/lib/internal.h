@@ -13,6 +13,9 @@
 /* Fill err (when not NULL) and return code. */
 int dpas__fail(dpas_error *err, int code, const char *field, const char *fmt, ...)
     DPAS__PRINTF(4, 5);
+/* After snprintf wrote `needed` bytes' worth into buf[cap]: when they did not fit, end buf with
+ * "..." on a whole character, so a cut message says it was cut. */
+void dpas__mark_cut(char *buf, size_t cap, int needed);
 /* Same, with a file position. */
 int dpas__fail_at(dpas_error *err, int code, const char *field, int line, int col, const char *fmt,
                   ...) DPAS__PRINTF(6, 7);

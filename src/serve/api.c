@@ -443,33 +443,14 @@ void srv_api_memory(srv_request *rq, srv_response *r)
 
 void srv_api_registry(srv_request *rq, srv_response *r)
 {
-    static const struct {
-        const char *name;
-        int kind;
-    } kinds[] = {{"models", DPAS_KIND_MODEL},
-                 {"model", DPAS_KIND_MODEL},
-                 {"hardware", DPAS_KIND_HARDWARE},
-                 {"nodes", DPAS_KIND_NODE},
-                 {"node", DPAS_KIND_NODE},
-                 {"fabrics", DPAS_KIND_FABRIC},
-                 {"fabric", DPAS_KIND_FABRIC},
-                 {"fleets", DPAS_KIND_FLEET},
-                 {"fleet", DPAS_KIND_FLEET},
-                 {"scenarios", DPAS_KIND_SCENARIO},
-                 {"scenario", DPAS_KIND_SCENARIO},
-                 {"precisions", -1},
-                 {"precision", -1}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (!strcmp(rq->rest, kinds[i].name)) {
-            dpas_error err;
-            memset(&err, 0, sizeof err);
-            srv_json(r, dpas_render_list(rq->reg, kinds[i].kind, DPAS_FORMAT_JSON, &err), &err);
-            return;
-        }
-    srv_fail(r, 404, DPAS_ENOENT, "kind",
-             "unknown registry kind \"%.100s\"; expected models, hardware, nodes, fabrics, fleets, "
-             "scenarios or precisions",
-             rq->rest);
+    dpas_error err;
+    int kind;
+    memset(&err, 0, sizeof err);
+    if (dpas_kind_from_listing(rq->rest, &kind, &err)) {
+        srv_fail(r, 404, DPAS_ENOENT, "kind", "%s", err.message);
+        return;
+    }
+    srv_json(r, dpas_render_list(rq->reg, kind, DPAS_FORMAT_JSON, &err), &err);
 }
 
 /* predict=SIZE,...: byte counts with units (16MiB, 1GB), as calibrate --predict. */

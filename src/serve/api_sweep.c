@@ -60,16 +60,7 @@ static int metrics(srv_request *rq, srv_response *r, sweep_req *x, int has_sched
     /* the metrics: attr=, or the CLI's defaults */
     const char *attr = srv_query_get(rq->query, "attr");
     if (!attr) {
-        static const int seed[] = {DPAS_ATTR_GRADIENT_BYTES, DPAS_ATTR_CHECKPOINT_BYTES,
-                                   DPAS_ATTR_ALLREDUCE_FACTOR, DPAS_ATTR_GATHER_FACTOR,
-                                   DPAS_ATTR_GATHER_TRAFFIC_RATIO};
-        static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
-                                   DPAS_METRIC_TIME_FLAT_S, DPAS_METRIC_TIME_HIERARCHICAL_S};
-        int s = has_sched;
-        for (size_t i = 0; i < (s ? 4u : 5u); i++)
-            x->sw.metrics[x->sw.nmetrics++] = s ? cost[i] : seed[i];
-        if (has_rule)
-            x->sw.metrics[x->sw.nmetrics++] = DPAS_METRIC_MAX_F;
+        dpas_sweep_default_metrics(&x->sw, has_sched, has_rule);
     } else {
         for (const char *p = attr;;) {
             size_t l = strcspn(p, ",");
@@ -323,16 +314,6 @@ void srv_api_sweep(srv_request *rq, srv_response *r)
     sweep_free(&x);
 }
 
-static int metric_unit(int m)
-{
-    if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S)
-        return DPAS_AXIS_SECONDS;
-    if ((m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_SCALAR_BYTES) ||
-        (m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
-        return DPAS_AXIS_BYTES;
-    return DPAS_AXIS_PLAIN;
-}
-
 void srv_api_plot(srv_request *rq, srv_response *r)
 {
     sweep_req x;
@@ -432,7 +413,7 @@ void srv_api_plot(srv_request *rq, srv_response *r)
                                x.sw.axes[0].geometric ? (x0 == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
                            .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
                            .xunit = DPAS_AXIS_PLAIN,
-                           .yunit = metric_unit(ym)};
+                           .yunit = dpas_metric_axis_unit(ym)};
     dpas_error err;
     memset(&err, 0, sizeof err);
     char *svg = dpas_plot_svg(&spec, ser, x.n1, &err);

@@ -294,6 +294,29 @@ static void test_g10(void **state)
     }
 }
 
+/* An error message longer than dpas_error.message ends in "..." on a whole character. */
+static void test_error_cut(void **state)
+{
+    (void)state;
+    char long_text[2000];
+    /* 'a' then 700 two-byte characters (U+00E9): every cut point but one splits a character */
+    long_text[0] = 'a';
+    for (int i = 0; i < 700; i++)
+        long_text[1 + 2 * i] = (char)0xc3, long_text[2 + 2 * i] = (char)0xa9;
+    long_text[1401] = '\0';
+    dpas_error e;
+    assert_int_equal(dpas_error_set(&e, DPAS_EINVAL, "f", "%s", long_text), DPAS_EINVAL);
+    size_t l = strlen(e.message);
+    /* 511 bytes fit; the mark takes 3 and the text before it ends on a character: 'a' plus 253
+     * whole characters (507 bytes), then "..." */
+    assert_int_equal(l, 1 + 2 * 253 + 3);
+    assert_string_equal(e.message + l - 3, "...");
+    assert_int_equal((unsigned char)e.message[l - 4], 0xa9);
+    /* a message that fits is kept as it is */
+    dpas_error_set(&e, DPAS_EINVAL, "f", "dp_degree must be >= 1, got %d", 0);
+    assert_string_equal(e.message, "dp_degree must be >= 1, got 0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_count_errors), cmocka_unit_test(test_ints),
         cmocka_unit_test(test_bytes_of),    cmocka_unit_test(test_format),
         cmocka_unit_test(test_ring_factor), cmocka_unit_test(test_g10),
+        cmocka_unit_test(test_error_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

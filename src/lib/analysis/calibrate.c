@@ -90,7 +90,7 @@ static int set_fail(dpas_fit *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->reason, sizeof f->reason, fmt, ap);
+    dpas__mark_cut(f->reason, sizeof f->reason, vsnprintf(f->reason, sizeof f->reason, fmt, ap));
     va_end(ap);
     f->defined = 0;
     f->alpha = f->beta = f->r2 = NAN;

@@ -101,6 +101,19 @@ static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r
     return 0;
 }
 
+/* A sentence for the notes (their text is ours, but a cut would still say so). */
+static void note(dpas_cost *c, const char *fmt, ...) DPAS__PRINTF(2, 3);
+static void note(dpas_cost *c, const char *fmt, ...)
+{
+    if (c->nnotes == DPAS_COST_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *n = c->notes[c->nnotes++];
+    dpas__mark_cut(n, sizeof c->notes[0], vsnprintf(n, sizeof c->notes[0], fmt, ap));
+    va_end(ap);
+}
+
 static void cost_notes(const dpas_scenario *s, dpas_cost *c)
 {
     const int64_t N = c->dp_degree;
@@ -109,31 +122,29 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
         iterative |= c->rows[i].realisable && c->rows[i].schedule == DPAS_SCHED_SHARDED_DISTANCE &&
                      (c->rows[i].rule->caps & DPAS_RULE_CAP_ITERATIVE);
     if (c->have_links && N > 1 && N > s->nodes)
-        snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
-                 "hierarchical times pre-reduce inside a node (%lld replicas per node on average): "
-                 "sound for a robust rule only when a node is one trust domain",
-                 (long long)(N / s->nodes));
+        note(c,
+             "hierarchical times pre-reduce inside a node (%lld replicas per node on average): "
+             "sound for a robust rule only when a node is one trust domain",
+             (long long)(N / s->nodes));
     if (!c->have_links)
-        snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
-                 "no times: the fleet has no known fabric and node (use a registry fleet, or "
-                 "fleet.node and fleet.fabric)");
+        note(c, "no times: the fleet has no known fabric and node (use a registry fleet, or "
+                "fleet.node and fleet.fabric)");
     if (iterative)
-        snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
-                 "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "
-                 "iterations",
-                 (long long)c->iterations);
+        note(c,
+             "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "
+             "iterations",
+             (long long)c->iterations);
     if (c->f >= 0)
-        snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
-                 "tolerates: the rule's bound holds for f = %lld at dp_degree %lld",
-                 (long long)c->f, (long long)N);
-    if (c->net_kind >= 0 && c->nnotes < DPAS_COST_MAX_NOTES)
-        snprintf(c->notes[c->nnotes++], sizeof c->notes[0],
-                 "flat times from the calibration's measured curves (network model %s: %s); "
-                 "hierarchical times from its alpha-beta line; parameter servers from the line",
-                 dpas_netmodel_kind_name(c->net_kind),
-                 c->net_kind == DPAS_NETMODEL_DEFAULT
-                     ? "empirical where the file measured the size, piecewise outside"
-                     : "as asked");
+        note(c, "tolerates: the rule's bound holds for f = %lld at dp_degree %lld", (long long)c->f,
+             (long long)N);
+    if (c->net_kind >= 0)
+        note(c,
+             "flat times from the calibration's measured curves (network model %s: %s); "
+             "hierarchical times from its alpha-beta line; parameter servers from the line",
+             dpas_netmodel_kind_name(c->net_kind),
+             c->net_kind == DPAS_NETMODEL_DEFAULT
+                 ? "empirical where the file measured the size, piecewise outside"
+                 : "as asked");
 }
 
 int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost **out,

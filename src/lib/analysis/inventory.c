@@ -118,9 +118,11 @@ static void add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char 
 {
     if (*n < cap) {
         dpas_inventory_row *r = &rows[*n];
-        snprintf(r->item, sizeof r->item, "%s", item); /* names of the catalogue: all fit */
+        dpas__mark_cut(
+            r->item, sizeof r->item,
+            snprintf(r->item, sizeof r->item, "%s", item)); /* names of the catalogue: all fit */
         r->where = where;
-        snprintf(r->basis, sizeof r->basis, "%s", basis);
+        dpas__mark_cut(r->basis, sizeof r->basis, snprintf(r->basis, sizeof r->basis, "%s", basis));
         r->bytes = b;
         r->source = source;
     }

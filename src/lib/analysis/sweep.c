@@ -59,6 +59,30 @@ int dpas_metric_needs_schedule(int m)
 }
 int dpas_metric_needs_rule(int m) { return m == DPAS_METRIC_MAX_F; }
 
+int dpas_metric_axis_unit(int m)
+{
+    if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S)
+        return DPAS_AXIS_SECONDS;
+    if ((m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_SCALAR_BYTES) ||
+        (m >= 0 && m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
+        return DPAS_AXIS_BYTES;
+    return DPAS_AXIS_PLAIN;
+}
+
+void dpas_sweep_default_metrics(dpas_sweep *sw, int has_schedule, int has_rule)
+{
+    static const int seed[] = {DPAS_ATTR_GRADIENT_BYTES, DPAS_ATTR_CHECKPOINT_BYTES,
+                               DPAS_ATTR_ALLREDUCE_FACTOR, DPAS_ATTR_GATHER_FACTOR,
+                               DPAS_ATTR_GATHER_TRAFFIC_RATIO};
+    static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
+                               DPAS_METRIC_TIME_FLAT_S, DPAS_METRIC_TIME_HIERARCHICAL_S};
+    sw->nmetrics = 0;
+    for (size_t i = 0; i < (has_schedule ? 4u : 5u); i++)
+        sw->metrics[sw->nmetrics++] = has_schedule ? cost[i] : seed[i];
+    if (has_rule)
+        sw->metrics[sw->nmetrics++] = DPAS_METRIC_MAX_F;
+}
+
 void dpas_sweep_axis_free(dpas_sweep_axis *a)
 {
     if (!a)

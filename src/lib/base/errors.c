@@ -3,6 +3,7 @@
 #include "../internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *dpas_strerror(int code)
 {
@@ -39,6 +40,17 @@ const char *dpas_err_name(int code)
     }
 }
 
+void dpas__mark_cut(char *buf, size_t cap, int needed)
+{
+    if (needed < 0 || (size_t)needed < cap || cap < 4)
+        return;
+    /* the text did not fit: end on a whole UTF-8 character and say it was cut */
+    size_t end = cap - 4;
+    while (end > 0 && ((unsigned char)buf[end] & 0xc0) == 0x80)
+        end--;
+    memcpy(buf + end, "...", 4);
+}
+
 static int vfail(dpas_error *err, int code, const char *field, int line, int col, const char *fmt,
                  va_list ap)
 {
@@ -46,9 +58,20 @@ static int vfail(dpas_error *err, int code, const char *field, int line, int col
         err->code = code;
         err->line = line;
         err->column = col;
-        snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        dpas__mark_cut(err->field, sizeof err->field,
+                       snprintf(err->field, sizeof err->field, "%s", field ? field : ""));
+        dpas__mark_cut(err->message, sizeof err->message,
+                       vsnprintf(err->message, sizeof err->message, fmt, ap));
     }
+    return code;
+}
+
+int dpas_error_set(dpas_error *err, int code, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, field, 0, 0, fmt, ap);
+    va_end(ap);
     return code;
 }
 

@@ -33,6 +33,36 @@ const char *dpas_kind_name(dpas_kind kind)
     return (unsigned)kind < DPAS_KIND_COUNT ? kind_names[kind] : NULL;
 }
 
+int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err)
+{
+    static const struct {
+        const char *name;
+        int kind;
+    } names[] = {{"models", DPAS_KIND_MODEL},
+                 {"model", DPAS_KIND_MODEL},
+                 {"hardware", DPAS_KIND_HARDWARE},
+                 {"nodes", DPAS_KIND_NODE},
+                 {"node", DPAS_KIND_NODE},
+                 {"fabrics", DPAS_KIND_FABRIC},
+                 {"fabric", DPAS_KIND_FABRIC},
+                 {"fleets", DPAS_KIND_FLEET},
+                 {"fleet", DPAS_KIND_FLEET},
+                 {"scenarios", DPAS_KIND_SCENARIO},
+                 {"scenario", DPAS_KIND_SCENARIO},
+                 {"precisions", -1},
+                 {"precision", -1}};
+    char q[96];
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(name, names[i].name)) {
+            *kind = names[i].kind;
+            return 0;
+        }
+    return dpas__fail(err, DPAS_ENOENT, "kind",
+                      "unknown registry kind %s; expected models, hardware, nodes, fabrics, "
+                      "fleets, scenarios or precisions",
+                      dpas__quote(name ? name : "", q, sizeof q));
+}
+
 size_t dpas_registry_count(const dpas_registry *reg, dpas_kind kind)
 {
     return reg && (unsigned)kind < DPAS_KIND_COUNT ? reg->n[kind] : 0;

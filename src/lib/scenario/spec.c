@@ -200,12 +200,16 @@ enum { T_NULL, T_SCALAR, T_MAP, T_SEQ, T_BOOL };
 static int wfail(walker *W, int code, const char *field, int line, int col, const char *fmt,
                  const char *a, const char *b)
 {
-    char msg[400];
-    snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
-    if (line)
-        return dpas__fail_at(W->err, code, field, line, col, "%s:%d:%d: %s", W->file, line, col,
-                             msg);
-    return dpas__fail(W->err, code, field, "%s: %s", W->file, msg);
+    /* fmt has two %s for a and b; the file and position come first, in one message */
+    char *msg = NULL;
+    int n = snprintf(NULL, 0, fmt, a ? a : "", b ? b : "");
+    if (n >= 0 && (msg = malloc((size_t)n + 1)))
+        snprintf(msg, (size_t)n + 1, fmt, a ? a : "", b ? b : "");
+    int rc = line ? dpas__fail_at(W->err, code, field, line, col, "%s:%d:%d: %s", W->file, line,
+                                  col, msg ? msg : "out of memory")
+                  : dpas__fail(W->err, code, field, "%s: %s", W->file, msg ? msg : "out of memory");
+    free(msg);
+    return rc;
 }
 
 static const char *type_name(int t)
