@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks of issue 2, side by side with their anchors:
 #  1. scenario evaluations per second (C, one core) against the same equations with pint in Python;
-#  2. the CLI's start-to-exit time against Python + pint's start-up.
+#  2. the CLI's start-to-exit time against Python + pint's start-up;
+#  3. a million-point sweep with schedule costs against the previous build (bench/sweep.sh).
 # The anchor needs Debian's python3-pint; it is installed here if missing (not by make test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,13 +29,11 @@ c_ms=$(sed -E 's/.*median_ms ([0-9.]+).*/\1/' <<<"$cli_line")
 p_ms=$(sed -E 's/.*median_ms ([0-9.]+).*/\1/' <<<"$py_start")
 awk -v c="$c_ms" -v p="$p_ms" 'BEGIN { printf "ratio  dpas starts and answers %.0fx sooner (%.2f ms vs %.0f ms)\n", p / c, c, p }'
 
-echo "== a million-point sweep to CSV (1000 dp_degree x 1000 parameter counts)"
-for attrs in "" "--schedule sharded"; do
-  t0=$(date +%s.%N)
-  # shellcheck disable=SC2086
-  "$build/dpas" sweep --fleet Mega_100K --grad bf16 --ckpt 14B --dp 1..1000+1 --params 1e6..1e9+1e6 $attrs -o csv > /tmp/dpas-sweep.csv
-  t1=$(date +%s.%N)
-  rows=$(($(wc -l < /tmp/dpas-sweep.csv) - 1))
-  awk -v a="$t0" -v b="$t1" -v r="$rows" -v w="${attrs:-seed attributes}" 'BEGIN { printf "%s: %d rows in %.3f s (%.0f ns per row)\n", w, r, b - a, (b - a) / r * 1e9 }'
-done
+echo "== a million-point sweep to CSV (1000 dp_degree x 1000 parameter counts), seed attributes"
+t0=$(date +%s.%N)
+"$build/dpas" sweep --fleet Mega_100K --grad bf16 --ckpt 14B --dp 1..1000+1 --params 1e6..1e9+1e6 -o csv > /tmp/dpas-sweep.csv
+t1=$(date +%s.%N)
+rows=$(($(wc -l < /tmp/dpas-sweep.csv) - 1))
+awk -v a="$t0" -v b="$t1" -v r="$rows" 'BEGIN { printf "%d rows in %.3f s (%.0f ns per row)\n", r, b - a, (b - a) / r * 1e9 }'
 rm -f /tmp/dpas-sweep.csv
+bash bench/sweep.sh

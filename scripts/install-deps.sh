@@ -11,6 +11,7 @@ pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-
 pkgs+=(python3-torch)
 pkgs+=(iproute2)  # ip and tc: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
+pkgs+=(gdb)  # counts how often a command validates its scenario (tests/cli/validations.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

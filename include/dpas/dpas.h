@@ -25,7 +25,8 @@
 #define DPAS_DPAS_H
 
 /* The topic headers, in the order of the flow: base, units, scenario (registry, spec, evaluate),
- * analysis (rules, schedules, inventory and memory, calibration), kernels, render. */
+ * analysis (rules, schedules, inventory and memory, calibration), kernels, sweep, the request
+ * (which types each analysis' options), render. */
 #include "dpas/base.h"
 #include "dpas/units.h"
 #include "dpas/registry.h"
@@ -38,6 +39,7 @@
 #include "dpas/calibrate.h"
 #include "dpas/kernels.h"
 #include "dpas/sweep.h"
+#include "dpas/request.h"
 #include "dpas/table.h"
 #include "dpas/render.h"
 #include "dpas/plot.h"

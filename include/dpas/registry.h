@@ -119,8 +119,11 @@ DPAS_API int dpas_registry_find(const dpas_registry *reg, dpas_kind kind, const 
 
 /* "model", "hardware", "node", "fabric", "fleet", "scenario"; NULL when out of range. */
 DPAS_API const char *dpas_kind_name(dpas_kind kind);
-/* A listing's kind by name, singular or plural ("models", "fleet", ...): a dpas_kind, -1 for
- * "precisions"/"precision", or DPAS_ENOENT naming the kinds. */
+/* Listings that are not registry kinds: the precision names, and the keys of a request. */
+#define DPAS_LIST_PRECISIONS (-1)
+#define DPAS_LIST_KEYS (-2)
+/* A listing's kind by name, singular or plural ("models", "fleet", ...): a dpas_kind,
+ * DPAS_LIST_PRECISIONS for "precisions", DPAS_LIST_KEYS for "keys", or DPAS_ENOENT naming them. */
 DPAS_API int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err);
 
 #ifdef __cplusplus

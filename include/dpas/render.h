@@ -61,13 +61,22 @@ typedef struct dpas_render_opts {
 DPAS_API char *dpas_render_report(const dpas_scenario *s, const dpas_report *r,
                                   const dpas_render_opts *opts, dpas_error *err);
 
+/* The attribute's equation with the inputs substituted ("dp_degree - 1 = 128 - 1 = 127"), as
+ * --explain shows it; snprintf-style (the length the whole text needs). */
+DPAS_API size_t dpas_report_explain(const dpas_scenario *s, const dpas_report *r, dpas_attr a,
+                                    char *buf, size_t cap);
+
 /* The sentence for one warning bit of a report ("dp_degree 96 does not divide ..."). */
 DPAS_API size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, size_t cap);
 
-/* Render a mlsysim-style error object {"status":"error","title":...,"reason":...} + "\n". */
-DPAS_API char *dpas_render_error_json(const dpas_error *err);
+/* Render a mlsysim-style error object {"status":"error","title":...,"reason":...} + "\n":
+ * "code" is the error's name (dpas_err_name: "EINVAL"), reason the library's message, "field" the key at fault (when there is one) and "hint",
+ * when not NULL, a front end's own words on how to give what is missing ("give --dp N"). */
+DPAS_API char *dpas_render_error_json(const dpas_error *err, const char *hint);
 
-/* Render a registry listing (kind, or -1 for precisions). */
+/* Render a listing: a registry kind, DPAS_LIST_PRECISIONS or DPAS_LIST_KEYS (every key of a
+ * request: its CLI flag, query parameter, Python keyword and file key, and the analyses that
+ * take it). */
 DPAS_API char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err);
 
 #ifdef __cplusplus

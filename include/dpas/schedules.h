@@ -27,6 +27,9 @@ DPAS_API const char *dpas_schedule_name(dpas_schedule_id s);    /* "allreduce", 
 DPAS_API const char *dpas_schedule_summary(dpas_schedule_id s); /* one line */
 DPAS_API const char *dpas_schedule_source(dpas_schedule_id s);
 DPAS_API int dpas_schedule_from_name(const char *name); /* -1 when unknown */
+/* The same with an error: DPAS_ENOENT naming `field`, the name and every schedule. */
+DPAS_API int dpas_schedule_parse(const char *field, const char *name, dpas_schedule_id *out,
+                                 dpas_error *err);
 
 /* Can the schedule realise the rule? 1 or 0; when 0 and why is not NULL, *why says why. */
 DPAS_API int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *rule, const char **why);

@@ -11,20 +11,21 @@ extern "C" {
 
 /* ---- scenario files and rendering ------------------------------------------------------------ */
 
-/* The inputs of a scenario, one table for every front end: each has the seed's field name (used
- * in messages), a CLI flag, a scenario-file key and a query/keyword name. */
+/* The inputs of a scenario: each has a name (its key in a request, dpas/request.h, and in
+ * messages) and a key in a scenario file. How each front end spells an input is the request's
+ * key table (dpas_key_flag, dpas_key_query, ...). */
 typedef enum dpas_input {
     DPAS_INPUT_NAME = 0,              /* name (file only): the scenario's label */
     DPAS_INPUT_SCENARIO,              /* scenario: a named scenario to start from */
     DPAS_INPUT_WORKLOAD,              /* workload (also "model"): a registry model */
-    DPAS_INPUT_WORKLOAD_NAME,         /* workload.name of an inline workload */
-    DPAS_INPUT_PARAMETERS,            /* workload.parameters: a count */
+    DPAS_INPUT_WORKLOAD_NAME,         /* workload_name (file: workload.name) of an inline one */
+    DPAS_INPUT_PARAMETERS,            /* parameters (file: workload.parameters): a count */
     DPAS_INPUT_FLEET,                 /* fleet: a registry fleet */
-    DPAS_INPUT_FLEET_NAME,            /* fleet.name of an inline fleet */
-    DPAS_INPUT_NODES,                 /* fleet.nodes (fleet.count) */
-    DPAS_INPUT_ACCELERATORS_PER_NODE, /* fleet.accelerators_per_node */
-    DPAS_INPUT_NODE,                  /* fleet.node: a registry node */
-    DPAS_INPUT_FABRIC,                /* fleet.fabric: a registry fabric */
+    DPAS_INPUT_FLEET_NAME,            /* fleet_name (file: fleet.name) of an inline fleet */
+    DPAS_INPUT_NODES,                 /* nodes (file: fleet.nodes or fleet.count) */
+    DPAS_INPUT_ACCELERATORS_PER_NODE, /* accelerators_per_node */
+    DPAS_INPUT_NODE,                  /* node (file: fleet.node): a registry node */
+    DPAS_INPUT_FABRIC,                /* fabric (file: fleet.fabric): a registry fabric */
     DPAS_INPUT_DP_DEGREE,             /* dp_degree */
     DPAS_INPUT_GRADIENT_WIDTH,        /* gradient_bytes_per_param */
     DPAS_INPUT_CHECKPOINT_WIDTH,      /* checkpoint_bytes_per_param */
@@ -32,12 +33,11 @@ typedef enum dpas_input {
     DPAS_INPUT_COUNT
 } dpas_input;
 
-/* The seed's field name ("dp_degree", "workload.parameters"), the CLI flag ("--dp"; NULL for
- * file-only inputs) and the query/keyword name ("dp_degree", "parameters"). NULL out of range. */
+/* The input's name ("dp_degree", "parameters") and its key in a scenario file ("dp_degree",
+ * "workload.parameters"). NULL out of range. */
 DPAS_API const char *dpas_input_field(dpas_input in);
-DPAS_API const char *dpas_input_flag(dpas_input in);
-DPAS_API const char *dpas_input_param(dpas_input in);
-/* The input named by a short key ("dp"), a field, a file path or a query name; -1 if none. */
+DPAS_API const char *dpas_input_path(dpas_input in);
+/* The input named by a short key ("dp"), its name or its file key; -1 if none. */
 DPAS_API int dpas_input_from_name(const char *name);
 
 /* The inputs of a scenario as read from text, before resolution. Any pointer may be NULL
@@ -63,7 +63,7 @@ DPAS_API int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, 
 DPAS_API int dpas_spec_set_input(dpas_spec *spec, dpas_input in, const char *value,
                                  const char *field, dpas_error *err);
 /* The same by name: any name dpas_input_from_name takes ("dp", "dp_degree", "parameters",
- * "fleet.nodes", ...). `field` names the input in later messages ("--dp"); NULL uses the seed's name.
+ * "fleet.nodes", ...). `field` names the input in later messages; NULL uses its name.
  * A NULL value for "weights" removes the width (None). "model" and "params" replace each other,
  * as do "fleet" and an inline fleet. Errors: DPAS_EINVAL for an unknown key. */
 DPAS_API int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, const char *field,

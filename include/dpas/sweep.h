@@ -107,6 +107,26 @@ DPAS_API void dpas_sweep_default_metrics(dpas_sweep *sw, int has_schedule, int h
 DPAS_API int dpas_sweep_check(const dpas_sweep *sw, dpas_error *err);
 /* The columns of a sweep's rows: the axes, then the metrics (naxes + nmetrics entries). */
 DPAS_API void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols);
+/* The values of axis 0 or 1 (1 for an axis the sweep does not have), and the columns of a row
+ * (naxes + nmetrics). */
+DPAS_API size_t dpas_sweep_values(const dpas_sweep *sw, int axis);
+DPAS_API size_t dpas_sweep_ncolumns(const dpas_sweep *sw);
+
+/* What dpas_sweep_rows kept and left out, and why the first point was left out. */
+typedef struct dpas_sweep_tally {
+    uint64_t shown, skipped;
+    char first[512];
+} dpas_sweep_tally;
+
+/* A kept point's row (ncolumns cells, borrowed for the call); non-zero stops the walk with it. */
+typedef int (*dpas_sweep_fn)(void *ctx, const dpas_cell *cells);
+
+/* Every point, the first axis outer: each kept point's row to fn, a point whose inputs break a
+ * rule left out and counted in tally. When every point is left out: DPAS_EINVAL, "every point
+ * of the sweep was left out; the first: ..." (and fn never called). */
+DPAS_API int dpas_sweep_rows(const dpas_sweep *sw, dpas_sweep_fn fn, void *ctx,
+                             dpas_sweep_tally *tally, dpas_error *err);
+
 /* The point (i0, i1): its cells (naxes + nmetrics; text borrowed from the axes) and, when y is
  * not NULL, the metric `ymetric` as a double (NAN when null). A point whose inputs break a rule
  * returns DPAS_EINVAL (or another code) with the reason in err: it is left out of the sweep. */

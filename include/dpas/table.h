@@ -32,7 +32,8 @@ extern "C" {
 typedef enum dpas_col_type {
     DPAS_COL_TEXT = 0, /* cell.text */
     DPAS_COL_INT,      /* cell.i */
-    DPAS_COL_REAL,     /* cell.real: shortest text that reads back as the same double */
+    DPAS_COL_REAL,     /* cell.real: shortest text that reads back as the same double, in
+                          every format (dpas_format_real) */
     DPAS_COL_BYTES,    /* cell.bytes: exact decimal; one that does not terminate (4/3) is rounded
                           to 18 decimals and marked: text, markdown and CSV show
                           "1.333333333333333333 (rounded; exactly 4/3)", JSON the number and a
@@ -43,8 +44,6 @@ typedef enum dpas_col_type {
 
 /* Column flags: how text and markdown show a value (JSON and CSV always carry the exact one). */
 #define DPAS_COL_HUMAN 1u        /* BYTES: "350 GB" in the writer's units */
-#define DPAS_COL_G6 2u           /* REAL: 6 significant digits */
-#define DPAS_COL_G10 4u          /* REAL: 10 significant digits in text and markdown (sweeps) */
 #define DPAS_COL_LEFT 8u         /* text: align left even when the column holds numbers */
 #define DPAS_COL_EXACT_HUMAN 16u /* BYTES: "350000000000 (350 GB)" in text and markdown */
 #define DPAS_COL_RIGHT 32u       /* text and markdown: align right, as numbers are */

@@ -84,9 +84,10 @@ DPAS_API size_t dpas_format_width(dpas_rational w, char *buf, size_t cap);
  * bytes, DPAS_EINVAL when width.den == 0. */
 DPAS_API int dpas_bytes_of(uint64_t count, dpas_rational width, dpas_bytes *out, dpas_error *err);
 
-/* v with 10 significant digits, as "%.10g" (buf: at least 32 bytes); fast, for tables of
- * millions of rows. Returns the length. */
-DPAS_API size_t dpas_format_g10(double v, char *buf);
+/* v as every front end prints a real: the shortest text that reads back as the same double
+ * ("0.1", "1.984375", "1.4777777777777778e-05"; a whole number below 1e16 in full; nan, inf,
+ * -inf), snprintf-style (40 bytes always suffice). */
+DPAS_API size_t dpas_format_real(double v, char *buf, size_t cap);
 
 /* The byte count as a double (for plotting and times only). */
 DPAS_API double dpas_bytes_to_double(dpas_bytes b);

@@ -14,17 +14,20 @@ the C library's message where the library made the check.
 from __future__ import annotations
 
 import ctypes
-import json
+import fractions
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
-from . import _check, _ffi, errors
-from ._quantity import Quantity, quantity, width_text
+from . import _ffi, _request, errors
+from ._quantity import Quantity, exact, quantity
+from ._request import Request as _Request
 from .errors import (ArgumentTypeError, Error, FileError, InvalidValue, OutOfMemory, ParseError,
                      PhysicsViolation, RangeError, Undefined, UnknownName)
 from .rows import CostRow, CostRows, InventoryRow, MemoryCheck, RuleRow
 
 __all__ = ["Scenarios", "Models", "Systems", "Hardware", "DataParallelAttackSurfaceScenario",
-           "Workload", "Fleet", "Quantity", "rules", "version", "CostRow", "CostRows", "RuleRow",
+           "Workload", "Fleet", "Quantity", "rules", "scenario", "sweep", "keys", "SweepRows",
+           "report", "cost", "inventory", "memory",
+           "version", "CostRow", "CostRows", "RuleRow",
            "InventoryRow", "MemoryCheck", "Error", "InvalidValue", "ParseError", "RangeError",
            "UnknownName", "Undefined", "OutOfMemory", "FileError", "PhysicsViolation",
            "ArgumentTypeError"]
@@ -51,6 +54,7 @@ def _registry() -> ctypes.c_void_p:
 
 
 _REG = _registry()  # the built-in registry: read-only, for the life of the process
+_request._REG.append(_REG.value)
 
 
 # ---- the registry as namespaces ----------------------------------------------------------------
@@ -186,14 +190,39 @@ _ATTRS = ["accelerators", "nodes", "accelerators_per_node", "accelerators_per_re
 Width = Union[str, int, float, Quantity, Any]
 
 
-def _entry_text(field: str, v: Any) -> bytes:
-    """A registry entry given as an entry object or as its name."""
-    return _check.text(field, v.path if isinstance(v, _Entry) else v)
+def _inputs(workload: Any, fleet: Any) -> Dict[str, Any]:
+    """The seed's workload and fleet arguments as keys of the library's request."""
+    keys: Dict[str, Any] = {}
+    if isinstance(workload, Workload):
+        keys["parameters"], keys["workload_name"] = workload.parameters, workload.name
+        if workload.parameters is None:
+            raise ArgumentTypeError("workload.parameters must be a count, got None", "parameters")
+    elif isinstance(workload, (Model, str)):
+        keys["workload"] = workload
+    else:
+        raise ArgumentTypeError(f"workload must be a registry model (Models.Language.GPT3), its "
+                                f"name or a Workload, got {type(workload).__name__}", "workload")
+    if isinstance(fleet, Fleet):
+        keys.update(nodes=fleet.nodes, accelerators_per_node=fleet.accelerators_per_node,
+                    node=fleet.node, fabric=fleet.fabric, fleet_name=fleet.name)
+        if fleet.nodes is None:
+            raise ArgumentTypeError("fleet.nodes must be a count, got None", "nodes")
+    elif isinstance(fleet, (FleetEntry, str)):
+        keys["fleet"] = fleet
+    else:
+        raise ArgumentTypeError(f"fleet must be a registry fleet (Systems.Clusters.Training_1K), "
+                                f"its name or a Fleet, got {type(fleet).__name__}", "fleet")
+    return keys
 
 
 class DataParallelAttackSurfaceScenario:
     """mlsysim's DataParallelAttackSurfaceScenario: workload trained on fleet with dp_degree
     data-parallel replicas. Every attribute is computed by libdpas; byte counts are exact.
+
+    The arguments become keys of the library's request (dpas.keys() lists them), which checks
+    them as the CLI and the server do; dpas.scenario(**keys) builds one from the keys
+    themselves. Its methods are requests of their own over these inputs: their keyword
+    arguments are keys too, and an input given to a method overrides the scenario's.
 
     >>> s = DataParallelAttackSurfaceScenario(workload=Models.Language.Llama3_70B,
     ...     fleet=Fleet(nodes=12, accelerators_per_node=8), dp_degree=96,
@@ -218,94 +247,23 @@ class DataParallelAttackSurfaceScenario:
     def __init__(self, workload: Union[Model, Workload, str], fleet: Union[FleetEntry, Fleet, str],
                  dp_degree: int, gradient_bytes_per_param: Width,
                  checkpoint_bytes_per_param: Width, weight_bytes_per_param: Optional[Width] = None,
-                 *, _scenario: Optional[str] = None) -> None:
-        self._spec = None
-        # every argument is checked and converted before the library sees any
-        puts = []
-        if _scenario is not None:
-            puts.append((b"scenario", _scenario.encode(), "scenario"))
-        else:
-            puts += self._workload(workload) + self._fleet(fleet)
-            puts.append((b"dp_degree", _check.count_text("dp_degree", dp_degree).encode(),
-                         "dp_degree"))
-            for key, w, required in (("gradient_bytes_per_param", gradient_bytes_per_param, True),
-                                     ("checkpoint_bytes_per_param", checkpoint_bytes_per_param, True),
-                                     ("weight_bytes_per_param", weight_bytes_per_param, False)):
-                t = width_text(key, w)
-                if t is None and required:
-                    raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number "
-                                            f"of bytes, got None", key)
-                if t is not None:
-                    puts.append((key.encode(), t, key))
-        spec = _lib.dpas_spec_new()
-        if not spec:
-            raise OutOfMemory("dpas: out of memory")
-        self._spec = spec
-        for key, value, field in puts:
-            _call(_lib.dpas_spec_set, spec, key, value, field.encode())
-        self._s = _ffi.Scenario()
-        self._r = _ffi.Report()
-        _call(_lib.dpas_spec_resolve, spec, _REG, ctypes.byref(self._s))
-        _call(_lib.dpas_evaluate, ctypes.byref(self._s), ctypes.byref(self._r))
-        if isinstance(workload, Workload) and workload.name is not None:
-            self._kept("workload.name", workload.name, self._s.workload)
-        if isinstance(fleet, Fleet) and fleet.name is not None:
-            self._kept("fleet.name", fleet.name, self._s.fleet)
-        label = _lib.dpas_spec_label(spec)
-        self.name: Optional[str] = _ffi.text(label)
+                 *, _keys: Optional[Dict[str, Any]] = None) -> None:
+        if _keys is None:
+            _keys = _inputs(workload, fleet)
+            _keys.update(dp_degree=dp_degree, gradient_bytes_per_param=gradient_bytes_per_param,
+                         checkpoint_bytes_per_param=checkpoint_bytes_per_param,
+                         weight_bytes_per_param=weight_bytes_per_param)
+            for k in ("dp_degree", "gradient_bytes_per_param", "checkpoint_bytes_per_param"):
+                if _keys[k] is None:  # a required argument, given as None
+                    raise ArgumentTypeError(f"{k} must be given, got None", k)
+        self._rq = _Request("eval", _keys)
+        self._s = self._rq.scenario
+        self._r = self._rq.report
+        self.name: Optional[str] = self._rq.label
 
-    @staticmethod
-    def _workload(workload: Any) -> list:
-        if isinstance(workload, Model):
-            return [(b"workload", workload.path.encode(), "workload")]
-        if isinstance(workload, str):
-            return [(b"workload", _check.text("workload", workload), "workload")]
-        if isinstance(workload, Workload):
-            p = workload.parameters
-            f = "workload.parameters"
-            out = [(f.encode(), _check.text(f, p) if isinstance(p, str) else
-                    _check.count_text(f, p).encode(), f)]
-            if workload.name is not None:
-                out.append((b"workload.name", _check.text("workload.name", workload.name),
-                            "workload.name"))
-            return out
-        raise ArgumentTypeError(f"workload must be a registry model (Models.Language.GPT3), its "
-                                f"name or a Workload, got {type(workload).__name__}", "workload")
-
-    @staticmethod
-    def _fleet(fleet: Any) -> list:
-        if isinstance(fleet, FleetEntry):
-            return [(b"fleet", fleet.path.encode(), "fleet")]
-        if isinstance(fleet, str):
-            return [(b"fleet", _check.text("fleet", fleet), "fleet")]
-        if not isinstance(fleet, Fleet):
-            raise ArgumentTypeError(f"fleet must be a registry fleet (Systems.Clusters.Training_1K), "
-                                    f"its name or a Fleet, got {type(fleet).__name__}", "fleet")
-        out = [(b"fleet.nodes", _check.count_text("fleet.nodes", fleet.nodes).encode(),
-                "fleet.nodes")]
-        if fleet.node is not None:
-            out.append((b"fleet.node", _entry_text("fleet.node", fleet.node), "fleet.node"))
-        if fleet.accelerators_per_node is not None:
-            f = "fleet.accelerators_per_node"
-            out.append((f.encode(), _check.count_text(f, fleet.accelerators_per_node).encode(), f))
-        if fleet.fabric is not None:
-            out.append((b"fleet.fabric", _entry_text("fleet.fabric", fleet.fabric), "fleet.fabric"))
-        if fleet.name is not None:
-            out.append((b"fleet.name", _check.text("fleet.name", fleet.name), "fleet.name"))
-        return out
-
-    @staticmethod
-    def _kept(field: str, name: str, label: Optional[bytes]) -> None:
-        """A name the library shortened would label another workload or fleet: refuse it."""
-        if label is None or label.decode("utf-8", "replace") != name:
-            kept = len(label or b"")
-            raise InvalidValue(f"{field} is too long: the library keeps {kept} bytes of a name, got "
-                               f"{len(name.encode())}", field)
-
-    def __del__(self) -> None:
-        if getattr(self, "_spec", None):
-            _lib.dpas_spec_free(self._spec)
-            self._spec = None
+    def _request(self, analysis: str, keys: Dict[str, Any]) -> _Request:
+        """A request of another analysis over this scenario's inputs (the keys override them)."""
+        return _Request(analysis, keys, base=self._rq.keys)
 
     def _get(self, index: int) -> Any:
         v = _ffi.Value()
@@ -335,22 +293,22 @@ class DataParallelAttackSurfaceScenario:
     def parameters(self) -> int:
         return self._s.parameters
 
-    def report(self, explain: bool = False) -> Dict[str, Any]:
-        """The whole report as the CLI's JSON gives it (a dict)."""
-        opts = _ffi.RenderOpts(format=_ffi.FORMAT_JSON, units=_ffi.UNITS_SI,
-                               explain=int(_check.flag("explain", explain)), attrs=0,
-                               label=self.name.encode() if self.name else None)
-        err = _ffi.Error()
-        ptr = _lib.dpas_render_report(ctypes.byref(self._s), ctypes.byref(self._r),
-                                      ctypes.byref(opts), ctypes.byref(err))
-        if not ptr:
-            errors.raise_c(err)
-        return json.loads(_ffi.take_string(_lib, ptr) or "null")
+    def report(self, explain: bool = False, attr: Union[str, Sequence[str], None] = None,
+               **keys: Any) -> Dict[str, Any]:
+        """The whole report as the CLI's JSON document gives it (a dict built from the C
+        library's values): scenario, inputs, attributes, undefined, equations (with explain)
+        and warnings. attr: only these attributes (an undefined one is an error). Byte counts are
+        exact numbers (an int, or a Fraction when not whole), as in every row's dict view."""
+        if explain is False and attr is None and not keys:
+            return _report_dict(self._s, self._r, self.name, 0, False)
+        return _report_of(self._request("eval", dict(keys, explain=explain, attr=attr)))
 
     def cost(self, rule: Union[str, Sequence[str], None] = None,
              schedule: Union[str, Sequence[str], None] = None, convention: Optional[str] = None,
-             f: Optional[int] = None, steps: int = 1, iterations: Optional[int] = None,
-             compute_rate: Optional[float] = None) -> CostRows:
+             f: Optional[int] = None, steps: Optional[int] = None,
+             iterations: Optional[int] = None, compute_rate: Optional[float] = None,
+             calibration: Union[str, Sequence[str], None] = None,
+             network_model: Optional[str] = None, **keys: Any) -> CostRows:
         """What each robust rule costs under each schedule, one CostRow per rule x schedule (the
         rows of 'dpas cost -o json'), rule-major, in a CostRows list that also carries the
         document's steps, links and notes.
@@ -360,85 +318,136 @@ class DataParallelAttackSurfaceScenario:
         (Krum, Multi-Krum), for the rules named or, with rule None, for every rule. f: add
         whether each rule tolerates f Byzantine replicas (>= 0). steps (>= 1): bytes and times
         for that many steps. iterations (>= 1, default 10) of the iterative rules. compute_rate
-        (FLOP/s per worker, > 0): adds the rule's own compute time."""
-        names = _check.names("rule", rule)
-        conv = _check.optional_text("convention", convention)
-        scheds = _check.names("schedule", schedule)
-        f_c = -1 if f is None else _check.int64("f", f, 0)
-        steps_c = _check.int64("steps", steps, 1)
-        iter_c = 0 if iterations is None else _check.int64("iterations", iterations, 1)
-        rate = 0.0
-        if compute_rate is not None:
-            rate = _check.real("compute_rate", compute_rate)
-            if not (0 < rate < float("inf")):
-                raise InvalidValue(f"compute_rate must be a finite number > 0 FLOP/s, got "
-                                   f"{compute_rate!r}", "compute_rate")
-        if not names and conv is not None:
-            # a convention is used for every rule, not dropped: as the CLI's --convention alone
-            names = [_lib.dpas_rule_at(i).contents.name for i in range(_lib.dpas_rule_count())
-                     if _lib.dpas_rule_at(i).contents.is_default]
-        ptrs = (ctypes.POINTER(_ffi.Rule) * max(1, len(names)))()
-        for i, n in enumerate(names):
-            p = ctypes.POINTER(_ffi.Rule)()
-            _call(_lib.dpas_rule_select, n, conv, ctypes.byref(p))
-            ptrs[i] = p
-        mask = 0
-        for s in scheds:
-            k = _lib.dpas_schedule_from_name(s)
-            if k < 0:
-                known = _schedule_names()
-                raise UnknownName(f"unknown schedule \"{s.decode()}\"; expected "
-                                  f"{', '.join(known[:-1])} or {known[-1]}", "schedule")
-            mask |= 1 << k
-        opts = _ffi.CostOpts(rules=ptrs if names else None, nrules=len(names), schedules=mask,
-                             iterations=iter_c, steps=steps_c, f=f_c, compute_rate=rate)
-        out = ctypes.POINTER(_ffi.Cost)()
-        _call(_lib.dpas_cost_compute, ctypes.byref(self._s), ctypes.byref(opts), ctypes.byref(out))
-        try:
-            return CostRows._from_c(out.contents, f is not None)
-        finally:
-            _lib.dpas_cost_free(out)
+        (FLOP/s per worker, > 0): adds the rule's own compute time. calibration (nccl-tests
+        output files) and network_model: times from a calibration, as 'dpas cost
+        --calibration'."""
+        return _cost_of(self._request("cost", dict(
+            keys, rule=rule, schedule=schedule, convention=convention, f=f, steps=steps,
+            iterations=iterations, compute_rate=compute_rate, calibration=calibration,
+            network_model=network_model)))
 
-    def inventory(self) -> List[InventoryRow]:
+    def inventory(self, **keys: Any) -> List[InventoryRow]:
         """What a step exposes on the wire and what lies at rest, in exact bytes (the rows of
         'dpas inventory -o json')."""
-        n = ctypes.c_size_t()
-        _call(_lib.dpas_inventory, ctypes.byref(self._s), None, 0, ctypes.byref(n))
-        rows = (_ffi.InventoryRow * max(1, n.value))()
-        _call(_lib.dpas_inventory, ctypes.byref(self._s), rows, n.value, ctypes.byref(n))
-        return [InventoryRow._from_c(rows[i]) for i in range(n.value)]
+        return _inventory_of(self._request("inventory", keys))
 
-    def memory(self, state: str = "zero16", zero: int = 0) -> MemoryCheck:
+    def memory(self, state: Optional[str] = None, zero: Optional[int] = None,
+               **keys: Any) -> MemoryCheck:
         """Does one replica's training state fit the memory of its accelerators? state: a byte
-        convention of the inventory (zero16, megatron18, ...); zero: the ZeRO stage (0 to 3,
-        stages above 0 with zero16). A state that does not fit is a MemoryCheck with fits False
-        (and a message), not an exception: 'dpas memory' exits 2 for it."""
-        name = _check.text("state", state)
-        z = _check.whole("zero", zero)
-        if not _check.INT_MIN <= z <= _check.INT_MAX:  # beyond a C int: the library's words
-            raise InvalidValue(f"zero stage must be 0, 1, 2 or 3, got {z}", "zero")
-        conv = ctypes.POINTER(_ffi.Convention)()
-        _call(_lib.dpas_convention_find, name, ctypes.byref(conv))
-        m = _ffi.Memory()
-        _call(_lib.dpas_memory_check, ctypes.byref(self._s), conv, z, ctypes.byref(m))
-        message = None
-        if not m.fits:
-            buf = ctypes.create_string_buffer(1024)
-            need = _lib.dpas_memory_message(ctypes.byref(self._s), conv, z, ctypes.byref(m), buf,
-                                            len(buf))
-            if need >= len(buf):
-                buf = ctypes.create_string_buffer(need + 1)
-                _lib.dpas_memory_message(ctypes.byref(self._s), conv, z, ctypes.byref(m), buf,
-                                         len(buf))
-            message = buf.value.decode("utf-8", "replace")
-        node = ctypes.cast(self._s.node_entry, ctypes.POINTER(_ffi.Node))
-        accelerator = node.contents.accelerator.contents.path.decode()
-        return MemoryCheck._from_c(self.name, conv.contents, z, m,
-                                   self.accelerators_per_replica, accelerator, message)
+        convention of the inventory (zero16 by default, megatron18, ...); zero: the ZeRO stage
+        (0 to 3, stages above 0 with zero16). A state that does not fit is a MemoryCheck with
+        fits False (and a message), not an exception: 'dpas memory' exits 2 for it."""
+        return _memory_of(self._request("memory", dict(keys, state=state, zero=zero)))
+
+    def sweep(self, **keys: Any) -> "SweepRows":
+        """Vary one or two inputs (a list, or for dp_degree and parameters a range such as
+        '16..1024*4'): a row per point, as 'dpas sweep -o json' gives them (see dpas.sweep);
+        the other inputs are this scenario's."""
+        return SweepRows._from(self._request("sweep", keys))
 
     def __repr__(self) -> str:
         return (f"<DataParallelAttackSurfaceScenario {self.name or ''} workload={self.workload} "
                 f"fleet={self.fleet} dp_degree={self.dp_degree}>").replace("  ", " ")
+
+
+# ---- the analyses of a resolved request, as rows built from the C library's rows ------------
+
+def _report_of(r: _Request) -> Dict[str, Any]:
+    return _report_dict(r.scenario, r.report, r.label, r.opts.attrs, bool(r.opts.explain))
+
+
+def _cost_of(r: _Request) -> CostRows:
+    out = ctypes.POINTER(_ffi.Cost)()
+    r.call(_lib.dpas_request_cost, ctypes.byref(out))
+    try:
+        return CostRows._from_c(out.contents, out.contents.f >= 0)
+    finally:
+        _lib.dpas_cost_free(out)
+
+
+def _inventory_of(r: _Request) -> List[InventoryRow]:
+    rows = ctypes.POINTER(_ffi.InventoryRow)()
+    n = ctypes.c_size_t()
+    r.call(_lib.dpas_request_inventory, ctypes.byref(rows), ctypes.byref(n))
+    try:
+        return [InventoryRow._from_c(rows[i]) for i in range(n.value)]
+    finally:
+        _lib.dpas_free(rows)
+
+
+def _memory_of(r: _Request) -> MemoryCheck:
+    m = _ffi.Memory()
+    r.call(_lib.dpas_request_memory, ctypes.byref(m))
+    o, s = r.opts, r.scenario
+    message = None
+    if not m.fits:
+        buf = ctypes.create_string_buffer(1024)
+        need = _lib.dpas_memory_message(ctypes.byref(s), o.state, o.zero, ctypes.byref(m),
+                                        buf, len(buf))
+        if need >= len(buf):
+            buf = ctypes.create_string_buffer(need + 1)
+            _lib.dpas_memory_message(ctypes.byref(s), o.state, o.zero, ctypes.byref(m), buf,
+                                     len(buf))
+        message = buf.value.decode("utf-8", "replace")
+    node = ctypes.cast(s.node_entry, ctypes.POINTER(_ffi.Node))
+    accelerator = node.contents.accelerator.contents.path.decode()
+    return MemoryCheck._from_c(r.label, o.state.contents, o.zero, m,
+                               m.accelerators_per_replica, accelerator, message)
+
+
+def _report_dict(s: _ffi.Scenario, r: _ffi.Report, label: Optional[str], attrs: int,
+                 explain: bool) -> Dict[str, Any]:
+    """The CLI's JSON report from the C values: the same keys, exact numbers for bytes."""
+    def width(w: _ffi.Rational) -> Any:
+        return None if not w.den else (fractions.Fraction(w.num, w.den) if w.num % w.den
+                                       else w.num // w.den)
+
+    fleet: Dict[str, Any] = {"name": _ffi.text(s.fleet) or "custom", "nodes": s.nodes,
+                             "accelerators_per_node": s.accelerators_per_node}
+    if s.node_entry:
+        fleet["node"] = ctypes.cast(s.node_entry, ctypes.POINTER(_ffi.Node)).contents.path.decode()
+    if s.fabric_entry:
+        fleet["fabric"] = ctypes.cast(s.fabric_entry,
+                                      ctypes.POINTER(_ffi.Fabric)).contents.path.decode()
+    shown = [i for i in range(len(_ATTRS)) if not attrs or attrs & (1 << i)]
+    undefined = {_ATTRS[i]: _ffi.text(_lib.dpas_report_undefined_reason(ctypes.byref(r), i))
+                 for i in shown if r.undefined & (1 << i)}
+    if attrs and undefined:  # an attribute asked for by name must have a value
+        _call(_lib.dpas_report_get, ctypes.byref(r), shown[0] if not undefined else
+              _ATTRS.index(next(iter(undefined))), ctypes.byref(_ffi.Value()))
+    attributes: Dict[str, Any] = {}
+    for i in shown:
+        v = _ffi.Value()
+        err = _ffi.Error()
+        if _lib.dpas_report_get(ctypes.byref(r), i, ctypes.byref(v), ctypes.byref(err)):
+            attributes[_ATTRS[i]] = None
+        elif v.kind == _ffi.VALUE_BYTES:
+            attributes[_ATTRS[i]] = exact(v.bytes)
+        else:
+            attributes[_ATTRS[i]] = v.i if v.kind == _ffi.VALUE_INT else v.r
+    doc: Dict[str, Any] = {
+        "scenario": label,
+        "inputs": {"workload": {"name": _ffi.text(s.workload) or "custom",
+                                "parameters": s.parameters},
+                   "fleet": fleet, "dp_degree": s.dp_degree,
+                   "gradient_bytes_per_param": width(s.gradient_bytes_per_param),
+                   "checkpoint_bytes_per_param": width(s.checkpoint_bytes_per_param),
+                   "weight_bytes_per_param": width(s.weight_bytes_per_param)},
+        "attributes": attributes, "undefined": undefined}
+    if explain:
+        doc["equations"] = {_ATTRS[i]: _text_of(_lib.dpas_report_explain, ctypes.byref(s),
+                                                ctypes.byref(r), i) for i in shown}
+    doc["warnings"] = [_text_of(_lib.dpas_warning_message, ctypes.byref(r), 1 << b)
+                       for b in range(32) if r.warnings & (1 << b)]
+    return doc
+
+
+def _text_of(fn: Any, *args: Any) -> str:
+    """A snprintf-style C function's whole text."""
+    n = fn(*args, None, 0)
+    buf = ctypes.create_string_buffer(n + 1)
+    fn(*args, buf, len(buf))
+    return buf.value.decode("utf-8", "replace")
 
 
 def _attr_property(index: int, doc: str) -> property:
@@ -450,17 +459,79 @@ for _i, _name in enumerate(_ATTRS):
             _attr_property(_i, f"The seed's {_name}, computed by libdpas."))
 
 
-def _schedule_names() -> List[str]:
-    out = []
-    while True:
-        n = _lib.dpas_schedule_name(len(out))
-        if n is None:
-            return out
-        out.append(n.decode())
+class SweepRows(List[Dict[str, Any]]):
+    """The rows of a sweep (one dict per point kept, keyed by column: the varied inputs, then the
+    metrics, as 'dpas sweep -o json' gives them; bytes as Quantity, None for null), with
+    ``skipped`` (points whose inputs break a rule, left out) and ``first_skipped`` (why the
+    first was)."""
+
+    skipped: int
+    first_skipped: Optional[str]
+
+    @classmethod
+    def _from(cls, r: _Request) -> "SweepRows":
+        rows, skipped, first = r.sweep_rows()
+        out = cls(rows)
+        out.skipped, out.first_skipped = skipped, first
+        return out
+
+
+def scenario(**keys: Any) -> DataParallelAttackSurfaceScenario:
+    """A scenario from the keys of the library's request, as the CLI's flags and the server's
+    query give them (dpas.keys() lists them): scenario (a named scenario to start from),
+    workload or parameters (and workload_name), fleet or nodes and accelerators_per_node (and
+    node, fabric, fleet_name), dp_degree and the widths.
+
+    >>> scenario(scenario="ReferenceJobAttackSurface", dp_degree=64).gather_traffic_ratio
+    32.0
+    """
+    return DataParallelAttackSurfaceScenario(None, None, None, None, None,  # type: ignore[arg-type]
+                                             _keys=keys)
+
+
+def sweep(**keys: Any) -> SweepRows:
+    """Vary one or two inputs over lists or ranges: a row per point, the rows of 'dpas sweep -o
+    json'. Any of dp_degree, parameters, workload, fleet, gradient_bytes_per_param,
+    checkpoint_bytes_per_param, rule and schedule may be a list (or, for dp_degree and
+    parameters, a range as text: '2..4096', '8..64+8', '1e9..1e12*10'); attr names the metrics.
+
+    >>> rows = sweep(scenario="ReferenceJobAttackSurface", dp_degree=[16, 64],
+    ...              schedule="sharded", attr=["bytes_per_worker"])
+    >>> [(r["dp_degree"], r["bytes_per_worker"]) for r in rows]
+    [(16, Quantity(656250000000, 'byte')), (64, Quantity(689062500000, 'byte'))]
+    """
+    return SweepRows._from(_Request("sweep", keys))
+
+
+def report(**keys: Any) -> Dict[str, Any]:
+    """The report of the scenario the keys give ('dpas eval -o json'), as
+    DataParallelAttackSurfaceScenario.report gives it; attr and explain as there."""
+    return _report_of(_Request("eval", keys))
+
+
+def cost(**keys: Any) -> CostRows:
+    """'dpas cost -o json' of the scenario and options the keys give, in one request (see
+    DataParallelAttackSurfaceScenario.cost for the options)."""
+    return _cost_of(_Request("cost", keys))
+
+
+def inventory(**keys: Any) -> List[InventoryRow]:
+    """'dpas inventory -o json' of the scenario the keys give."""
+    return _inventory_of(_Request("inventory", keys))
+
+
+def memory(**keys: Any) -> MemoryCheck:
+    """'dpas memory -o json' of the scenario, state and zero stage the keys give."""
+    return _memory_of(_Request("memory", keys))
+
+
+def keys() -> List[str]:
+    """The keyword arguments the library's request takes from Python (its key table)."""
+    return list(_request.KEYS)
 
 
 def rules(n: Optional[int] = None, f: Optional[int] = None,
-          convention: Optional[str] = None) -> List[RuleRow]:
+          convention: Optional[str] = None, **keys: Any) -> List[RuleRow]:
     """The rule catalogue, one RuleRow per rule (the rows of 'dpas rules -o json'): with n
     (>= 1), each rule's max_f at n replicas; with f (>= 0), its min_n for f Byzantine ones.
     convention: None for each rule's default, 'all' for every convention, or a convention name.
@@ -468,13 +539,12 @@ def rules(n: Optional[int] = None, f: Optional[int] = None,
     >>> {r.rule: r.max_f for r in rules(n=64)}["bulyan"]
     15
     """
-    n_c = -1 if n is None else _check.int64("n", n, 1)
-    f_c = -1 if f is None else _check.int64("f", f, 0)
-    conv = _check.optional_text("convention", convention)
+    r = _Request("rules", dict(keys, n=n, f=f, convention=convention))
     rows = (_ffi.RuleRow * max(1, _lib.dpas_rule_count()))()
     count = ctypes.c_size_t()
-    _call(_lib.dpas_rules_list, n_c, f_c, conv, rows, ctypes.byref(count))
-    return [RuleRow._from_c(rows[i], n is not None, f is not None) for i in range(count.value)]
+    r.call(_lib.dpas_request_rules, rows, ctypes.byref(count))
+    o = r.opts
+    return [RuleRow._from_c(rows[i], o.n > 0, o.f >= 0) for i in range(count.value)]
 
 
 # ---- the namespaces, with named scenarios built on first use ---------------------------------
@@ -483,8 +553,7 @@ class _ScenarioNamespace(_Namespace):
     def __getattr__(self, name: str) -> Any:
         v = _Namespace.__getattr__(self, name)
         if isinstance(v, _LazyScenario):
-            s = DataParallelAttackSurfaceScenario(None, None, None, None, None,  # type: ignore[arg-type]
-                                                  _scenario=v.path)
+            s = scenario(scenario=v.path)
             self._children[name] = s
             return s
         return v

@@ -168,6 +168,35 @@ class InventoryRow(ctypes.Structure):
                 ("bytes", Bytes), ("source", c_char_p)]
 
 
+# ---- dpas/request.h, dpas/sweep.h ------------------------------------------------------------------
+
+class RequestOpts(ctypes.Structure):
+    _fields_ = [("cost", CostOpts), ("n", c_i64), ("f", c_i64), ("convention", c_char_p),
+                ("state", ctypes.POINTER(Convention)), ("zero", c_int), ("attrs", c_uint),
+                ("explain", c_int), ("y", c_int), ("title", c_char_p),
+                ("calibration", ctypes.POINTER(c_char_p)), ("ncalibration", c_size_t)]
+
+
+class Cell(ctypes.Structure):
+    _fields_ = [("null", c_int), ("text", c_char_p), ("i", c_i64), ("u", c_u64), ("real", c_double),
+                ("bytes", Bytes), ("boolean", c_int)]
+
+
+class Column(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("type", c_int), ("flags", c_uint)]
+
+
+class SweepTally(ctypes.Structure):
+    _fields_ = [("shown", c_u64), ("skipped", c_u64), ("first", ctypes.c_char * 512)]
+
+
+# enum dpas_col_type
+COL_TEXT, COL_INT, COL_REAL, COL_BYTES, COL_BOOL, COL_UINT = 0, 1, 2, 3, 4, 5
+# dpas_key_flags bits
+KEY_LIST, KEY_AXIS, KEY_REPEAT, KEY_SWITCH, KEY_LOCAL, KEY_INPUT = 1, 2, 4, 8, 16, 32
+SWEEP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Cell))
+
+
 # ---- dpas/render.h --------------------------------------------------------------------------------
 
 class RenderOpts(ctypes.Structure):
@@ -186,7 +215,8 @@ MIRRORS = {"dpas_error": Error, "dpas_rational": Rational, "dpas_bytes": Bytes,
            "dpas_render_opts": RenderOpts, "dpas_rule": Rule, "dpas_rule_row": RuleRow,
            "dpas_links": Links, "dpas_cost_opts": CostOpts, "dpas_cost_row": CostRow,
            "dpas_cost": Cost, "dpas_convention": Convention, "dpas_memory": Memory,
-           "dpas_inventory_row": InventoryRow}
+           "dpas_inventory_row": InventoryRow, "dpas_request_opts": RequestOpts,
+           "dpas_cell": Cell, "dpas_column": Column, "dpas_sweep_tally": SweepTally}
 
 
 # ---- finding and loading the library ------------------------------------------------------------
@@ -260,26 +290,44 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_registry_free": (None, [c_void_p]),
         "dpas_registry_count": (c_size_t, [c_void_p, c_int]),
         "dpas_registry_at": (c_void_p, [c_void_p, c_int, c_size_t]),
-        "dpas_spec_new": (c_void_p, []),
-        "dpas_spec_free": (None, [c_void_p]),
-        "dpas_spec_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, E]),
-        "dpas_spec_resolve": (c_int, [c_void_p, c_void_p, P(Scenario), E]),
-        "dpas_spec_label": (c_char_p, [c_void_p]),
+        "dpas_key_name": (c_char_p, [c_int]),
+        "dpas_key_from_name": (c_int, [c_char_p]),
+        "dpas_key_keyword": (c_char_p, [c_int]),
+        "dpas_key_metavar": (c_char_p, [c_int]),
+        "dpas_key_flags": (c_uint, [c_int]),
+        "dpas_analysis_from_name": (c_int, [c_char_p]),
+        "dpas_request_new": (c_int, [c_int, P(c_void_p), E]),
+        "dpas_request_free": (None, [c_void_p]),
+        "dpas_request_set": (c_int, [c_void_p, c_char_p, c_char_p, E]),
+        "dpas_request_add": (c_int, [c_void_p, c_char_p, c_char_p, E]),
+        "dpas_request_base": (c_int, [c_void_p, c_char_p, c_char_p, E]),
+        "dpas_request_resolve": (c_int, [c_void_p, c_void_p, E]),
+        "dpas_request_missing": (c_int, [c_void_p]),
+        "dpas_request_scenario": (P(Scenario), [c_void_p]),
+        "dpas_request_report": (P(Report), [c_void_p]),
+        "dpas_request_label": (c_char_p, [c_void_p]),
+        "dpas_request_opts_of": (P(RequestOpts), [c_void_p]),
+        "dpas_request_sweep": (c_void_p, [c_void_p]),
+        "dpas_request_cost": (c_int, [c_void_p, P(P(Cost)), E]),
+        "dpas_request_rules": (c_int, [c_void_p, P(RuleRow), P(c_size_t), E]),
+        "dpas_request_inventory": (c_int, [c_void_p, P(P(InventoryRow)), P(c_size_t), E]),
+        "dpas_request_memory": (c_int, [c_void_p, P(Memory), E]),
+        "dpas_sweep_ncolumns": (c_size_t, [c_void_p]),
+        "dpas_sweep_columns": (None, [c_void_p, P(Column)]),
+        "dpas_sweep_rows": (c_int, [c_void_p, SWEEP_FN, c_void_p, P(SweepTally), E]),
+        "dpas_report_explain": (c_size_t, [P(Scenario), P(Report), c_int, c_char_p, c_size_t]),
+        "dpas_warning_message": (c_size_t, [P(Report), c_uint, c_char_p, c_size_t]),
+        "dpas_report_undefined_reason": (c_char_p, [P(Report), c_int]),
+        "dpas_attr_name": (c_char_p, [c_int]),
         "dpas_evaluate": (c_int, [P(Scenario), P(Report), E]),
         "dpas_report_get": (c_int, [P(Report), c_int, P(Value), E]),
-        "dpas_render_report": (c_void_p, [P(Scenario), P(Report), P(RenderOpts), E]),
         "dpas_format_bytes_human": (c_size_t, [Bytes, c_int, c_char_p, c_size_t]),
         "dpas_rule_count": (c_size_t, []),
         "dpas_rule_at": (P(Rule), [c_size_t]),
         "dpas_rule_select": (c_int, [c_char_p, c_char_p, P(P(Rule)), E]),
-        "dpas_rules_list": (c_int, [c_i64, c_i64, c_char_p, P(RuleRow), P(c_size_t), E]),
         "dpas_schedule_name": (c_char_p, [c_int]),
         "dpas_schedule_from_name": (c_int, [c_char_p]),
-        "dpas_cost_compute": (c_int, [P(Scenario), P(CostOpts), P(P(Cost)), E]),
         "dpas_cost_free": (None, [P(Cost)]),
-        "dpas_inventory": (c_int, [P(Scenario), P(InventoryRow), c_size_t, P(c_size_t), E]),
-        "dpas_convention_find": (c_int, [c_char_p, P(P(Convention)), E]),
-        "dpas_memory_check": (c_int, [P(Scenario), P(Convention), c_int, P(Memory), E]),
         "dpas_memory_message": (c_size_t, [P(Scenario), P(Convention), c_int, P(Memory),
                                            c_char_p, c_size_t]),
     }

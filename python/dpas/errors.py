@@ -27,7 +27,9 @@ class Error(ValueError):
       ("EINVAL"); ``title``: the title of its error object ("invalid input");
     - ``field``: the input or option at fault ("dp_degree"), "" when none;
     - ``message``: the whole sentence (field, value and rule);
-    - ``line``, ``column``: the position in a scenario file, 0 when not from a file."""
+    - ``line``, ``column``: the position in a scenario file, 0 when not from a file;
+    - ``hint``: for a key that is missing, how to give it from Python ("give dp_degree=..."),
+      else "". str(e) is the message, and the hint in parentheses when there is one."""
 
     name: str = "EUNKNOWN"
     code: int = 0
@@ -40,8 +42,12 @@ class Error(ValueError):
         self.field = field
         self.line = line
         self.column = column
+        self.hint = ""
         if code is not None:
             self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
 
 
 class InvalidValue(Error):

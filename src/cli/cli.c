@@ -7,18 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cli_fail(cli *c, const dpas_error *err)
+int cli_fail_hint(cli *c, const dpas_error *err, const char *hint)
 {
     if (c->err_json || c->format == DPAS_FORMAT_JSON) {
-        char *j = dpas_render_error_json(err);
+        char *j = dpas_render_error_json(err, hint);
         if (j)
             fputs(j, c->out);
         dpas_free(j);
+    } else if (hint) {
+        fprintf(c->err, "dpas: error: %s (%s)\n", err->message, hint);
     } else {
         fprintf(c->err, "dpas: error: %s\n", err->message);
     }
     return err->code == DPAS_EPHYSICS ? EXIT_PHYSICS : EXIT_BAD_INPUT;
 }
+
+int cli_fail(cli *c, const dpas_error *err) { return cli_fail_hint(c, err, NULL); }
 
 int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
 {
@@ -39,15 +43,15 @@ int cli_usage(cli *c, const char *cmd, const char *fmt, ...)
     return cli_fail(c, &e);
 }
 
-/* Options that belong to one command, to say so when another is given them. */
+/* The CLI's own options that belong to one command, to say so when another is given them (a
+ * key of a request is the library's to refuse). */
 static const struct {
     const char *name, *cmd;
 } owners[] = {
-    {"--rule", "cost"},    {"--schedule", "cost"},   {"--convention", "cost"},
-    {"--steps", "cost"},   {"--iterations", "cost"}, {"--compute-rate", "cost"},
-    {"--f", "cost"},       {"--all", "cost"},        {"--calibration", "cost"},
-    {"--state", "memory"}, {"--zero", "memory"},     {"--attr", "eval"},
-    {"--explain", "eval"}, {"--plot", "sweep"},      {"--n", "rules"},
+    {"--all", "cost"},
+    {"--plot", "sweep"},
+    {"--chart", "sweep"},
+    {"--no-chart", "sweep"},
 };
 
 int cli_bad_option(cli *c, const char *cmd, char **argv)
@@ -63,7 +67,7 @@ int cli_bad_option(cli *c, const char *cmd, char **argv)
     }
     if (optopt == 'o')
         return cli_usage(c, cmd, "-o needs a value");
-    if (optopt >= O_SCENARIO)
+    if (optopt >= O_FIRST)
         return cli_usage(c, cmd, "%s needs a value", argv[optind - 1]);
     if (optopt > 0 && optopt < 256) /* a short option, perhaps inside a cluster such as -xo */
         return cli_usage(c, cmd, "unknown option \"-%c\"", optopt);
@@ -73,7 +77,7 @@ int cli_bad_option(cli *c, const char *cmd, char **argv)
 void cli_begin(cli *c, const struct option *opts)
 {
     c->opts = opts;
-    memset(c->seen, 0, sizeof c->seen);
+    c->nseen = 0;
     opterr = 0;
     optind = 0; /* 0: glibc re-initialises getopt fully (the CLI may run many times in a process) */
 }
@@ -93,16 +97,16 @@ int cli_common_option(cli *c, const char *cmd, int opt, const char *help)
 {
     if (opt == '?' || opt == ':')
         return CLI_OTHER;
-    /* an input given twice would be used once and ignored once: an error on every command */
-    size_t k = opt >= 0 && opt < 256 ? (size_t)opt : 256 + (size_t)(opt - O_SCENARIO);
-    if (k < sizeof c->seen) {
-        if (c->seen[k]) {
+    /* an option given twice would be used once and ignored once: an error on every command
+     * (whatever its value; a request's keys are the library's to refuse) */
+    for (size_t i = 0; i < c->nseen; i++)
+        if (c->seen[i] == opt) {
             char name[64];
             option_name(c, opt, name, sizeof name);
             return cli_usage(c, cmd, "%s is given twice", name);
         }
-        c->seen[k] = 1;
-    }
+    if (c->nseen < sizeof c->seen / sizeof c->seen[0])
+        c->seen[c->nseen++] = opt;
     if (opt == 'h') {
         fputs(help, c->out);
         return EXIT_OK;
@@ -173,68 +177,4 @@ int cli_emit(cli *c, char *payload)
     int bad = fwrite(payload, 1, n, c->out) != n || fflush(c->out) || ferror(c->out);
     dpas_free(payload);
     return bad ? cli_write_failed(c) : EXIT_OK;
-}
-
-int cli_list(cli *c, const char *cmd, const char *flag, const char *text, char ***items, size_t *n)
-{
-    size_t cap = 1;
-    for (const char *p = text; *p; p++)
-        cap += *p == ',';
-    char *copy = strdup(text);
-    char **v = calloc(cap + 1, sizeof *v);
-    *items = NULL;
-    *n = 0;
-    if (!copy || !v) {
-        free(copy), free(v);
-        return cli_usage(c, cmd, "out of memory");
-    }
-    v[0] = copy;
-    size_t k = 1;
-    for (char *p = copy; *p; p++)
-        if (*p == ',') {
-            *p = '\0';
-            v[k++] = p + 1;
-        }
-    for (size_t i = 0; i < k; i++) {
-        if (!*v[i]) {
-            free(copy), free(v);
-            return cli_usage(c, cmd, "%s: an empty name in the list %s", flag,
-                             dpas_quote(text, (char[96]){0}, 96));
-        }
-        for (size_t j = 0; j < i && k <= 4096;
-             j++) /* a name listed twice: an error, as an option */
-            if (!strcmp(v[i], v[j])) {
-                int rc = cli_usage(c, cmd, "%s: %s is given twice", flag,
-                                   dpas_quote(v[i], (char[96]){0}, 96));
-                free(copy), free(v);
-                return rc;
-            }
-    }
-    *items = v;
-    *n = k;
-    return 0;
-}
-
-void cli_list_free(char **items)
-{
-    if (items)
-        free(items[0]);
-    free(items);
-}
-
-int cli_network(cli *c, const char *cmd, const char *path, const char *model, dpas_links *links,
-                dpas_netmodel **net, int *kind)
-{
-    dpas_error err = {0};
-    *net = NULL;
-    *kind = DPAS_NETMODEL_DEFAULT;
-    if (model && !path)
-        return cli_usage(c, cmd, "--network-model needs --calibration FILE");
-    if (!path)
-        return 0;
-    /* a calibration's measured curves answer by default (empirical where measured) */
-    if ((model && dpas_netmodel_kind_parse(model, kind, &err)) ||
-        cli_load_calibration(c, path, links, &err) || dpas_netmodel_load(path, NULL, 0, net, &err))
-        return cli_fail(c, &err);
-    return 0;
 }

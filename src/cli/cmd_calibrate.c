@@ -37,33 +37,6 @@ static const char *calibrate_help =
 
 enum { O_PREDICT = 3000, O_VERBOSE };
 
-int cli_load_calibration(cli *c, const char *path, dpas_links *links, dpas_error *err)
-{
-    (void)c;
-    dpas_netmodel *m;
-    int rc = dpas_netmodel_load(path, NULL, 0, &m, err);
-    if (rc)
-        return rc;
-    const dpas_curve *cv = &m->curves[0]; /* an AllReduce first: the ring schedules' collective */
-    for (size_t i = 0; i < m->ncurves; i++)
-        if (m->curves[i].collective == DPAS_COLL_ALL_REDUCE) {
-            cv = &m->curves[i];
-            break;
-        }
-    const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
-    if (!f->defined) {
-        snprintf(err->message, sizeof err->message, "%s: %s", path, f->reason);
-        err->code = DPAS_EINVAL;
-        snprintf(err->field, sizeof err->field, "calibration");
-        dpas_netmodel_free(m);
-        return DPAS_EINVAL;
-    }
-    links->inter_bandwidth = f->beta;
-    links->inter_latency = f->alpha;
-    dpas_netmodel_free(m);
-    return 0;
-}
-
 /* "16MiB,1GB,4096" -> sizes. */
 static int parse_sizes(cli *c, const char *text, uint64_t **sizes, size_t *n, dpas_error *err)
 {

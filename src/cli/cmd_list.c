@@ -1,4 +1,4 @@
-/* dpas list KIND: the registry's entries. */
+/* dpas list KIND: the registry's entries, the precision names, or the keys of a request. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -7,7 +7,8 @@
 static const char *list_help =
     "usage: dpas list KIND [-o text|json|csv|markdown]\n"
     "\n"
-    "KIND: models, hardware, nodes, fabrics, fleets, scenarios or precisions.\n"
+    "KIND: models, hardware, nodes, fabrics, fleets, scenarios or precisions; or keys: every\n"
+    "input and option of a request, as each front end spells it.\n"
     "Each entry resolves by its full path (Models.Language.GPT3) or its short name (GPT3).\n"
     "Sources of every entry: data/registry/registry.json and the README.\n";
 

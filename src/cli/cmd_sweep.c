@@ -13,275 +13,58 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *sweep_help =
-    "usage: dpas sweep [NAME|FILE] [INPUTS] [--attr M,...] [--plot FILE.svg|FILE.png] [-o FORMAT]\n"
-    "\n"
-    "Varies one or two inputs and prints the chosen metrics for every point, streamed.\n"
-    "Any of these inputs may take a list (a,b,c) or, for numbers, a range:\n"
-    "  --dp, --params        A..B doubling (2..4096), A..B+S step S (8..64+8), A..B*F factor F\n"
-    "  --model, --fleet, --grad, --ckpt, --rule, --schedule    lists: GPT3,Llama3_70B\n"
-    "The other inputs are as in 'dpas eval' (a NAME or FILE and flags).\n"
-    "\n"
-    "  --attr M[,M...]       metrics: the seed's attributes (gradient_bytes, allreduce_factor, "
-    "...)\n"
-    "                        and bytes_per_worker, bytes_received, scalar_bytes,\n"
-    "                        ratio_to_allreduce, time_flat_s, time_hierarchical_s (need a\n"
-    "                        --schedule), max_f (needs a --rule)\n"
-    "  --convention NAME     blanchard (default) or byzfl for krum and multi_krum\n"
-    "  --iterations T        of geometric_median / centered_clipping (default 10)\n"
-    "  --calibration FILE    times from nccl-tests output (dpas calibrate) instead of the fabric\n"
-    "  --network-model M     default (empirical where measured, piecewise outside), alpha_beta,\n"
-    "                        piecewise or empirical\n"
-    "  --plot FILE           draw --y against the first varied input: .svg (built in) or .png\n"
-    "  --y METRIC            the plotted metric (default: the first of --attr)\n"
-    "  --title TEXT          the plot's title\n"
-    "  --chart / --no-chart  a Unicode chart after a text table (default: when stdout is a "
-    "terminal)\n"
-    "  -o, --output FORMAT   text (default), json, csv or markdown\n"
-    "  -h, --help            this help\n"
-    "\n"
-    "Reals print with 10 significant digits; integers and byte counts in full. Points whose "
-    "inputs\n"
-    "break a rule (dp_degree above the accelerators, a schedule that cannot realise the rule) are\n"
-    "left out and counted on stderr.\n";
-
 /* Points a plot may hold (it keeps them all in memory). */
 #define PLOT_MAX_POINTS 2000000u
 /* Series a plot may draw (one per value of the second axis). */
 #define PLOT_MAX_SERIES 64u
 
 typedef struct sweep_args {
-    scen_args a;
-    const char *axis_text[DPAS_SWEEP_INPUT_COUNT];
-    const char *attr, *plot, *ymetric, *title, *convention, *calibration, *network_model;
-    int chart;
-    int64_t iterations;
+    const char *plot;
+    int chart; /* 1 --chart, 0 --no-chart, -1 neither */
 } sweep_args;
 
-/* The sweep input a flag varies, or -1. */
-static int sweep_input_of(int opt)
+static int take(cli *c, void *ctx, int opt, const char *arg)
 {
+    sweep_args *x = ctx;
     switch (opt) {
-    case O_DP: return DPAS_SWEEP_DP_DEGREE;
-    case O_PARAMS: return DPAS_SWEEP_PARAMETERS;
-    case O_MODEL: return DPAS_SWEEP_WORKLOAD;
-    case O_FLEET: return DPAS_SWEEP_FLEET;
-    case O_GRAD: return DPAS_SWEEP_GRADIENT_WIDTH;
-    case O_CKPT: return DPAS_SWEEP_CHECKPOINT_WIDTH;
-    case O_RULE: return DPAS_SWEEP_RULE;
-    case O_SCHEDULE: return DPAS_SWEEP_SCHEDULE;
-    default: return -1;
-    }
-}
-
-/* The scenario input behind a sweep input, or -1 (rule, schedule). */
-static int scenario_input_of(int in)
-{
-    static const int map[DPAS_SWEEP_INPUT_COUNT] = {DPAS_INPUT_DP_DEGREE,
-                                                    DPAS_INPUT_PARAMETERS,
-                                                    DPAS_INPUT_WORKLOAD,
-                                                    DPAS_INPUT_FLEET,
-                                                    DPAS_INPUT_GRADIENT_WIDTH,
-                                                    DPAS_INPUT_CHECKPOINT_WIDTH,
-                                                    -1,
-                                                    -1};
-    return map[in];
-}
-
-static int options(cli *c, int argc, char **argv, sweep_args *x)
-{
-    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         SCEN_LONG_OPTIONS,
-                                         {"rule", required_argument, 0, O_RULE},
-                                         {"schedule", required_argument, 0, O_SCHEDULE},
-                                         {"convention", required_argument, 0, O_CONVENTION},
-                                         {"iterations", required_argument, 0, O_ITERATIONS},
-                                         {"attr", required_argument, 0, O_ATTR},
-                                         {"plot", required_argument, 0, O_PLOT},
-                                         {"y", required_argument, 0, O_Y},
-                                         {"title", required_argument, 0, O_TITLE},
-                                         {"chart", no_argument, 0, O_CHART},
-                                         {"no-chart", no_argument, 0, O_NOCHART},
-                                         {"calibration", required_argument, 0, O_CALIBRATION},
-                                         {"network-model", required_argument, 0, O_NETMODEL},
-                                         {0, 0, 0, 0}};
-    int opt, rc = 0;
-    dpas_error err = {0};
-    cli_begin(c, opts);
-    while (!rc && (opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        int common = cli_common_option(c, "sweep", opt, sweep_help);
-        if (common != CLI_OTHER) {
-            if (common != CLI_NEXT)
-                return common == EXIT_OK ? -1 : common;
-            continue;
-        }
-        int ax = sweep_input_of(opt);
-        if (ax >= 0) {
-            x->axis_text[ax] = optarg;
-            continue;
-        }
-        if (scen_take(&x->a, opt, optarg))
-            continue;
-        switch (opt) {
-        case O_ATTR: x->attr = optarg; break;
-        case O_PLOT: x->plot = optarg; break;
-        case O_Y: x->ymetric = optarg; break;
-        case O_TITLE: x->title = optarg; break;
-        case O_CHART:
-        case O_NOCHART:
-            if (x->chart >= 0)
-                rc = cli_usage(c, "sweep", "give --chart or --no-chart, not both");
-            x->chart = opt == O_CHART;
-            break;
-        case O_CONVENTION: x->convention = optarg; break;
-        case O_CALIBRATION: x->calibration = optarg; break;
-        case O_NETMODEL: x->network_model = optarg; break;
-        case O_ITERATIONS:
-            if (dpas_parse_int("--iterations", optarg, &x->iterations, &err))
-                rc = cli_fail(c, &err);
-            else if (x->iterations < 1)
-                rc = cli_usage(c, "sweep", "--iterations must be >= 1, got %lld",
-                               (long long)x->iterations);
-            break;
-        default: rc = cli_bad_option(c, "sweep", argv);
-        }
-    }
-    if (rc)
-        return rc;
-    if (argc - optind > 1)
-        return cli_usage(c, "sweep", "sweep takes at most one NAME or FILE, got %d", argc - optind);
-    x->a.positional = argc - optind ? argv[optind] : NULL;
-    if (x->axis_text[DPAS_SWEEP_WORKLOAD] && x->axis_text[DPAS_SWEEP_PARAMETERS])
-        return cli_usage(c, "sweep", "give --model or --params, not both");
-    return 0;
-}
-
-/* Which inputs vary (at most two), and the scenario resolved with each varied input at a value
- * valid for any point: a count at 1, a name at its first value. */
-static int resolve(cli *c, sweep_args *x, dpas_sweep *sw, char **placeholders, dpas_error *err)
-{
-    int rc;
-    for (int k = 0; k < DPAS_SWEEP_INPUT_COUNT; k++) {
-        const char *v = x->axis_text[k];
-        if (!v)
-            continue;
-        bool varies = dpas_sweep_text_varies((dpas_sweep_input)k, v);
-        if (varies) {
-            if (sw->naxes == 2)
-                return cli_usage(c, "sweep",
-                                 "a sweep varies at most two inputs; %s, %s and %s all vary",
-                                 dpas_sweep_input_name(sw->axes[0].input),
-                                 dpas_sweep_input_name(sw->axes[1].input),
-                                 dpas_sweep_input_name((dpas_sweep_input)k));
-            sw->axes[sw->naxes++].input = (dpas_sweep_input)k;
-        }
-        int in = scenario_input_of(k);
-        if (in < 0)
-            continue;
-        if (varies && (k == DPAS_SWEEP_DP_DEGREE || k == DPAS_SWEEP_PARAMETERS))
-            placeholders[k] = strdup("1");
-        else
-            placeholders[k] = strndup(v, strcspn(v, ","));
-        if (!placeholders[k])
-            return cli_usage(c, "sweep", "out of memory");
-        x->a.given[in] = placeholders[k];
-    }
-    if (!sw->naxes)
-        return cli_usage(c, "sweep",
-                         "nothing varies: give a list (--dp 8,16,32) or a range "
-                         "(--dp 2..4096) for one or two inputs");
-    /* each fleet of a varied --fleet brings its nodes, node and fabric: a flag for one of them
-     * would be overridden at every point, given and never used */
-    for (int k = 0; k < sw->naxes; k++) {
-        if (sw->axes[k].input != DPAS_SWEEP_FLEET)
-            continue;
-        static const dpas_input parts[] = {DPAS_INPUT_NODES, DPAS_INPUT_ACCELERATORS_PER_NODE,
-                                           DPAS_INPUT_NODE, DPAS_INPUT_FABRIC};
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-            if (x->a.given[parts[i]])
-                return cli_usage(c, "sweep",
-                                 "%s cannot be given with a varied --fleet: each fleet has its "
-                                 "own (give one --fleet, or drop %s)",
-                                 dpas_input_flag(parts[i]), dpas_input_flag(parts[i]));
-    }
-    /* A fixed dp_degree is checked point by point, not against the first value of a varied
-     * fleet or workload (the order of a list must not decide which points are kept). */
-    const char *dp = x->axis_text[DPAS_SWEEP_DP_DEGREE];
-    bool fixed_dp = dp && !dpas_sweep_text_varies(DPAS_SWEEP_DP_DEGREE, dp);
-    int64_t dp_value = 0;
-    if (fixed_dp) {
-        if (dpas_parse_int("--dp", dp, &dp_value, err))
-            return cli_fail(c, err);
-        x->a.given[DPAS_INPUT_DP_DEGREE] = "1";
-    }
-    if ((rc = scen_load(&x->a, SCEN_POS_EITHER, err)))
-        return cli_fail(c, err);
-    sw->base = x->a.s;
-    if (fixed_dp)
-        sw->base.dp_degree = dp_value;
-    return 0;
-}
-
-/* The axes' values, the fixed rule and schedule. */
-static int axes(cli *c, sweep_args *x, dpas_sweep *sw, dpas_error *err)
-{
-    for (int i = 0; i < sw->naxes; i++) {
-        dpas_sweep_input in = sw->axes[i].input;
-        if (dpas_sweep_axis_parse(in, x->axis_text[in], dpas_sweep_input_flag(in), x->a.reg,
-                                  x->convention, &sw->axes[i], err))
-            return cli_fail(c, err);
-    }
-    const char *rule = x->axis_text[DPAS_SWEEP_RULE], *sched = x->axis_text[DPAS_SWEEP_SCHEDULE];
-    if (rule && !dpas_sweep_text_varies(DPAS_SWEEP_RULE, rule) &&
-        dpas_rule_select(rule, x->convention, &sw->rule, err))
-        return cli_fail(c, err);
-    if (x->convention && !rule) { /* a convention with no rule to apply to is still checked */
-        const dpas_rule *any;
-        if (dpas_rule_select("krum", x->convention, &any, err))
-            return cli_fail(c, err);
-    }
-    if (sched && !dpas_sweep_text_varies(DPAS_SWEEP_SCHEDULE, sched)) {
-        sw->schedule = dpas_schedule_from_name(sched);
-        if (sw->schedule < 0) {
-            char q[96];
-            return cli_usage(c, "sweep",
-                             "--schedule: unknown schedule %s; expected allreduce, "
-                             "allgather, ps, ps_separate, sharded, sharded_distance "
-                             "or innetwork",
-                             dpas_quote(sched, q, sizeof q));
-        }
-    }
-    return 0;
-}
-
-static int metrics(cli *c, sweep_args *x, dpas_sweep *sw)
-{
-    if (!x->attr) {
-        dpas_sweep_default_metrics(sw, x->axis_text[DPAS_SWEEP_SCHEDULE] != NULL,
-                                   x->axis_text[DPAS_SWEEP_RULE] != NULL);
+    case O_PLOT: x->plot = arg; return 0;
+    case O_CHART:
+    case O_NOCHART:
+        if (x->chart >= 0)
+            return cli_usage(c, "sweep", "give --chart or --no-chart, not both");
+        x->chart = opt == O_CHART;
         return 0;
+    default: return CLI_OTHER;
     }
-    char **items;
-    size_t n;
-    int rc = cli_list(c, "sweep", "--attr", x->attr, &items, &n);
-    for (size_t i = 0; !rc && i < n; i++) {
-        char q[96];
-        int m = dpas_metric_from_name(items[i]);
-        bool twice = false;
-        for (int k = 0; k < sw->nmetrics; k++)
-            twice |= sw->metrics[k] == m;
-        if (m < 0)
-            rc = cli_usage(c, "sweep", "--attr: unknown metric %s",
-                           dpas_quote(items[i], q, sizeof q));
-        else if (twice)
-            rc = cli_usage(c, "sweep", "--attr: %s is given twice", items[i]);
-        else
-            sw->metrics[sw->nmetrics++] = m;
-    }
-    cli_list_free(items);
-    return rc;
 }
+
+/* A plot (a file or a chart) is a plot request: its y and title are keys of the library's. */
+static dpas_analysis choose(void *ctx)
+{
+    const sweep_args *x = ctx;
+    return x->plot || x->chart > 0 ? DPAS_ANALYSIS_PLOT : DPAS_ANALYSIS_SWEEP;
+}
+
+static const struct option own[] = {{"plot", required_argument, 0, O_PLOT},
+                                    {"chart", no_argument, 0, O_CHART},
+                                    {"no-chart", no_argument, 0, O_NOCHART},
+                                    {0, 0, 0, 0}};
+
+static const char *own_help =
+    "      --plot FILE       draw y against the first varied input: .svg (built in) or .png\n"
+    "      --chart / --no-chart  a Unicode chart after a text table (default: when stdout is a\n"
+    "                        terminal)\n";
+
+static const char *about =
+    "Varies one or two inputs and prints the chosen metrics for every point, streamed. Any of\n"
+    "dp_degree, parameters, workload, fleet, gradient_bytes_per_param,\n"
+    "checkpoint_bytes_per_param, rule and schedule may take a list (a,b,c) or, for dp_degree\n"
+    "and parameters, a range: A..B doubling (2..4096), A..B+S step S (8..64+8), A..B*F factor\n"
+    "F. The metrics (attr) are the seed's attributes (gradient_bytes, allreduce_factor, ...)\n"
+    "and bytes_per_worker, bytes_received, scalar_bytes, ratio_to_allreduce, time_flat_s,\n"
+    "time_hierarchical_s (they need a schedule), max_f (needs a rule). Points whose inputs break\n"
+    "a rule (dp_degree above the accelerators, a schedule that cannot realise the rule) are left\n"
+    "out and counted on stderr. A positional NAME is a named scenario, FILE a YAML or JSON file.";
 
 typedef struct plot_data {
     double *x, *y;
@@ -301,7 +84,7 @@ static void plot_free(plot_data *p)
 }
 
 /* Pass one: every point's plotted metric, and the plot's axes. */
-static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, plot_data *p)
+static int collect(cli *c, const char *title, const dpas_sweep *sw, int ym, plot_data *p)
 {
     p->n0 = sw->axes[0].n;
     p->n1 = sw->naxes > 1 ? sw->axes[1].n : 1;
@@ -351,7 +134,7 @@ static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, pl
     snprintf(p->xlabel, sizeof p->xlabel, "%s", xn);
     snprintf(p->title, sizeof p->title, "%s vs %s", yn, xn); /* the user's title is not cut */
     p->spec = (dpas_plot_spec){
-        .title = x->title ? x->title : p->title,
+        .title = title ? title : p->title,
         .xlabel = p->xlabel,
         .ylabel = p->ylabel,
         .xlog = sw->axes[0].geometric ? (sw->axes[0].input == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
@@ -421,159 +204,130 @@ static int write_plot(cli *c, const char *path, const plot_data *p)
 }
 
 /* Pass two: the table, streamed. Nothing is written before the first point that is kept. */
-static int table(cli *c, const dpas_sweep *sw, size_t *shown, size_t *skipped, char *first_skip,
-                 size_t cap)
-{
-    size_t n0 = sw->axes[0].n, n1 = sw->naxes > 1 ? sw->axes[1].n : 1,
-           nc = (size_t)(sw->naxes + sw->nmetrics);
+typedef struct table_ctx {
+    cli *c;
+    const dpas_sweep *sw;
     dpas_column cols[2 + DPAS_METRIC_COUNT];
-    dpas_cell cells[2 + DPAS_METRIC_COUNT];
-    dpas_sweep_columns(sw, cols);
-    dpas_writer_opts wo = {.format = (dpas_format)c->format, .stream = 1};
-    dpas_writer *w = NULL;
-    dpas_error err = {0}, pe;
-    int rc = 0;
-    for (size_t i0 = 0; !rc && i0 < n0; i0++)
-        for (size_t i1 = 0; !rc && i1 < n1; i1++) {
-            if (dpas_sweep_point(sw, i0, i1, cells, -1, NULL, &pe)) {
-                if (!(*skipped)++)
-                    snprintf(first_skip, cap, "%s", pe.message);
-                continue;
-            }
-            if (!w && dpas_writer_new(cols, nc, &wo, cli_sink, c, &w, &err))
-                return cli_fail(c, &err);
-            rc = dpas_writer_row(w, cells, &err);
-            ++*shown;
-        }
-    if (!w) { /* every point left out */
-        err.code = DPAS_EINVAL;
-        snprintf(err.message, sizeof err.message,
-                 "every point of the sweep was left out; the first: %s", first_skip);
+    dpas_writer *w;
+    dpas_error err;
+} table_ctx;
+
+static int table_row(void *ctx, const dpas_cell *cells)
+{
+    table_ctx *t = ctx;
+    dpas_writer_opts wo = {.format = (dpas_format)t->c->format, .stream = 1};
+    int rc;
+    if (!t->w && (rc = dpas_writer_new(t->cols, dpas_sweep_ncolumns(t->sw), &wo, cli_sink, t->c,
+                                       &t->w, &t->err)))
+        return rc;
+    return dpas_writer_row(t->w, cells, &t->err);
+}
+
+static int table(cli *c, const dpas_sweep *sw, dpas_sweep_tally *tally)
+{
+    table_ctx t = {.c = c, .sw = sw};
+    dpas_error err = {0};
+    dpas_sweep_columns(sw, t.cols);
+    int rc = dpas_sweep_rows(sw, table_row, &t, tally, &err);
+    if (rc && !tally->shown) /* every point left out */
         return cli_fail(c, &err);
-    }
-    if (!rc && !(rc = dpas_writer_end(w, &err)) && c->format == DPAS_FORMAT_JSON)
+    if (!rc && !(rc = dpas_writer_end(t.w, &t.err)) && c->format == DPAS_FORMAT_JSON)
         rc = cli_sink(c, "\n", 1);
-    dpas_writer_free(w);
+    dpas_writer_free(t.w);
     return rc ? cli_write_failed(c) : 0;
 }
 
-int cmd_sweep(cli *c, int argc, char **argv)
+/* The plot's checks that are the CLI's own: a chart in text only, a file it can write. */
+static int plot_checks(cli *c, const sweep_args *x)
 {
-    sweep_args x = {.chart = -1, .iterations = 10};
-    dpas_sweep sw = {.schedule = -1};
-    char *placeholders[DPAS_SWEEP_INPUT_COUNT] = {0};
-    plot_data p = {0};
+    char q[96];
+    if (x->chart > 0 && c->format != DPAS_FORMAT_TEXT)
+        return cli_usage(c, "sweep", "--chart draws after a text table; it cannot go into -o %s",
+                         c->format == DPAS_FORMAT_JSON  ? "json"
+                         : c->format == DPAS_FORMAT_CSV ? "csv"
+                                                        : "markdown");
+    if (!x->plot)
+        return 0;
+    size_t l = strlen(x->plot);
+    bool svg = l > 4 && !strcmp(x->plot + l - 4, ".svg"),
+         png = l > 4 && !strcmp(x->plot + l - 4, ".png");
+    if (!svg && !png)
+        return cli_usage(c, "sweep", "--plot must name an .svg or .png file, got %s",
+                         dpas_quote(x->plot, q, sizeof q));
+    if (png && !dpas_have_cairo())
+        return cli_usage(c, "sweep",
+                         "this dpas was built without cairo: --plot needs an .svg file");
+    return 0;
+}
+
+/* By default a chart on a terminal, when the chart can be drawn at all. */
+static bool default_chart(cli *c, const dpas_sweep *sw)
+{
+    dpas_sweep_input x0 = sw->axes[0].input;
+    uint64_t pts = (uint64_t)sw->axes[0].n * (sw->naxes > 1 ? sw->axes[1].n : 1);
+    return c->format == DPAS_FORMAT_TEXT && isatty(fileno(c->out)) &&
+           (x0 == DPAS_SWEEP_DP_DEGREE || x0 == DPAS_SWEEP_PARAMETERS) && pts <= PLOT_MAX_POINTS &&
+           (sw->naxes < 2 || sw->axes[1].n <= PLOT_MAX_SERIES);
+}
+
+static int run(cli *c, sweep_args *x, const dpas_request *rq, plot_data *p)
+{
+    const dpas_sweep *sw = dpas_request_sweep(rq);
+    const dpas_request_opts *o = dpas_request_opts_of(rq);
     dpas_error err = {0};
-    dpas_links cal_links;
-    dpas_netmodel *net = NULL;
-    int rc = options(c, argc, argv, &x);
-    if (rc)
-        return rc < 0 ? EXIT_OK : rc;
-    sw.iterations = x.iterations;
-    if ((rc = cli_network(c, "sweep", x.calibration, x.network_model, &cal_links, &net,
-                          &sw.net_kind)))
-        goto done;
-    if (x.calibration)
-        sw.links = &cal_links, sw.net = net;
-    if ((rc = resolve(c, &x, &sw, placeholders, &err)) || (rc = axes(c, &x, &sw, &err)) ||
-        (rc = metrics(c, &x, &sw)))
-        goto done;
-    for (int i = 0; i < sw.nmetrics && !rc; i++) { /* the library's rule, with the flag to give */
-        int m = sw.metrics[i];
-        if (dpas_metric_needs_schedule(m) && !x.axis_text[DPAS_SWEEP_SCHEDULE])
-            rc = cli_usage(c, "sweep", "%s needs a --schedule", dpas_metric_name(m));
-        else if (dpas_metric_needs_rule(m) && !x.axis_text[DPAS_SWEEP_RULE])
-            rc = cli_usage(c, "sweep", "%s needs a --rule", dpas_metric_name(m));
-    }
-    if (rc)
-        goto done;
-    if (dpas_sweep_check(&sw, &err)) {
-        rc = cli_fail(c, &err);
-        goto done;
-    }
-    int ym = sw.metrics[0];
-    if (x.ymetric) {
-        ym = dpas_metric_from_name(x.ymetric);
-        bool listed = false;
-        for (int i = 0; i < sw.nmetrics; i++)
-            listed |= sw.metrics[i] == ym;
-        if (ym < 0 || !listed) {
-            char q[96];
-            rc = cli_usage(c, "sweep", "--y must be one of the metrics shown (--attr), got %s",
-                           dpas_quote(x.ymetric, q, sizeof q));
-            goto done;
-        }
-    }
-    dpas_sweep_input x0 = sw.axes[0].input;
-    bool numeric_x = x0 == DPAS_SWEEP_DP_DEGREE || x0 == DPAS_SWEEP_PARAMETERS;
-    if (x.chart > 0 && c->format != DPAS_FORMAT_TEXT) {
-        rc = cli_usage(c, "sweep", "--chart draws after a text table; it cannot go into -o %s",
-                       c->format == DPAS_FORMAT_JSON  ? "json"
-                       : c->format == DPAS_FORMAT_CSV ? "csv"
-                                                      : "markdown");
-        goto done;
-    }
-    if (x.chart < 0) { /* by default on a terminal, when the chart can be drawn at all */
-        uint64_t pts = (uint64_t)sw.axes[0].n * (sw.naxes > 1 ? sw.axes[1].n : 1);
-        x.chart = c->format == DPAS_FORMAT_TEXT && isatty(fileno(c->out)) && numeric_x &&
-                  pts <= PLOT_MAX_POINTS && (sw.naxes < 2 || sw.axes[1].n <= PLOT_MAX_SERIES);
-    }
-    if ((x.title || x.ymetric) && !x.plot && !x.chart) {
-        rc = cli_usage(c, "sweep", "%s is for a plot: give --plot FILE or --chart",
-                       x.title ? "--title" : "--y");
-        goto done;
-    }
-    if ((x.plot || x.chart) && !numeric_x) {
-        rc = cli_usage(c, "sweep",
-                       "a plot needs a numeric first varied input (--dp or --params), "
-                       "got %s",
-                       dpas_sweep_input_name(x0));
-        goto done;
-    }
-    if (x.plot) {
-        size_t l = strlen(x.plot);
-        bool svg = l > 4 && !strcmp(x.plot + l - 4, ".svg"),
-             png = l > 4 && !strcmp(x.plot + l - 4, ".png");
-        char q[96];
-        if (!svg && !png)
-            rc = cli_usage(c, "sweep", "--plot must name an .svg or .png file, got %s",
-                           dpas_quote(x.plot, q, sizeof q));
-        else if (png && !dpas_have_cairo())
-            rc = cli_usage(c, "sweep",
-                           "this dpas was built without cairo: --plot needs an .svg file");
-        if (rc)
-            goto done;
-    }
-    if ((x.plot || x.chart) && (rc = collect(c, &x, &sw, ym, &p)))
-        goto done;
-    if (x.plot && (rc = write_plot(c, x.plot, &p)))
-        goto done;
-    size_t shown = 0, skipped = 0;
-    char first_skip[600] = "";
-    if ((rc = table(c, &sw, &shown, &skipped, first_skip, sizeof first_skip)))
-        goto done;
-    if (x.chart) {
-        char *txt = dpas_plot_text(&p.spec, p.ser, p.n1, 64, 16, &err);
+    int rc, ym = dpas_request_analysis(rq) == DPAS_ANALYSIS_PLOT ? o->y : sw->metrics[0];
+    if (x->chart < 0)
+        x->chart = default_chart(c, sw);
+    if ((x->plot || x->chart) && (rc = collect(c, o->title, sw, ym, p)))
+        return rc;
+    if (x->plot && (rc = write_plot(c, x->plot, p)))
+        return rc;
+    dpas_sweep_tally tally;
+    if ((rc = table(c, sw, &tally)))
+        return rc;
+    if (x->chart) {
+        char *txt = dpas_plot_text(&p->spec, p->ser, p->n1, 64, 16, &err);
         if (txt && (cli_sink(c, "\n", 1) || cli_sink(c, txt, strlen(txt))))
             rc = cli_write_failed(c);
         dpas_free(txt);
     }
-    if (skipped)
-        fprintf(c->err, "dpas: warning: %zu of %zu points left out; the first: %s\n", skipped,
-                skipped + shown, first_skip);
-    if (net)
+    if (tally.skipped)
+        fprintf(c->err, "dpas: warning: %llu of %llu points left out; the first: %s\n",
+                (unsigned long long)tally.skipped,
+                (unsigned long long)(tally.skipped + tally.shown), tally.first);
+    if (sw->net)
         fprintf(
             c->err, "dpas: note: flat times from the measured curves of %s (network model %s%s)\n",
-            x.calibration, dpas_netmodel_kind_name(sw.net_kind),
-            sw.net_kind == DPAS_NETMODEL_DEFAULT ? ": empirical where measured, piecewise outside"
-                                                 : "");
-done:
-    dpas_netmodel_free(net);
-    plot_free(&p);
-    dpas_sweep_axis_free(&sw.axes[0]);
-    dpas_sweep_axis_free(&sw.axes[1]);
-    for (int k = 0; k < DPAS_SWEEP_INPUT_COUNT; k++)
-        free(placeholders[k]);
-    scen_free(&x.a);
+            o->calibration[0], dpas_netmodel_kind_name(sw->net_kind),
+            sw->net_kind == DPAS_NETMODEL_DEFAULT ? ": empirical where measured, piecewise outside"
+                                                  : "");
     return rc;
+}
+
+int cmd_sweep(cli *c, int argc, char **argv)
+{
+    sweep_args x = {.chart = -1};
+    cli_cmd cmd = {
+        .name = "sweep",
+        .analysis = DPAS_ANALYSIS_PLOT, /* its help lists the plot's keys too */
+        .positional = POS_EITHER,
+        .usage = "dpas sweep [NAME|FILE] [INPUTS] [--attr M,...] [--plot FILE.svg|FILE.png] "
+                 "[-o FORMAT]",
+        .about = about,
+        .own = own,
+        .own_help = own_help,
+        .take = take,
+        .choose = choose,
+        .ctx = &x,
+    };
+    dpas_request *rq;
+    dpas_registry *reg;
+    plot_data p = {0};
+    int rc = cli_request(c, &cmd, argc, argv, &rq, &reg);
+    if (!rc && !(rc = plot_checks(c, &x)))
+        rc = run(c, &x, rq, &p);
+    plot_free(&p);
+    dpas_request_free(rq);
+    dpas_registry_free(reg);
+    return rc < 0 ? EXIT_OK : rc;
 }

@@ -1,52 +1,99 @@
-/* The scenario inputs shared by show, eval, cost, inventory, memory and sweep: a named scenario,
- * a file and flags, resolved into one dpas_scenario through the library's input table. */
+/* The commands over a request (show, eval, cost, inventory, memory, sweep, rules): their flags
+ * are the library's key table, every key's flag for every command, so that a key an analysis
+ * does not take is refused by the library as every front end refuses it; the positional NAME
+ * or FILE is the scenario to start from. Nothing here checks a value: the CLI maps flags to keys
+ * and the library decides. */
 #include "cli.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* Each input flag and the input it sets. */
-static const struct {
-    int opt;
-    dpas_input input;
-} flags[] = {
-    {O_SCENARIO, DPAS_INPUT_SCENARIO},
-    {O_MODEL, DPAS_INPUT_WORKLOAD},
-    {O_PARAMS, DPAS_INPUT_PARAMETERS},
-    {O_FLEET, DPAS_INPUT_FLEET},
-    {O_NODES, DPAS_INPUT_NODES},
-    {O_APN, DPAS_INPUT_ACCELERATORS_PER_NODE},
-    {O_DP, DPAS_INPUT_DP_DEGREE},
-    {O_GRAD, DPAS_INPUT_GRADIENT_WIDTH},
-    {O_CKPT, DPAS_INPUT_CHECKPOINT_WIDTH},
-    {O_WEIGHTS, DPAS_INPUT_WEIGHT_WIDTH},
-    {O_NODE, DPAS_INPUT_NODE},
-    {O_FABRIC, DPAS_INPUT_FABRIC},
-};
-
-int scen_input_of(int opt)
+/* The long options: -o, -h, the command's own, then every key that has a flag. */
+static struct option *options_of(const cli_cmd *cmd)
 {
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (flags[i].opt == opt)
-            return (int)flags[i].input;
-    return -1;
+    size_t nown = 0;
+    while (cmd->own && cmd->own[nown].name)
+        nown++;
+    struct option *o = calloc(2 + nown + DPAS_KEY_COUNT + 1, sizeof *o), *p = o;
+    if (!o)
+        return NULL;
+    *p++ = (struct option){"output", required_argument, 0, 'o'};
+    *p++ = (struct option){"help", no_argument, 0, 'h'};
+    for (size_t i = 0; i < nown; i++)
+        *p++ = cmd->own[i];
+    for (int k = 0; k < DPAS_KEY_COUNT; k++) {
+        const char *flag = dpas_key_flag((dpas_key)k);
+        if (flag)
+            *p++ = (struct option){flag + 2,
+                                   dpas_key_metavar((dpas_key)k) ? required_argument : no_argument,
+                                   0, O_KEY + k};
+    }
+    return o;
 }
 
-int scen_take(scen_args *a, int opt, const char *arg)
+/* The help: usage, what the command does, its own options, then the keys it takes from the
+ * key table (the flag, what it stands for, what it is). */
+static char *help_of(const cli_cmd *cmd)
 {
-    int in = scen_input_of(opt);
-    if (in < 0)
-        return 0;
-    a->given[in] = arg; /* cli_common_option has refused a repeat already */
-    return 1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "usage: %s\n\n%s\n", cmd->usage, cmd->about);
+    if (cmd->own_help)
+        fprintf(f, "\n%s", cmd->own_help);
+    fprintf(f, "  -o, --output FORMAT   text (default), json, csv or markdown\n"
+               "  -h, --help            this help\n\n");
+    for (int pass = 0; pass < 2; pass++) {
+        bool any = false;
+        for (int k = 0; k < DPAS_KEY_COUNT; k++) {
+            const char *flag = dpas_key_flag((dpas_key)k), *mv = dpas_key_metavar((dpas_key)k);
+            bool input = dpas_key_flags((dpas_key)k) & DPAS_KEY_INPUT;
+            if (!flag || input != (pass == 0) || !dpas_analysis_takes(cmd->analysis, (dpas_key)k))
+                continue;
+            if (!any)
+                fprintf(f, "%s",
+                        pass == 0 ? "scenario inputs (the key of a scenario file; flags "
+                                    "override the NAME or FILE):\n"
+                                  : "options:\n");
+            any = true;
+            char lhs[64];
+            snprintf(lhs, sizeof lhs, "%s%s%s", flag, mv ? " " : "", mv ? mv : "");
+            fprintf(f, "  %-28s %s", lhs, dpas_key_name((dpas_key)k));
+            if (dpas_key_help((dpas_key)k))
+                fprintf(f, ": %s", dpas_key_help((dpas_key)k));
+            fprintf(f, "\n");
+        }
+        if (any)
+            fprintf(f, "\n");
+    }
+    fprintf(f, "Messages name the keys (dp_degree); dpas list keys shows every key's flag.\n");
+    return fclose(f) ? (free(text), NULL) : text;
 }
 
-int scen_check(cli *c, const char *cmd, const scen_args *a)
+/* "give --dp N, or dp_degree: in a scenario file": how to give a missing key on the CLI. */
+static void hint_of(dpas_key k, char *buf, size_t cap)
 {
-    if (a->given[DPAS_INPUT_WORKLOAD] && a->given[DPAS_INPUT_PARAMETERS])
-        return cli_usage(c, cmd, "give --model or --params, not both");
-    return 0;
+    const char *flag = dpas_key_flag(k), *mv = dpas_key_metavar(k), *file = dpas_key_file(k);
+    if (!flag) {
+        snprintf(buf, cap, "give %s: in a scenario file", file ? file : dpas_key_name(k));
+        return;
+    }
+    snprintf(buf, cap, "give %s%s%s%s%s%s", flag, mv ? " " : "", mv ? mv : "", file ? ", or " : "",
+             file ? file : "", file ? ": in a scenario file" : "");
+}
+
+int cli_fail_request(cli *c, const dpas_request *rq, const dpas_error *err)
+{
+    int k = dpas_request_missing(rq);
+    char hint[160];
+    if (k < 0)
+        return cli_fail(c, err);
+    hint_of((dpas_key)k, hint, sizeof hint);
+    return cli_fail_hint(c, err, hint);
 }
 
 /* A positional argument is a file when it looks like one, else a named scenario. */
@@ -60,48 +107,103 @@ static int is_file(const char *p)
     return stat(p, &st) == 0;
 }
 
-int scen_load(scen_args *a, int positional_kind, dpas_error *err)
+static int positional(cli *c, const cli_cmd *cmd, int argc, char **argv, dpas_request *rq)
 {
-    int rc = 0;
-    if (!(a->spec = dpas_spec_new())) {
-        err->code = DPAS_ENOMEM;
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return err->code;
+    dpas_error err = {0};
+    int npos = argc - optind, rc;
+    if (cmd->positional == POS_NONE && npos)
+        return cli_usage(c, cmd->name, "%s takes no arguments, got \"%s\"", cmd->name,
+                         argv[optind]);
+    if (cmd->positional == POS_NAME && npos != 1)
+        return npos ? cli_usage(c, cmd->name, "%s takes one scenario NAME, got %d", cmd->name, npos)
+                    : cli_usage(c, cmd->name, "%s needs a scenario NAME", cmd->name);
+    if (npos > 1)
+        return cli_usage(c, cmd->name, "%s takes at most one %s, got %d", cmd->name,
+                         cmd->positional == POS_FILE ? "FILE" : "NAME or FILE", npos);
+    if (!npos)
+        return 0;
+    const char *p = argv[optind];
+    int file = cmd->positional == POS_FILE || (cmd->positional == POS_EITHER && is_file(p));
+    rc = file ? dpas_request_load_file(rq, p, &err) : dpas_request_set(rq, "scenario", p, &err);
+    return rc ? cli_fail(c, &err) : 0;
+}
+
+/* The keys given, in order, until the command's own options have said which analysis the
+ * request is (a sweep is a plot when --plot or --chart is given). */
+typedef struct pending {
+    int key;
+    const char *value; /* in argv */
+} pending;
+
+/* One option: a key kept for the request, or the command's own. */
+static int take(cli *c, const cli_cmd *cmd, int opt, char **argv, pending *keys, size_t *nkeys)
+{
+    if (opt >= O_KEY && opt < O_KEY + DPAS_KEY_COUNT) {
+        keys[(*nkeys)++] = (pending){opt - O_KEY, optarg ? optarg : "true"};
+        return 0;
     }
-    if ((rc = dpas_registry_builtin(&a->reg, err)))
+    int rc =
+        cmd->take && opt != '?' && opt != ':' ? cmd->take(c, cmd->ctx, opt, optarg) : CLI_OTHER;
+    return rc == CLI_OTHER ? cli_bad_option(c, cmd->name, argv) : rc;
+}
+
+static int parse(cli *c, const cli_cmd *cmd, int argc, char **argv, pending *keys, size_t *nkeys)
+{
+    struct option *opts = options_of(cmd);
+    char *help = opts ? help_of(cmd) : NULL;
+    int opt, rc = 0;
+    if (!help) {
+        free(opts);
+        return cli_usage(c, cmd->name, "out of memory");
+    }
+    cli_begin(c, opts);
+    while (!rc && (opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        int common = opt >= O_KEY ? CLI_OTHER : cli_common_option(c, cmd->name, opt, help);
+        if (common == EXIT_OK)
+            rc = -1; /* help printed */
+        else if (common != CLI_OTHER)
+            rc = common == CLI_NEXT ? 0 : common;
+        else
+            rc = take(c, cmd, opt, argv, keys, nkeys);
+    }
+    c->opts = NULL;
+    free(opts);
+    free(help);
+    return rc;
+}
+
+int cli_request(cli *c, const cli_cmd *cmd, int argc, char **argv, dpas_request **rq,
+                dpas_registry **reg)
+{
+    dpas_error err = {0};
+    pending *keys = calloc((size_t)argc + 1, sizeof *keys); /* at most one key per argument */
+    size_t nkeys = 0;
+    int rc;
+    *rq = NULL;
+    *reg = NULL;
+    if (!keys)
+        return cli_usage(c, cmd->name, "out of memory");
+    if ((rc = parse(c, cmd, argc, argv, keys, &nkeys))) {
+        free(keys);
         return rc;
-    if (a->positional) {
-        int file = positional_kind == SCEN_POS_FILE ||
-                   (positional_kind == SCEN_POS_EITHER && is_file(a->positional));
-        rc = file ? dpas_spec_load_file(a->spec, a->positional, err)
-                  : dpas_spec_set_input(a->spec, DPAS_INPUT_SCENARIO, a->positional, "scenario",
-                                        err);
-        if (rc)
-            return rc;
     }
-    for (int in = 0; in < DPAS_INPUT_COUNT && !rc; in++) {
-        const char *v = a->given[in];
-        if (!v)
-            continue;
-        if (in == DPAS_INPUT_WEIGHT_WIDTH && !strcmp(v, "none"))
-            v = NULL;
-        rc = dpas_spec_set_input(a->spec, (dpas_input)in, v, dpas_input_flag((dpas_input)in), err);
-    }
-    if (rc || (rc = dpas_spec_resolve(a->spec, a->reg, &a->s, err)))
+    dpas_analysis a = cmd->choose ? cmd->choose(cmd->ctx) : cmd->analysis;
+    rc = dpas_request_new(a, rq, &err);
+    for (size_t i = 0; !rc && i < nkeys; i++)
+        rc = dpas_request_set(*rq, dpas_key_name((dpas_key)keys[i].key), keys[i].value, &err);
+    free(keys);
+    if (rc)
+        return cli_fail(c, &err);
+    if ((rc = positional(c, cmd, argc, argv, *rq)))
         return rc;
-    a->label = dpas_spec_label(a->spec);
+    if (dpas_registry_builtin(reg, &err))
+        return cli_fail(c, &err);
+    if (dpas_request_resolve(*rq, *reg, &err))
+        return cli_fail_request(c, *rq, &err);
     return 0;
 }
 
-void scen_free(scen_args *a)
-{
-    dpas_spec_free(a->spec);
-    dpas_registry_free(a->reg);
-    a->spec = NULL;
-    a->reg = NULL;
-}
-
-void scen_print_warnings(cli *c, const dpas_report *r, int in_payload)
+void cli_print_warnings(cli *c, const dpas_report *r, int in_payload)
 {
     if (in_payload && c->format == DPAS_FORMAT_JSON) /* show and eval's JSON has "warnings" */
         return;

@@ -32,6 +32,7 @@ void dpas__buf_puts(dpas__buf *b, const char *s);
 void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 /* s as a JSON string literal, quotes included. */
 void dpas__buf_json_str(dpas__buf *b, const char *s);
+/* ---- render/bytes.c ---- */
 /* The decimal of a byte count (dpas_format_bytes_exact: exact when it terminates, else rounded). */
 void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);
 /* The byte count as text, marked when rounded: "350000000000", or, for a count whose decimal does
@@ -48,8 +49,8 @@ int dpas__sink_buf(void *ctx, const char *data, size_t len);
  * printed by the caller, true, false), written bare in JSON and as it is elsewhere. */
 #define DPAS__COL_RAW (1u << 30)
 
-/* UTF-8: the length of the well-formed sequence at p, or 0; the code points of s (an invalid
- * byte counts as one, as its U+FFFD does). */
+/* UTF-8 (base/text.c): the length of the well-formed sequence at p, or 0; the code points of s
+ * (an invalid byte counts as one, as its U+FFFD does). */
 size_t dpas__utf8_len(const unsigned char *p);
 size_t dpas__utf8_width(const char *s);
 /* s escaped for format (dpas/table.h says how), appended to b. */
@@ -60,14 +61,13 @@ void dpas__escape_xml(dpas__buf *b, const char *s);
 /* Hand the string to the caller (NULL and err set on allocation failure). */
 char *dpas__buf_finish(dpas__buf *b, dpas_error *err);
 
-/* Shortest text that reads back as the same double ("1.984375", "0.1"); with python_style a
- * whole value gets ".0" as Python's repr does ("64.0"). */
+/* The one rule for printing a real (base/shortest.c): the shortest text that reads back as the
+ * same double ("1.984375", "0.1", "1.4777777777777778e-05"), laid out as %g at that many digits
+ * and a whole number below 1e16 in full; with python_style a whole value gets ".0" as Python's
+ * repr does ("64.0"). */
 size_t dpas__fmt_double(double v, bool python_style, char *buf, size_t cap);
 
 uint64_t dpas__gcd(uint64_t a, uint64_t b);
-
-/* "%.10g" without printf (buf: 32 bytes). */
-size_t dpas__fmt_g10(double v, char *buf);
 
 /* 128-bit unsigned arithmetic for exact products (GCC and Clang). */
 __extension__ typedef unsigned __int128 dpas__u128;
@@ -85,6 +85,43 @@ const char *dpas__quote(const char *text, char *buf, size_t cap);
 
 /* Is this the name of a convention some rule of the catalogue has? */
 bool dpas__convention_known(const char *convention);
+/* 0 for NULL or a known convention (or "all" when all), else DPAS_ENOENT naming them. */
+int dpas__convention_check(const char *convention, bool all, dpas_error *err);
+
+/* dpas_spec_resolve, telling which input is missing when that is the error (else -1). */
+int dpas__spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out, int *missing,
+                       dpas_error *err);
+/* dpas_schedule_traffic and dpas_schedule_time of a scenario already validated (and a known
+ * schedule): an analysis validates its scenario once, not once a row. */
+int dpas__schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                           int64_t iterations, dpas_traffic *out, dpas_error *err);
+int dpas__schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                        int64_t iterations, dpas_topology topo, const dpas_links *links,
+                        double *seconds, dpas_error *err);
+
+/* One rule under one schedule, as dpas_cost_compute and a sweep's point compute it: what the
+ * row needs besides the scenario. */
+typedef struct dpas__cost_ctx {
+    int64_t dp_degree, steps, iterations, f;
+    double compute_rate;
+    dpas_links links;
+    int have_links, have_intra; /* times are known; hierarchical ones too */
+    const dpas_netmodel *net;   /* flat times from a calibration's curves, or NULL */
+    int net_kind;
+    double allreduce_bytes; /* per step, for the ratio (0: N = 1) */
+} dpas__cost_ctx;
+/* The links of the scenario's fleet, the inter-node ones replaced by a calibration's (cal); and
+ * the AllReduce's bytes. */
+int dpas__cost_ctx_init(const dpas_scenario *s, const dpas_links *cal, dpas__cost_ctx *ctx,
+                        dpas_error *err);
+/* The row of rule (NULL: none, a sweep of a schedule alone) under r->schedule, for a scenario
+ * already validated. */
+int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *ctx, const dpas_rule *rule,
+                   dpas_cost_row *r, dpas_error *err);
+
+/* dpas_evaluate of a scenario already validated: the attributes, without validating again
+ * (a byte count past 2^64 is still DPAS_ERANGE). */
+int dpas__evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err);
 
 /* count × width × p / q, exact. DPAS_ERANGE when the result or its fraction overflows. */
 int dpas__bytes_scaled(uint64_t count, dpas_rational width, uint64_t p, uint64_t q, dpas_bytes *out,

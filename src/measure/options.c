@@ -1,6 +1,10 @@
 /* dpas-measure's options: every value parsed strictly (a number is the whole argument, finite,
- * in range), every option given is used or refused, and errors name the option, the value and
- * the rule. Messages are printed by rank 0 only; every rank parses the same argv. */
+ * in range), every option given is used or refused (an option given twice, an option that does
+ * not apply), and errors name the option, the value and the rule. The options that are keys of
+ * the library's request (--params, --model, --grad, --rule, --convention, --schedule, --f,
+ * --iterations) go to its parser as a `dpas cost` request of dp_degree = the ranks, so that they
+ * are checked as every front end checks them. Messages are printed by rank 0 only; every rank
+ * parses the same argv. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
 
@@ -153,13 +157,14 @@ static int parse_word(const char *name, const char *text, const char *const *wor
 
 /* What was given, as text, until it is resolved. */
 typedef struct given {
-    const char *model, *rule, *convention;
+    const char *model, *params, *rule, *convention, *f, *iterations;
     uint64_t scale;
-    int f_given, params_given, scale_given;
-    unsigned mask; /* bit per option letter class, for refusing what does not apply */
+    int scale_given, attack_given, attack_scale_given;
+    unsigned mask;           /* bit per option letter class, for refusing what does not apply */
+    unsigned char seen[128]; /* options given, by their letter: a second one is refused */
 } given;
 
-enum { G_RUN = 1u, G_SWEEP = 2u, G_CAL = 4u };
+enum { G_RUN = 1u, G_SWEEP = 2u, G_CAL = 4u, G_BF16 = 8u };
 
 static const struct option long_opts[] = {{"params", 1, 0, 'p'},
                                           {"model", 1, 0, 'm'},
@@ -203,11 +208,7 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
     dpas_error e;
     int k = 0, rc = 0;
     switch (opt) {
-    case 'p':
-        g->params_given = 1;
-        rc = dpas_parse_count("--params", arg, &o->params, &e) ? (measure_say("%s", e.message), 1)
-                                                               : 0;
-        break;
+    case 'p': g->params = arg; break;
     case 'm': g->model = arg; break;
     case 'k':
         g->scale_given = 1;
@@ -218,6 +219,7 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
     case 'g':
         rc = parse_word("--grad", arg, w_grad, &k);
         o->width = k ? 2 : 4;
+        g->mask |= k ? G_BF16 : 0;
         break;
     case 'r': g->rule = arg; break;
     case 'c': g->convention = arg; break;
@@ -225,23 +227,22 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
         rc = parse_word("--schedule", arg, w_sched, &k);
         o->schedule = sched_ids[k];
         break;
-    case 'f':
-        rc = parse_int_in("--f", arg, 0, 1000000, &o->f);
-        g->f_given = 1;
-        break;
+    case 'f': g->f = arg; break;
     case 'b': rc = parse_int_in("--byzantine", arg, 0, 1000000, &o->byzantine); break;
     case 'a':
         rc = parse_word("--attack", arg, w_attack, &k);
         o->attack = (attack_kind)k;
+        g->attack_given = 1;
         break;
     case 'A':
+        g->attack_scale_given = 1;
         rc = parse_real("--attack-scale", arg, &o->attack_scale);
         if (!rc && o->attack_scale == 0) {
             measure_say("--attack-scale must be a finite non-zero number, got \"%s\"", arg);
             rc = 1;
         }
         break;
-    case 'T': rc = parse_int_in("--iterations", arg, 1, 1000000, &o->cc_iterations); break;
+    case 'T': g->iterations = arg; break;
     case 'v': rc = parse_word("--verify", arg, w_yesno, &o->verify); break;
     case 'C':
         rc = parse_real("--check-bytes", arg, &o->check_bytes);
@@ -268,6 +269,12 @@ static int option_one(int opt, const char *arg, opts *o, given *g)
 {
     int rc = 0, k = 0;
     int64_t v = 0;
+    if (opt > 0 && opt < 128 && g->seen[opt]++) { /* a second value: one would be ignored */
+        for (const struct option *lo = long_opts; lo->name; lo++)
+            if (lo->val == opt)
+                measure_say("--%s is given twice; give it once", lo->name);
+        return 1;
+    }
     switch (opt) {
     case 'h': o->help = 1; break;
     case 'i':
@@ -294,22 +301,42 @@ static int option_one(int opt, const char *arg, opts *o, given *g)
     return rc;
 }
 
-/* The model's parameter count divided by --scale. */
-static int resolve_model(const char *model, uint64_t scale, opts *o)
+/* The run's keys as a `dpas cost` request on nranks replicas (one fleet node per rank, the
+ * wire's width for gradients and checkpoints): the library checks each as every front end does;
+ * its typed answer gives the parameters, the rule, f and the iterations. */
+static int request(const given *g, int nranks, const dpas_rule **rule, int64_t *f,
+                   int64_t *iterations, uint64_t *params, dpas_error *e)
 {
+    dpas_request *rq = NULL;
     dpas_registry *reg = NULL;
-    const void *m = NULL;
-    dpas_error e;
-    int rc =
-        dpas_registry_builtin(&reg, &e) || dpas_registry_find(reg, DPAS_KIND_MODEL, model, &m, &e);
-    if (rc)
-        measure_say("%s", e.message);
-    else if (!((const dpas_model *)m)->parameters) {
-        measure_say("model %s has no parameter count", model);
-        rc = 1;
-    } else {
-        o->params = ((const dpas_model *)m)->parameters / scale;
+    char n[24];
+    const char *width = g->mask & G_BF16 ? "bf16" : "fp32";
+    snprintf(n, sizeof n, "%d", nranks);
+    const char *keys[][2] = {{"dp_degree", n},
+                             {"nodes", n},
+                             {"accelerators_per_node", "1"},
+                             {"gradient_bytes_per_param", width},
+                             {"checkpoint_bytes_per_param", width},
+                             {"workload", g->model},
+                             {"parameters", g->params},
+                             {"rule", g->rule ? g->rule : "mean"},
+                             {"convention", g->convention},
+                             {"f", g->f},
+                             {"iterations", g->iterations}};
+    int rc = dpas_request_new(DPAS_ANALYSIS_COST, &rq, e);
+    for (size_t i = 0; !rc && i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i][1])
+            rc = dpas_request_set(rq, keys[i][0], keys[i][1], e);
+    if (!rc && !(rc = dpas_registry_builtin(&reg, e)) && !(rc = dpas_request_resolve(rq, reg, e))) {
+        const dpas_request_opts *o = dpas_request_opts_of(rq);
+        *rule = o->cost.rules[0];
+        *f = o->f;
+        *iterations = o->cost.iterations;
+        *params = dpas_request_scenario(rq)->parameters;
     }
+    if (rc && dpas_request_missing(rq) == DPAS_KEY_WORKLOAD)
+        dpas_error_set(e, rc, "parameters", "give --params COUNT or --model NAME [--scale K]");
+    dpas_request_free(rq);
     dpas_registry_free(reg);
     return rc;
 }
@@ -320,23 +347,22 @@ static int resolve_rule(const given *g, int nranks, opts *o)
     dpas_error e;
     int64_t m = 0;
     int rc = 1;
-    if (g->model && g->params_given)
-        measure_say("give --params COUNT or --model NAME, not both");
-    else if (g->scale_given && !g->model)
+    if (g->scale_given && !g->model)
         measure_say("--scale divides a --model's parameters: give --model NAME too");
-    else if (g->model && resolve_model(g->model, g->scale, o))
-        ;
-    else if (!o->params)
-        measure_say("give --params COUNT or --model NAME [--scale K] (> 0 coordinates)");
+    else if (request(g, nranks, &o->rule, &o->f, &o->cc_iterations, &o->params, &e))
+        measure_say("%s", e.message);
+    else if (o->cc_iterations > 1000000)
+        measure_say("--iterations must be <= 1000000 here, got %lld", (long long)o->cc_iterations);
+    else if ((o->params /= g->scale) == 0)
+        measure_say("--scale %llu leaves no coordinate of the model's parameters",
+                    (unsigned long long)g->scale);
     else if (o->params > (uint64_t)INT32_MAX)
         measure_say("--params %llu exceeds what one MPI message holds here (2^31 - 1 elements): "
                     "scale the model down with --scale",
                     (unsigned long long)o->params);
-    else if (dpas_rule_select(g->rule ? g->rule : "mean", g->convention, &o->rule, &e))
-        measure_say("%s", e.message);
     else
         rc = 0;
-    if (!rc && !g->f_given) {
+    if (!rc && o->f < 0) { /* by default the most the rule tolerates */
         dpas_rule_max_f(o->rule, nranks, &m, NULL);
         o->f = m < 0 ? 0 : m;
     }
@@ -356,6 +382,11 @@ static int resolve_run(const given *g, int nranks, opts *o)
     else if (o->byzantine >= nranks)
         measure_say("--byzantine %lld must be below the rank count %d", (long long)o->byzantine,
                     nranks);
+    else if ((g->attack_given || g->attack_scale_given) && o->byzantine == 0)
+        measure_say("%s needs --byzantine K (K >= 1): with no Byzantine rank no attack runs",
+                    g->attack_given ? "--attack" : "--attack-scale");
+    else if (g->attack_scale_given && o->attack != ATTACK_SCALED)
+        measure_say("--attack-scale is the factor of --attack scaled, not of %s", attack_name(o));
     else if (!dpas_rule_tolerates(o->rule, nranks, o->f))
         measure_say("%s (%s) needs %s, got n = %d ranks and f = %lld", o->rule->name,
                     o->rule->convention, o->rule->condition, nranks, (long long)o->f);

@@ -7,42 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-__attribute__((format(printf, 3, 4))) static int bad(dpas_error *err, const char *field,
-                                                     const char *fmt, ...)
+/* ---- requests ---------------------------------------------------------------------------- */
+
+/* "give dp_degree=N in the query, or dp_degree: in the body": how to give a missing key here. */
+static void hint_of(dpas_key k, char *buf, size_t cap)
 {
-    va_list ap;
-    memset(err, 0, sizeof *err);
-    err->code = DPAS_EINVAL;
-    snprintf(err->field, sizeof err->field, "%s", field);
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return err->code;
+    const char *q = dpas_key_query(k), *mv = dpas_key_metavar(k), *file = dpas_key_file(k);
+    if (!q)
+        snprintf(buf, cap, "%s is not taken over HTTP", dpas_key_name(k));
+    else
+        snprintf(buf, cap, "give %s=%s in the query%s%s%s", q, mv ? mv : "true",
+                 file ? ", or " : "", file ? file : "", file ? ": in the request body" : "");
 }
 
-/* ---- scenario inputs ---------------------------------------------------------------------- */
-
-int srv_input_of(const char *key)
+static dpas_request *refused(srv_request *rq, srv_response *r, dpas_request *req,
+                             const dpas_error *err)
 {
-    if (!strcmp(key, "model")) /* mlsysim's and the CLI's word for the workload */
-        return DPAS_INPUT_WORKLOAD;
-    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
-        if (!strcmp(key, dpas_input_param((dpas_input)k)))
-            return k;
-    return -1;
+    int status = srv_status_of(err->code), k = dpas_request_missing(req);
+    char hint[200];
+    if (rq->rest && err->code == DPAS_ENOENT && !strcmp(err->field, "scenario"))
+        status = 404;
+    if (k >= 0)
+        hint_of((dpas_key)k, hint, sizeof hint);
+    srv_error_hint(r, status, err, k >= 0 ? hint : NULL);
+    dpas_request_free(req);
+    return NULL;
 }
 
-const char *srv_input_key(size_t i)
+dpas_request *srv_request_of(srv_request *rq, srv_response *r, dpas_analysis a)
 {
-    if (i < DPAS_INPUT_COUNT)
-        return dpas_input_param((dpas_input)i);
-    return i == DPAS_INPUT_COUNT ? "model" : NULL;
-}
-
-int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *spec,
-                      dpas_scenario *s, const char **label, dpas_error *err)
-{
-    int rc;
+    dpas_request *req = NULL;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (dpas_request_new(a, &req, &err))
+        return refused(rq, r, req, &err);
     if (rq->body) { /* a scenario file; the query overrides it as flags override a file */
         int is_json = -1;
         const char *ct = rq->content_type;
@@ -50,61 +48,20 @@ int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *s
             is_json = 1;
         else if (ct && strstr(ct, "yaml"))
             is_json = 0;
-        if ((rc = dpas_spec_load_text(spec, rq->body, rq->body_len, is_json, "request body", err)))
-            return rc;
+        if (dpas_request_load_text(req, rq->body, rq->body_len, is_json, "request body", &err))
+            return refused(rq, r, req, &err);
     }
-    if (rq->rest &&
-        (rc = dpas_spec_set_input(spec, DPAS_INPUT_SCENARIO, rq->rest, "scenario", err)))
-        return rc;
-    const char *model = srv_query_get(rq->query, "model");
-    const char *workload = srv_query_get(rq->query, "workload");
-    const char *params = srv_query_get(rq->query, dpas_input_param(DPAS_INPUT_PARAMETERS));
-    if (model && workload)
-        return bad(err, "model", "give workload or model, not both");
-    if ((model || workload) && params)
-        return bad(err, model ? "model" : "workload", "give %s or parameters, not both",
-                   model ? "model" : "workload");
-    /* in the order of the library's input table: a fleet before the nodes that modify it */
-    for (int k = 0; k < DPAS_INPUT_COUNT; k++) {
-        const char *key = dpas_input_param((dpas_input)k);
-        const char *v = srv_query_get(rq->query, key);
-        if (k == DPAS_INPUT_WORKLOAD && !v && model) {
-            key = "model";
-            v = model;
-        }
-        if (override && override[k])
-            v = override[k];
-        if (!v)
-            continue;
-        if (k == DPAS_INPUT_WEIGHT_WIDTH && !strcmp(v, "none"))
-            v = NULL; /* weight_bytes_per_param=none: no weight width (the seed's None) */
-        if ((rc = dpas_spec_set_input(spec, (dpas_input)k, v, key, err)))
-            return rc;
+    if (rq->rest && dpas_request_set(req, "scenario", rq->rest, &err))
+        return refused(rq, r, req, &err);
+    for (size_t i = 0; i < rq->query->n; i++) {
+        srv_param *p = &rq->query->p[i];
+        p->used = 1;
+        if (dpas_request_set(req, p->key, p->value, &err))
+            return refused(rq, r, req, &err);
     }
-    if ((rc = dpas_spec_resolve(spec, rq->reg, s, err)))
-        return rc;
-    *label = dpas_spec_label(spec);
-    return 0;
-}
-
-/* A scenario and its report, or an error response (404 for a scenario named in the path). */
-static int scenario(srv_request *rq, srv_response *r, dpas_spec **spec, dpas_scenario *s,
-                    dpas_report *rep, const char **label)
-{
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    if (!(*spec = dpas_spec_new())) {
-        srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
-        return -1;
-    }
-    if (srv_load_scenario(rq, NULL, *spec, s, label, &err) || dpas_evaluate(s, rep, &err)) {
-        int status = srv_status_of(err.code);
-        if (rq->rest && err.code == DPAS_ENOENT && !strcmp(err.field, "scenario"))
-            status = 404;
-        srv_error(r, status, &err);
-        return -1;
-    }
-    return 0;
+    if (dpas_request_resolve(req, rq->reg, &err))
+        return refused(rq, r, req, &err);
+    return req;
 }
 
 /* ---- options ---------------------------------------------------------------------------------- */
@@ -132,59 +89,6 @@ int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, 
         return -1;
     }
     *out = x;
-    return 0;
-}
-
-int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out)
-{
-    const char *v = srv_query_get(rq->query, key);
-    if (!v)
-        return 0;
-    if (!strcmp(v, "true") || !strcmp(v, "1"))
-        *out = 1;
-    else if (!strcmp(v, "false") || !strcmp(v, "0"))
-        *out = 0;
-    else {
-        srv_fail(r, 400, DPAS_EINVAL, key, "%s must be true, false, 1 or 0, got \"%.100s\"", key,
-                 v);
-        return -1;
-    }
-    return 0;
-}
-
-/* attr=A,B,...: the seed's attributes, as --attr. */
-static int opt_attrs(srv_request *rq, srv_response *r, unsigned *mask)
-{
-    const char *v = srv_query_get(rq->query, "attr");
-    if (!v)
-        return 0;
-    for (const char *p = v;;) {
-        size_t l = strcspn(p, ",");
-        char name[64];
-        if (!l || l >= sizeof name) {
-            srv_fail(r, 400, DPAS_EINVAL, "attr",
-                     "attr must be a comma-separated list of attribute names, got \"%.200s\"", v);
-            return -1;
-        }
-        memcpy(name, p, l);
-        name[l] = '\0';
-        int a = dpas_attr_from_name(name);
-        if (a < 0) {
-            char names[400] = "";
-            for (int i = 0; i < DPAS_ATTR_COUNT; i++) {
-                size_t o = strlen(names);
-                snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
-                         dpas_attr_name((dpas_attr)i));
-            }
-            srv_fail(r, 400, DPAS_EINVAL, "attr",
-                     "attr: unknown attribute \"%s\"; expected one of %s", name, names);
-            return -1;
-        }
-        *mask |= 1u << a;
-        if (!p[l])
-            break;
-        p += l + 1;
-    }
     return 0;
 }
 
@@ -243,17 +147,20 @@ static void list_free(char **items)
 
 static void report(srv_request *rq, srv_response *r)
 {
-    dpas_render_opts ro = {.format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
-    if (opt_attrs(rq, r, &ro.attrs) || srv_opt_bool(rq, r, "explain", &ro.explain))
+    dpas_request *req = srv_request_of(rq, r, DPAS_ANALYSIS_EVAL);
+    if (!req)
         return;
-    dpas_spec *spec = NULL;
-    dpas_scenario s;
-    dpas_report rep;
+    const dpas_request_opts *o = dpas_request_opts_of(req);
+    dpas_render_opts ro = {.format = DPAS_FORMAT_JSON,
+                           .units = DPAS_UNITS_SI,
+                           .explain = o->explain,
+                           .attrs = o->attrs,
+                           .label = dpas_request_label(req)};
     dpas_error err;
     memset(&err, 0, sizeof err);
-    if (!scenario(rq, r, &spec, &s, &rep, &ro.label))
-        srv_json(r, dpas_render_report(&s, &rep, &ro, &err), &err);
-    dpas_spec_free(spec);
+    srv_json(r, dpas_render_report(dpas_request_scenario(req), dpas_request_report(req), &ro, &err),
+             &err);
+    dpas_request_free(req);
 }
 
 void srv_api_eval(srv_request *rq, srv_response *r) { report(rq, r); }
@@ -268,177 +175,87 @@ void srv_api_scenarios(srv_request *rq, srv_response *r)
 
 void srv_api_cost(srv_request *rq, srv_response *r)
 {
-    dpas_cost_opts co = {.f = -1};
-    dpas_cost_view view = {.format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
+    dpas_request *req = srv_request_of(rq, r, DPAS_ANALYSIS_COST);
+    if (!req)
+        return;
+    dpas_cost_view view = {
+        .format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI, .label = dpas_request_label(req)};
+    dpas_cost *cost = NULL;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    if (srv_opt_int(rq, r, "f", 0, INT64_MAX, &co.f) ||
-        srv_opt_int(rq, r, "steps", 1, INT64_MAX, &co.steps) ||
-        srv_opt_int(rq, r, "iterations", 1, INT64_MAX, &co.iterations))
-        return;
-    const char *rv = srv_query_get(rq->query, "compute_rate");
-    if (rv) {
-        uint64_t x;
-        if (dpas_parse_count("compute_rate", rv, &x, &err)) {
-            srv_error(r, 400, &err);
-            return;
-        }
-        if (!x) {
-            srv_fail(r, 400, DPAS_EINVAL, "compute_rate", "compute_rate must be > 0, got %s", rv);
-            return;
-        }
-        co.compute_rate = (double)x;
-    }
-    /* rules and schedules before the scenario, as the CLI: a typo is named first */
-    const char *conv = srv_query_get(rq->query, "convention");
-    const char *rules_v = srv_query_get(rq->query, "rule");
-    const char *sched_v = srv_query_get(rq->query, "schedule");
-    const dpas_rule **rules = NULL;
-    char **items = NULL;
-    size_t n = 0;
-    if (rules_v && split_list(r, "rule", rules_v, &items, &n))
-        return;
-    if (rules_v || conv) { /* the listed rules, or every rule's default row, under conv */
-        size_t k = rules_v ? n : dpas_rule_count();
-        if (!(rules = calloc(k ? k : 1, sizeof *rules))) {
-            list_free(items);
-            srv_fail(r, 500, DPAS_ENOMEM, "rule", "out of memory");
-            return;
-        }
-        for (size_t i = 0; i < k; i++) {
-            const char *name = rules_v ? items[i] : dpas_rule_at(i)->name;
-            if (!rules_v && !dpas_rule_at(i)->is_default)
-                continue;
-            if (dpas_rule_select(name, conv, &rules[co.nrules++], &err)) {
-                srv_error(r, 400, &err);
-                list_free(items);
-                free(rules);
-                return;
-            }
-        }
-        co.rules = rules;
-    }
-    list_free(items);
-    if (sched_v) {
-        if (split_list(r, "schedule", sched_v, &items, &n)) {
-            free(rules);
-            return;
-        }
-        for (size_t i = 0; i < n; i++) {
-            int k = dpas_schedule_from_name(items[i]);
-            if (k < 0) {
-                char q[96];
-                srv_fail(r, 400, DPAS_EINVAL, "schedule",
-                         "schedule: unknown schedule %s; expected allreduce, allgather, ps, "
-                         "ps_separate, sharded, sharded_distance or innetwork",
-                         dpas_quote(items[i], q, sizeof q));
-                list_free(items);
-                free(rules);
-                return;
-            }
-            co.schedules |= 1u << k;
-        }
-        list_free(items);
-    }
-    dpas_spec *spec = NULL;
-    dpas_scenario s;
-    dpas_report rep;
-    dpas_cost *cost = NULL;
-    if (!scenario(rq, r, &spec, &s, &rep, &view.label)) {
-        if (dpas_cost_compute(&s, &co, &cost, &err))
-            srv_error(r, srv_status_of(err.code), &err);
-        else
-            srv_json(r, dpas_render_cost(cost, &view, &err), &err);
-    }
+    if (dpas_request_cost(req, &cost, &err))
+        srv_error(r, srv_status_of(err.code), &err);
+    else
+        srv_json(r, dpas_render_cost(cost, &view, &err), &err);
     dpas_cost_free(cost);
-    dpas_spec_free(spec);
-    free(rules);
+    dpas_request_free(req);
 }
 
 void srv_api_rules(srv_request *rq, srv_response *r)
 {
-    int64_t n = -1, f = -1;
-    if (srv_opt_int(rq, r, "n", 1, INT64_MAX, &n) || srv_opt_int(rq, r, "f", 0, INT64_MAX, &f))
+    dpas_request *req = srv_request_of(rq, r, DPAS_ANALYSIS_RULES);
+    if (!req)
         return;
+    const dpas_request_opts *o = dpas_request_opts_of(req);
     dpas_error err;
     dpas_rule_row rows[64];
     size_t nrows = 0;
     memset(&err, 0, sizeof err);
-    if (dpas_rule_count() > sizeof rows / sizeof rows[0]) { /* the catalogue outgrew the buffer */
+    if (dpas_rule_count() > sizeof rows / sizeof rows[0]) /* the catalogue outgrew the buffer */
         srv_fail(r, 500, DPAS_ENOMEM, "rules", "the rule catalogue has %zu rows, over %zu",
                  dpas_rule_count(), sizeof rows / sizeof rows[0]);
-        return;
-    }
-    if (dpas_rules_list(n, f, srv_query_get(rq->query, "convention"), rows, &nrows, &err)) {
+    else if (dpas_request_rules(req, rows, &nrows, &err))
         srv_error(r, srv_status_of(err.code), &err);
-        return;
-    }
-    srv_json(r, dpas_render_rules(rows, nrows, n > 0, f >= 0, DPAS_FORMAT_JSON, &err), &err);
+    else
+        srv_json(r, dpas_render_rules(rows, nrows, o->n > 0, o->f >= 0, DPAS_FORMAT_JSON, &err),
+                 &err);
+    dpas_request_free(req);
 }
 
 void srv_api_inventory(srv_request *rq, srv_response *r)
 {
-    dpas_spec *spec = NULL;
-    dpas_scenario s;
-    dpas_report rep;
-    const char *label = NULL;
-    dpas_error err;
-    memset(&err, 0, sizeof err);
+    dpas_request *req = srv_request_of(rq, r, DPAS_ANALYSIS_INVENTORY);
+    if (!req)
+        return;
     dpas_inventory_row *rows = NULL;
     size_t n = 0;
-    if (!scenario(rq, r, &spec, &s, &rep, &label)) {
-        int rc = dpas_inventory(&s, NULL, 0, &n, &err);
-        if (!rc && !(rows = calloc(n ? n : 1, sizeof *rows))) {
-            rc = err.code = DPAS_ENOMEM;
-            snprintf(err.message, sizeof err.message, "out of memory");
-        }
-        if (!rc)
-            rc = dpas_inventory(&s, rows, n, &n, &err);
-        if (rc)
-            srv_error(r, srv_status_of(err.code), &err);
-        else
-            srv_json(r,
-                     dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err),
-                     &err);
-    }
-    free(rows);
-    dpas_spec_free(spec);
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    if (dpas_request_inventory(req, &rows, &n, &err))
+        srv_error(r, srv_status_of(err.code), &err);
+    else
+        srv_json(r,
+                 dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
+                                       dpas_request_label(req), &err),
+                 &err);
+    dpas_free(rows);
+    dpas_request_free(req);
 }
 
 void srv_api_memory(srv_request *rq, srv_response *r)
 {
-    int64_t zero = 0;
-    const char *state = srv_query_get(rq->query, "state");
-    const dpas_convention *conv = NULL;
+    dpas_request *req = srv_request_of(rq, r, DPAS_ANALYSIS_MEMORY);
+    if (!req)
+        return;
+    const dpas_request_opts *o = dpas_request_opts_of(req);
+    const dpas_scenario *s = dpas_request_scenario(req);
+    dpas_memory m;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    if (srv_opt_int(rq, r, "zero", 0, 3, &zero))
-        return;
-    if (dpas_convention_find(state ? state : "zero16", &conv, &err)) {
-        srv_error(r, 400, &err);
-        return;
+    if (dpas_request_memory(req, &m, &err)) {
+        srv_error(r, srv_status_of(err.code), &err);
+    } else if (!m.fits) { /* the CLI's exit 2: a physics violation */
+        err.code = DPAS_EPHYSICS;
+        snprintf(err.field, sizeof err.field, "memory");
+        dpas_memory_message(s, o->state, o->zero, &m, err.message, sizeof err.message);
+        srv_error(r, 422, &err);
+    } else {
+        srv_json(r,
+                 dpas_render_memory(s, o->state, o->zero, &m, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
+                                    dpas_request_label(req), &err),
+                 &err);
     }
-    dpas_spec *spec = NULL;
-    dpas_scenario s;
-    dpas_report rep;
-    const char *label = NULL;
-    dpas_memory m;
-    if (!scenario(rq, r, &spec, &s, &rep, &label)) {
-        if (dpas_memory_check(&s, conv, (int)zero, &m, &err)) {
-            srv_error(r, srv_status_of(err.code), &err);
-        } else if (!m.fits) { /* the CLI's exit 2: a physics violation */
-            err.code = DPAS_EPHYSICS;
-            snprintf(err.field, sizeof err.field, "memory");
-            dpas_memory_message(&s, conv, (int)zero, &m, err.message, sizeof err.message);
-            srv_error(r, 422, &err);
-        } else {
-            srv_json(r,
-                     dpas_render_memory(&s, conv, (int)zero, &m, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
-                                        label, &err),
-                     &err);
-        }
-    }
-    dpas_spec_free(spec);
+    dpas_request_free(req);
 }
 
 void srv_api_registry(srv_request *rq, srv_response *r)
@@ -472,14 +289,21 @@ static int opt_sizes(srv_request *rq, srv_response *r, uint64_t **sizes, size_t 
     }
     dpas_error err;
     memset(&err, 0, sizeof err);
-    for (size_t i = 0; i < k; i++)
-        if (dpas_parse_size_bytes("predict", items[i], &(*sizes)[i], &err)) {
+    for (size_t i = 0; i < k; i++) {
+        int rc = dpas_parse_size_bytes("predict", items[i], &(*sizes)[i], &err);
+        for (size_t j = 0; !rc && j < i; j++) /* one size twice under two spellings: one row */
+            if ((*sizes)[j] == (*sizes)[i])
+                rc = dpas_error_set(&err, DPAS_EINVAL, "predict",
+                                    "predict: %s is given twice (as %s: %llu B)", items[i],
+                                    items[j], (unsigned long long)(*sizes)[i]);
+        if (rc) {
             srv_error(r, 400, &err);
             list_free(items);
             free(*sizes);
             *sizes = NULL;
             return -1;
         }
+    }
     list_free(items);
     *n = k;
     return 0;
@@ -522,6 +346,14 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     free(sizes);
 }
 
+/* The request's key table (the page reads its inputs and error fields from it). */
+void srv_api_keys(srv_request *rq, srv_response *r)
+{
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    srv_json(r, dpas_render_list(rq->reg, DPAS_LIST_KEYS, DPAS_FORMAT_JSON, &err), &err);
+}
+
 void srv_api_index(srv_request *rq, srv_response *r)
 {
     (void)rq;
@@ -530,6 +362,8 @@ void srv_api_index(srv_request *rq, srv_response *r)
                           "  \"name\": \"dpas\",\n"
                           "  \"version\": \"" DPAS_VERSION "\",\n"
                           "  \"endpoints\": [\n"
+                          "    {\"path\": \"/api/v1/keys\", \"methods\": [\"GET\"], \"as\": "
+                          "\"dpas list keys -o json\"},\n"
                           "    {\"path\": \"/api/v1/scenarios/NAME\", \"methods\": [\"GET\"], "
                           "\"as\": \"dpas show NAME -o json\"},\n"
                           "    {\"path\": \"/api/v1/eval\", \"methods\": [\"GET\", \"POST\"], "

@@ -11,212 +11,23 @@
 
 #define PLOT_MAX_SERIES 64 /* as the CLI: one series per value of the second axis */
 
-/* The query key of each sweep input (the workload also answers to "model"). */
-static const char *const sweep_key[DPAS_SWEEP_INPUT_COUNT] = {"dp_degree",
-                                                              "parameters",
-                                                              "workload",
-                                                              "fleet",
-                                                              "gradient_bytes_per_param",
-                                                              "checkpoint_bytes_per_param",
-                                                              "rule",
-                                                              "schedule"};
-/* The scenario input behind each sweep input, or -1 (rule, schedule). */
-static const int sweep_input[DPAS_SWEEP_INPUT_COUNT] = {DPAS_INPUT_DP_DEGREE,
-                                                        DPAS_INPUT_PARAMETERS,
-                                                        DPAS_INPUT_WORKLOAD,
-                                                        DPAS_INPUT_FLEET,
-                                                        DPAS_INPUT_GRADIENT_WIDTH,
-                                                        DPAS_INPUT_CHECKPOINT_WIDTH,
-                                                        -1,
-                                                        -1};
-
 typedef struct sweep_req {
-    dpas_sweep sw;
-    dpas_spec *spec;
-    char *placeholder[DPAS_INPUT_COUNT];
-    const char *text[DPAS_SWEEP_INPUT_COUNT];
-    const char *key[DPAS_SWEEP_INPUT_COUNT];
+    dpas_request *req;
+    const dpas_sweep *sw;
     size_t n0, n1;
 } sweep_req;
 
-static void sweep_free(sweep_req *x)
+/* The request's sweep, within the server's cap on points. 0, or -1 with the error response
+ * filled. */
+static int setup(srv_request *rq, srv_response *r, sweep_req *x, dpas_analysis a)
 {
-    dpas_sweep_axis_free(&x->sw.axes[0]);
-    dpas_sweep_axis_free(&x->sw.axes[1]);
-    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
-        free(x->placeholder[k]);
-    dpas_spec_free(x->spec);
-}
-
-static int fail_err(srv_response *r, dpas_error *err)
-{
-    srv_error(r, srv_status_of(err->code), err);
-    return -1;
-}
-
-/* The metrics: attr=, or the CLI's defaults; each with the schedule and rule it needs. */
-static int metrics(srv_request *rq, srv_response *r, sweep_req *x, int has_sched, int has_rule)
-{
-    /* the metrics: attr=, or the CLI's defaults */
-    const char *attr = srv_query_get(rq->query, "attr");
-    if (!attr) {
-        dpas_sweep_default_metrics(&x->sw, has_sched, has_rule);
-    } else {
-        for (const char *p = attr;;) {
-            size_t l = strcspn(p, ",");
-            char name[64], q[96];
-            int m = -1;
-            if (l && l < sizeof name) {
-                memcpy(name, p, l);
-                name[l] = '\0';
-                m = dpas_metric_from_name(name);
-            }
-            if (m < 0) {
-                snprintf(name, sizeof name, "%.*s", (int)(l < 60 ? l : 60), p);
-                srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: unknown metric %s",
-                         dpas_quote(name, q, sizeof q));
-                return -1;
-            }
-            for (int k = 0; k < x->sw.nmetrics; k++)
-                if (x->sw.metrics[k] == m) {
-                    srv_fail(r, 400, DPAS_EINVAL, "attr", "attr: %s is given twice", name);
-                    return -1;
-                }
-            if (x->sw.nmetrics == DPAS_METRIC_COUNT) {
-                srv_fail(r, 400, DPAS_EINVAL, "attr", "attr lists too many metrics");
-                return -1;
-            }
-            x->sw.metrics[x->sw.nmetrics++] = m;
-            if (!p[l])
-                break;
-            p += l + 1;
-        }
-    }
-    for (int i = 0; i < x->sw.nmetrics; i++) {
-        int m = x->sw.metrics[i];
-        if (dpas_metric_needs_schedule(m) && !has_sched) {
-            srv_fail(r, 400, DPAS_EINVAL, "attr", "%s needs a schedule", dpas_metric_name(m));
-            return -1;
-        }
-        if (dpas_metric_needs_rule(m) && !has_rule) {
-            srv_fail(r, 400, DPAS_EINVAL, "attr", "%s needs a rule", dpas_metric_name(m));
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* The sweep of a request: axes, fixed inputs, rule, schedule and metrics, checked, within the
- * server's cap on points. 0, or -1 with the error response filled. */
-static int setup(srv_request *rq, srv_response *r, sweep_req *x)
-{
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    x->sw.schedule = -1;
-    x->sw.iterations = 10;
-    if (srv_opt_int(rq, r, "iterations", 1, INT64_MAX, &x->sw.iterations))
+    if (!(x->req = srv_request_of(rq, r, a)))
         return -1;
-    const char *conv = srv_query_get(rq->query, "convention");
-    for (int k = 0; k < DPAS_SWEEP_INPUT_COUNT; k++) {
-        x->key[k] = sweep_key[k];
-        x->text[k] = srv_query_get(rq->query, sweep_key[k]);
-        if (k == DPAS_SWEEP_WORKLOAD && !x->text[k] &&
-            (x->text[k] = srv_query_get(rq->query, "model")))
-            x->key[k] = "model";
-    }
-    /* which inputs vary (at most two); the scenario is resolved with each varied input at a
-     * value valid for any point: a count at 1, a name at its first value (as the CLI) */
-    for (int k = 0; k < DPAS_SWEEP_INPUT_COUNT; k++) {
-        const char *v = x->text[k];
-        if (!v)
-            continue;
-        int varies = dpas_sweep_text_varies((dpas_sweep_input)k, v);
-        if (varies) {
-            if (x->sw.naxes == 2) {
-                srv_fail(r, 400, DPAS_EINVAL, x->key[k],
-                         "a sweep varies at most two inputs; %s, %s and %s all vary",
-                         dpas_sweep_input_name(x->sw.axes[0].input),
-                         dpas_sweep_input_name(x->sw.axes[1].input),
-                         dpas_sweep_input_name((dpas_sweep_input)k));
-                return -1;
-            }
-            x->sw.axes[x->sw.naxes++].input = (dpas_sweep_input)k;
-        }
-        int in = sweep_input[k];
-        if (in < 0)
-            continue;
-        if (varies && (k == DPAS_SWEEP_DP_DEGREE || k == DPAS_SWEEP_PARAMETERS))
-            x->placeholder[in] = strdup("1");
-        else
-            x->placeholder[in] = strndup(v, strcspn(v, ","));
-        if (!x->placeholder[in]) {
-            srv_fail(r, 500, DPAS_ENOMEM, x->key[k], "out of memory");
-            return -1;
-        }
-    }
-    if (!x->sw.naxes) {
-        srv_fail(r, 400, DPAS_EINVAL, "dp_degree",
-                 "nothing varies: give a list (dp_degree=8,16,32) or a range (dp_degree=2..4096) "
-                 "for one or two inputs");
-        return -1;
-    }
-    /* a fixed dp_degree is checked point by point, not against the first value of a varied
-     * fleet or workload (as the CLI: the order of a list must not decide which points are kept) */
-    const char *dp = x->text[DPAS_SWEEP_DP_DEGREE];
-    int fixed_dp = dp && !dpas_sweep_text_varies(DPAS_SWEEP_DP_DEGREE, dp);
-    int64_t dp_value = 0;
-    if (fixed_dp) {
-        if (dpas_parse_int("dp_degree", dp, &dp_value, &err))
-            return fail_err(r, &err);
-        free(x->placeholder[DPAS_INPUT_DP_DEGREE]);
-        if (!(x->placeholder[DPAS_INPUT_DP_DEGREE] = strdup("1"))) {
-            srv_fail(r, 500, DPAS_ENOMEM, "dp_degree", "out of memory");
-            return -1;
-        }
-    }
-    const char *label = NULL;
-    if (!(x->spec = dpas_spec_new())) {
-        srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
-        return -1;
-    }
-    if (srv_load_scenario(rq, (const char *const *)x->placeholder, x->spec, &x->sw.base, &label,
-                          &err))
-        return fail_err(r, &err);
-    if (fixed_dp)
-        x->sw.base.dp_degree = dp_value;
-    for (int i = 0; i < x->sw.naxes; i++) {
-        dpas_sweep_input in = x->sw.axes[i].input;
-        if (dpas_sweep_axis_parse(in, x->text[in], x->key[in], rq->reg, conv, &x->sw.axes[i], &err))
-            return fail_err(r, &err);
-    }
-    const char *rule = x->text[DPAS_SWEEP_RULE], *sched = x->text[DPAS_SWEEP_SCHEDULE];
-    if (rule && !dpas_sweep_text_varies(DPAS_SWEEP_RULE, rule) &&
-        dpas_rule_select(rule, conv, &x->sw.rule, &err))
-        return fail_err(r, &err);
-    if (conv && !rule) { /* a convention with no rule to apply to is still checked */
-        const dpas_rule *any;
-        if (dpas_rule_select("krum", conv, &any, &err))
-            return fail_err(r, &err);
-    }
-    if (sched && !dpas_sweep_text_varies(DPAS_SWEEP_SCHEDULE, sched)) {
-        x->sw.schedule = dpas_schedule_from_name(sched);
-        if (x->sw.schedule < 0) {
-            char q[96];
-            srv_fail(r, 400, DPAS_EINVAL, "schedule",
-                     "schedule: unknown schedule %s; expected allreduce, allgather, ps, "
-                     "ps_separate, sharded, sharded_distance or innetwork",
-                     dpas_quote(sched, q, sizeof q));
-            return -1;
-        }
-    }
-    if (metrics(rq, r, x, sched != NULL, rule != NULL))
-        return -1;
-    if (dpas_sweep_check(&x->sw, &err))
-        return fail_err(r, &err);
-    x->n0 = x->sw.axes[0].n;
-    x->n1 = x->sw.naxes > 1 ? x->sw.axes[1].n : 1;
+    x->sw = dpas_request_sweep(x->req);
+    x->n0 = x->sw->axes[0].n;
+    x->n1 = x->sw->naxes > 1 ? x->sw->axes[1].n : 1;
     if (x->n1 && x->n0 > SRV_MAX_SWEEP_POINTS / x->n1) {
-        srv_fail(r, 400, DPAS_ERANGE, dpas_sweep_input_name(x->sw.axes[0].input),
+        srv_fail(r, 400, DPAS_ERANGE, dpas_sweep_input_name(x->sw->axes[0].input),
                  "the sweep has %llu points, over the server's limit of %d per request "
                  "(dpas sweep on the command line has no such limit)",
                  (unsigned long long)x->n0 * x->n1, SRV_MAX_SWEEP_POINTS);
@@ -226,12 +37,13 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
 }
 
 /* Points left out, as a header (the body stays the CLI's JSON). */
-static void note_skipped(srv_response *r, size_t skipped, size_t total, const char *first)
+static void note_skipped(srv_response *r, uint64_t skipped, uint64_t total, const char *first)
 {
     if (!skipped)
         return;
     char t[sizeof r->warning];
-    snprintf(t, sizeof t, "%zu of %zu points left out; the first: %s", skipped, total, first);
+    snprintf(t, sizeof t, "%llu of %llu points left out; the first: %s",
+             (unsigned long long)skipped, (unsigned long long)total, first);
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)t; *p && o + 1 < sizeof r->warning; p++)
         r->warning[o++] = *p >= 0x20 && *p < 0x7f ? (char)*p : '?';
@@ -262,56 +74,60 @@ static int sink(void *ctx, const char *data, size_t len)
     return 0;
 }
 
+typedef struct rows_ctx {
+    const dpas_sweep *sw;
+    dpas_column cols[2 + DPAS_METRIC_COUNT];
+    dpas_writer *w;
+    sink_buf b;
+    dpas_error err;
+} rows_ctx;
+
+static int rows_row(void *ctx, const dpas_cell *cells)
+{
+    rows_ctx *x = ctx;
+    dpas_writer_opts wo = {.format = DPAS_FORMAT_JSON, .stream = 1};
+    int rc;
+    if (!x->w && (rc = dpas_writer_new(x->cols, dpas_sweep_ncolumns(x->sw), &wo, sink, &x->b, &x->w,
+                                       &x->err)))
+        return rc;
+    return dpas_writer_row(x->w, cells, &x->err);
+}
+
 void srv_api_sweep(srv_request *rq, srv_response *r)
 {
     sweep_req x;
     memset(&x, 0, sizeof x);
-    if (setup(rq, r, &x)) {
-        sweep_free(&x);
+    if (setup(rq, r, &x, DPAS_ANALYSIS_SWEEP)) {
+        dpas_request_free(x.req);
         return;
     }
-    size_t nc = (size_t)(x.sw.naxes + x.sw.nmetrics), shown = 0, skipped = 0;
-    dpas_column cols[2 + DPAS_METRIC_COUNT];
-    dpas_cell cells[2 + DPAS_METRIC_COUNT];
-    dpas_sweep_columns(&x.sw, cols);
-    dpas_writer_opts wo = {.format = DPAS_FORMAT_JSON, .stream = 1};
-    dpas_writer *w = NULL;
-    dpas_error err, pe;
-    sink_buf b = {0};
-    char first[400] = "";
-    int rc = 0;
+    rows_ctx t;
+    dpas_sweep_tally tally;
+    dpas_error err;
+    memset(&t, 0, sizeof t);
     memset(&err, 0, sizeof err);
-    for (size_t i0 = 0; !rc && i0 < x.n0; i0++)
-        for (size_t i1 = 0; !rc && i1 < x.n1; i1++) {
-            if (dpas_sweep_point(&x.sw, i0, i1, cells, -1, NULL, &pe)) {
-                if (!skipped++)
-                    snprintf(first, sizeof first, "%s", pe.message);
-                continue;
-            }
-            if (!w && (rc = dpas_writer_new(cols, nc, &wo, sink, &b, &w, &err)))
-                break;
-            rc = dpas_writer_row(w, cells, &err);
-            shown++;
-        }
-    if (!rc && !w) {
-        srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw.axes[0].input),
-                 "every point of the sweep was left out; the first: %s", first);
-    } else if (rc || (rc = dpas_writer_end(w, &err)) || sink(&b, "\n", 1)) {
-        if (!err.code)
-            err.code = DPAS_ENOMEM, snprintf(err.message, sizeof err.message, "out of memory");
+    t.sw = x.sw;
+    dpas_sweep_columns(x.sw, t.cols);
+    int rc = dpas_sweep_rows(x.sw, rows_row, &t, &tally, &err);
+    if (rc && !tally.shown) {
         srv_error(r, srv_status_of(err.code), &err);
+    } else if (rc || (rc = dpas_writer_end(t.w, &t.err)) || sink(&t.b, "\n", 1)) {
+        if (!t.err.code)
+            t.err.code = DPAS_ENOMEM,
+            snprintf(t.err.message, sizeof t.err.message, "out of memory");
+        srv_error(r, srv_status_of(t.err.code), &t.err);
     } else {
         r->status = 200;
         r->type = "application/json; charset=utf-8";
-        r->body = b.data;
-        r->len = b.len;
+        r->body = t.b.data;
+        r->len = t.b.len;
         r->free_body = free;
-        b.data = NULL;
-        note_skipped(r, skipped, skipped + shown, first);
+        t.b.data = NULL;
+        note_skipped(r, tally.skipped, tally.skipped + tally.shown, tally.first);
     }
-    free(b.data);
-    dpas_writer_free(w);
-    sweep_free(&x);
+    free(t.b.data);
+    dpas_writer_free(t.w);
+    dpas_request_free(x.req);
 }
 
 void srv_api_plot(srv_request *rq, srv_response *r)
@@ -321,33 +137,15 @@ void srv_api_plot(srv_request *rq, srv_response *r)
     double *px = NULL, *py = NULL;
     dpas_series *ser = NULL;
     char **names = NULL;
-    if (setup(rq, r, &x))
+    if (setup(rq, r, &x, DPAS_ANALYSIS_PLOT))
         goto done;
-    int ym = x.sw.metrics[0];
-    const char *yv = srv_query_get(rq->query, "y");
-    if (yv) {
-        ym = dpas_metric_from_name(yv);
-        int listed = 0;
-        for (int i = 0; i < x.sw.nmetrics; i++)
-            listed |= x.sw.metrics[i] == ym;
-        if (ym < 0 || !listed) {
-            char q[96];
-            srv_fail(r, 400, DPAS_EINVAL, "y", "y must be one of the metrics shown (attr), got %s",
-                     dpas_quote(yv, q, sizeof q));
-            goto done;
-        }
-    }
-    dpas_sweep_input x0 = x.sw.axes[0].input;
-    if (x0 != DPAS_SWEEP_DP_DEGREE && x0 != DPAS_SWEEP_PARAMETERS) {
-        srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x0),
-                 "a plot needs a numeric first varied input (dp_degree or parameters), got %s",
-                 dpas_sweep_input_name(x0));
-        goto done;
-    }
+    const dpas_request_opts *o = dpas_request_opts_of(x.req);
+    int ym = o->y;
+    dpas_sweep_input x0 = x.sw->axes[0].input;
     if (x.n1 > PLOT_MAX_SERIES) {
-        srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw.axes[1].input),
+        srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw->axes[1].input),
                  "%zu series are too many to plot (at most %d values of %s)", x.n1, PLOT_MAX_SERIES,
-                 dpas_sweep_input_name(x.sw.axes[1].input));
+                 dpas_sweep_input_name(x.sw->axes[1].input));
         goto done;
     }
     px = malloc(x.n0 * x.n1 * sizeof *px);
@@ -365,8 +163,8 @@ void srv_api_plot(srv_request *rq, srv_response *r)
     for (size_t i1 = 0; i1 < x.n1; i1++) {
         for (size_t i0 = 0; i0 < x.n0; i0++) {
             size_t k = i1 * x.n0 + i0;
-            px[k] = dpas_sweep_axis_x(&x.sw.axes[0], i0);
-            if (dpas_sweep_point(&x.sw, i0, i1, cells, ym, &py[k], &pe)) {
+            px[k] = dpas_sweep_axis_x(&x.sw->axes[0], i0);
+            if (dpas_sweep_point(x.sw, i0, i1, cells, ym, &py[k], &pe)) {
                 py[k] = NAN;
                 if (!skipped++)
                     snprintf(first, sizeof first, "%s", pe.message);
@@ -374,8 +172,8 @@ void srv_api_plot(srv_request *rq, srv_response *r)
                 kept++;
             }
         }
-        if (x.sw.naxes > 1) {
-            const dpas_sweep_axis *a1 = &x.sw.axes[1];
+        if (x.sw->naxes > 1) {
+            const dpas_sweep_axis *a1 = &x.sw->axes[1];
             char num[32];
             if (a1->label)
                 names[i1] = strdup(a1->label[i1]);
@@ -405,12 +203,11 @@ void srv_api_plot(srv_request *rq, srv_response *r)
     const char *xn = dpas_sweep_input_name(x0), *yn = dpas_metric_name(ym);
     char title[160];
     snprintf(title, sizeof title, "%s vs %s", yn, xn);
-    const char *tv = srv_query_get(rq->query, "title");
-    dpas_plot_spec spec = {.title = tv ? tv : title,
+    dpas_plot_spec spec = {.title = o->title ? o->title : title,
                            .xlabel = xn,
                            .ylabel = yn,
                            .xlog =
-                               x.sw.axes[0].geometric ? (x0 == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
+                               x.sw->axes[0].geometric ? (x0 == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
                            .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
                            .xunit = DPAS_AXIS_PLAIN,
                            .yunit = dpas_metric_axis_unit(ym)};
@@ -432,5 +229,5 @@ done:
         free(names[k]);
     free(names);
     free(px), free(py), free(ser);
-    sweep_free(&x);
+    dpas_request_free(x.req);
 }

@@ -163,8 +163,7 @@ int srv_query_parse(const char *raw, size_t len, srv_query *q, dpas_error *err)
         out += kout + 1;
         for (size_t i = 0; i < q->n; i++)
             if (!strcmp(q->p[i].key, key))
-                return fail(err, 400, DPAS_EINVAL, key,
-                            "query parameter \"%s\" is given twice; give it once", key);
+                return fail(err, 400, DPAS_EINVAL, key, "%s is given twice; give it once", key);
         snprintf(what, sizeof what, "query parameter \"%s\"", key);
         if (!eq)
             return fail(err, 400, DPAS_EPARSE, key,

@@ -18,6 +18,11 @@ int srv_status_of(int code)
 
 void srv_error(srv_response *r, int status, const dpas_error *e)
 {
+    srv_error_hint(r, status, e, NULL);
+}
+
+void srv_error_hint(srv_response *r, int status, const dpas_error *e, const char *hint)
+{
     /* the one object every front end prints: dpas_render_error_json */
     static char oom[] = "{\"status\": \"error\", \"title\": \"out of memory\", \"reason\": "
                         "\"out of memory\"}\n";
@@ -25,7 +30,7 @@ void srv_error(srv_response *r, int status, const dpas_error *e)
         r->free_body(r->body);
     r->status = status;
     r->type = json_type;
-    r->body = dpas_render_error_json(e);
+    r->body = dpas_render_error_json(e, hint);
     r->free_body = dpas_free;
     if (!r->body) {
         r->status = 500;

@@ -4,50 +4,44 @@
 
 #include <string.h>
 
-enum { NO_INPUTS = 0, INPUTS = 1, INPUTS_BUT_SCENARIO = 2, ANY_QUERY = 3 };
+enum { OWN = 0, REQUEST = 1, ANY_QUERY = 2 };
 
 typedef struct route {
     const char *path;
     int prefix; /* path ends in '/' and a resource name follows it */
     unsigned methods;
-    int query; /* which keys: NO_INPUTS, INPUTS, INPUTS_BUT_SCENARIO, or ANY_QUERY (the page) */
+    int query;    /* which keys: OWN (opts), REQUEST (the request's), ANY_QUERY (the page) */
+    int analysis; /* REQUEST: the dpas_analysis whose keys the message of an unknown key lists */
     const char *const *opts;
     srv_handler fn;
 } route;
 
 static const char *const o_none[] = {NULL};
-static const char *const o_eval[] = {"attr", "explain", NULL};
-static const char *const o_cost[] = {"rule",  "convention", "schedule",     "f",
-                                     "steps", "iterations", "compute_rate", NULL};
-static const char *const o_rules[] = {"n", "f", "convention", NULL};
-static const char *const o_memory[] = {"state", "zero", NULL};
 static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
-static const char *const o_sweep[] = {"rule", "schedule", "convention", "iterations", "attr", NULL};
-static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations",
-                                     "attr", "y",        "title",      NULL};
 
 static void page(srv_request *rq, srv_response *r);
 
 #define GH (SRV_GET | SRV_HEAD)
 #define GHP (SRV_GET | SRV_HEAD | SRV_POST)
 static const route routes[] = {
-    {"/", 0, GH, ANY_QUERY, o_none, page},
-    {"/app.js", 0, GH, NO_INPUTS, o_none, page},
-    {"/app.css", 0, GH, NO_INPUTS, o_none, page},
-    {"/favicon.svg", 0, GH, NO_INPUTS, o_none, page},
-    {"/api/v1", 0, GH, NO_INPUTS, o_none, srv_api_index},
-    {"/api/v1/", 0, GH, NO_INPUTS, o_none, srv_api_index},
-    {"/api/v1/scenarios", 0, GH, NO_INPUTS, o_none, srv_api_scenarios},
-    {"/api/v1/scenarios/", 1, GH, INPUTS_BUT_SCENARIO, o_eval, srv_api_scenario},
-    {"/api/v1/eval", 0, GHP, INPUTS, o_eval, srv_api_eval},
-    {"/api/v1/cost", 0, GHP, INPUTS, o_cost, srv_api_cost},
-    {"/api/v1/rules", 0, GH, NO_INPUTS, o_rules, srv_api_rules},
-    {"/api/v1/inventory", 0, GHP, INPUTS, o_none, srv_api_inventory},
-    {"/api/v1/memory", 0, GHP, INPUTS, o_memory, srv_api_memory},
-    {"/api/v1/sweep", 0, GHP, INPUTS, o_sweep, srv_api_sweep},
-    {"/api/v1/plot.svg", 0, GHP, INPUTS, o_plot, srv_api_plot},
-    {"/api/v1/calibrate", 0, SRV_POST, NO_INPUTS, o_calibrate, srv_api_calibrate},
-    {"/api/v1/registry/", 1, GH, NO_INPUTS, o_none, srv_api_registry},
+    {"/", 0, GH, ANY_QUERY, -1, o_none, page},
+    {"/app.js", 0, GH, OWN, -1, o_none, page},
+    {"/app.css", 0, GH, OWN, -1, o_none, page},
+    {"/favicon.svg", 0, GH, OWN, -1, o_none, page},
+    {"/api/v1", 0, GH, OWN, -1, o_none, srv_api_index},
+    {"/api/v1/", 0, GH, OWN, -1, o_none, srv_api_index},
+    {"/api/v1/keys", 0, GH, OWN, -1, o_none, srv_api_keys},
+    {"/api/v1/scenarios", 0, GH, OWN, -1, o_none, srv_api_scenarios},
+    {"/api/v1/scenarios/", 1, GH, REQUEST, DPAS_ANALYSIS_EVAL, o_none, srv_api_scenario},
+    {"/api/v1/eval", 0, GHP, REQUEST, DPAS_ANALYSIS_EVAL, o_none, srv_api_eval},
+    {"/api/v1/cost", 0, GHP, REQUEST, DPAS_ANALYSIS_COST, o_none, srv_api_cost},
+    {"/api/v1/rules", 0, GH, REQUEST, DPAS_ANALYSIS_RULES, o_none, srv_api_rules},
+    {"/api/v1/inventory", 0, GHP, REQUEST, DPAS_ANALYSIS_INVENTORY, o_none, srv_api_inventory},
+    {"/api/v1/memory", 0, GHP, REQUEST, DPAS_ANALYSIS_MEMORY, o_none, srv_api_memory},
+    {"/api/v1/sweep", 0, GHP, REQUEST, DPAS_ANALYSIS_SWEEP, o_none, srv_api_sweep},
+    {"/api/v1/plot.svg", 0, GHP, REQUEST, DPAS_ANALYSIS_PLOT, o_none, srv_api_plot},
+    {"/api/v1/calibrate", 0, SRV_POST, OWN, -1, o_calibrate, srv_api_calibrate},
+    {"/api/v1/registry/", 1, GH, OWN, -1, o_none, srv_api_registry},
 };
 
 static void page(srv_request *rq, srv_response *r)
@@ -63,32 +57,39 @@ static const char *allow_text(unsigned m)
     return text[m & 7];
 }
 
+/* A request's route takes every key that has a query parameter (the library refuses a key its
+ * analysis does not take, as it does for every front end); the others take their own. */
 static int key_allowed(const route *rt, const char *key)
 {
-    if ((rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO) && srv_input_of(key) >= 0)
-        return rt->query == INPUTS || srv_input_of(key) != DPAS_INPUT_SCENARIO;
+    if (rt->query == REQUEST) {
+        int k = dpas_key_from_name(key);
+        return k >= 0 && dpas_key_query((dpas_key)k);
+    }
     for (size_t i = 0; rt->opts[i]; i++)
         if (!strcmp(key, rt->opts[i]))
             return 1;
     return 0;
 }
 
-/* "workload (or model), parameters, ..., attr, explain" for the message of an unknown key. */
+/* "scenario, workload (or model), ..." for the message of an unknown key: a request's keys that
+ * its analysis takes, or the route's own. */
 static void expected(const route *rt, char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
-#define ADD(s)                                                                                     \
+#define ADD(s, t)                                                                                  \
     do {                                                                                           \
-        int n_ = snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", (s));                           \
+        int n_ = snprintf(buf + o, cap - o, "%s%s%s%s%s", o ? ", " : "", (s), (t) ? " (or " : "",  \
+                          (t) ? (t) : "", (t) ? ")" : "");                                         \
         o = n_ < 0 || (size_t)n_ >= cap - o ? cap - 1 : o + (size_t)n_;                            \
     } while (0)
-    if (rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO)
-        for (size_t i = 0; srv_input_key(i); i++)
-            if (rt->query == INPUTS || srv_input_of(srv_input_key(i)) != DPAS_INPUT_SCENARIO)
-                ADD(srv_input_key(i));
+    if (rt->query == REQUEST)
+        for (int k = 0; k < DPAS_KEY_COUNT; k++)
+            if (dpas_key_query((dpas_key)k) &&
+                dpas_analysis_takes((dpas_analysis)rt->analysis, (dpas_key)k))
+                ADD(dpas_key_query((dpas_key)k), dpas_key_alias((dpas_key)k));
     for (size_t i = 0; rt->opts[i]; i++)
-        ADD(rt->opts[i]);
+        ADD(rt->opts[i], (const char *)NULL);
 #undef ADD
 }
 
@@ -145,7 +146,7 @@ void srv_route(srv_request *rq, srv_response *r)
             const char *k = q.p[i].key;
             if (key_allowed(rt, k))
                 continue;
-            char list[400];
+            char list[700];
             expected(rt, list, sizeof list);
             if (*list)
                 srv_fail(r, 400, DPAS_EINVAL, k, "unknown query parameter \"%s\"; %s takes %s", k,

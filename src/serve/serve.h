@@ -2,8 +2,9 @@
  *
  * The flow of one request: libmicrohttpd parses HTTP (server.c) -> the raw query is split and
  * decoded strictly (query.c) -> the route table picks a handler and checks the method and the
- * keys (route.c) -> the handler fills a dpas_spec, calls the library and renders with the
- * library's own JSON renderers (api.c, api_sweep.c), or hands out an embedded page resource
+ * keys (route.c) -> the handler hands the body and every query parameter to the library's
+ * request parser (srv_request_of), runs its analysis and renders with the library's own JSON
+ * renderers (api.c, api_sweep.c), or hands out an embedded page resource
  * (page.c) -> server.c sends it with the security headers and writes one access-log line.
  * Nothing is computed here that the library computes; nothing is read from disk.
  *
@@ -76,6 +77,8 @@ typedef struct srv_request {
 
 /* An error response: the library's error object (dpas_render_error_json) with this status. */
 void srv_error(srv_response *r, int status, const dpas_error *e);
+/* The same with the server's hint on how to give what is missing ("give dp_degree=N ..."). */
+void srv_error_hint(srv_response *r, int status, const dpas_error *e, const char *hint);
 /* The same from a code, a field and a message. */
 void srv_fail(srv_response *r, int status, int code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -106,17 +109,13 @@ typedef void (*srv_handler)(srv_request *rq, srv_response *r);
 /* Answer one complete request: route it, check its method and query keys, run its handler. */
 void srv_route(srv_request *rq, srv_response *r);
 
-/* Scenario inputs from the body (a YAML or JSON file) and the query (which overrides it);
- * override, when not NULL, holds a value per dpas_input that replaces the query's (a sweep's
- * placeholders for the inputs it varies). */
-int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *spec,
-                      dpas_scenario *s, const char **label, dpas_error *err);
-/* The scenario input a query key names (a query name of the library's input table, or "model"
- * for the workload), or -1; and the i-th of those names ("model" last), NULL past the end. */
-int srv_input_of(const char *key);
-const char *srv_input_key(size_t i);
+/* The request of a route's analysis from the request: the body (a YAML or JSON scenario file)
+ * below everything, the scenario named in the path, every query parameter as a key. Resolved;
+ * NULL with the error response filled (404 for a scenario named in the path that is not). */
+dpas_request *srv_request_of(srv_request *rq, srv_response *r, dpas_analysis a);
 
 void srv_api_index(srv_request *rq, srv_response *r);
+void srv_api_keys(srv_request *rq, srv_response *r);
 void srv_api_scenario(srv_request *rq, srv_response *r);
 void srv_api_scenarios(srv_request *rq, srv_response *r);
 void srv_api_eval(srv_request *rq, srv_response *r);
@@ -129,11 +128,10 @@ void srv_api_calibrate(srv_request *rq, srv_response *r);
 void srv_api_sweep(srv_request *rq, srv_response *r);
 void srv_api_plot(srv_request *rq, srv_response *r);
 
-/* Option values shared by the handlers: an integer (>= min) or a boolean; 0 or an error
- * response filled. */
+/* An integer option of a route that is not a request's (calibrate's ranks): >= min, <= max; 0
+ * or an error response filled. */
 int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, int64_t max,
                 int64_t *out);
-int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out);
 
 /* The embedded page resource at path (index.html, app.js, app.css, favicon.svg); 0 if none. */
 int srv_page(const char *path, srv_response *r);

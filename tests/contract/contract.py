@@ -381,10 +381,11 @@ def promises(dpas):
                                     "--schedule", "allreduce", "--attr", "bytes_per_worker"])
     if b"1.333333333333333333 (rounded; exactly 4/3)" not in p.stdout:
         problems.append(f"sweep 4/3 B in text: {p.stdout[:400]!r}")
-    # a varied fleet with --nodes: an error naming both, not --nodes dropped
+    # a varied fleet with --nodes: an error naming both keys, not nodes dropped
     p = run(["sweep", "--fleet", "Training_1K,Lab_64_H100", "--nodes", "4", "--model", "GPT3",
              "--dp", "8", "--grad", "bf16", "--ckpt", "14B"])
-    if p.returncode != 1 or b"--nodes" not in p.stderr or b"--fleet" not in p.stderr or p.stdout:
+    if p.returncode != 1 or b"nodes cannot" not in p.stderr or b"varied fleet" not in p.stderr or \
+            p.stdout:
         problems.append(f"sweep --fleet A,B --nodes 4: exit {p.returncode} {p.stderr[:200]!r}")
     # a plot whose byte ticks pass 2^63 does not read 9.223 EB at every tick:
     # 1e18 .. 9e18 parameters x 2 B = 2e18 .. 1.8e19 bytes

@@ -90,8 +90,8 @@ CASES = [
     ("empty value", req("GET", "/api/v1/eval?dp_degree="), 400, "dp_degree", True),
     ("empty key", req("GET", "/api/v1/eval?=5"), 400, "query", True),
     ("repeated key", req("GET", "/api/v1/eval?" + REF + "&dp_degree=64"), 400, "dp_degree", True),
-    ("model and workload", req("GET", "/api/v1/eval?" + REF + "&workload=GPT3"), 400, "model", True),
-    ("model and parameters", req("GET", "/api/v1/eval?" + REF + "&parameters=7e9"), 400, "model", True),
+    ("model and workload", req("GET", "/api/v1/eval?" + REF + "&workload=GPT3"), 400, "workload", True),
+    ("model and parameters", req("GET", "/api/v1/eval?" + REF + "&parameters=7e9"), 400, "workload", True),
     ("unknown key", req("GET", "/api/v1/eval?" + REF + "&dp=8"), 400, "dp", True),
     ("unknown key, case", req("GET", "/api/v1/rules?N=8"), 400, "N", True),
     ("key of another endpoint", req("GET", "/api/v1/inventory?" + REF + "&rule=krum"), 400, "rule", True),
@@ -168,14 +168,14 @@ CASES = [
     ("sweep over the point cap", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..1024+1")
                                      + "&schedule=allreduce,allgather,ps,ps_separate,sharded"), 400,
      "dp_degree", True),
-    ("sweep with nothing varying", req("GET", "/api/v1/sweep?" + REF), 400, "dp_degree", True),
+    ("sweep with nothing varying", req("GET", "/api/v1/sweep?" + REF), 400, "axes", True),
     ("sweep of three inputs", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
                                   .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")),
      400, "checkpoint_bytes_per_param", True),
     ("sweep range upside down", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=64..8")), 400,
      None, True),
     ("sweep metric without schedule", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
-                                          + "&attr=bytes_per_worker"), 400, "attr", True),
+                                          + "&attr=bytes_per_worker"), 400, "schedule", True),
     ("sweep every point left out", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=2048,4096")),
      400, "dp_degree", True),
     ("plot of a named axis", req("GET", "/api/v1/plot.svg?" + REF.replace("GPT3", "GPT3,GPT2")), 400,

@@ -127,9 +127,13 @@ static void test_error_json(void **state)
     dpas_error e = {.code = DPAS_EINVAL};
     snprintf(e.field, sizeof e.field, "dp_degree");
     snprintf(e.message, sizeof e.message, "dp_degree must be >= 1, got \"0\"");
-    char *out = dpas_render_error_json(&e);
-    assert_string_equal(out, "{\"status\": \"error\", \"title\": \"invalid input\", \"reason\": "
-                             "\"dp_degree must be >= 1, got \\\"0\\\"\", \"field\": \"dp_degree\"}\n");
+    char *out = dpas_render_error_json(&e, NULL);
+    assert_string_equal(out, "{\"status\": \"error\", \"title\": \"invalid input\", \"code\": "
+                             "\"EINVAL\", \"reason\": \"dp_degree must be >= 1, got \\\"0\\\"\", "
+                             "\"field\": \"dp_degree\"}\n");
+    dpas_free(out);
+    out = dpas_render_error_json(&e, "give --dp N");
+    assert_non_null(strstr(out, "\"field\": \"dp_degree\", \"hint\": \"give --dp N\"}\n"));
     dpas_free(out);
 }
 

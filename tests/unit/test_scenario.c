@@ -148,7 +148,7 @@ static void test_validation(void **state)
     invalid(s, DPAS_EINVAL, "accelerators_per_node", "accelerators_per_node must be >= 1, got -1");
     s = reference_by_hand();
     s.parameters = 0;
-    invalid(s, DPAS_EINVAL, "workload.parameters", "workload.parameters must be > 0, got 0");
+    invalid(s, DPAS_EINVAL, "parameters", "parameters must be > 0, got 0");
     s = reference_by_hand();
     s.gradient_bytes_per_param = (dpas_rational){0, 1};
     invalid(s, DPAS_EINVAL, "gradient_bytes_per_param", "gradient_bytes_per_param must be > 0");

@@ -155,7 +155,7 @@ static void test_errors(void **state)
     error_case("dp_degree: true\n", 0, DPAS_EPARSE, "dp_degree must be a scalar, got a boolean");
     error_case("dp_degree:\n", 0, DPAS_EPARSE, "dp_degree must have a value, got null");
     error_case("workload: {name: x}\nfleet: Training_1K\ndp_degree: 8\n" GOOD_TAIL, 0, DPAS_EINVAL,
-               "workload.parameters is required");
+               "parameters is required");
     error_case("workload: GPT3\nfleet: {nodes: 4}\ndp_degree: 8\n" GOOD_TAIL, 0, DPAS_EINVAL,
                "accelerators_per_node is required");
     error_case("workload: GPT3\nfleet: Training_1K\n" GOOD_TAIL, 0, DPAS_EINVAL,

@@ -15,84 +15,91 @@ void dpas_cost_free(dpas_cost *c)
 }
 
 /* The links the times use: the fleet's, with the inter-node ones replaced by a calibration. */
-static void cost_links(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost *c)
+int dpas__cost_ctx_init(const dpas_scenario *s, const dpas_links *cal, dpas__cost_ctx *c,
+                        dpas_error *err)
 {
+    dpas_traffic ar;
+    int rc = dpas__schedule_traffic(DPAS_SCHED_ALLREDUCE, s, NULL, 0, &ar, err);
+    c->allreduce_bytes = dpas_bytes_to_double(ar.sent);
+    c->dp_degree = s->dp_degree;
     c->have_links = dpas_scenario_links(s, &c->links, NULL) == 0;
     c->have_intra = c->have_links;
-    if (s->fabric_entry)
-        c->fabric = s->fabric_entry->path, c->fabric_name = s->fabric_entry->name;
-    if (s->node_entry)
-        c->node = s->node_entry->path, c->node_name = s->node_entry->name;
-    if (!o->links)
-        return;
-    c->calibrated = 1;
-    c->links_source = o->links_source;
-    c->links.inter_bandwidth = o->links->inter_bandwidth;
-    c->links.inter_latency = o->links->inter_latency;
+    if (!cal)
+        return rc;
+    c->links.inter_bandwidth = cal->inter_bandwidth;
+    c->links.inter_latency = cal->inter_latency;
     if (!c->have_links && s->node_entry) {
         c->links.intra_bandwidth = s->node_entry->intra_bandwidth;
         c->links.intra_latency = s->node_entry->intra_latency;
         c->have_intra = 1;
     }
     c->have_links = 1;
+    return rc;
 }
 
-static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r, double ar_bytes,
-                    const dpas_netmodel *net, dpas_error *err)
+static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost_row *r,
+                      dpas_error *err)
+{
+    const double steps = (double)c->steps;
+    if (c->net) { /* the measured curves; hierarchical times stay on the links' line */
+        dpas_net_step t;
+        int trc = dpas_schedule_time_net(r->schedule, s, r->rule, c->iterations, c->net,
+                                         c->net_kind, &c->links, &t, err);
+        if (trc)
+            return trc;
+        r->time_flat_s = t.seconds * steps;
+        r->time_model = t.model;
+        r->time_extrapolated = t.extrapolated;
+        r->time_rescaled = t.rescaled;
+    } else if (c->have_links) {
+        dpas__schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_FLAT, &c->links,
+                            &r->time_flat_s, NULL);
+        r->time_flat_s *= steps;
+    }
+    if (c->have_links && c->have_intra) {
+        dpas__schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_HIERARCHICAL,
+                            &c->links, &r->time_hierarchical_s, NULL);
+        r->time_hierarchical_s *= steps;
+    }
+    return 0;
+}
+
+int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_rule *rule,
+                   dpas_cost_row *r, dpas_error *err)
 {
     const uint64_t steps = (uint64_t)c->steps;
     int rc;
-    r->realisable = dpas_schedule_realises(r->schedule, r->rule, &r->why);
-    dpas_rule_max_f(r->rule, c->dp_degree, &r->max_f, NULL);
+    r->rule = rule;
+    r->realisable = !rule || dpas_schedule_realises(r->schedule, rule, &r->why);
+    r->max_f = -1;
+    if (rule)
+        dpas_rule_max_f(rule, c->dp_degree, &r->max_f, NULL);
     r->tolerates = c->f >= 0 && r->max_f >= c->f;
     r->ratio_to_allreduce = r->time_flat_s = r->time_hierarchical_s = r->compute_s = NAN;
     if (!r->realisable)
         return 0;
     dpas_traffic tr;
-    if ((rc = dpas_schedule_traffic(r->schedule, s, r->rule, c->iterations, &tr, err)) ||
+    if ((rc = dpas__schedule_traffic(r->schedule, s, rule, c->iterations, &tr, err)) ||
         (rc = dpas__bytes_field(dpas__bytes_times(tr.sent, steps, &r->bytes_per_worker, err),
                                 "bytes_per_worker", err)) ||
         (rc = dpas__bytes_field(dpas__bytes_times(tr.received, steps, &r->bytes_received, err),
                                 "bytes_received", err)) ||
         (rc = dpas__bytes_field(dpas__bytes_times(tr.scalars, steps, &r->scalar_bytes, err),
                                 "scalar_bytes", err))) {
-        if (err) { /* which row: the message names the field, this names the rule and schedule */
+        if (err && rule) { /* which row: the message names the field, this the rule, schedule */
             char m[sizeof err->message];
             memcpy(m, err->message, sizeof m);
-            snprintf(err->message, sizeof err->message, "%s under %s: %s", r->rule->name,
+            snprintf(err->message, sizeof err->message, "%s under %s: %s", rule->name,
                      dpas_schedule_name(r->schedule), m);
         }
         return rc;
     }
-    if (ar_bytes > 0) /* per step, so the ratio does not depend on steps */
-        r->ratio_to_allreduce = dpas_bytes_to_double(tr.sent) / ar_bytes;
-    if (net) { /* the measured curves; hierarchical times stay on the links' line */
-        dpas_net_step t;
-        int trc = dpas_schedule_time_net(r->schedule, s, r->rule, c->iterations, net, c->net_kind,
-                                         &c->links, &t, err);
-        if (trc)
-            return trc;
-        r->time_flat_s = t.seconds * (double)steps;
-        r->time_model = t.model;
-        r->time_extrapolated = t.extrapolated;
-        r->time_rescaled = t.rescaled;
-        if (c->have_intra) {
-            dpas_schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_HIERARCHICAL,
-                               &c->links, &r->time_hierarchical_s, NULL);
-            r->time_hierarchical_s *= (double)steps;
-        }
-    } else if (c->have_links) {
-        dpas_schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_FLAT, &c->links,
-                           &r->time_flat_s, NULL);
-        r->time_flat_s *= (double)steps;
-        if (c->have_intra) {
-            dpas_schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_HIERARCHICAL,
-                               &c->links, &r->time_hierarchical_s, NULL);
-            r->time_hierarchical_s *= (double)steps;
-        }
-    }
-    if (c->compute_rate > 0) {
-        double fl = dpas_rule_flops(r->rule, c->dp_degree, s->parameters, c->iterations);
+    if (c->allreduce_bytes > 0) /* per step, so the ratio does not depend on steps */
+        r->ratio_to_allreduce = dpas_bytes_to_double(tr.sent) / c->allreduce_bytes;
+    if ((rc = cost_times(s, c, r, err)))
+        return rc;
+    if (c->compute_rate > 0 && rule) {
+        double fl = dpas_rule_flops(rule, c->dp_degree, s->parameters, c->iterations);
         /* a schedule that gathers whole gradients runs the rule on every coordinate at once */
         bool whole = r->schedule == DPAS_SCHED_ALLGATHER || r->schedule == DPAS_SCHED_PS ||
                      r->schedule == DPAS_SCHED_PS_SEPARATE;
@@ -147,14 +154,8 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
                  : "as asked");
 }
 
-int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost **out,
-                      dpas_error *err)
+static int check_opts(const dpas_cost_opts *o, dpas_error *err)
 {
-    int rc;
-    dpas_report rep;
-    *out = NULL;
-    if ((rc = dpas_evaluate(s, &rep, err)))
-        return rc;
     if (o->steps < 0)
         return dpas__fail(err, DPAS_EINVAL, "steps", "steps must be >= 1, got %lld",
                           (long long)o->steps);
@@ -167,24 +168,58 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
         return dpas__fail(err, DPAS_EINVAL, "compute_rate",
                           "compute_rate must be a finite number >= 0 FLOP/s, got %g",
                           o->compute_rate);
-    dpas_cost *c = calloc(1, sizeof *c);
-    if (!c)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_EMPIRICAL))
+        return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
+                          o->net_kind);
+    return 0;
+}
+
+/* The document's fields beside the rows. */
+static void cost_head(const dpas_scenario *s, const dpas_cost_opts *o, const dpas_report *rep,
+                      const dpas__cost_ctx *x, dpas_cost *c)
+{
     c->dp_degree = s->dp_degree;
-    c->steps = o->steps > 0 ? o->steps : 1;
-    c->iterations = o->iterations > 0 ? o->iterations : 10;
+    c->steps = x->steps;
+    c->iterations = x->iterations;
     c->f = o->f;
     c->compute_rate = o->compute_rate;
     c->net_kind = o->net ? o->net_kind : -1;
-    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_EMPIRICAL)) {
-        dpas_cost_free(c);
-        return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
-                          o->net_kind);
-    }
-    c->gradient_bytes = rep.gradient_bytes;
+    c->gradient_bytes = rep->gradient_bytes;
     c->accelerators_per_node = s->accelerators_per_node;
-    cost_links(s, o, c);
+    c->links = x->links;
+    c->have_links = x->have_links;
+    c->have_intra = x->have_intra;
+    if (s->fabric_entry)
+        c->fabric = s->fabric_entry->path, c->fabric_name = s->fabric_entry->name;
+    if (s->node_entry)
+        c->node = s->node_entry->path, c->node_name = s->node_entry->name;
+    if (o->links)
+        c->calibrated = 1, c->links_source = o->links_source;
+}
 
+int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost **out,
+                      dpas_error *err)
+{
+    int rc;
+    dpas_report rep;
+    *out = NULL;
+    /* the scenario is validated here, once; every row below trusts it */
+    if ((rc = dpas_evaluate(s, &rep, err)) || (rc = check_opts(o, err)))
+        return rc;
+    dpas__cost_ctx x = {.steps = o->steps > 0 ? o->steps : 1,
+                        .iterations = o->iterations > 0 ? o->iterations : 10,
+                        .f = o->f,
+                        .compute_rate = o->compute_rate,
+                        .net = o->net,
+                        .net_kind = o->net_kind};
+    dpas_cost *c = calloc(1, sizeof *c);
+    if (!c)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    if ((rc = dpas__cost_ctx_init(s, o->links, &x, err))) {
+        dpas_cost_free(c);
+        return rc;
+    }
+    cost_head(s, o, &rep, &x, c);
     size_t nrules = o->rules ? o->nrules : 0;
     if (!o->rules)
         for (size_t i = 0; i < dpas_rule_count(); i++)
@@ -196,12 +231,6 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
         dpas_cost_free(c);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
-    dpas_traffic ar;
-    if ((rc = dpas_schedule_traffic(DPAS_SCHED_ALLREDUCE, s, NULL, 0, &ar, err))) {
-        dpas_cost_free(c);
-        return rc;
-    }
-    const double ar_bytes = dpas_bytes_to_double(ar.sent);
     for (size_t i = 0; i < (o->rules ? nrules : dpas_rule_count()); i++) {
         const dpas_rule *rule = o->rules ? o->rules[i] : dpas_rule_at(i);
         if (!o->rules && !rule->is_default)
@@ -210,9 +239,8 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
             if (o->schedules && !(o->schedules & (1u << sc)))
                 continue;
             dpas_cost_row *r = &c->rows[c->nrows++];
-            r->rule = rule;
             r->schedule = (dpas_schedule_id)sc;
-            if ((rc = cost_row(s, c, r, ar_bytes, o->net, err))) {
+            if ((rc = dpas__cost_row(s, &x, rule, r, err))) {
                 dpas_cost_free(c);
                 return rc;
             }

@@ -130,14 +130,23 @@ bool dpas__convention_known(const char *convention)
     return false;
 }
 
+int dpas__convention_check(const char *convention, bool all, dpas_error *err)
+{
+    char q[96];
+    if (!convention || dpas__convention_known(convention) || (all && !strcmp(convention, "all")))
+        return 0;
+    return dpas__fail(err, DPAS_ENOENT, "convention",
+                      "unknown convention %s; expected standard, blanchard%s byzfl%s",
+                      dpas__quote(convention, q, sizeof q), all ? "," : " or",
+                      all ? " or all" : "");
+}
+
 int dpas_rule_select(const char *name, const char *convention, const dpas_rule **out,
                      dpas_error *err)
 {
-    char q[96];
-    if (convention && !dpas__convention_known(convention))
-        return dpas__fail(err, DPAS_ENOENT, "convention",
-                          "unknown convention %s; expected standard, blanchard or byzfl",
-                          dpas__quote(convention, q, sizeof q));
+    int rc;
+    if ((rc = dpas__convention_check(convention, false, err)))
+        return rc;
     /* the convention where the rule has one by that name, else the rule's default */
     if (convention && !dpas_rule_find(name, convention, out, NULL))
         return 0;
@@ -223,12 +232,10 @@ static bool rule_shown(size_t i, const char *convention)
 int dpas_rules_list(int64_t n, int64_t f, const char *convention, dpas_rule_row *rows,
                     size_t *nrows, dpas_error *err)
 {
-    char q[96];
     *nrows = 0;
-    if (convention && strcmp(convention, "all") && !dpas__convention_known(convention))
-        return dpas__fail(err, DPAS_ENOENT, "convention",
-                          "unknown convention %s; expected standard, blanchard, byzfl or all",
-                          dpas__quote(convention, q, sizeof q));
+    int rc;
+    if ((rc = dpas__convention_check(convention, true, err)))
+        return rc;
     if (n == 0 || n < -1)
         return dpas__fail(err, DPAS_EINVAL, "n", "n must be >= 1, got %lld", (long long)n);
     if (f < -1)
@@ -239,7 +246,6 @@ int dpas_rules_list(int64_t n, int64_t f, const char *convention, dpas_rule_row 
         dpas_rule_row *r = &rows[(*nrows)++];
         r->rule = &rules[i];
         r->max_f = r->min_n = -1;
-        int rc;
         if (n > 0)
             dpas_rule_max_f(r->rule, n, &r->max_f, NULL);
         if (f >= 0 && (rc = dpas_rule_min_n(r->rule, f, &r->min_n, err)))

@@ -4,6 +4,7 @@
 #include "../internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Distances and norms travel as fp64 scalars. */
@@ -51,6 +52,27 @@ int dpas_schedule_from_name(const char *name)
         if (name && !dpas__strcasecmp(name, scheds[i].name))
             return i;
     return -1;
+}
+
+int dpas_schedule_parse(const char *field, const char *name, dpas_schedule_id *out, dpas_error *err)
+{
+    int k = dpas_schedule_from_name(name);
+    if (k >= 0) {
+        *out = (dpas_schedule_id)k;
+        return 0;
+    }
+    char q[96];
+    dpas__buf b = {0};
+    for (int i = 0; i < DPAS_SCHED_COUNT; i++)
+        dpas__buf_printf(&b, "%s%s",
+                         i == 0                     ? ""
+                         : i + 1 < DPAS_SCHED_COUNT ? ", "
+                                                    : " or ",
+                         scheds[i].name);
+    int rc = dpas__fail(err, DPAS_ENOENT, field, "%s: unknown schedule %s; expected %s", field,
+                        dpas__quote(name ? name : "(null)", q, sizeof q), b.data ? b.data : "");
+    free(b.data);
+    return rc;
 }
 
 static bool is_iterative(const dpas_rule *r) { return r && (r->caps & DPAS_RULE_CAP_ITERATIVE); }
@@ -108,6 +130,13 @@ int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const 
                           (long long)iterations);
     if ((rc = dpas_scenario_validate(s, err)))
         return rc;
+    return dpas__schedule_traffic(sched, s, rule, iterations, out, err);
+}
+
+int dpas__schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                           int64_t iterations, dpas_traffic *out, dpas_error *err)
+{
+    int rc;
     const uint64_t n = (uint64_t)s->dp_degree, P = s->parameters;
     const dpas_rational w = s->gradient_bytes_per_param;
     memset(out, 0, sizeof *out);
@@ -260,6 +289,14 @@ int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dpa
         return dpas__fail(err, DPAS_EINVAL, "schedule", "unknown schedule %d", (int)sched);
     if ((rc = dpas_scenario_validate(s, err)))
         return rc;
+    return dpas__schedule_time(sched, s, rule, iterations, topo, L, seconds, err);
+}
+
+int dpas__schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                        int64_t iterations, dpas_topology topo, const dpas_links *L,
+                        double *seconds, dpas_error *err)
+{
+    int rc;
     if (!(L->inter_bandwidth > 0) || !(L->inter_latency >= 0) ||
         (topo == DPAS_TOPO_HIERARCHICAL && (!(L->intra_bandwidth > 0) || !(L->intra_latency >= 0))))
         return dpas__fail(err, DPAS_EINVAL, "links", "link bandwidth must be > 0 and latency >= 0");

@@ -247,6 +247,64 @@ static int parse_item(dpas_sweep_axis *a, size_t k, const char *t, const char *f
     return 0;
 }
 
+/* Value k of a list axis as a key that equal values share (an entry, a width, a count). */
+typedef struct axis_value {
+    uint64_t a, b;
+    size_t k;
+} axis_value;
+
+static axis_value value_of(const dpas_sweep_axis *a, size_t k)
+{
+    switch (a->input) {
+    case DPAS_SWEEP_DP_DEGREE: return (axis_value){(uint64_t)a->i[k], 0, k};
+    case DPAS_SWEEP_PARAMETERS: return (axis_value){a->u[k], 0, k};
+    case DPAS_SWEEP_GRADIENT_WIDTH:
+    case DPAS_SWEEP_CHECKPOINT_WIDTH: return (axis_value){a->width[k].num, a->width[k].den, k};
+    case DPAS_SWEEP_SCHEDULE: return (axis_value){(uint64_t)a->schedule[k], 0, k};
+    default: return (axis_value){(uint64_t)(uintptr_t)a->entry[k], 0, k};
+    }
+}
+
+static int cmp_value(const void *x, const void *y)
+{
+    const axis_value *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    if (p->b != q->b)
+        return p->b < q->b ? -1 : 1;
+    return p->k < q->k ? -1 : p->k > q->k;
+}
+
+/* A value listed twice would be a point twice: refused, as a rule listed twice is (widths are
+ * reduced, so 2 B and 16 bit are one value; a model by its path and its name, one entry). */
+static int no_value_twice(const dpas_sweep_axis *a, const char *field, const char *text,
+                          dpas_error *err)
+{
+    axis_value *v = malloc(a->n * sizeof *v);
+    char q[96];
+    if (!v)
+        return oom(err);
+    for (size_t k = 0; k < a->n; k++)
+        v[k] = value_of(a, k);
+    qsort(v, a->n, sizeof *v, cmp_value);
+    size_t twice = SIZE_MAX;
+    for (size_t k = 1; k < a->n && twice == SIZE_MAX; k++)
+        if (v[k].a == v[k - 1].a && v[k].b == v[k - 1].b)
+            twice = v[k].k; /* the later of the two, in the list's order */
+    free(v);
+    if (twice == SIZE_MAX)
+        return 0;
+    const char *p = text;
+    for (size_t k = 0; k < twice; k++)
+        p = strchr(p, ',') + 1;
+    char *item = dup_n(p, strcspn(p, ","));
+    int rc = item ? dpas__fail(err, DPAS_EINVAL, field, "%s: %s is given twice", field,
+                               dpas__quote(item, q, sizeof q))
+                  : oom(err);
+    free(item);
+    return rc;
+}
+
 int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *field,
                           const dpas_registry *reg, const char *convention, dpas_sweep_axis *a,
                           dpas_error *err)
@@ -300,7 +358,10 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
             break;
         p = e + 1;
     }
-    return 0;
+    int rc = no_value_twice(a, field, text, err);
+    if (rc)
+        dpas_sweep_axis_free(a);
+    return rc;
 }
 
 int dpas_sweep_check(const dpas_sweep *sw, dpas_error *err)
@@ -356,7 +417,7 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
             t = DPAS_COL_BYTES;
         else if (m == DPAS_METRIC_MAX_F)
             t = DPAS_COL_INT;
-        cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, DPAS_COL_G10};
+        cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, 0};
     }
 }
 
@@ -399,6 +460,69 @@ static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s, c
     }
 }
 
+/* The point's row of cost (its schedule under its rule, or the schedule alone), as dpas_cost
+ * computes a row: one step, the links of the point's fleet or the calibration's. */
+static int point_cost(const dpas_sweep *sw, const dpas_scenario *s, const dpas_rule *r, int sc,
+                      bool need_time, dpas_cost_row *row, dpas_error *err)
+{
+    dpas__cost_ctx x = {.steps = 1,
+                        .iterations = sw->iterations > 0 ? sw->iterations : 10,
+                        .f = -1,
+                        .net = need_time ? sw->net : NULL,
+                        .net_kind = sw->net_kind};
+    int rc = dpas__cost_ctx_init(s, sw->links, &x, err);
+    if (rc)
+        return rc;
+    if (need_time && !x.have_links) { /* no fabric and node, no calibration: say which */
+        dpas_links L;
+        return dpas_scenario_links(s, &L, err);
+    }
+    if (!need_time)
+        x.have_links = 0; /* no time asked for: none computed */
+    row->schedule = (dpas_schedule_id)sc;
+    if ((rc = dpas__cost_row(s, &x, r, row, err)))
+        return rc;
+    if (!row->realisable)
+        return dpas__fail(err, DPAS_EINVAL, "schedule", "schedule %s cannot realise %s: %s",
+                          dpas_schedule_name(row->schedule), r->name, row->why);
+    return 0;
+}
+
+/* A metric's cell, and its value as a double for a plot (NAN when null). */
+static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *row,
+                          const dpas_rule *r, int64_t n, dpas_cell *c)
+{
+    if (m < DPAS_ATTR_COUNT) {
+        dpas_value x;
+        if (dpas_report_get(rep, (dpas_attr)m, &x, NULL))
+            return *c = dpas_cell_null(), NAN;
+        if (x.kind == DPAS_VALUE_INT)
+            return *c = dpas_cell_int(x.i), (double)x.i;
+        if (x.kind == DPAS_VALUE_BYTES)
+            return *c = dpas_cell_bytes(x.bytes), dpas_bytes_to_double(x.bytes);
+        return *c = dpas_cell_real(x.r), x.r;
+    }
+    double v = NAN;
+    switch (m) {
+    case DPAS_METRIC_BYTES_PER_WORKER: *c = dpas_cell_bytes(row->bytes_per_worker); break;
+    case DPAS_METRIC_BYTES_RECEIVED: *c = dpas_cell_bytes(row->bytes_received); break;
+    case DPAS_METRIC_SCALAR_BYTES: *c = dpas_cell_bytes(row->scalar_bytes); break;
+    case DPAS_METRIC_RATIO_TO_ALLREDUCE: v = row->ratio_to_allreduce; break;
+    case DPAS_METRIC_TIME_FLAT_S: v = row->time_flat_s; break;
+    case DPAS_METRIC_TIME_HIERARCHICAL_S: v = row->time_hierarchical_s; break;
+    default: { /* max_f */
+        int64_t mf = -1;
+        if (r)
+            dpas_rule_max_f(r, n, &mf, NULL);
+        return *c = mf >= 0 ? dpas_cell_int(mf) : dpas_cell_null(), mf >= 0 ? (double)mf : NAN;
+    }
+    }
+    if (m <= DPAS_METRIC_SCALAR_BYTES)
+        return dpas_bytes_to_double(c->bytes);
+    *c = isnan(v) ? dpas_cell_null() : dpas_cell_real(v);
+    return v;
+}
+
 int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells, int ymetric,
                      double *y, dpas_error *err)
 {
@@ -406,96 +530,60 @@ int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cell
     const dpas_rule *r = sw->rule;
     int sc = sw->schedule, rc;
     const size_t idx[2] = {i0, i1};
-    const int64_t iters = sw->iterations > 0 ? sw->iterations : 10;
     apply(sw, idx, &s, &r, &sc, cells);
     dpas_report rep;
-    if ((rc = dpas_evaluate(&s, &rep, err)))
+    /* the point's scenario is validated once; its attributes and its row trust it */
+    if ((rc = dpas_scenario_validate(&s, err)) || (rc = dpas__evaluate(&s, &rep, err)))
         return rc;
-    const char *why = NULL;
-    if (sc >= 0 && r && !dpas_schedule_realises((dpas_schedule_id)sc, r, &why))
-        return dpas__fail(err, DPAS_EINVAL, "schedule", "schedule %s cannot realise %s: %s",
-                          dpas_schedule_name((dpas_schedule_id)sc), r->name, why);
     bool need_cost = false, need_time = false;
     for (int i = 0; i < sw->nmetrics; i++) {
         need_cost |= dpas_metric_needs_schedule(sw->metrics[i]);
         need_time |= sw->metrics[i] == DPAS_METRIC_TIME_FLAT_S ||
                      sw->metrics[i] == DPAS_METRIC_TIME_HIERARCHICAL_S;
     }
-    dpas_traffic tr = {0};
-    double tflat = NAN, thier = NAN, ratio = NAN;
-    if (need_cost) {
-        dpas_traffic ar;
-        if ((rc = dpas_schedule_traffic((dpas_schedule_id)sc, &s, r, iters, &tr, err)) ||
-            (rc = dpas_schedule_traffic(DPAS_SCHED_ALLREDUCE, &s, NULL, 0, &ar, err)))
-            return rc;
-        double den = dpas_bytes_to_double(ar.sent);
-        if (den > 0)
-            ratio = dpas_bytes_to_double(tr.sent) / den;
-    }
-    if (need_time) { /* the links of this point's fleet, or the calibration's */
-        dpas_links L = {0};
-        int have = dpas_scenario_links(&s, &L, err) == 0;
-        if (sw->links) {
-            L.inter_bandwidth = sw->links->inter_bandwidth;
-            L.inter_latency = sw->links->inter_latency;
-            have = 1;
-        } else if (!have) {
-            return DPAS_EINVAL;
-        }
-        dpas_net_step ns;
-        if (have && sw->net) { /* the calibration's measured curves */
-            if ((rc = dpas_schedule_time_net((dpas_schedule_id)sc, &s, r, iters, sw->net,
-                                             sw->net_kind, &L, &ns, err)))
-                return rc;
-            tflat = ns.seconds;
-        }
-        if (have &&
-            ((!sw->net && (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
-                                                   DPAS_TOPO_FLAT, &L, &tflat, err))) ||
-             (s.node_entry && (rc = dpas_schedule_time((dpas_schedule_id)sc, &s, r, iters,
-                                                       DPAS_TOPO_HIERARCHICAL, &L, &thier, err)))))
-            return rc;
-    }
+    dpas_cost_row row = {0};
+    if (sc >= 0 && r && !need_cost && !dpas_schedule_realises((dpas_schedule_id)sc, r, &row.why))
+        return dpas__fail(err, DPAS_EINVAL, "schedule", "schedule %s cannot realise %s: %s",
+                          dpas_schedule_name((dpas_schedule_id)sc), r->name, row.why);
+    if (need_cost && (rc = point_cost(sw, &s, r, sc, need_time, &row, err)))
+        return rc;
     if (y)
         *y = NAN;
     for (int i = 0; i < sw->nmetrics; i++) {
-        int m = sw->metrics[i];
-        dpas_cell *c = &cells[sw->naxes + i];
-        double v = NAN;
-        if (m < DPAS_ATTR_COUNT) {
-            dpas_value x;
-            if (dpas_report_get(&rep, (dpas_attr)m, &x, NULL)) {
-                *c = dpas_cell_null();
-            } else if (x.kind == DPAS_VALUE_INT) {
-                *c = dpas_cell_int(x.i), v = (double)x.i;
-            } else if (x.kind == DPAS_VALUE_BYTES) {
-                *c = dpas_cell_bytes(x.bytes), v = dpas_bytes_to_double(x.bytes);
-            } else {
-                *c = dpas_cell_real(x.r), v = x.r;
-            }
-        } else {
-            switch (m) {
-            case DPAS_METRIC_BYTES_PER_WORKER: *c = dpas_cell_bytes(tr.sent); break;
-            case DPAS_METRIC_BYTES_RECEIVED: *c = dpas_cell_bytes(tr.received); break;
-            case DPAS_METRIC_SCALAR_BYTES: *c = dpas_cell_bytes(tr.scalars); break;
-            case DPAS_METRIC_RATIO_TO_ALLREDUCE: *c = dpas_cell_real(v = ratio); break;
-            case DPAS_METRIC_TIME_FLAT_S: *c = dpas_cell_real(v = tflat); break;
-            case DPAS_METRIC_TIME_HIERARCHICAL_S: *c = dpas_cell_real(v = thier); break;
-            default: {
-                int64_t mf = -1;
-                if (r)
-                    dpas_rule_max_f(r, s.dp_degree, &mf, NULL);
-                *c = mf >= 0 ? dpas_cell_int(mf) : dpas_cell_null();
-                v = mf >= 0 ? (double)mf : NAN;
-            }
-            }
-            if (m <= DPAS_METRIC_SCALAR_BYTES)
-                v = dpas_bytes_to_double(c->bytes);
-            if (c->null == 0 && m != DPAS_METRIC_MAX_F && m > DPAS_METRIC_SCALAR_BYTES && isnan(v))
-                *c = dpas_cell_null();
-        }
-        if (y && m == ymetric)
+        double v = metric_cell(sw->metrics[i], &rep, &row, r, s.dp_degree, &cells[sw->naxes + i]);
+        if (y && sw->metrics[i] == ymetric)
             *y = v;
     }
     return 0;
+}
+
+size_t dpas_sweep_values(const dpas_sweep *sw, int axis)
+{
+    return axis >= 0 && axis < sw->naxes ? sw->axes[axis].n : 1;
+}
+
+size_t dpas_sweep_ncolumns(const dpas_sweep *sw) { return (size_t)(sw->naxes + sw->nmetrics); }
+
+int dpas_sweep_rows(const dpas_sweep *sw, dpas_sweep_fn fn, void *ctx, dpas_sweep_tally *tally,
+                    dpas_error *err)
+{
+    const size_t n0 = dpas_sweep_values(sw, 0), n1 = dpas_sweep_values(sw, 1);
+    dpas_cell cells[2 + DPAS_METRIC_COUNT];
+    dpas_error pe;
+    int rc = 0;
+    memset(tally, 0, sizeof *tally);
+    for (size_t i0 = 0; !rc && i0 < n0; i0++)
+        for (size_t i1 = 0; !rc && i1 < n1; i1++) {
+            if (dpas_sweep_point(sw, i0, i1, cells, -1, NULL, &pe)) {
+                if (!tally->skipped++)
+                    snprintf(tally->first, sizeof tally->first, "%s", pe.message);
+                continue;
+            }
+            tally->shown++;
+            rc = fn(ctx, cells);
+        }
+    if (!rc && !tally->shown)
+        return dpas__fail(err, DPAS_EINVAL, dpas_sweep_input_name(sw->axes[0].input),
+                          "every point of the sweep was left out; the first: %s", tally->first);
+    return rc;
 }

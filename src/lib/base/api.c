@@ -32,6 +32,10 @@ size_t dpas_sizeof(const char *t)
         {"dpas_memory", sizeof(dpas_memory)},
         {"dpas_links", sizeof(dpas_links)},
         {"dpas_convention", sizeof(dpas_convention)},
+        {"dpas_request_opts", sizeof(dpas_request_opts)},
+        {"dpas_cell", sizeof(dpas_cell)},
+        {"dpas_column", sizeof(dpas_column)},
+        {"dpas_sweep_tally", sizeof(dpas_sweep_tally)},
     };
     for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
         if (!strcmp(t, sizes[i].name))

@@ -1,5 +1,6 @@
-/* Small text and number helpers: ASCII case-insensitive comparison, quoting user text for
- * messages, the 64-bit gcd. */
+/* Small text and number helpers: UTF-8 sequences, ASCII case-insensitive comparison, quoting
+ * user text for messages, the 64-bit gcd. The layers above (units, the renderers' escaping)
+ * call down to these; nothing here calls up. */
 #include "../internal.h"
 
 #include <stdio.h>
@@ -75,3 +76,42 @@ const char *dpas__quote(const char *text, char *buf, size_t cap)
 /* v with 10 significant digits, as printf's "%.10g" prints it but without printf's cost (a sweep
  * formats millions). The last digit may differ from printf's when v * 10^k lands within an ulp
  * of a rounding tie; the text always reads back within one unit of the tenth digit. */
+
+size_t dpas__utf8_len(const unsigned char *p)
+{
+    /* the length of a well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates,
+     * nothing above U+10FFFF), or 0 */
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned min;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    unsigned cp = c & (0xff >> (n + 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+size_t dpas__utf8_width(const char *s)
+{
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = dpas__utf8_len(p);
+        p += n ? n : 1;
+        w++;
+    }
+    return w;
+}

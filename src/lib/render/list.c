@@ -1,6 +1,8 @@
-/* Registry listings: one table per kind, through the writer. */
+/* Listings: one table per registry kind, the precisions and the request's keys, through the
+ * writer. */
 #include "../internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static dpas_cell width_cell(dpas_rational w)
@@ -53,14 +55,49 @@ static const dpas_column scenario_cols[] = {{"path", T, 0},
                                             {"gradient_bytes_per_param", DPAS_COL_BYTES, 0},
                                             {"checkpoint_bytes_per_param", DPAS_COL_BYTES, 0},
                                             {"weight_bytes_per_param", DPAS_COL_BYTES, 0}};
+static const dpas_column key_cols[] = {{"key", T, 0},
+                                       {"alias", T, 0},
+                                       {"cli_flag", T, 0},
+                                       {"query_parameter", T, 0},
+                                       {"python_keyword", T, 0},
+                                       {"file_key", T, 0},
+                                       {"analyses", T, 0},
+                                       {"help", T, 0}};
 #undef T
 #undef R
+
+/* A key of the request's table as a row: how each front end spells it, which analyses take it. */
+typedef struct key_text {
+    char cli[64], analyses[96];
+} key_text;
+
+static void key_cells(dpas_key k, key_text *t, dpas_cell *c)
+{
+    const char *flag = dpas_key_flag(k), *mv = dpas_key_metavar(k);
+    if (flag)
+        snprintf(t->cli, sizeof t->cli, "%s%s%s", flag, mv ? " " : "", mv ? mv : "");
+    size_t o = 0;
+    t->analyses[0] = '\0';
+    if (dpas_key_flags(k) & DPAS_KEY_INPUT)
+        snprintf(t->analyses, sizeof t->analyses, "every one of a scenario (not rules)");
+    else
+        for (int a = 0; a < DPAS_ANALYSIS_COUNT; a++)
+            if (dpas_analysis_takes((dpas_analysis)a, k) && o < sizeof t->analyses) {
+                int w = snprintf(t->analyses + o, sizeof t->analyses - o, "%s%s", o ? ", " : "",
+                                 dpas_analysis_name((dpas_analysis)a));
+                o += w > 0 ? (size_t)w : 0;
+            }
+    c[0] = dpas_cell_text(dpas_key_name(k)), c[1] = dpas_cell_text(dpas_key_alias(k));
+    c[2] = dpas_cell_text(flag ? t->cli : NULL), c[3] = dpas_cell_text(dpas_key_query(k));
+    c[4] = dpas_cell_text(dpas_key_keyword(k)), c[5] = dpas_cell_text(dpas_key_file(k));
+    c[6] = dpas_cell_text(t->analyses), c[7] = dpas_cell_text(dpas_key_help(k));
+}
 
 /* The cells of entry i of kind (-1: precisions). */
 static void cells_of(const dpas_registry *reg, int kind, size_t i, dpas_cell *c)
 {
     switch (kind) {
-    case -1: {
+    case DPAS_LIST_PRECISIONS: {
         const dpas_precision *p = dpas_precision_at(i);
         c[0] = dpas_cell_text(p->name), c[1] = width_cell(p->width),
         c[2] = dpas_cell_text(p->source);
@@ -127,20 +164,28 @@ char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_erro
         {model_cols, 5},  {hardware_cols, 7}, {node_cols, 6},
         {fabric_cols, 5}, {fleet_cols, 6},    {scenario_cols, 8},
     };
-    if (kind < -1 || kind >= DPAS_KIND_COUNT) {
+    if (kind < DPAS_LIST_KEYS || kind >= DPAS_KIND_COUNT) {
         dpas__fail(err, DPAS_EINVAL, "kind", "unknown registry kind %d", kind);
         return NULL;
     }
-    const dpas_column *cols = kind < 0 ? precision_cols : tables[kind].cols;
-    size_t ncols = kind < 0 ? 3 : tables[kind].n;
-    size_t n = kind < 0 ? dpas_precision_count() : dpas_registry_count(reg, (dpas_kind)kind);
+    const dpas_column *cols = kind == DPAS_LIST_KEYS         ? key_cols
+                              : kind == DPAS_LIST_PRECISIONS ? precision_cols
+                                                             : tables[kind].cols;
+    size_t ncols = kind == DPAS_LIST_KEYS ? 8 : kind < 0 ? 3 : tables[kind].n;
+    size_t n = kind == DPAS_LIST_KEYS         ? DPAS_KEY_COUNT
+               : kind == DPAS_LIST_PRECISIONS ? dpas_precision_count()
+                                              : dpas_registry_count(reg, (dpas_kind)kind);
     dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
     dpas__buf b = {0};
     dpas_writer *w;
     int rc = dpas_writer_new(cols, ncols, &wo, dpas__sink_buf, &b, &w, err);
     for (size_t i = 0; !rc && i < n; i++) {
         dpas_cell c[8];
-        cells_of(reg, kind, i, c);
+        key_text t;
+        if (kind == DPAS_LIST_KEYS)
+            key_cells((dpas_key)i, &t, c);
+        else
+            cells_of(reg, kind, i, c);
         rc = dpas_writer_row(w, c, err);
     }
     if (!rc)

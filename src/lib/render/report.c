@@ -116,6 +116,16 @@ static void explain_text(const dpas_scenario *s, const dpas_report *r, dpas_attr
     }
 }
 
+size_t dpas_report_explain(const dpas_scenario *s, const dpas_report *r, dpas_attr a, char *buf,
+                           size_t cap)
+{
+    char t[600];
+    if ((unsigned)a >= DPAS_ATTR_COUNT)
+        return (size_t)snprintf(buf, cap, "unknown attribute %d", (int)a);
+    explain_text(s, r, a, t, sizeof t);
+    return (size_t)snprintf(buf, cap, "%s", t);
+}
+
 static void width_text(dpas_rational w, char *buf, size_t cap)
 {
     if (!w.den)
@@ -401,17 +411,23 @@ char *dpas_render_report(const dpas_scenario *s, const dpas_report *r, const dpa
     return dpas__buf_finish(&b, err);
 }
 
-char *dpas_render_error_json(const dpas_error *e)
+char *dpas_render_error_json(const dpas_error *e, const char *hint)
 {
     dpas__buf b = {0};
     const char *title = dpas_err_title(e->code);
     dpas__buf_puts(&b, "{\"status\": \"error\", \"title\": ");
     dpas__buf_json_str(&b, title);
+    dpas__buf_puts(&b, ", \"code\": ");
+    dpas__buf_json_str(&b, dpas_err_name(e->code));
     dpas__buf_puts(&b, ", \"reason\": ");
     dpas__buf_json_str(&b, e->message);
     if (e->field[0]) {
         dpas__buf_puts(&b, ", \"field\": ");
         dpas__buf_json_str(&b, e->field);
+    }
+    if (hint && *hint) {
+        dpas__buf_puts(&b, ", \"hint\": ");
+        dpas__buf_json_str(&b, hint);
     }
     dpas__buf_puts(&b, "}\n");
     return dpas__buf_finish(&b, NULL);

@@ -124,14 +124,8 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
     case DPAS_COL_INT: dpas__buf_printf(b, "%lld", (long long)v->i); return;
     case DPAS_COL_UINT: dpas__buf_printf(b, "%llu", (unsigned long long)v->u); return;
     case DPAS_COL_BOOL: dpas__buf_puts(b, v->boolean ? "true" : "false"); return;
-    case DPAS_COL_REAL:
-        if (pretty && (col->flags & DPAS_COL_G10) && fabs(v->real) < 1.7976931345e308)
-            dpas__fmt_g10(v->real, t); /* above, 10 digits round past DBL_MAX: no reader takes it */
-        else if (pretty && (col->flags & DPAS_COL_G6))
-            snprintf(t, sizeof t, "%.6g", v->real);
-        else
-            dpas__fmt_double(v->real, false, t, sizeof t);
-        dpas__buf_puts(b, t);
+    case DPAS_COL_REAL: /* one rule in every format: the shortest text of the double */
+        dpas__buf_append(b, t, dpas__fmt_double(v->real, false, t, sizeof t));
         return;
     case DPAS_COL_BYTES:
         if (pretty && (col->flags & DPAS_COL_HUMAN)) { /* approximate by design: "1.333 B" */

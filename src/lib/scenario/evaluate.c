@@ -100,12 +100,11 @@ int dpas_scenario_validate(const dpas_scenario *s, dpas_error *err)
     if (!s)
         return dpas__fail(err, DPAS_EINVAL, "scenario", "no scenario given");
     if (s->parameters == 0)
-        return dpas__fail(err, DPAS_EINVAL, "workload.parameters",
-                          "workload.parameters must be > 0, got 0 (workload %s)",
+        return dpas__fail(err, DPAS_EINVAL, "parameters",
+                          "parameters must be > 0, got 0 (workload %s)",
                           s->workload ? s->workload : "unnamed");
     if (s->parameters > (uint64_t)DPAS_MAX_COUNT)
-        return dpas__fail(err, DPAS_ERANGE, "workload.parameters",
-                          "workload.parameters must be <= %lld, got %llu",
+        return dpas__fail(err, DPAS_ERANGE, "parameters", "parameters must be <= %lld, got %llu",
                           (long long)DPAS_MAX_COUNT, (unsigned long long)s->parameters);
     if (s->nodes < 1)
         return dpas__fail(err, DPAS_EINVAL, "nodes", "nodes must be >= 1, got %lld",
@@ -147,8 +146,12 @@ static int bytes_attr(const char *attr, uint64_t p, dpas_rational w, dpas_bytes 
 int dpas_evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err)
 {
     int rc = dpas_scenario_validate(s, err);
-    if (rc)
-        return rc;
+    return rc ? rc : dpas__evaluate(s, r, err);
+}
+
+int dpas__evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err)
+{
+    int rc;
     /* every field is assigned below; a memset here costs as much as the arithmetic */
     r->undefined = 0;
     r->warnings = 0;

@@ -49,8 +49,10 @@ int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err)
                  {"fleet", DPAS_KIND_FLEET},
                  {"scenarios", DPAS_KIND_SCENARIO},
                  {"scenario", DPAS_KIND_SCENARIO},
-                 {"precisions", -1},
-                 {"precision", -1}};
+                 {"precisions", DPAS_LIST_PRECISIONS},
+                 {"precision", DPAS_LIST_PRECISIONS},
+                 {"keys", DPAS_LIST_KEYS},
+                 {"key", DPAS_LIST_KEYS}};
     char q[96];
     for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i].name)) {
@@ -59,7 +61,7 @@ int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err)
         }
     return dpas__fail(err, DPAS_ENOENT, "kind",
                       "unknown registry kind %s; expected models, hardware, nodes, fabrics, "
-                      "fleets, scenarios or precisions",
+                      "fleets, scenarios, precisions or keys",
                       dpas__quote(name ? name : "", q, sizeof q));
 }
 

@@ -33,50 +33,40 @@ enum {
     K_COUNT = DPAS_INPUT_COUNT
 };
 
-/* One row per input: the short key, the seed's field name (used in messages), the path in a
- * scenario file, the CLI flag, and the query/keyword name front ends use. */
+/* One row per input: the short key, the input's name (its key in a request, used in messages)
+ * and the path in a scenario file. How front ends spell an input is the request's key table. */
 static const struct {
-    const char *key, *field, *path, *flag, *param;
+    const char *key, *field, *path;
 } keys[K_COUNT] = {
-    {"name", "name", "name", NULL, "name"},
-    {"scenario", "scenario", "scenario", "--scenario", "scenario"},
-    {"model", "workload", "workload", "--model", "workload"},
-    {"workload_name", "workload.name", "workload.name", NULL, "workload_name"},
-    {"params", "workload.parameters", "workload.parameters", "--params", "parameters"},
-    {"fleet", "fleet", "fleet", "--fleet", "fleet"},
-    {"fleet_name", "fleet.name", "fleet.name", NULL, "fleet_name"},
-    {"nodes", "nodes", "fleet.nodes", "--nodes", "nodes"},
-    {"accelerators_per_node", "accelerators_per_node", "fleet.accelerators_per_node",
-     "--accelerators-per-node", "accelerators_per_node"},
-    {"node", "fleet.node", "fleet.node", "--node", "node"},
-    {"fabric", "fleet.fabric", "fleet.fabric", "--fabric", "fabric"},
-    {"dp", "dp_degree", "dp_degree", "--dp", "dp_degree"},
-    {"grad", "gradient_bytes_per_param", "gradient_bytes_per_param", "--grad",
-     "gradient_bytes_per_param"},
-    {"ckpt", "checkpoint_bytes_per_param", "checkpoint_bytes_per_param", "--ckpt",
-     "checkpoint_bytes_per_param"},
-    {"weights", "weight_bytes_per_param", "weight_bytes_per_param", "--weights",
-     "weight_bytes_per_param"},
+    {"name", "name", "name"},
+    {"scenario", "scenario", "scenario"},
+    {"model", "workload", "workload"},
+    {"workload_name", "workload_name", "workload.name"},
+    {"params", "parameters", "workload.parameters"},
+    {"fleet", "fleet", "fleet"},
+    {"fleet_name", "fleet_name", "fleet.name"},
+    {"nodes", "nodes", "fleet.nodes"},
+    {"accelerators_per_node", "accelerators_per_node", "fleet.accelerators_per_node"},
+    {"node", "node", "fleet.node"},
+    {"fabric", "fabric", "fleet.fabric"},
+    {"dp", "dp_degree", "dp_degree"},
+    {"grad", "gradient_bytes_per_param", "gradient_bytes_per_param"},
+    {"ckpt", "checkpoint_bytes_per_param", "checkpoint_bytes_per_param"},
+    {"weights", "weight_bytes_per_param", "weight_bytes_per_param"},
 };
 
 const char *dpas_input_field(dpas_input in)
 {
     return (unsigned)in < K_COUNT ? keys[in].field : NULL;
 }
-const char *dpas_input_flag(dpas_input in) { return (unsigned)in < K_COUNT ? keys[in].flag : NULL; }
-const char *dpas_input_param(dpas_input in)
-{
-    return (unsigned)in < K_COUNT ? keys[in].param : NULL;
-}
+const char *dpas_input_path(dpas_input in) { return (unsigned)in < K_COUNT ? keys[in].path : NULL; }
 
 int dpas_input_from_name(const char *name)
 {
     for (int k = 0; name && k < K_COUNT; k++)
         if (!strcmp(name, keys[k].key) || !strcmp(name, keys[k].field) ||
-            !strcmp(name, keys[k].path) || !strcmp(name, keys[k].param))
+            !strcmp(name, keys[k].path))
             return k;
-    if (name && !strcmp(name, "model")) /* mlsysim's and the CLI's word for the workload */
-        return K_MODEL;
     return -1;
 }
 
@@ -583,9 +573,21 @@ static int at(const val *v, int rc, dpas_error *err)
     return rc;
 }
 
-static int missing(const char *what, const char *how, dpas_error *err)
+/* An input that must be given and was not: the message names it (and what may stand for it);
+ * *missing tells a front end which input to hint at, in its own spelling. */
+typedef struct resolving {
+    dpas_spec *spec;
+    const dpas_registry *reg;
+    dpas_scenario *out;
+    int *missing;
+    dpas_error *err;
+} resolving;
+
+static int missing(resolving *R, int k, const char *why)
 {
-    return dpas__fail(err, DPAS_EINVAL, what, "%s is required (%s)", what, how);
+    *R->missing = k;
+    return dpas__fail(R->err, DPAS_EINVAL, keys[k].field, "%s is required%s%s", keys[k].field,
+                      why ? ": " : "", why ? why : "");
 }
 
 static int parse_pos_int(const val *v, int64_t *out, dpas_error *err)
@@ -593,59 +595,134 @@ static int parse_pos_int(const val *v, int64_t *out, dpas_error *err)
     return at(v, dpas_parse_int(v->field, v->text, out, err), err);
 }
 
-int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out,
-                      dpas_error *err)
+static int find(resolving *R, int k, dpas_kind kind, const void **e)
 {
-    memset(out, 0, sizeof *out);
-    val *V = spec->v;
+    const val *v = &R->spec->v[k];
+    return at(v, dpas_registry_find(R->reg, kind, v->text, e, R->err), R->err);
+}
+
+static int resolve_workload(resolving *R)
+{
+    val *V = R->spec->v;
+    dpas_scenario *out = R->out;
     const void *e;
     int rc;
-    if (V[K_SCENARIO].text) {
-        if ((rc =
-                 at(&V[K_SCENARIO],
-                    dpas_registry_find(reg, DPAS_KIND_SCENARIO, V[K_SCENARIO].text, &e, err), err)))
-            return rc;
-        *out = ((const dpas_named_scenario *)e)->scenario;
-        spec->scenario_path = ((const dpas_named_scenario *)e)->path;
-    }
-    /* workload */
     if (V[K_MODEL].text) {
-        if ((rc = at(&V[K_MODEL],
-                     dpas_registry_find(reg, DPAS_KIND_MODEL, V[K_MODEL].text, &e, err), err)))
+        if (V[K_WORKLOAD_NAME].set) /* it would label nothing: refused rather than ignored */
+            return at(&V[K_WORKLOAD_NAME],
+                      dpas__fail(R->err, DPAS_EINVAL, V[K_WORKLOAD_NAME].field,
+                                 "%s labels a workload given by its parameters; a registry "
+                                 "workload (%s) has its own name: give parameters, or drop %s",
+                                 V[K_WORKLOAD_NAME].field, V[K_MODEL].text,
+                                 V[K_WORKLOAD_NAME].field),
+                      R->err);
+        if ((rc = find(R, K_MODEL, DPAS_KIND_MODEL, &e)))
             return rc;
         const dpas_model *m = e;
         if (!m->parameters)
             return at(&V[K_MODEL],
-                      dpas__fail(err, DPAS_EINVAL, "workload",
+                      dpas__fail(R->err, DPAS_EINVAL, "workload",
                                  "workload %s has no parameter count: %s; this scenario needs "
-                                 "workload.parameters (give --params COUNT instead)",
+                                 "parameters (give them instead of the workload)",
                                  m->path, m->missing ? m->missing : "none in the registry"),
-                      err);
+                      R->err);
         out->parameters = m->parameters;
         out->workload = m->path;
     } else if (V[K_PARAMS].set) {
-        if ((rc = at(&V[K_PARAMS],
-                     dpas_parse_count(V[K_PARAMS].field, V[K_PARAMS].text, &out->parameters, err),
-                     err)))
+        if ((rc =
+                 at(&V[K_PARAMS],
+                    dpas_parse_count(V[K_PARAMS].field, V[K_PARAMS].text, &out->parameters, R->err),
+                    R->err)))
             return rc;
         if (out->parameters == 0)
             return at(&V[K_PARAMS],
-                      dpas__fail(err, DPAS_EINVAL, V[K_PARAMS].field, "%s must be > 0, got %s",
+                      dpas__fail(R->err, DPAS_EINVAL, V[K_PARAMS].field, "%s must be > 0, got %s",
                                  V[K_PARAMS].field, V[K_PARAMS].text),
-                      err);
+                      R->err);
         /* the name as given, not a copy cut to a buffer (borrowed from spec, as documented) */
         out->workload = V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom";
     } else if (V[K_WORKLOAD_NAME].set) {
         return at(&V[K_WORKLOAD_NAME],
-                  missing("workload.parameters", "an inline workload needs parameters", err), err);
+                  missing(R, K_PARAMS, "a workload named by workload_name needs its parameters"),
+                  R->err);
     } else if (!out->workload) {
-        return missing("workload", "give --model NAME or --params COUNT, or workload: in the file",
-                       err);
+        return missing(R, K_MODEL, "a registry model, or parameters");
     }
-    /* fleet */
+    return 0;
+}
+
+/* "Training_1K (modified: 4 x 8)", the fleet's name, or "custom": kept until dpas_spec_free. */
+static int fleet_label(resolving *R, const dpas_fleet *f)
+{
+    dpas_spec *spec = R->spec;
+    const val *V = spec->v;
+    dpas__buf l = {0};
+    if (V[K_FLEET_NAME].text)
+        dpas__buf_puts(&l, V[K_FLEET_NAME].text);
+    else if (f)
+        dpas__buf_printf(&l, "%s (modified: %lld x %lld)", f->path, (long long)R->out->nodes,
+                         (long long)R->out->accelerators_per_node);
+    else
+        dpas__buf_puts(&l, "custom");
+    char *label = dpas__buf_finish(&l, R->err);
+    char **more =
+        label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) * sizeof *more) : NULL;
+    if (!more) {
+        free(label);
+        return dpas__fail(R->err, DPAS_ENOMEM, "fleet", "out of memory");
+    }
+    spec->fleet_labels = more;
+    spec->fleet_labels[spec->nfleet_labels++] = label;
+    R->out->fleet = label;
+    return 0;
+}
+
+/* A fleet given by its parts, or a registry fleet they modify. */
+static int resolve_parts(resolving *R)
+{
+    val *V = R->spec->v;
+    dpas_scenario *out = R->out;
+    const void *e;
+    int rc;
+    if (V[K_NODE].text) {
+        if ((rc = find(R, K_NODE, DPAS_KIND_NODE, &e)))
+            return rc;
+        out->node_entry = e;
+        out->accelerators_per_node = out->node_entry->accelerators_per_node;
+    }
+    if (V[K_FABRIC].text) {
+        if ((rc = find(R, K_FABRIC, DPAS_KIND_FABRIC, &e)))
+            return rc;
+        out->fabric_entry = e;
+    }
+    if (V[K_NODES].set && (rc = parse_pos_int(&V[K_NODES], &out->nodes, R->err)))
+        return rc;
+    if (V[K_APN].set) {
+        if ((rc = parse_pos_int(&V[K_APN], &out->accelerators_per_node, R->err)))
+            return rc;
+        if (out->node_entry && out->accelerators_per_node != out->node_entry->accelerators_per_node)
+            out->node_entry = NULL; /* no longer that node */
+    }
+    if (!out->nodes && !V[K_NODES].set)
+        return missing(R, K_NODES, "a fleet given by its parts needs its node count");
+    if (!out->accelerators_per_node && !V[K_APN].set)
+        return missing(R, K_APN, "a fleet given by its parts needs it, or a registry node");
+    const dpas_fleet *f = out->fleet_entry;
+    if (f && out->nodes == f->count &&
+        out->accelerators_per_node == f->node->accelerators_per_node && !V[K_FLEET_NAME].set)
+        return 0; /* the overrides restate the registry fleet */
+    out->fleet_entry = NULL;
+    return fleet_label(R, f);
+}
+
+static int resolve_fleet(resolving *R)
+{
+    val *V = R->spec->v;
+    dpas_scenario *out = R->out;
+    const void *e;
+    int rc;
     if (V[K_FLEET].text) {
-        if ((rc = at(&V[K_FLEET],
-                     dpas_registry_find(reg, DPAS_KIND_FLEET, V[K_FLEET].text, &e, err), err)))
+        if ((rc = find(R, K_FLEET, DPAS_KIND_FLEET, &e)))
             return rc;
         const dpas_fleet *f = e;
         out->fleet_entry = f;
@@ -655,100 +732,64 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
         out->accelerators_per_node = f->node->accelerators_per_node;
         out->fleet = f->path;
     }
-    bool inline_fleet =
-        V[K_NODES].set || V[K_APN].set || V[K_NODE].set || V[K_FABRIC].set || V[K_FLEET_NAME].set;
-    if (inline_fleet) {
-        if (V[K_NODE].text) {
-            if ((rc = at(&V[K_NODE],
-                         dpas_registry_find(reg, DPAS_KIND_NODE, V[K_NODE].text, &e, err), err)))
-                return rc;
-            out->node_entry = e;
-            out->accelerators_per_node = out->node_entry->accelerators_per_node;
-        }
-        if (V[K_FABRIC].text) {
-            if ((rc =
-                     at(&V[K_FABRIC],
-                        dpas_registry_find(reg, DPAS_KIND_FABRIC, V[K_FABRIC].text, &e, err), err)))
-                return rc;
-            out->fabric_entry = e;
-        }
-        if (V[K_NODES].set && (rc = parse_pos_int(&V[K_NODES], &out->nodes, err)))
-            return rc;
-        if (V[K_APN].set) {
-            if ((rc = parse_pos_int(&V[K_APN], &out->accelerators_per_node, err)))
-                return rc;
-            if (out->node_entry &&
-                out->accelerators_per_node != out->node_entry->accelerators_per_node)
-                out->node_entry = NULL; /* no longer that node */
-        }
-        if (!out->nodes && !V[K_NODES].set)
-            return missing("nodes",
-                           "give --nodes N or fleet.nodes in the file, or a registry fleet", err);
-        if (!out->accelerators_per_node && !V[K_APN].set)
-            return missing(
-                "accelerators_per_node",
-                "give --accelerators-per-node N or fleet.accelerators_per_node, or a registry node",
-                err);
-        const dpas_fleet *f = out->fleet_entry;
-        if (f && out->nodes == f->count &&
-            out->accelerators_per_node == f->node->accelerators_per_node && !V[K_FLEET_NAME].set) {
-            /* the overrides restate the registry fleet */
-        } else {
-            out->fleet_entry = NULL;
-            dpas__buf l = {0};
-            if (V[K_FLEET_NAME].text)
-                dpas__buf_puts(&l, V[K_FLEET_NAME].text);
-            else if (f)
-                dpas__buf_printf(&l, "%s (modified: %lld x %lld)", f->path, (long long)out->nodes,
-                                 (long long)out->accelerators_per_node);
-            else
-                dpas__buf_puts(&l, "custom");
-            char *label = dpas__buf_finish(&l, err);
-            char **more =
-                label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) * sizeof *more)
-                      : NULL;
-            if (!more) {
-                free(label);
-                return dpas__fail(err, DPAS_ENOMEM, "fleet", "out of memory");
-            }
-            spec->fleet_labels = more;
-            spec->fleet_labels[spec->nfleet_labels++] = label;
-            out->fleet = label;
-        }
-    } else if (!out->fleet) {
-        return missing(
-            "fleet",
-            "give --fleet NAME or --nodes N --accelerators-per-node N, or fleet: in the file", err);
-    }
-    /* dp_degree and widths */
+    if (V[K_NODES].set || V[K_APN].set || V[K_NODE].set || V[K_FABRIC].set || V[K_FLEET_NAME].set)
+        return resolve_parts(R);
+    if (!out->fleet)
+        return missing(R, K_FLEET, "a registry fleet, or nodes and accelerators_per_node");
+    return 0;
+}
+
+static int resolve_numbers(resolving *R)
+{
+    val *V = R->spec->v;
+    dpas_scenario *out = R->out;
+    int rc;
     if (V[K_DP].set) {
-        if ((rc = parse_pos_int(&V[K_DP], &out->dp_degree, err)))
+        if ((rc = parse_pos_int(&V[K_DP], &out->dp_degree, R->err)))
             return rc;
     } else if (!V[K_SCENARIO].text) {
-        return missing("dp_degree", "give --dp N or dp_degree: in the file", err);
+        return missing(R, K_DP, NULL);
     }
     struct {
         int k;
         dpas_rational *w;
-        const char *how;
+        bool required;
     } widths[] = {
-        {K_GRAD, &out->gradient_bytes_per_param,
-         "give --grad WIDTH or gradient_bytes_per_param: in the file"},
-        {K_CKPT, &out->checkpoint_bytes_per_param,
-         "give --ckpt WIDTH or checkpoint_bytes_per_param: in the file"},
-        {K_WEIGHTS, &out->weight_bytes_per_param, NULL},
+        {K_GRAD, &out->gradient_bytes_per_param, true},
+        {K_CKPT, &out->checkpoint_bytes_per_param, true},
+        {K_WEIGHTS, &out->weight_bytes_per_param, false},
     };
     for (size_t i = 0; i < 3; i++) {
         val *v = &V[widths[i].k];
         if (v->set && v->text) {
-            if ((rc = at(v, dpas_parse_width(v->field, v->text, widths[i].w, err), err)))
+            if ((rc = at(v, dpas_parse_width(v->field, v->text, widths[i].w, R->err), R->err)))
                 return rc;
         } else if (v->set) {
             *widths[i].w = (dpas_rational){0, 0};
-        } else if (widths[i].how && !V[K_SCENARIO].text) {
-            return missing(keys[widths[i].k].field, widths[i].how, err);
+        } else if (widths[i].required && !V[K_SCENARIO].text) {
+            return missing(R, widths[i].k, NULL);
         }
     }
+    return 0;
+}
+
+int dpas__spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out, int *missed,
+                       dpas_error *err)
+{
+    int dummy, rc;
+    resolving R = {spec, reg, out, missed ? missed : &dummy, err};
+    val *V = spec->v;
+    memset(out, 0, sizeof *out);
+    *R.missing = -1;
+    if (V[K_SCENARIO].text) {
+        const void *e;
+        if ((rc = find(&R, K_SCENARIO, DPAS_KIND_SCENARIO, &e)))
+            return rc;
+        *out = ((const dpas_named_scenario *)e)->scenario;
+        spec->scenario_path = ((const dpas_named_scenario *)e)->path;
+    }
+    if ((rc = resolve_workload(&R)) || (rc = resolve_fleet(&R)) || (rc = resolve_numbers(&R)))
+        return rc;
     rc = dpas_scenario_validate(out, err);
     if (rc && err) { /* point at the value that broke the rule */
         for (int k = 0; k < K_COUNT; k++)
@@ -756,4 +797,10 @@ int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *
                 return at(&V[k], rc, err);
     }
     return rc;
+}
+
+int dpas_spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out,
+                      dpas_error *err)
+{
+    return dpas__spec_resolve(spec, reg, out, NULL, err);
 }

@@ -5,21 +5,22 @@
 
 const $ = (id) => document.getElementById(id);
 
-// The scenario inputs, by their query names, in the order of the library's input table.
-const INPUTS = ['model', 'parameters', 'fleet', 'nodes', 'accelerators_per_node', 'node', 'fabric',
-  'dp_degree', 'gradient_bytes_per_param', 'checkpoint_bytes_per_param', 'weight_bytes_per_param'];
+// The scenario inputs the page has a field for, by their query names in the order of the library's
+// key table, and which field an API error names: both from the library (GET /api/v1/keys, in
+// keysFrom), never retyped here. A field's id is the key's query name, or its alias (model).
+let INPUTS = [];
 // The page's own inputs: the rule to follow and f.
 const OWN = ['rule', 'f'];
-// Which field an API error names, to show it beside that field.
-const FIELD_OF = {
-  model: 'model', workload: 'model', parameters: 'parameters', 'workload.parameters': 'parameters',
-  fleet: 'fleet', nodes: 'nodes', 'fleet.nodes': 'nodes', accelerators_per_node: 'accelerators_per_node',
-  'fleet.accelerators_per_node': 'accelerators_per_node', node: 'node', 'fleet.node': 'node',
-  fabric: 'fabric', 'fleet.fabric': 'fabric', dp_degree: 'dp_degree', n: 'dp_degree',
-  gradient_bytes_per_param: 'gradient_bytes_per_param',
-  checkpoint_bytes_per_param: 'checkpoint_bytes_per_param',
-  weight_bytes_per_param: 'weight_bytes_per_param', rule: 'rule', f: 'f',
-};
+let FIELD_OF = {n: 'dp_degree'}; // the rules' n is the page's dp_degree
+
+function keysFrom(keys) {
+  for (const k of keys) {
+    const id = [k.alias, k.query_parameter].find((x) => x && $(x));
+    if (!id) continue;
+    if (k.file_key && !OWN.includes(id)) INPUTS.push(id);
+    for (const name of [k.key, k.alias, k.file_key]) if (name) FIELD_OF[name] = id;
+  }
+}
 const PLOT_SCHEDULES = 'allreduce,allgather,sharded';
 
 let fleets = {};       // registry fleets by name: their accelerators bound the slider
@@ -408,9 +409,11 @@ function later(ms) {
 }
 
 async function start() {
-  const [models, fleetList, nodes, fabrics, precisions, rules] = await Promise.all([
+  const [models, fleetList, nodes, fabrics, precisions, rules, keys] = await Promise.all([
     api('/api/v1/registry/models'), api('/api/v1/registry/fleets'), api('/api/v1/registry/nodes'),
-    api('/api/v1/registry/fabrics'), api('/api/v1/registry/precisions'), api('/api/v1/rules')]);
+    api('/api/v1/registry/fabrics'), api('/api/v1/registry/precisions'), api('/api/v1/rules'),
+    api('/api/v1/keys')]);
+  keysFrom(keys.body);
   for (const m of models.body) {
     const o = new Option(m.name + ' \u00b7 ' + m.display, m.name);
     o.title = m.parameters === null ? 'no parameter count' : exact(m.parameters) + ' parameters';

@@ -1,0 +1,210 @@
+"""Keyword arguments to the C library's request (dpas/request.h). Python maps each keyword to a
+key of the library's key table and each value to the text the C parser reads (a list to its
+items); the library checks everything else, in one fixed order, and types the request, so that
+Python refuses what the CLI and the server refuse, with the same message. Errors carry Python's
+own hint ("give dp_degree=...") for a key that is missing."""
+from __future__ import annotations
+
+import ctypes
+import decimal
+import fractions
+import math
+import numbers
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from . import _check, _ffi, errors
+from ._quantity import Quantity, width_text
+from .errors import ArgumentTypeError
+
+_lib = _ffi.lib
+
+# The library's key table: keyword -> (key, flags), for the keys Python takes (an alias the
+# library knows, such as model for workload, is taken too).
+KEYS: Dict[str, Tuple[int, int]] = {}
+for _k in range(256):
+    _name = _lib.dpas_key_name(_k)
+    if _name is None:
+        break
+    _kw = _lib.dpas_key_keyword(_k)
+    if _kw is not None:
+        KEYS[_kw.decode()] = (_k, _lib.dpas_key_flags(_k))
+
+
+def _key(kw: str) -> Tuple[int, int]:
+    """The key of a keyword (or of an alias of one): (-1, 0) when the library has none."""
+    if kw in KEYS:
+        return KEYS[kw]
+    k = _lib.dpas_key_from_name(_check.text("key", kw))
+    if k >= 0 and _lib.dpas_key_keyword(k) is not None:
+        return k, _lib.dpas_key_flags(k)
+    if k >= 0:
+        raise errors.InvalidValue(f"{kw} is not taken from Python", kw)
+    return -1, 0
+
+# How a Python value becomes the text of a key: counts, widths, registry entries or plain text.
+_COUNTS = {"dp_degree", "nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero"}
+_WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_bytes_per_param"}
+
+
+def _scalar(key: str, flags: int, v: Any) -> bytes:
+    """One value as the library's text, by what the key holds: a count is an int (or a whole
+    float, Decimal or Fraction; a str only where a sweep reads a list or a range), a width text
+    or a number of bytes, a name a str or a registry entry. Another type is an
+    ArgumentTypeError; the value itself is the library's to check."""
+    if isinstance(v, str) and ((key not in _COUNTS and key != "compute_rate") or
+                               flags & _ffi.KEY_AXIS):
+        return _check.text(key, v)
+    if hasattr(v, "path") and isinstance(getattr(v, "path"), str):
+        return _check.text(key, v.path)  # a registry entry: its path
+    if key in _WIDTHS:
+        t = width_text(key, v)
+        if t is None:
+            raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number of "
+                                    f"bytes, got None", key)
+        return t
+    if key in _COUNTS or key == "parameters":
+        return _check.count_text(key, v).encode()
+    if key == "compute_rate":
+        if isinstance(v, bool) or not isinstance(v, (numbers.Real, decimal.Decimal)):
+            raise ArgumentTypeError(f"{key} must be a number, got {type(v).__name__} "
+                                    f"{_check._show(v)}", key)
+        finite = not isinstance(v, (float, decimal.Decimal)) or math.isfinite(v)
+        q = fractions.Fraction(v) if finite else None
+        if q is not None and q.denominator == 1:
+            return str(q.numerator).encode()
+        return str(v).encode()  # the library refuses what is not a whole count, as for the CLI
+    raise ArgumentTypeError(f"{key} must be a str, got {type(v).__name__} {_check._show(v)}", key)
+
+
+def _items(key: str, flags: int, v: Any, sweep: bool) -> Tuple[bool, List[bytes]]:
+    """(as items, texts): a list or tuple of a list or repeated key is its items, and of an
+    input a sweep varies, in a sweep."""
+    if flags & _ffi.KEY_SWITCH:
+        return False, [b"true" if _check.flag(key, v) else b"false"]
+    if not sweep:
+        flags &= ~_ffi.KEY_AXIS
+    if isinstance(v, (list, tuple)) and flags & (_ffi.KEY_LIST | _ffi.KEY_AXIS | _ffi.KEY_REPEAT):
+        if not v:
+            raise errors.InvalidValue(f"{key} needs at least one item, got an empty "
+                                      f"{type(v).__name__}", key)
+        return True, [_scalar(key, flags, x) for x in v]
+    return False, [_scalar(key, flags, v)]
+
+
+def hint(key: int) -> str:
+    """Python's words for a missing key."""
+    kw = _lib.dpas_key_keyword(key)
+    name = (kw or _lib.dpas_key_name(key) or b"?").decode()
+    return f"give {name}=..." if kw else f"{name} is not taken from Python"
+
+
+class Request:
+    """One resolved request of the C library: analysis, keys (keyword -> value; None: not given)
+    and base inputs below them (the inputs of a scenario object that the keys override)."""
+
+    def __init__(self, analysis: str, keys: Dict[str, Any],
+                 base: Iterable[Tuple[bytes, bytes]] = ()) -> None:
+        self._rq = ctypes.c_void_p()
+        a = _lib.dpas_analysis_from_name(analysis.encode())
+        err = _ffi.Error()
+        if _lib.dpas_request_new(a, ctypes.byref(self._rq), ctypes.byref(err)):
+            errors.raise_c(err)
+        self.keys: List[Tuple[bytes, bytes]] = []  # the inputs given, as the library read them
+        for key, value in base:
+            self._call(_lib.dpas_request_base, key, value)
+        for kw, v in keys.items():
+            if v is None:
+                continue
+            k, flags = _key(kw)
+            if k < 0:  # no key of the library's: its message names it
+                self._call(_lib.dpas_request_set, _check.text("key", kw), b"")
+            as_items, texts = _items(kw, flags, v, analysis in ("sweep", "plot"))
+            for t in texts:
+                self._call(_lib.dpas_request_add if as_items else _lib.dpas_request_set,
+                           kw.encode(), t)
+                if flags & _ffi.KEY_INPUT:
+                    self.keys.append((kw.encode(), t))
+        self._call(_lib.dpas_request_resolve, ctypes.c_void_p(_REG[0]))
+
+    def _call(self, fn: Any, *args: Any) -> None:
+        err = _ffi.Error()
+        if fn(self._rq, *args, ctypes.byref(err)):
+            missing = _lib.dpas_request_missing(self._rq)
+            e = errors.from_c(err)
+            if missing >= 0:
+                e.hint = hint(missing)
+            raise e
+
+    def __del__(self) -> None:
+        if getattr(self, "_rq", None):
+            _lib.dpas_request_free(self._rq)
+            self._rq = None
+
+    @property
+    def scenario(self) -> _ffi.Scenario:
+        return _lib.dpas_request_scenario(self._rq).contents
+
+    @property
+    def report(self) -> _ffi.Report:
+        return _lib.dpas_request_report(self._rq).contents
+
+    @property
+    def label(self) -> Optional[str]:
+        return _ffi.text(_lib.dpas_request_label(self._rq))
+
+    @property
+    def opts(self) -> _ffi.RequestOpts:
+        return _lib.dpas_request_opts_of(self._rq).contents
+
+    def call(self, fn: Any, *args: Any) -> None:
+        """An analysis over the resolved request (dpas_request_cost, ...)."""
+        err = _ffi.Error()
+        if fn(self._rq, *args, ctypes.byref(err)):
+            errors.raise_c(err)
+
+    def sweep_rows(self) -> Tuple[List[Dict[str, Any]], int, Optional[str]]:
+        """The kept points' rows as dicts (column -> value), the number left out and why the
+        first was."""
+        sw = _lib.dpas_request_sweep(self._rq)
+        n = _lib.dpas_sweep_ncolumns(sw)
+        cols = (_ffi.Column * n)()
+        _lib.dpas_sweep_columns(sw, cols)
+        names = [c.name.decode() for c in cols]
+        types = [c.type for c in cols]
+        rows: List[Dict[str, Any]] = []
+
+        def take(_ctx: Any, cells: Any) -> int:
+            rows.append({names[i]: _cell(types[i], cells[i]) for i in range(n)})
+            return 0
+
+        tally = _ffi.SweepTally()
+        err = _ffi.Error()
+        if _lib.dpas_sweep_rows(sw, _ffi.SWEEP_FN(take), None, ctypes.byref(tally),
+                                ctypes.byref(err)):
+            errors.raise_c(err)
+        first = tally.first.decode("utf-8", "replace") if tally.skipped else None
+        return rows, tally.skipped, first
+
+
+def _cell(t: int, c: _ffi.Cell) -> Any:
+    """A C cell as a Python value: None for null, exact bytes as a Quantity."""
+    from ._quantity import quantity
+    if c.null:
+        return None
+    if t == _ffi.COL_TEXT:
+        return _ffi.text(c.text)
+    if t == _ffi.COL_INT:
+        return c.i
+    if t == _ffi.COL_UINT:
+        return c.u
+    if t == _ffi.COL_BOOL:
+        return bool(c.boolean)
+    if t == _ffi.COL_BYTES:
+        return quantity(c.bytes)
+    return c.real if c.real == c.real and abs(c.real) != float("inf") else None
+
+
+_REG: List[int] = []  # the built-in registry, set by dpas/__init__.py
+
+
+__all__ = ["Request", "KEYS", "hint", "Quantity"]

@@ -1,0 +1,490 @@
+/* The request parser: keys from any front end, checked once in one fixed order, into a typed
+ * request. A key is recorded as text when it is given (only an unknown key or one given twice is
+ * refused then); dpas_request_resolve does every other check, so that the first error does not
+ * depend on the order of a command line, a query or keyword arguments. */
+#include "request_inputs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dpas_request_new(dpas_analysis a, dpas_request **out, dpas_error *err)
+{
+    *out = NULL;
+    if ((unsigned)a >= DPAS_ANALYSIS_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "analysis", "unknown analysis %d", (int)a);
+    dpas_request *rq = calloc(1, sizeof *rq);
+    if (!rq || !(rq->spec = dpas_spec_new())) {
+        free(rq);
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    rq->analysis = a;
+    rq->missing = -1;
+    rq->opts.n = rq->opts.f = -1;
+    rq->opts.cost.f = -1;
+    rq->sweep.schedule = -1;
+    *out = rq;
+    return 0;
+}
+
+void dpas_request_free(dpas_request *rq)
+{
+    if (!rq)
+        return;
+    for (int k = 0; k < DPAS_KEY_COUNT; k++) {
+        free(rq->v[k].text);
+        for (size_t i = 0; i < rq->v[k].npaths; i++)
+            free(rq->v[k].paths[i]);
+        free(rq->v[k].paths);
+    }
+    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
+        free(rq->placeholder[k]);
+    dpas_sweep_axis_free(&rq->sweep.axes[0]);
+    dpas_sweep_axis_free(&rq->sweep.axes[1]);
+    free(rq->rules);
+    dpas_netmodel_free(rq->net);
+    dpas_spec_free(rq->spec);
+    free(rq);
+}
+
+int dpas_request_missing(const dpas_request *rq) { return rq ? rq->missing : -1; }
+
+/* ---- keys as given ---------------------------------------------------------------------------- */
+
+static int key_of(const dpas_request *rq, const char *name, dpas_error *err)
+{
+    char q[96];
+    int k = dpas_key_from_name(name);
+    if (k < 0)
+        return dpas__fail(err, DPAS_EINVAL, "key", "unknown key %s",
+                          dpas__quote(name ? name : "(null)", q, sizeof q));
+    if (rq->resolved)
+        return dpas__fail(err, DPAS_EINVAL, "key", "the request is resolved already");
+    return k;
+}
+
+static char *copy_of(const char *text) { return text ? strdup(text) : strdup(""); }
+
+static int twice(dpas_key k, dpas_error *err)
+{
+    return dpas__fail(err, DPAS_EINVAL, dpas_key_name(k), "%s is given twice; give it once",
+                      dpas_key_name(k));
+}
+
+static int add_path(dpas__given *g, const char *text, dpas_error *err)
+{
+    char **more = realloc(g->paths, (g->npaths + 1) * sizeof *more);
+    char *copy = more ? copy_of(text) : NULL;
+    if (more)
+        g->paths = more;
+    if (!copy)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    g->paths[g->npaths++] = copy;
+    g->set = true;
+    return 0;
+}
+
+int dpas_request_set(dpas_request *rq, const char *key, const char *value, dpas_error *err)
+{
+    int k = key_of(rq, key, err);
+    if (k < 0)
+        return k;
+    dpas__given *g = &rq->v[k];
+    if (dpas_key_flags((dpas_key)k) & DPAS_KEY_REPEAT)
+        return add_path(g, value, err);
+    if (g->set)
+        return twice((dpas_key)k, err);
+    if (!(g->text = copy_of(value)))
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    g->set = true;
+    return 0;
+}
+
+int dpas_request_add(dpas_request *rq, const char *key, const char *item, dpas_error *err)
+{
+    int k = key_of(rq, key, err);
+    if (k < 0)
+        return k;
+    unsigned fl = dpas_key_flags((dpas_key)k);
+    dpas__given *g = &rq->v[k];
+    if (fl & DPAS_KEY_REPEAT)
+        return add_path(g, item, err);
+    if (!(fl & (DPAS_KEY_LIST | DPAS_KEY_AXIS)))
+        return dpas_request_set(rq, key, item, err);
+    char q[96];
+    if (g->set && !g->items)
+        return twice((dpas_key)k, err);
+    if (!item || strchr(item, ','))
+        return dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
+                          "%s: an item of a list holds no comma, got %s",
+                          dpas_key_name((dpas_key)k),
+                          dpas__quote(item ? item : "(null)", q, sizeof q));
+    dpas__buf b = {0};
+    if (g->text)
+        dpas__buf_printf(&b, "%s,", g->text);
+    dpas__buf_puts(&b, item);
+    char *text = dpas__buf_finish(&b, err);
+    if (!text)
+        return DPAS_ENOMEM;
+    free(g->text);
+    g->text = text;
+    g->set = g->items = true;
+    return 0;
+}
+
+int dpas_request_load_file(dpas_request *rq, const char *path, dpas_error *err)
+{
+    return dpas_spec_load_file(rq->spec, path, err);
+}
+
+int dpas_request_load_text(dpas_request *rq, const char *text, size_t len, int is_json,
+                           const char *origin, dpas_error *err)
+{
+    return dpas_spec_load_text(rq->spec, text, len, is_json, origin, err);
+}
+
+int dpas_request_base(dpas_request *rq, const char *key, const char *value, dpas_error *err)
+{
+    int k = key_of(rq, key, err);
+    if (k < 0)
+        return k;
+    if (k >= DPAS_INPUT_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "key", "%s is not a scenario input",
+                          dpas_key_name((dpas_key)k));
+    if (k == DPAS_KEY_WEIGHT_WIDTH && value && !strcmp(value, "none"))
+        value = NULL;
+    return dpas_spec_set_input(rq->spec, (dpas_input)k, value, dpas_key_name((dpas_key)k), err);
+}
+
+/* ---- the checks that need no value -------------------------------------------------------------- */
+
+/* "cost, sweep and plot": the analyses that take k. */
+static void takers(dpas_key k, char *buf, size_t cap)
+{
+    size_t o = 0, n = 0, seen = 0;
+    for (int a = 0; a < DPAS_ANALYSIS_COUNT; a++)
+        n += dpas_analysis_takes((dpas_analysis)a, k) != 0;
+    buf[0] = '\0';
+    for (int a = 0; a < DPAS_ANALYSIS_COUNT && o < cap; a++) {
+        if (!dpas_analysis_takes((dpas_analysis)a, k))
+            continue;
+        seen++;
+        int w = snprintf(buf + o, cap - o, "%s%s",
+                         seen == 1   ? ""
+                         : seen == n ? " and "
+                                     : ", ",
+                         dpas_analysis_name((dpas_analysis)a));
+        o += w > 0 ? (size_t)w : 0;
+    }
+}
+
+static int check_keys(dpas_request *rq, dpas_error *err)
+{
+    for (int k = 0; k < DPAS_KEY_COUNT; k++) {
+        if (!rq->v[k].set || dpas_analysis_takes(rq->analysis, (dpas_key)k))
+            continue;
+        char who[128];
+        const char *name = dpas_key_name((dpas_key)k), *a = dpas_analysis_name(rq->analysis);
+        takers((dpas_key)k, who, sizeof who);
+        if (k < DPAS_INPUT_COUNT)
+            return dpas__fail(err, DPAS_EINVAL, name,
+                              "%s is not used by %s (an input of a scenario; %s takes none)", name,
+                              a, a);
+        return dpas__fail(err, DPAS_EINVAL, name, "%s is not used by %s (an option of %s)", name, a,
+                          who);
+    }
+    if (rq->v[DPAS_KEY_WORKLOAD].set && rq->v[DPAS_KEY_PARAMETERS].set)
+        return dpas__fail(err, DPAS_EINVAL, "workload",
+                          "give workload or parameters, not both (a registry workload has its "
+                          "own parameter count)");
+    return 0;
+}
+
+/* ---- options ------------------------------------------------------------------------------------ */
+
+/* An integer option: >= min (and <= max). */
+static int count_opt(dpas_request *rq, dpas_key k, int64_t min, int64_t max, int64_t *out,
+                     dpas_error *err)
+{
+    const char *t = text_of(rq, k), *name = dpas_key_name(k);
+    int64_t v;
+    int rc;
+    if (!t)
+        return 0;
+    if ((rc = dpas_parse_int(name, t, &v, err)))
+        return rc;
+    if (v < min)
+        return dpas__fail(err, DPAS_EINVAL, name, "%s must be >= %lld, got %lld", name,
+                          (long long)min, (long long)v);
+    if (v > max)
+        return dpas__fail(err, DPAS_EINVAL, name, "%s must be <= %lld, got %lld", name,
+                          (long long)max, (long long)v);
+    *out = v;
+    return 0;
+}
+
+static int switch_opt(dpas_request *rq, dpas_key k, int *out, dpas_error *err)
+{
+    const char *t = text_of(rq, k), *name = dpas_key_name(k);
+    char q[96];
+    if (!t)
+        return 0;
+    if (!strcmp(t, "true") || !strcmp(t, "1"))
+        *out = 1;
+    else if (!strcmp(t, "false") || !strcmp(t, "0"))
+        *out = 0;
+    else
+        return dpas__fail(err, DPAS_EINVAL, name, "%s must be true, false, 1 or 0, got %s", name,
+                          dpas__quote(t, q, sizeof q));
+    return 0;
+}
+
+/* The rules a cost asks for: the listed ones, or with a convention alone every default rule
+ * under it (a convention is used, never dropped); NULL rules: every default rule. A rule named
+ * twice under two names (mda, brute) is refused as a name given twice is. */
+static int cost_rules(dpas_request *rq, dpas_error *err)
+{
+    const char *list = text_of(rq, DPAS_KEY_RULE), *conv = text_of(rq, DPAS_KEY_CONVENTION);
+    char **items = NULL, q[96];
+    size_t n = 0;
+    int rc;
+    if (!list && !conv)
+        return 0;
+    if (list && (rc = dpas__request_split("rule", list, &items, &n, err)))
+        return rc;
+    if (!list)
+        for (size_t i = 0; i < dpas_rule_count(); i++)
+            n += dpas_rule_at(i)->is_default != 0;
+    if (!(rq->rules = calloc(n ? n : 1, sizeof *rq->rules))) {
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        n = 0;
+    }
+    size_t m = 0;
+    for (size_t i = 0, j = 0; !rc && m < n; i++) {
+        const char *name = list ? items[i] : dpas_rule_at(i)->name;
+        if (!list && !dpas_rule_at(i)->is_default)
+            continue;
+        if ((rc = dpas_rule_select(name, conv, &rq->rules[m], err)))
+            break;
+        for (j = 0; !rc && j < m; j++)
+            if (rq->rules[j] == rq->rules[m])
+                rc = dpas__fail(err, DPAS_EINVAL, "rule", "rule: %s is given twice (as %s)",
+                                dpas__quote(name, q, sizeof q), rq->rules[m]->name);
+        m++;
+    }
+    if (items)
+        free(items[0]);
+    free(items);
+    rq->opts.cost.rules = rq->rules;
+    rq->opts.cost.nrules = m;
+    return rc;
+}
+
+static int cost_schedules(dpas_request *rq, dpas_error *err)
+{
+    const char *list = text_of(rq, DPAS_KEY_SCHEDULE);
+    char **items;
+    size_t n;
+    int rc;
+    if (!list)
+        return 0;
+    if ((rc = dpas__request_split("schedule", list, &items, &n, err)))
+        return rc;
+    for (size_t i = 0; !rc && i < n; i++) {
+        dpas_schedule_id id;
+        if (!(rc = dpas_schedule_parse("schedule", items[i], &id, err)))
+            rq->opts.cost.schedules |= 1u << id;
+    }
+    free(items[0]);
+    free(items);
+    return rc;
+}
+
+/* The one place a request reads a calibration: the files' network model (dpas_netmodel_load)
+ * and the inter-node link of its AllReduce's alpha-beta line, read and fitted once. */
+static int load_calibration(dpas_request *rq, dpas_error *err)
+{
+    const dpas__given *g = &rq->v[DPAS_KEY_CALIBRATION];
+    const char *path = g->paths[0];
+    int rc;
+    if (g->npaths > 1)
+        return dpas__fail(err, DPAS_EINVAL, "calibration",
+                          "calibration: one file for now, got %zu (the files of one cluster in "
+                          "one file: cat them)",
+                          g->npaths);
+    if ((rc = dpas_netmodel_load(path, NULL, 0, &rq->net, err)))
+        return rc;
+    const dpas_curve *cv = &rq->net->curves[0]; /* an AllReduce first: the ring's collective */
+    for (size_t i = 0; i < rq->net->ncurves; i++)
+        if (rq->net->curves[i].collective == DPAS_COLL_ALL_REDUCE) {
+            cv = &rq->net->curves[i];
+            break;
+        }
+    const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
+    if (!f->defined)
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s", path, f->reason);
+    rq->links.inter_bandwidth = f->beta;
+    rq->links.inter_latency = f->alpha;
+    return 0;
+}
+
+static int network(dpas_request *rq, dpas_error *err)
+{
+    const char *model = text_of(rq, DPAS_KEY_NETWORK_MODEL);
+    int kind = DPAS_NETMODEL_DEFAULT, rc;
+    rq->opts.calibration = (const char *const *)rq->v[DPAS_KEY_CALIBRATION].paths;
+    rq->opts.ncalibration = rq->v[DPAS_KEY_CALIBRATION].npaths;
+    if (model && (rc = dpas_netmodel_kind_parse(model, &kind, err)))
+        return rc;
+    if (model && !rq->opts.ncalibration)
+        return dpas__request_missing(rq, DPAS_KEY_CALIBRATION, err,
+                                     "network_model needs calibration (nccl-tests output)");
+    if (!rq->opts.ncalibration)
+        return 0;
+    if ((rc = load_calibration(rq, err)))
+        return rc;
+    /* a calibration's measured curves answer by default (empirical where measured) */
+    rq->opts.cost.links = &rq->links;
+    rq->opts.cost.links_source = rq->opts.calibration[0];
+    rq->opts.cost.net = rq->net;
+    rq->opts.cost.net_kind = kind;
+    rq->sweep.links = &rq->links;
+    rq->sweep.net = rq->net;
+    rq->sweep.net_kind = kind;
+    return 0;
+}
+
+static int eval_attrs(dpas_request *rq, dpas_error *err)
+{
+    const char *list = text_of(rq, DPAS_KEY_ATTR);
+    char **items, q[96];
+    size_t n;
+    int rc;
+    if (!list || rq->analysis != DPAS_ANALYSIS_EVAL)
+        return 0;
+    if ((rc = dpas__request_split("attr", list, &items, &n, err)))
+        return rc;
+    for (size_t i = 0; !rc && i < n; i++) {
+        int a = dpas_attr_from_name(items[i]);
+        if (a >= 0) {
+            rq->opts.attrs |= 1u << a;
+            continue;
+        }
+        dpas__buf names = {0};
+        for (int k = 0; k < DPAS_ATTR_COUNT; k++)
+            dpas__buf_printf(&names, "%s%s", k ? ", " : "", dpas_attr_name((dpas_attr)k));
+        rc = dpas__fail(err, DPAS_EINVAL, "attr", "attr: unknown attribute %s; expected one of %s",
+                        dpas__quote(items[i], q, sizeof q), names.data ? names.data : "");
+        free(names.data);
+    }
+    free(items[0]);
+    free(items);
+    return rc;
+}
+
+static int memory_opts(dpas_request *rq, dpas_error *err)
+{
+    int64_t zero = 0;
+    int rc;
+    const char *state = text_of(rq, DPAS_KEY_STATE);
+    if (rq->analysis != DPAS_ANALYSIS_MEMORY)
+        return 0;
+    if ((rc = dpas_convention_find(state ? state : "zero16", &rq->opts.state, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_ZERO, 0, 3, &zero, err)))
+        return rc;
+    rq->opts.zero = (int)zero;
+    return 0;
+}
+
+/* Every option, in the order of the key table. */
+static int options(dpas_request *rq, dpas_error *err)
+{
+    dpas_request_opts *o = &rq->opts;
+    int64_t iterations = 0;
+    int rc;
+    if (rq->analysis == DPAS_ANALYSIS_COST &&
+        ((rc = cost_rules(rq, err)) || (rc = cost_schedules(rq, err))))
+        return rc;
+    o->convention = text_of(rq, DPAS_KEY_CONVENTION);
+    if ((rc = count_opt(rq, DPAS_KEY_F, 0, INT64_MAX, &o->f, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_N, 1, INT64_MAX, &o->n, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_STEPS, 1, INT64_MAX, &o->cost.steps, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_ITERATIONS, 1, INT64_MAX, &iterations, err)))
+        return rc;
+    o->cost.f = o->f;
+    o->cost.iterations = iterations;
+    rq->sweep.iterations = iterations ? iterations : 10;
+    const char *rate = text_of(rq, DPAS_KEY_COMPUTE_RATE);
+    if (rate) {
+        uint64_t r;
+        if ((rc = dpas_parse_count("compute_rate", rate, &r, err)))
+            return rc;
+        if (!r)
+            return dpas__fail(err, DPAS_EINVAL, "compute_rate", "compute_rate must be > 0, got %s",
+                              rate);
+        o->cost.compute_rate = (double)r;
+    }
+    if ((rc = network(rq, err)) || (rc = memory_opts(rq, err)) || (rc = eval_attrs(rq, err)) ||
+        (rc = switch_opt(rq, DPAS_KEY_EXPLAIN, &o->explain, err)))
+        return rc;
+    o->title = text_of(rq, DPAS_KEY_TITLE);
+    return 0;
+}
+
+int dpas_request_resolve(dpas_request *rq, const dpas_registry *reg, dpas_error *err)
+{
+    int rc;
+    if (rq->resolved)
+        return dpas__fail(err, DPAS_EINVAL, "request", "the request is resolved already");
+    rq->reg = reg;
+    rq->missing = -1;
+    if ((rc = check_keys(rq, err)) || (rc = options(rq, err)))
+        return rc;
+    switch (rq->analysis) {
+    case DPAS_ANALYSIS_RULES: break;
+    case DPAS_ANALYSIS_SWEEP:
+    case DPAS_ANALYSIS_PLOT:
+        if ((rc = dpas__request_sweep(rq, err)))
+            return rc;
+        break;
+    default:
+        /* validated by the resolution: evaluated here without validating again */
+        if ((rc = dpas__request_scenario(rq, NULL, err)) ||
+            (rc = dpas__evaluate(&rq->scenario, &rq->report, err)))
+            return rc;
+        break;
+    }
+    rq->resolved = true;
+    return 0;
+}
+
+/* ---- the typed request ------------------------------------------------------------------------- */
+
+dpas_analysis dpas_request_analysis(const dpas_request *rq) { return rq->analysis; }
+
+const dpas_scenario *dpas_request_scenario(const dpas_request *rq)
+{
+    return rq && rq->resolved ? &rq->scenario : NULL;
+}
+
+const dpas_report *dpas_request_report(const dpas_request *rq)
+{
+    return rq && rq->resolved ? &rq->report : NULL;
+}
+
+const char *dpas_request_label(const dpas_request *rq) { return rq ? rq->label : NULL; }
+
+const dpas_request_opts *dpas_request_opts_of(const dpas_request *rq)
+{
+    return rq && rq->resolved ? &rq->opts : NULL;
+}
+
+const dpas_sweep *dpas_request_sweep(const dpas_request *rq)
+{
+    return rq && rq->resolved &&
+                   (rq->analysis == DPAS_ANALYSIS_SWEEP || rq->analysis == DPAS_ANALYSIS_PLOT)
+               ? &rq->sweep
+               : NULL;
+}

@@ -1,0 +1,52 @@
+/* The analyses over a resolved request: each is the analysis' own function called with the
+ * request's scenario and options, so that every front end gets the same rows. */
+#include "request_inputs.h"
+
+#include <stdlib.h>
+
+static int unresolved(const dpas_request *rq, dpas_analysis a, dpas_error *err)
+{
+    if (!rq->resolved)
+        return dpas__fail(err, DPAS_EINVAL, "request", "the request is not resolved");
+    if (rq->analysis != a)
+        return dpas__fail(err, DPAS_EINVAL, "request", "the request is for %s, not %s",
+                          dpas_analysis_name(rq->analysis), dpas_analysis_name(a));
+    return 0;
+}
+
+int dpas_request_cost(const dpas_request *rq, dpas_cost **out, dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_COST, err);
+    *out = NULL;
+    return rc ? rc : dpas_cost_compute(&rq->scenario, &rq->opts.cost, out, err);
+}
+
+int dpas_request_rules(const dpas_request *rq, dpas_rule_row *rows, size_t *nrows, dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_RULES, err);
+    *nrows = 0;
+    return rc ? rc : dpas_rules_list(rq->opts.n, rq->opts.f, rq->opts.convention, rows, nrows, err);
+}
+
+int dpas_request_inventory(const dpas_request *rq, dpas_inventory_row **rows, size_t *n,
+                           dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_INVENTORY, err);
+    *rows = NULL;
+    *n = 0;
+    if (rc || (rc = dpas_inventory(&rq->scenario, NULL, 0, n, err)))
+        return rc;
+    if (!(*rows = calloc(*n ? *n : 1, sizeof **rows)))
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    if ((rc = dpas_inventory(&rq->scenario, *rows, *n, n, err))) {
+        free(*rows);
+        *rows = NULL;
+    }
+    return rc;
+}
+
+int dpas_request_memory(const dpas_request *rq, dpas_memory *out, dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_MEMORY, err);
+    return rc ? rc : dpas_memory_check(&rq->scenario, rq->opts.state, rq->opts.zero, out, err);
+}

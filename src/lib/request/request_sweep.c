@@ -1,0 +1,193 @@
+/* A sweep or plot request: which keys vary (a list or a range; at most two), the scenario of
+ * the inputs that do not vary, the axes, the fixed rule and schedule, the metrics and the plot's
+ * metric. What `dpas sweep`, /api/v1/sweep and the Python binding used to set up each on its
+ * own. */
+#include "request_inputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The keys a sweep can vary, in the order of the axes (dpas_sweep_input). */
+static const dpas_key axis_key[DPAS_SWEEP_INPUT_COUNT] = {
+    DPAS_KEY_DP_DEGREE,      DPAS_KEY_PARAMETERS,       DPAS_KEY_WORKLOAD, DPAS_KEY_FLEET,
+    DPAS_KEY_GRADIENT_WIDTH, DPAS_KEY_CHECKPOINT_WIDTH, DPAS_KEY_RULE,     DPAS_KEY_SCHEDULE,
+};
+
+/* Which keys vary; the other keys of a varied fleet cannot be given with it. */
+static int find_axes(dpas_request *rq, dpas_error *err)
+{
+    dpas_sweep *sw = &rq->sweep;
+    for (int i = 0; i < DPAS_SWEEP_INPUT_COUNT; i++) {
+        const char *t = text_of(rq, axis_key[i]);
+        if (!t || !dpas_sweep_text_varies((dpas_sweep_input)i, t))
+            continue;
+        if (sw->naxes == 2)
+            return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key[i]),
+                              "a sweep varies at most two inputs; %s, %s and %s all vary",
+                              dpas_key_name(axis_key[sw->axes[0].input]),
+                              dpas_key_name(axis_key[sw->axes[1].input]),
+                              dpas_key_name(axis_key[i]));
+        sw->axes[sw->naxes++].input = (dpas_sweep_input)i;
+    }
+    if (!sw->naxes) {
+        dpas__buf b = {0};
+        for (int i = 0; i < DPAS_SWEEP_INPUT_COUNT; i++)
+            dpas__buf_printf(&b, "%s%s",
+                             i == 0                           ? ""
+                             : i + 1 < DPAS_SWEEP_INPUT_COUNT ? ", "
+                                                              : " or ",
+                             dpas_key_name(axis_key[i]));
+        int rc = dpas__fail(err, DPAS_EINVAL, "axes",
+                            "nothing varies: give a list (8,16,32), or for a number a range "
+                            "(2..4096), to one or two of %s",
+                            b.data ? b.data : "");
+        free(b.data);
+        return rc;
+    }
+    static const dpas_key parts[] = {DPAS_KEY_NODES, DPAS_KEY_ACCELERATORS_PER_NODE, DPAS_KEY_NODE,
+                                     DPAS_KEY_FABRIC, DPAS_KEY_FLEET_NAME};
+    for (int a = 0; a < sw->naxes; a++)
+        for (size_t i = 0; sw->axes[a].input == DPAS_SWEEP_FLEET && i < 5; i++)
+            if (rq->v[parts[i]].set) /* overridden at every point: given and never used */
+                return dpas__fail(err, DPAS_EINVAL, dpas_key_name(parts[i]),
+                                  "%s cannot be given with a varied fleet: each fleet has its "
+                                  "own (give one fleet, or drop %s)",
+                                  dpas_key_name(parts[i]), dpas_key_name(parts[i]));
+    return 0;
+}
+
+/* The scenario with each varied input at a value valid for any point (a count at 1, a name at
+ * its first value). A fixed dp_degree is checked point by point, not against the first value of
+ * a varied fleet or workload: the order of a list must not decide which points are kept. */
+static int base(dpas_request *rq, dpas_error *err)
+{
+    dpas_sweep *sw = &rq->sweep;
+    char **ph = rq->placeholder;
+    int rc;
+    for (int a = 0; a < sw->naxes; a++) {
+        dpas_key k = axis_key[sw->axes[a].input];
+        if (!(dpas_key_flags(k) & DPAS_KEY_INPUT))
+            continue; /* rule, schedule */
+        const char *t = text_of(rq, k);
+        bool number = k == DPAS_KEY_DP_DEGREE || k == DPAS_KEY_PARAMETERS;
+        if (!(ph[k] = number ? strdup("1") : strndup(t, strcspn(t, ","))))
+            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    const char *dp = text_of(rq, DPAS_KEY_DP_DEGREE);
+    int64_t dp_value = 0;
+    bool fixed_dp = dp && !ph[DPAS_KEY_DP_DEGREE];
+    if (fixed_dp) {
+        if ((rc = dpas_parse_int("dp_degree", dp, &dp_value, err)))
+            return rc;
+        if (!(ph[DPAS_KEY_DP_DEGREE] = strdup("1")))
+            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    if ((rc = dpas__request_scenario(rq, ph, err)))
+        return rc;
+    sw->base = rq->scenario;
+    if (fixed_dp)
+        sw->base.dp_degree = rq->scenario.dp_degree = dp_value;
+    return 0;
+}
+
+/* The axes' values, the rule and schedule that do not vary. */
+static int axes(dpas_request *rq, dpas_error *err)
+{
+    dpas_sweep *sw = &rq->sweep;
+    const char *conv = text_of(rq, DPAS_KEY_CONVENTION);
+    int rc;
+    for (int a = 0; a < sw->naxes; a++) {
+        dpas_sweep_input in = sw->axes[a].input;
+        if ((rc = dpas_sweep_axis_parse(in, text_of(rq, axis_key[in]), dpas_key_name(axis_key[in]),
+                                        rq->reg, conv, &sw->axes[a], err)))
+            return rc;
+    }
+    const char *rule = text_of(rq, DPAS_KEY_RULE), *sched = text_of(rq, DPAS_KEY_SCHEDULE);
+    if (rule && !dpas_sweep_text_varies(DPAS_SWEEP_RULE, rule) &&
+        (rc = dpas_rule_select(rule, conv, &sw->rule, err)))
+        return rc;
+    if (conv && !rule && (rc = dpas__convention_check(conv, false, err)))
+        return rc; /* checked, with no rule to apply it to */
+    dpas_schedule_id id;
+    if (sched && !dpas_sweep_text_varies(DPAS_SWEEP_SCHEDULE, sched)) {
+        if ((rc = dpas_schedule_parse("schedule", sched, &id, err)))
+            return rc;
+        sw->schedule = (int)id;
+    }
+    return 0;
+}
+
+/* attr: the metrics, or the defaults; each with the schedule and the rule it needs. */
+static int metrics(dpas_request *rq, dpas_error *err)
+{
+    dpas_sweep *sw = &rq->sweep;
+    const char *list = text_of(rq, DPAS_KEY_ATTR);
+    bool sched = rq->v[DPAS_KEY_SCHEDULE].set, rule = rq->v[DPAS_KEY_RULE].set;
+    char q[96];
+    if (!list) {
+        dpas_sweep_default_metrics(sw, sched, rule);
+    } else {
+        char **items;
+        size_t n;
+        int rc = dpas__request_split("attr", list, &items, &n, err);
+        for (size_t i = 0; !rc && i < n; i++) {
+            int m = dpas_metric_from_name(items[i]);
+            if (m < 0)
+                rc = dpas__fail(err, DPAS_EINVAL, "attr", "attr: unknown metric %s",
+                                dpas__quote(items[i], q, sizeof q));
+            else
+                sw->metrics[sw->nmetrics++] = m; /* no name twice: at most one of each */
+        }
+        if (!rc)
+            free(items[0]), free(items);
+        if (rc)
+            return rc;
+    }
+    for (int i = 0; i < sw->nmetrics; i++) {
+        int m = sw->metrics[i];
+        if (dpas_metric_needs_schedule(m) && !sched)
+            return dpas__request_missing(rq, DPAS_KEY_SCHEDULE, err, "%s needs a schedule",
+                                         dpas_metric_name(m));
+        if (dpas_metric_needs_rule(m) && !rule)
+            return dpas__request_missing(rq, DPAS_KEY_RULE, err, "%s needs a rule",
+                                         dpas_metric_name(m));
+    }
+    return dpas_sweep_check(sw, err);
+}
+
+/* The plot: its metric, one of those shown; a numeric first axis. */
+static int plot(dpas_request *rq, dpas_error *err)
+{
+    dpas_sweep *sw = &rq->sweep;
+    const char *y = text_of(rq, DPAS_KEY_Y);
+    char q[96];
+    rq->opts.y = sw->metrics[0];
+    if (y) {
+        int m = dpas_metric_from_name(y);
+        bool listed = false;
+        for (int i = 0; i < sw->nmetrics; i++)
+            listed |= sw->metrics[i] == m;
+        if (m < 0 || !listed)
+            return dpas__fail(err, DPAS_EINVAL, "y",
+                              "y must be one of the metrics shown (attr), got %s",
+                              dpas__quote(y, q, sizeof q));
+        rq->opts.y = m;
+    }
+    dpas_sweep_input x = sw->axes[0].input;
+    if (x != DPAS_SWEEP_DP_DEGREE && x != DPAS_SWEEP_PARAMETERS)
+        return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key[x]),
+                          "a plot needs a numeric first varied input (dp_degree or parameters), "
+                          "got %s",
+                          dpas_key_name(axis_key[x]));
+    return 0;
+}
+
+int dpas__request_sweep(dpas_request *rq, dpas_error *err)
+{
+    int rc;
+    if ((rc = find_axes(rq, err)) || (rc = base(rq, err)) || (rc = axes(rq, err)) ||
+        (rc = metrics(rq, err)))
+        return rc;
+    return rq->analysis == DPAS_ANALYSIS_PLOT ? plot(rq, err) : 0;
+}
