@@ -74,8 +74,14 @@ CASES["np4_sweep_calibration_prediction"] = (4, [], "calibrated")
 
 def run(mpiexec, prog, n, args, base=True):
     cmd = [mpiexec, "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,tcp",
-           "--mca", "btl_tcp_if_include", "lo", "-np", str(n), prog, "--iters", "3", "--warmup", "1"]
-    cmd += (["--params", str(D), "-o", "json"] if base else []) + args
+           "--mca", "btl_tcp_if_include", "lo", "-np", str(n), prog]
+    # the defaults of a run, each left out when the case gives it (an option given twice is refused)
+    defaults = [("--iters", "3"), ("--warmup", "1")]
+    defaults += [("--params", str(D)), ("-o", "json")] if base else []
+    for opt, value in defaults:
+        if opt not in args:
+            cmd += [opt, value]
+    cmd += args
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
