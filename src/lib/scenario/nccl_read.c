@@ -881,7 +881,13 @@ static int data_row(reader *r, int line, const char *phys)
         p->cap = cap;
     }
     test->points[test->npoints++] =
-        (dpas_nccl_point){size, seconds, alg * 1e9, bus * 1e9, line, wrong};
+        (dpas_nccl_point){.bytes = size,
+                          .seconds = seconds,
+                          .algbw = alg * 1e9,
+                          .busbw = bus * 1e9,
+                          .seconds_inplace = NAN,
+                          .line = line,
+                          .wrong = wrong};
     test->wrong_rows += wrong;
     if (isfinite(alg) && isfinite(bus) && alg > ea && (!p->line || alg > p->algbw)) {
         p->algbw = alg, p->busbw = bus, p->ea = ea, p->eb = eb, p->line = line;
