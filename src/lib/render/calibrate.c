@@ -9,24 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const source_names[] = {"unknown",    "given",       "test name",
-                                           "Rank lines", "busbw/algbw", "CSV column"};
-static const char *const source_keys[] = {NULL,         "given",       "test_name",
-                                          "rank_lines", "busbw_algbw", "csv_column"};
+static const char *const source_names[] = {"unknown",     "given",      "test name",   "Rank lines",
+                                           "busbw/algbw", "CSV column", "command line"};
+static const char *const source_keys[] = {NULL,          "given",      "test_name",   "rank_lines",
+                                          "busbw_algbw", "csv_column", "command_line"};
 static const char *const prefix_names[] = {"",
                                            "srun --label \"N: \"",
                                            "mpirun --tag-output \"[J,R]<stdout>:\"",
                                            "kubectl --prefix \"[pod/NAME/CONTAINER] \"",
                                            "pdsh \"host: \"",
-                                           "an RFC 3339 timestamp"};
+                                           "an RFC 3339 timestamp",
+                                           "mpiexec -l \"[N] \""};
 
 static const char *source_name(int s)
 {
-    return s >= 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_names[s] : "?";
+    return s >= 0 && s <= DPAS_NCCL_COMMAND ? source_names[s] : "?";
 }
 static const char *source_key(int s)
 {
-    return s > 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_keys[s] : NULL;
+    return s > 0 && s <= DPAS_NCCL_COMMAND ? source_keys[s] : NULL;
 }
 
 /* A byte count as "8 GiB" when it is a whole number of a binary unit, else "123456 B". */
@@ -59,13 +60,60 @@ static void how_found(dpas__buf *b, const dpas_nccl_test *t)
     if (t->collective_from == DPAS_NCCL_BUS_RATIO)
         dpas__buf_printf(b, " = %.4g (line %d)%s%s", t->bus_ratio, t->ratio_line,
                          t->redop ? " and redop " : "", t->redop ? t->redop : "");
-    else if (t->collective_from == DPAS_NCCL_TEST_NAME && t->name)
+    else if ((t->collective_from == DPAS_NCCL_TEST_NAME ||
+              t->collective_from == DPAS_NCCL_COMMAND) &&
+             t->name)
         dpas__buf_printf(b, " %s", t->name);
     dpas__buf_printf(b, ", ranks from %s", source_name(t->ranks_from));
     if (t->ranks_from == DPAS_NCCL_BUS_RATIO)
         dpas__buf_printf(b, " = %.4g (line %d)", t->bus_ratio, t->ratio_line);
     else if (t->ranks_from == DPAS_NCCL_RANK_LINES)
         dpas__buf_printf(b, " (%lld)", (long long)t->rank_lines);
+    if (t->nodes_from && t->ranks_per_node)
+        dpas__buf_printf(b, ", %lld node%s x %lld ranks from the hosts of the Rank lines",
+                         (long long)t->nodes, t->nodes == 1 ? "" : "s",
+                         (long long)t->ranks_per_node);
+    else if (t->nodes_from)
+        dpas__buf_printf(b,
+                         ", %lld nodes from the hosts of the Rank lines, %lld to %lld ranks "
+                         "each",
+                         (long long)t->nodes, (long long)t->ranks_per_node_min,
+                         (long long)t->ranks_per_node_max);
+}
+
+/* What the reader skipped: tables it did not read, rows of size 0, tags inside lines. */
+static void reader_notes(dpas__buf *b, const dpas_nccl_log *g, bool verbose)
+{
+    const char *o = g->origin;
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        dpas__buf_printf(b, "note: %s:%d: ", o, s->line);
+        if (s->reason == DPAS_NCCL_SKIP_UNMODELLED)
+            dpas__buf_printf(b, "%s skipped (%zu rows): dpas does not model it\n", s->name,
+                             s->rows);
+        else if (s->reason == DPAS_NCCL_SKIP_LOOKS_UNMODELLED)
+            dpas__buf_printf(b,
+                             "a table skipped (%zu rows): its columns (%s) fit only %s, which "
+                             "dpas does not model\n",
+                             s->rows, s->why, s->name);
+        else
+            dpas__buf_printf(b, "a table skipped: its %zu rows all have size 0\n", s->rows);
+    }
+    for (size_t i = 0; i < g->ntests; i++) {
+        const dpas_nccl_test *t = &g->tests[i];
+        if (t->zero_rows)
+            dpas__buf_printf(b,
+                             "note: %s:%d: %s: %zu row%s of size 0 skipped (nccl-tests prints "
+                             "them when the count per rank rounds to 0)\n",
+                             o, t->zero_row_line, dpas_collective_name(t->collective), t->zero_rows,
+                             t->zero_rows == 1 ? "" : "s");
+    }
+    if (verbose && g->inline_tags)
+        dpas__buf_printf(b,
+                         "note: %s: %zu mpirun tag%s removed from inside lines, %zu line%s "
+                         "joined across another process's output\n",
+                         o, g->inline_tags, g->inline_tags == 1 ? "" : "s", g->joined_lines,
+                         g->joined_lines == 1 ? "" : "s");
 }
 
 static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
@@ -169,6 +217,8 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
             dpas__buf_printf(&b, "note: %s: %zu test%s left out by --collective or --ranks\n", o,
                              g->unselected, g->unselected == 1 ? "" : "s");
     }
+    if (g)
+        reader_notes(&b, g, verbose);
     for (size_t i = 0; i < m->ncurves; i++) {
         const dpas_nccl_test *t = m->curves[i].test;
         if (!t)
@@ -598,6 +648,14 @@ static json_t *test_json(const dpas_curve *cv, bool *bad)
     put(o, "redop", t ? jstr(t->redop) : json_null(), bad);
     put(o, "bus_ratio", t ? jreal(t->bus_ratio) : json_null(), bad);
     put(o, "rank_lines", t ? jint((long long)t->rank_lines) : json_null(), bad);
+    bool nodes = t && t->nodes_from;
+    put(o, "nodes", nodes ? jint((long long)t->nodes) : json_null(), bad);
+    put(o, "ranks_per_node",
+        nodes && t->ranks_per_node ? jint((long long)t->ranks_per_node) : json_null(), bad);
+    put(o, "ranks_per_node_min", nodes ? jint((long long)t->ranks_per_node_min) : json_null(), bad);
+    put(o, "ranks_per_node_max", nodes ? jint((long long)t->ranks_per_node_max) : json_null(), bad);
+    put(o, "nodes_from", nodes ? jstr(source_key(t->nodes_from)) : json_null(), bad);
+    put(o, "zero_rows", t ? jint((long long)t->zero_rows) : json_null(), bad);
     put(o, "header_line", t ? jint(t->header_line) : json_null(), bad);
     put(o, "last_line", t && t->npoints ? jint(t->points[t->npoints - 1].line) : json_null(), bad);
     put(o, "rows", t ? jint((long long)t->npoints) : json_null(), bad);
@@ -609,6 +667,31 @@ static json_t *test_json(const dpas_curve *cv, bool *bad)
         isfinite(cv->peak_busbw) ? ju64(cv->peak_busbw_bytes) : json_null(), bad);
     put(o, "wrong_rows", t ? jint((long long)t->wrong_rows) : json_null(), bad);
     return o;
+}
+
+static json_t *skipped_json(const dpas_nccl_log *g, bool *bad)
+{
+    static const char *const reasons[] = {"", "unmodelled", "looks_unmodelled", "zero_only"};
+    json_t *a = json_array();
+    if (!a) {
+        *bad = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        json_t *o = json_object();
+        if (!o) {
+            *bad = true;
+            break;
+        }
+        put(o, "line", jint(s->line), bad);
+        put(o, "name", jstr(s->name), bad);
+        put(o, "reason", jstr(s->reason >= 1 && s->reason <= 3 ? reasons[s->reason] : NULL), bad);
+        put(o, "rows", jint((long long)s->rows), bad);
+        put(o, "columns", s->why[0] ? jstr(s->why) : json_null(), bad);
+        add(a, o, bad);
+    }
+    return a;
 }
 
 /* The lines of a notes text as a JSON array, without their "note: " / "warning: " lead. */
@@ -686,6 +769,9 @@ static char *render_json(const dpas_netmodel *m, const dpas_net_prediction *p, s
     put(root, "first_foreign", g ? jstr(g->first_foreign) : json_null(), &bad);
     put(root, "prefixed_lines", g ? jint((long long)g->prefixed_lines) : json_null(), &bad);
     put(root, "unselected_tests", g ? jint((long long)g->unselected) : json_null(), &bad);
+    put(root, "inline_tags", g ? jint((long long)g->inline_tags) : json_null(), &bad);
+    put(root, "joined_lines", g ? jint((long long)g->joined_lines) : json_null(), &bad);
+    put(root, "skipped_tables", g ? skipped_json(g, &bad) : json_null(), &bad);
     char *notes = dpas_netmodel_notes(m, p, np, 1, err);
     if (!notes) {
         json_decref(root);
