@@ -1,5 +1,7 @@
 """dpas calibrate on the seven real nccl-tests logs of tests/data/nccl-real, as they are: each is
-read (collective and rank count as read by hand from the logs and their README), the JSON has
+read (collective and rank count as read by hand from the logs and their README), or refused with
+a one-line message naming the option that reads it (07: its columns fit all_gather and alltoall
+alike), and then read with that option; the JSON has
 the issue's schema and is valid (no NaN or Infinity: null where undefined), --predict gives every
 model's time, -v names the first skipped line, --plot writes an SVG with each model, and the
 single-size log says why it cannot be fitted while reporting what it can.
@@ -12,7 +14,8 @@ import sys
 import tempfile
 
 # file, collective, ranks, peak busbw (GB/s, the largest out-of-place busbw printed), sizes,
-# first line that is not nccl-tests output (each file's own "# source:" line)
+# and the options the file needs: 07 has no name and no data check (#wrong N/A), so its columns
+# fit all_gather and alltoall alike and it needs --collective
 LOGS = [
     ("01_ztan_h100_16ranks_all_reduce.txt", "all_reduce", 16, 338.82, 31),
     ("02_oci_a100_16ranks_all_reduce_kubectl.txt", "all_reduce", 16, 237.94, 31),
@@ -20,7 +23,8 @@ LOGS = [
     ("04_aws_p5_2nodes_all_reduce_srun_label.txt", "all_reduce", 16, 487.09, 32),
     ("05_aws_batch_p5_all_reduce_mpi_tag_output.txt", "all_reduce", 8, 483.05, 32),
     ("06_gb10_2ranks_all_gather_one_size.txt", "all_gather", 2, 22.94, 1),
-    ("07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather", 16, 188.54, 11),
+    ("07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather", 16, 188.54, 11,
+     ("--collective", "all_gather")),
 ]
 FIT_KEYS = {"collective", "ranks", "model", "alpha_s", "beta_bytes_per_s", "max_rel_residual"}
 REGIME_KEYS = {"from_bytes", "to_bytes", "alpha_s", "beta_bytes_per_s"}
@@ -35,9 +39,17 @@ def run(dpas, *args):
     return subprocess.run([dpas, "calibrate", *args], capture_output=True, text=True)
 
 
-def check_log(dpas, data, name, coll, ranks, peak, sizes):
+def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
     path = os.path.join(data, name)
-    p = run(dpas, path, "-o", "json", "--predict", "64KiB,16MiB,1GiB")
+    if given:
+        # as it is: refused, the one-line message naming the fix
+        r = run(dpas, path)
+        assert r.returncode == 1 and r.stdout == "", r
+        assert r.stderr.count("\n") == 1 and f"give {' '.join(given)}" in r.stderr, r.stderr
+        path = [path, *given]
+    else:
+        path = [path]
+    p = run(dpas, *path, "-o", "json", "--predict", "64KiB,16MiB,1GiB")
     assert p.returncode == 0, (name, p.stdout, p.stderr)
     assert p.stderr == "", (name, p.stderr)  # in JSON mode the notes are in the payload
     j = json.loads(p.stdout, parse_constant=no_constants)
@@ -70,19 +82,19 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes):
             if q["bytes"] >= test["min_bytes"]:
                 assert q["empirical_s"] > 0 and q["piecewise_s"] > 0 and q["alpha_beta_s"] > 0, q
     # text: the payload on stdout, a note on stderr when the collective or ranks were inferred
-    t = run(dpas, path)
+    t = run(dpas, *path)
     assert t.returncode == 0 and t.stdout.startswith("file "), t
     assert f"{coll} on {ranks} ranks" in t.stdout, t.stdout
     if test["collective_from"] == "busbw_algbw" or test["ranks_from"] == "busbw_algbw":
         assert "note: " in t.stderr and "from busbw/algbw" in t.stderr, t.stderr
     # -v names the first foreign line, whole
-    v = run(dpas, path, "-v", "-o", "csv")
+    v = run(dpas, *path, "-v", "-o", "csv")
     assert v.returncode == 0, v
     assert "lines skipped (not nccl-tests output); the first, line 1: \"# source: https://github.com/" in v.stderr, v.stderr
-    first = open(path, encoding="utf-8").readline().rstrip("\n")
+    first = open(path[0], encoding="utf-8").readline().rstrip("\n")
     assert first.replace("\\", "\\\\").replace('"', '\\"') in v.stderr, (first, v.stderr)
     assert v.stdout.startswith("collective,ranks,model,regime,from_bytes,to_bytes,alpha_s,"), v.stdout
-    m = run(dpas, path, "-o", "markdown")
+    m = run(dpas, *path, "-o", "markdown")
     assert m.returncode == 0 and "| model |" in m.stdout, m.stdout
 
 
@@ -106,17 +118,28 @@ def check_selection(dpas, data):
     with tempfile.TemporaryDirectory() as d:
         both = os.path.join(d, "both.txt")
         with open(both, "w", encoding="utf-8") as f:
-            for name in (LOGS[0][0], LOGS[6][0]):
+            for name in (LOGS[0][0], LOGS[5][0]):
                 f.write(open(os.path.join(data, name), encoding="utf-8").read())
         p = run(dpas, both, "-o", "json")
         assert p.returncode == 0, p
         j = json.loads(p.stdout, parse_constant=no_constants)
-        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_reduce", 16), ("all_gather", 16)]
+        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_reduce", 16), ("all_gather", 2)]
         assert len(j["fits"]) == 6
+        p = run(dpas, both, "-o", "json", "--collective", "all_gather")
+        j = json.loads(p.stdout)
+        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 2)], j["tests"]
+        assert j["unselected_tests"] == 1
+        # with 07 (no name, no data check): --collective all_gather reads it, the all_reduce
+        # table is left out; without it the file is refused
+        with open(both, "w", encoding="utf-8") as f:
+            for name in (LOGS[0][0], LOGS[6][0]):
+                f.write(open(os.path.join(data, name), encoding="utf-8").read())
         p = run(dpas, both, "-o", "json", "--collective", "all_gather")
         j = json.loads(p.stdout)
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 16)], j["tests"]
         assert j["unselected_tests"] == 1
+        p = run(dpas, both)
+        assert p.returncode == 1 and "fit all_gather or alltoall" in p.stderr, p
 
 
 def main():

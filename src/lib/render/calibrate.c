@@ -8,24 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const source_names[] = {"unknown",    "given",       "test name",
-                                           "Rank lines", "busbw/algbw", "CSV column"};
-static const char *const source_keys[] = {NULL,         "given",       "test_name",
-                                          "rank_lines", "busbw_algbw", "csv_column"};
+static const char *const source_names[] = {"unknown",     "given",      "test name",   "Rank lines",
+                                           "busbw/algbw", "CSV column", "command line"};
+static const char *const source_keys[] = {NULL,          "given",      "test_name",   "rank_lines",
+                                          "busbw_algbw", "csv_column", "command_line"};
 static const char *const prefix_names[] = {"",
                                            "srun --label \"N: \"",
                                            "mpirun --tag-output \"[J,R]<stdout>:\"",
                                            "kubectl --prefix \"[pod/NAME/CONTAINER] \"",
                                            "pdsh \"host: \"",
-                                           "an RFC 3339 timestamp"};
+                                           "an RFC 3339 timestamp",
+                                           "mpiexec -l \"[N] \""};
 
 static const char *source_name(int s)
 {
-    return s >= 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_names[s] : "?";
+    return s >= 0 && s <= DPAS_NCCL_COMMAND ? source_names[s] : "?";
 }
 static const char *source_key(int s)
 {
-    return s > 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_keys[s] : NULL;
+    return s > 0 && s <= DPAS_NCCL_COMMAND ? source_keys[s] : NULL;
 }
 
 /* A byte count as "8 GiB" when it is a whole number of a binary unit, else "123456 B". */
@@ -58,13 +59,60 @@ static void how_found(dpas__buf *b, const dpas_nccl_test *t)
     if (t->collective_from == DPAS_NCCL_BUS_RATIO)
         dpas__buf_printf(b, " = %.4g (line %d)%s%s", t->bus_ratio, t->ratio_line,
                          t->redop ? " and redop " : "", t->redop ? t->redop : "");
-    else if (t->collective_from == DPAS_NCCL_TEST_NAME && t->name)
+    else if ((t->collective_from == DPAS_NCCL_TEST_NAME ||
+              t->collective_from == DPAS_NCCL_COMMAND) &&
+             t->name)
         dpas__buf_printf(b, " %s", t->name);
     dpas__buf_printf(b, ", ranks from %s", source_name(t->ranks_from));
     if (t->ranks_from == DPAS_NCCL_BUS_RATIO)
         dpas__buf_printf(b, " = %.4g (line %d)", t->bus_ratio, t->ratio_line);
     else if (t->ranks_from == DPAS_NCCL_RANK_LINES)
         dpas__buf_printf(b, " (%lld)", (long long)t->rank_lines);
+    if (t->nodes_from && t->ranks_per_node)
+        dpas__buf_printf(b, ", %lld node%s x %lld ranks from the hosts of the Rank lines",
+                         (long long)t->nodes, t->nodes == 1 ? "" : "s",
+                         (long long)t->ranks_per_node);
+    else if (t->nodes_from)
+        dpas__buf_printf(b,
+                         ", %lld nodes from the hosts of the Rank lines, %lld to %lld ranks "
+                         "each",
+                         (long long)t->nodes, (long long)t->ranks_per_node_min,
+                         (long long)t->ranks_per_node_max);
+}
+
+/* What the reader skipped: tables it did not read, rows of size 0, tags inside lines. */
+static void reader_notes(dpas__buf *b, const dpas_nccl_log *g, bool verbose)
+{
+    const char *o = g->origin;
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        dpas__buf_printf(b, "note: %s:%d: ", o, s->line);
+        if (s->reason == DPAS_NCCL_SKIP_UNMODELLED)
+            dpas__buf_printf(b, "%s skipped (%zu rows): dpas does not model it\n", s->name,
+                             s->rows);
+        else if (s->reason == DPAS_NCCL_SKIP_LOOKS_UNMODELLED)
+            dpas__buf_printf(b,
+                             "a table skipped (%zu rows): its columns (%s) fit only %s, which "
+                             "dpas does not model\n",
+                             s->rows, s->why, s->name);
+        else
+            dpas__buf_printf(b, "a table skipped: its %zu rows all have size 0\n", s->rows);
+    }
+    for (size_t i = 0; i < g->ntests; i++) {
+        const dpas_nccl_test *t = &g->tests[i];
+        if (t->zero_rows)
+            dpas__buf_printf(b,
+                             "note: %s:%d: %s: %zu row%s of size 0 skipped (nccl-tests prints "
+                             "them when the count per rank rounds to 0)\n",
+                             o, t->zero_row_line, dpas_collective_name(t->collective), t->zero_rows,
+                             t->zero_rows == 1 ? "" : "s");
+    }
+    if (verbose && g->inline_tags)
+        dpas__buf_printf(b,
+                         "note: %s: %zu mpirun tag%s removed from inside lines, %zu line%s "
+                         "joined across another process's output\n",
+                         o, g->inline_tags, g->inline_tags == 1 ? "" : "s", g->joined_lines,
+                         g->joined_lines == 1 ? "" : "s");
 }
 
 static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
@@ -218,8 +266,11 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
 {
     dpas__buf b = {0};
     dpas__buf_puts(&b, "");
-    for (size_t f = 0; verbose && f < m->nlogs; f++)
-        log_notes(&b, m->logs[f]);
+    for (size_t f = 0; f < m->nlogs; f++) {
+        if (verbose)
+            log_notes(&b, m->logs[f]);
+        reader_notes(&b, m->logs[f], verbose);
+    }
     for (size_t i = 0; i < m->ncurves; i++) {
         const dpas_curve *cv = &m->curves[i];
         const dpas_nccl_test *t = cv->test;
@@ -691,6 +742,19 @@ static void test_json(dpas__doc *d, const dpas_netmodel *m, const dpas_curve *cv
     dpas__doc_int(d, "nodes", (long long)(cv->ranks / cv->per_node));
     dpas__doc_int(d, "ranks_per_node", (long long)cv->per_node);
     dpas__doc_str(d, "ranks_per_node_from", topo_keys[cv->per_node_from]);
+    if (t && t->nodes_from) {
+        dpas__doc_int(d, "hosts", (long long)t->nodes);
+        dpas__doc_int(d, "ranks_per_host_min", (long long)t->ranks_per_node_min);
+        dpas__doc_int(d, "ranks_per_host_max", (long long)t->ranks_per_node_max);
+    } else {
+        dpas__doc_null(d, "hosts");
+        dpas__doc_null(d, "ranks_per_host_min");
+        dpas__doc_null(d, "ranks_per_host_max");
+    }
+    if (t)
+        dpas__doc_int(d, "zero_rows", (long long)t->zero_rows);
+    else
+        dpas__doc_null(d, "zero_rows");
     dpas__doc_str(d, "collective_from", t ? source_key(t->collective_from) : NULL);
     dpas__doc_str(d, "ranks_from", t ? source_key(t->ranks_from) : NULL);
     dpas__doc_str(d, "name", t ? t->name : NULL);
@@ -853,6 +917,21 @@ static void file_json(dpas__doc *d, const dpas_nccl_log *g)
     dpas__doc_str(d, "first_foreign", g->first_foreign);
     dpas__doc_int(d, "prefixed_lines", (long long)g->prefixed_lines);
     dpas__doc_int(d, "unselected_tests", (long long)g->unselected);
+    dpas__doc_int(d, "inline_tags", (long long)g->inline_tags);
+    dpas__doc_int(d, "joined_lines", (long long)g->joined_lines);
+    static const char *const reasons[] = {"", "unmodelled", "looks_unmodelled", "zero_only"};
+    dpas__doc_open(d, "skipped_tables", '[');
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        dpas__doc_open(d, NULL, '{');
+        dpas__doc_int(d, "line", s->line);
+        dpas__doc_str(d, "name", s->name);
+        dpas__doc_str(d, "reason", s->reason >= 1 && s->reason <= 3 ? reasons[s->reason] : NULL);
+        dpas__doc_int(d, "rows", (long long)s->rows);
+        dpas__doc_str(d, "columns", s->why[0] ? s->why : NULL);
+        dpas__doc_close(d, '{');
+    }
+    dpas__doc_close(d, '[');
     dpas__doc_close(d, '{');
 }
 
