@@ -93,13 +93,13 @@ enum {
 #define DPAS_NCCL_MAX_BYTES_PER_S 1e15   /* size / time: 1 PB/s, 500x NVLink 5 */
 
 typedef struct dpas_nccl_point {
-    uint64_t bytes; /* the size column */
-    double seconds; /* the out-of-place time */
-    double algbw;   /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
-    double busbw;   /* bytes/s as printed; NaN when the layout has none */
+    uint64_t bytes;         /* the size column */
+    double seconds;         /* the out-of-place time */
+    double algbw;           /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
+    double busbw;           /* bytes/s as printed; NaN when the layout has none */
     double seconds_inplace; /* the in-place time; NaN when the layout has none */
-    int line;       /* physical line, from 1 */
-    int wrong;      /* 1 when #wrong > 0 */
+    int line;               /* physical line, from 1 */
+    int wrong;              /* 1 when #wrong > 0 */
 } dpas_nccl_point;
 
 typedef struct dpas_nccl_test {
@@ -419,22 +419,22 @@ DPAS_API void dpas_netmodel_free(dpas_netmodel *m);
 enum {
     DPAS_NETTIME_LATENCY_BOUND = 1u << 0, /* above the largest size of a sweep that had not
                                              reached its bandwidth regime */
-    DPAS_NETTIME_NO_INTRA = 1u << 1, /* one node asked; no curve measured inside one node */
-    DPAS_NETTIME_NO_INTER = 1u << 2, /* several nodes asked; no curve measured across nodes */
+    DPAS_NETTIME_NO_INTRA = 1u << 1,      /* one node asked; no curve measured inside one node */
+    DPAS_NETTIME_NO_INTER = 1u << 2,      /* several nodes asked; no curve measured across nodes */
     DPAS_NETTIME_ASSUMED_TOPOLOGY = 1u << 3, /* a curve's ranks per node was assumed */
 };
 
 /* The answer of dpas_netmodel_time. */
 typedef struct dpas_net_time {
     double seconds;
-    int kind;         /* the model that answered (DEFAULT resolved to EMPIRICAL or NCCL) */
-    int basis;        /* dpas_time_basis of this answer */
+    int kind;                /* the model that answered (DEFAULT resolved to EMPIRICAL or NCCL) */
+    int basis;               /* dpas_time_basis of this answer */
     double band_lo, band_hi; /* seconds: where the time can be, from the calibration's own
                                 errors on what it did not see (see dpas_netmodel_time) */
-    int extrapolated; /* bytes outside the sizes measured at the answering curve's scale */
-    int rescaled;     /* the scale differs from every measured one (basis transferred) */
-    unsigned notes;   /* DPAS_NETTIME_* */
-    dpas_scale at;    /* the scale answered for (per_node resolved) */
+    int extrapolated;        /* bytes outside the sizes measured at the answering curve's scale */
+    int rescaled;            /* the scale differs from every measured one (basis transferred) */
+    unsigned notes;          /* DPAS_NETTIME_* */
+    dpas_scale at;           /* the scale answered for (per_node resolved) */
     const dpas_curve *curve; /* the curve measured at that scale, or the nearest one */
 } dpas_net_time;
 
@@ -506,7 +506,7 @@ typedef struct dpas_net_prediction {
     double time_s;                       /* the default model's answer */
     int basis;                           /* dpas_time_basis of time_s */
     double band_lo, band_hi;
-    unsigned notes; /* DPAS_NETTIME_* */
+    unsigned notes;   /* DPAS_NETTIME_* */
     int extrapolated; /* bytes outside the sizes measured at that scale (or at the nearest) */
     int default_kind; /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
     size_t curve;     /* index of the curve measured at that scale, or the nearest */
@@ -515,9 +515,9 @@ typedef struct dpas_net_prediction {
 /* rows: for each collective measured, each scale (at: nat of them; NULL: each curve's own) and
  * each size (the caller frees *rows with dpas_free). A scale's per_node 0 takes the
  * collective's curves' own (DPAS_EINVAL when they differ). */
-DPAS_API int dpas_netmodel_predict_at(const dpas_netmodel *m, const uint64_t *sizes,
-                                      size_t nsizes, const dpas_scale *at, size_t nat,
-                                      dpas_net_prediction **rows, size_t *nrows, dpas_error *err);
+DPAS_API int dpas_netmodel_predict_at(const dpas_netmodel *m, const uint64_t *sizes, size_t nsizes,
+                                      const dpas_scale *at, size_t nat, dpas_net_prediction **rows,
+                                      size_t *nrows, dpas_error *err);
 /* The same at each curve's own scale. */
 DPAS_API int dpas_netmodel_predict(const dpas_netmodel *m, const uint64_t *sizes, size_t nsizes,
                                    dpas_net_prediction **rows, size_t *nrows, dpas_error *err);

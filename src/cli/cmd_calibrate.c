@@ -22,7 +22,8 @@ static const char *calibrate_help =
     "  nccl        NCCL's own tuning model (ring and tree, LL/LL128/Simple, hops inside and\n"
     "              across nodes, bandwidth per node) fitted to every test of a collective at\n"
     "              once: what transfers to a scale no file measured\n"
-    "The default (what cost and sweep use): the measured curve at a measured scale, the nccl model\n"
+    "The default (what cost and sweep use): the measured curve at a measured scale, the nccl "
+    "model\n"
     "through the measurements elsewhere. Each predicted time says its basis (measured,\n"
     "interpolated, extrapolated_size, transferred) and a band from the calibration's own errors\n"
     "on what it did not see. Ranks and nodes come from the file's Rank lines.\n"
@@ -75,8 +76,8 @@ int cli_load_calibration(cli *c, const char *path, dpas_links *links, dpas_error
  * items and repeated values refused. */
 typedef int (*item_fn)(const char *flag, const char *text, void *out, dpas_error *err);
 
-static int parse_list(cli *c, const char *flag, const char *text, size_t elem, item_fn item,
-                      void **out, size_t *n, dpas_error *err)
+static int parse_list(cli *c, const char *flag, const char *noun, const char *text, size_t elem,
+                      item_fn item, void **out, size_t *n, dpas_error *err)
 {
     size_t cap = 1;
     for (const char *p = text; *p; p++)
@@ -93,7 +94,7 @@ static int parse_list(cli *c, const char *flag, const char *text, size_t elem, i
         if (next)
             *next++ = '\0';
         if (!*p) {
-            rc = cli_usage(c, "calibrate", "%s: an empty item in \"%s\"", flag, text);
+            rc = cli_usage(c, "calibrate", "%s: an empty %s in \"%s\"", flag, noun, text);
         } else if (item(flag, p, v + k * elem, err)) {
             rc = cli_fail(c, err);
         } else {
@@ -128,8 +129,8 @@ static int test_item(const char *flag, const char *text, void *out, dpas_error *
     int rc = dpas_parse_int(flag, text, &v, err);
     if (!rc && v < 1) {
         snprintf(err->field, sizeof err->field, "%s", flag);
-        snprintf(err->message, sizeof err->message, "%s: tests are numbered from 1, got %lld",
-                 flag, (long long)v);
+        snprintf(err->message, sizeof err->message, "%s: tests are numbered from 1, got %lld", flag,
+                 (long long)v);
         return err->code = DPAS_EINVAL;
     }
     if (!rc)
@@ -140,7 +141,8 @@ static int test_item(const char *flag, const char *text, void *out, dpas_error *
 /* "16MiB,1GB,4096" -> sizes. */
 static int parse_sizes(cli *c, const char *text, uint64_t **sizes, size_t *n, dpas_error *err)
 {
-    return parse_list(c, "--predict", text, sizeof **sizes, size_item, (void **)sizes, n, err);
+    return parse_list(c, "--predict", "size", text, sizeof **sizes, size_item, (void **)sizes, n,
+                      err);
 }
 
 static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_error *err)
@@ -240,9 +242,9 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     size_t nsizes = 0, nscales = 0, nchosen = 0;
     int rc = 0;
     if ((predict && (rc = parse_sizes(c, predict, &sizes, &nsizes, &err))) ||
-        (at && (rc = parse_list(c, "--at", at, sizeof *scales, scale_item, (void **)&scales,
-                                &nscales, &err))) ||
-        (tests && (rc = parse_list(c, "--test", tests, sizeof *chosen, test_item,
+        (at && (rc = parse_list(c, "--at", "scale", at, sizeof *scales, scale_item,
+                                (void **)&scales, &nscales, &err))) ||
+        (tests && (rc = parse_list(c, "--test", "test", tests, sizeof *chosen, test_item,
                                    (void **)&chosen, &nchosen, &err)))) {
         free(sizes), free(scales), free(chosen);
         return rc;
@@ -256,8 +258,8 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
     char *out = NULL, *notes = NULL;
-    if (dpas_netmodel_load_files((const char *const *)argv + optind, (size_t)(argc - optind),
-                                 &copt, &m, &err) ||
+    if (dpas_netmodel_load_files((const char *const *)argv + optind, (size_t)(argc - optind), &copt,
+                                 &m, &err) ||
         dpas_netmodel_predict_at(m, sizes, nsizes, scales, nscales, &pred, &npred, &err) ||
         !(out = dpas_render_netmodel(m, pred, npred, c->format, &err)) ||
         !(notes = dpas_netmodel_notes(m, pred, npred, verbose, &err)))

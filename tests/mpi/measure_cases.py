@@ -101,7 +101,9 @@ def calibrated(mpiexec, prog, n):
     assert p.returncode == 0, p.stderr
     assert d.returncode == 0, d.stderr
     jd = json.loads(d.stdout)
-    assert jd["time_model"]["network_model"] in ("empirical", "piecewise"), jd["time_model"]
+    # the sweep measured these ranks on this host: the curve answers at its own scale
+    assert jd["time_model"]["network_model"] in ("empirical", "nccl"), jd["time_model"]
+    assert jd["time_model"]["rescaled"] is False, jd["time_model"]
     assert jd["summary"]["predicted_network_s"] > 0, jd["summary"]
     j = json.loads(p.stdout)
     assert j["time_model"]["network_model"] == "alpha_beta", j["time_model"]

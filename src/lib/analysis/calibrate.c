@@ -687,8 +687,7 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
                 break;
             }
             for (size_t j = 0; j < t->npoints; j++)
-                p[j] = (pt){t->points[j].bytes, t->points[j].seconds,
-                            t->points[j].seconds_inplace};
+                p[j] = (pt){t->points[j].bytes, t->points[j].seconds, t->points[j].seconds_inplace};
             snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
             int from;
             int64_t per_node = per_node_of(t, opt ? opt->per_node : 0, &from);
@@ -767,8 +766,8 @@ static int read_text(const void *src, size_t i, const dpas_calib_options *opt, d
                           opt ? opt->collective : NULL, opt ? opt->ranks : 0, out, err);
 }
 
-int dpas_netmodel_load_files(const char *const *paths, size_t npaths,
-                             const dpas_calib_options *opt, dpas_netmodel **out, dpas_error *err)
+int dpas_netmodel_load_files(const char *const *paths, size_t npaths, const dpas_calib_options *opt,
+                             dpas_netmodel **out, dpas_error *err)
 {
     return read_all(read_path, paths, npaths, opt, out, err);
 }

@@ -94,8 +94,8 @@ static void cands_of(const dpas_nccl_params *p, const geom *g, cands *c)
             p->base_s[k] + p->hop_s[k] * (g->ring_intra * intra_ratio[RING][k] + g->ring_inter);
         c->coef[c->n++] = g->factor / b;
         if (g->tree) {
-            c->lat[c->n] = p->base_s[k] +
-                           p->hop_s[k] * (g->tree_intra * intra_ratio[TREE][k] + g->tree_inter);
+            c->lat[c->n] =
+                p->base_s[k] + p->hop_s[k] * (g->tree_intra * intra_ratio[TREE][k] + g->tree_inter);
             c->coef[c->n++] = 2 / (b * TREE_SHARE);
         }
     }
@@ -158,8 +158,8 @@ typedef struct fitctx {
     const dpas_curve *const *cvs;
     size_t n;
     geom *g;
-    double full[NT];  /* every parameter; the active ones are overwritten from the search */
-    int active[NT];   /* indices of the searched parameters */
+    double full[NT]; /* every parameter; the active ones are overwritten from the search */
+    int active[NT];  /* indices of the searched parameters */
     int nactive;
     double prior[NT]; /* the centre of each parameter's prior */
     double weight[NT];
@@ -273,7 +273,8 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
     fitctx c = {.cvs = cvs, .n = n};
     if (!(c.g = calloc(n ? n : 1, sizeof *c.g)))
         return DPAS_ENOMEM;
-    double *inter = malloc((n ? n : 1) * sizeof *inter), *intra = malloc((n ? n : 1) * sizeof *intra);
+    double *inter = malloc((n ? n : 1) * sizeof *inter),
+           *intra = malloc((n ? n : 1) * sizeof *intra);
     if (!inter || !intra) {
         free(c.g), free(inter), free(intra);
         return DPAS_ENOMEM;
@@ -375,7 +376,7 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
 #define ANCHOR_FADE 0.5
 
 double dpas__ncclm_anchored(const dpas_nccl_params *p, const dpas_curve *const *cvs, size_t n,
-                           double bytes, double ranks, double per_node)
+                            double bytes, double ranks, double per_node)
 {
     if (ranks <= 1)
         return 0;
@@ -396,7 +397,7 @@ double dpas__ncclm_anchored(const dpas_nccl_params *p, const dpas_curve *const *
         if (!(te > 0) || !(tm > 0))
             continue;
         double w = exp(-ANCHOR_FADE * dpas__scale_distance(ranks, per_node, (double)cv->ranks,
-                                                          (double)cv->per_node));
+                                                           (double)cv->per_node));
         acc += w * log(te / tm);
         wsum += w;
     }

@@ -21,7 +21,7 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
  * own departures from it (ln measured / model, at the same size) averaged with weights that fade
  * with the distance between scales. cvs: the curves of the collective. */
 double dpas__ncclm_anchored(const dpas_nccl_params *p, const dpas_curve *const *cvs, size_t n,
-                           double bytes, double ranks, double per_node);
+                            double bytes, double ranks, double per_node);
 
 /* Distance between two scales: |ln nodes ratio| + |ln per-node ratio|. */
 double dpas__scale_distance(double r1, double g1, double r2, double g2);

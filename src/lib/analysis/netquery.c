@@ -17,8 +17,7 @@
  * |ln error| per octave. */
 #define OCTAVE_PRIOR 0.15
 
-static const char *const kind_names[] = {"default", "alpha_beta", "piecewise", "empirical",
-                                         "nccl"};
+static const char *const kind_names[] = {"default", "alpha_beta", "piecewise", "empirical", "nccl"};
 static const char *const basis_names[] = {NULL, "measured", "interpolated", "extrapolated_size",
                                           "transferred"};
 
@@ -274,19 +273,19 @@ static int answer_default(const dpas_scale_fit *sf, const dpas_curve *const *cvs
         out->kind = DPAS_NETMODEL_EMPIRICAL;
         out->seconds = dpas__curve_empirical(exact, x);
         out->basis = (double)exact->bytes[last_le(exact, x)] == x ? DPAS_BASIS_MEASURED
-                                                                   : DPAS_BASIS_INTERPOLATED;
+                                                                  : DPAS_BASIS_INTERPOLATED;
         return 0;
     }
     out->basis = exact ? DPAS_BASIS_EXTRAPOLATED_SIZE : DPAS_BASIS_TRANSFERRED;
     if (sf && sf->defined) {
         out->kind = DPAS_NETMODEL_NCCL;
         if (exact) { /* the model's shape, through the curve's nearest measured size */
-            double edge = x < (double)cv->bytes[0] ? (double)cv->bytes[0]
-                                                    : (double)cv->bytes[cv->n - 1];
+            double edge =
+                x < (double)cv->bytes[0] ? (double)cv->bytes[0] : (double)cv->bytes[cv->n - 1];
             double me = dpas__ncclm_time(&sf->p, cv->collective, edge, (double)at.ranks,
                                          (double)at.per_node);
-            double mx = dpas__ncclm_time(&sf->p, cv->collective, x, (double)at.ranks,
-                                         (double)at.per_node);
+            double mx =
+                dpas__ncclm_time(&sf->p, cv->collective, x, (double)at.ranks, (double)at.per_node);
             out->seconds = mx * dpas__curve_empirical(cv, edge) / me;
         } else {
             out->seconds =
@@ -308,8 +307,7 @@ static int answer_default(const dpas_scale_fit *sf, const dpas_curve *const *cvs
     return dpas__fail(err, DPAS_EUNDEF, "calibration",
                       "%s: no curve measured %lld ranks, %lld per node, and no model can "
                       "transfer to it: %s",
-                      cn, (long long)at.ranks, (long long)at.per_node,
-                      sf ? sf->reason : "no fit");
+                      cn, (long long)at.ranks, (long long)at.per_node, sf ? sf->reason : "no fit");
 }
 
 /* Any other model's answer. */
@@ -349,8 +347,8 @@ static int answer_kind(const dpas_scale_fit *sf, const dpas_curve *exact, double
                                   sf ? sf->reason : "no fit");
             double here = dpas__ncclm_time(&sf->p, cv->collective, x, (double)cv->ranks,
                                            (double)cv->per_node);
-            double there = dpas__ncclm_time(&sf->p, cv->collective, x, (double)at.ranks,
-                                            (double)at.per_node);
+            double there =
+                dpas__ncclm_time(&sf->p, cv->collective, x, (double)at.ranks, (double)at.per_node);
             t = here > 0 ? t * there / here : there;
         }
         break;
@@ -465,7 +463,8 @@ int dpas_curve_time(const dpas_netmodel *m, const dpas_curve *cv, int kind, doub
                           (long long)ranks);
     dpas_scale s = {cv->ranks, cv->per_node};
     if (ranks && ranks != cv->ranks &&
-        (rc = resolve(m, cv->collective, (dpas_scale){ranks, cv->per_node < ranks ? cv->per_node : ranks}, &s, err)))
+        (rc = resolve(m, cv->collective,
+                      (dpas_scale){ranks, cv->per_node < ranks ? cv->per_node : ranks}, &s, err)))
         return rc;
     return answer(m, cv->collective, kind, bytes, s, cv, out, err);
 }
@@ -521,8 +520,8 @@ int dpas_netmodel_predict_at(const dpas_netmodel *m, const uint64_t *sizes, size
             const dpas_curve *cv = &m->curves[c];
             for (size_t i = 0; i < nsizes && !rc; i++) {
                 if (!(rc = grow(&p, &cap, k + 1, err))) {
-                    predict_one(m, cv->collective, (dpas_scale){cv->ranks, cv->per_node},
-                                sizes[i], &p[k]);
+                    predict_one(m, cv->collective, (dpas_scale){cv->ranks, cv->per_node}, sizes[i],
+                                &p[k]);
                     p[k++].curve = c;
                 }
             }
@@ -531,8 +530,17 @@ int dpas_netmodel_predict_at(const dpas_netmodel *m, const uint64_t *sizes, size
     for (size_t f = 0; at && f < m->nscalefits && !rc; f++) {
         int coll = m->scalefits[f].collective;
         for (size_t a = 0; a < nat && !rc; a++) {
-            dpas_scale s;
+            dpas_scale s, t;
             if ((rc = resolve(m, coll, at[a], &s, err)))
+                break;
+            for (size_t b = 0; b < a && !rc; b++) /* "32" and "4x8" may be one scale */
+                if (!resolve(m, coll, at[b], &t, NULL) && t.ranks == s.ranks &&
+                    t.per_node == s.per_node)
+                    rc = dpas__fail(err, DPAS_EINVAL, "at",
+                                    "the scale %lldx%lld is asked twice (scales %zu and %zu)",
+                                    (long long)(s.ranks / s.per_node), (long long)s.per_node, b + 1,
+                                    a + 1);
+            if (rc)
                 break;
             const dpas_curve **cvs = malloc(m->ncurves * sizeof *cvs), *exact, *nearest;
             double d;

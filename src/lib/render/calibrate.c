@@ -424,10 +424,9 @@ static void regimes_table(dpas__table *t, const dpas_fit *f)
 
 static void residuals_table(dpas__table *t, const dpas_curve *cv)
 {
-    static const char *const h[] = {"bytes",         "measured_s",    "alpha_beta_s",
-                                    "alpha_beta_rel", "piecewise_s",  "piecewise_rel",
-                                    "empirical_s",   "empirical_rel", "nccl_s",
-                                    "nccl_rel"};
+    static const char *const h[] = {
+        "bytes",         "measured_s",  "alpha_beta_s",  "alpha_beta_rel", "piecewise_s",
+        "piecewise_rel", "empirical_s", "empirical_rel", "nccl_s",         "nccl_rel"};
     t->ncols = 10;
     for (int c = 0; c < 10; c++)
         t->head[c] = h[c], t->type[c] = DPAS__NUM;
@@ -479,16 +478,18 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
     nccl_table(&t, sf);
     dpas__table_emit(&t, format, b);
     const dpas_nccl_params *p = &sf->p;
-    dpas__buf_printf(b,
-                     "%sbandwidth across nodes: %.4g GB/s per rank x (ranks per node)^%.3g x "
-                     "(nodes/2)^-%.3g%s; inside a node: %.4g GB/s%s\n",
-                     md ? "\n" : "", p->inter_bw / 1e9, p->kappa, p->gamma,
-                     sf->determined & DPAS_SCALEFIT_INTER ? "" : " (assumed: no curve across nodes)",
-                     p->intra_bw / 1e9,
-                     sf->determined & DPAS_SCALEFIT_INTRA ? "" : " (assumed: no curve inside one node)");
+    dpas__buf_printf(
+        b,
+        "%sbandwidth across nodes: %.4g GB/s per rank x (ranks per node)^%.3g x "
+        "(nodes/2)^-%.3g%s; inside a node: %.4g GB/s%s\n",
+        md ? "\n" : "", p->inter_bw / 1e9, p->kappa, p->gamma,
+        sf->determined & DPAS_SCALEFIT_INTER ? "" : " (assumed: no curve across nodes)",
+        p->intra_bw / 1e9,
+        sf->determined & DPAS_SCALEFIT_INTRA ? "" : " (assumed: no curve inside one node)");
     dpas__buf_printf(b, "%sfrom the curves: %s%s%s%s%s; the rest from NCCL's constants\n",
                      md ? "\n" : "", "latencies",
-                     sf->determined & DPAS_SCALEFIT_HOPS ? " (base and hop apart)" : " (base + hops)",
+                     sf->determined & DPAS_SCALEFIT_HOPS ? " (base and hop apart)"
+                                                         : " (base + hops)",
                      sf->determined & DPAS_SCALEFIT_INTER ? ", the network's bandwidth" : "",
                      sf->determined & DPAS_SCALEFIT_KAPPA ? ", its growth with ranks per node" : "",
                      sf->determined & DPAS_SCALEFIT_GAMMA ? ", its loss with node count" : "");
@@ -505,10 +506,10 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
 
 static void predictions_table(dpas__table *t, const dpas_net_prediction *p, size_t np)
 {
-    static const char *const h[] = {
-        "collective",  "ranks",      "nodes",     "ranks_per_node", "bytes",
-        "time_s",      "basis",      "band_low_s", "band_high_s",  "nccl_s",
-        "empirical_s", "piecewise_s", "alpha_beta_s"};
+    static const char *const h[] = {"collective",  "ranks",  "nodes",       "ranks_per_node",
+                                    "bytes",       "time_s", "basis",       "band_low_s",
+                                    "band_high_s", "nccl_s", "empirical_s", "piecewise_s",
+                                    "alpha_beta_s"};
     t->ncols = 13;
     for (int c = 0; c < 13; c++)
         t->head[c] = h[c], t->type[c] = c == 0 || c == 6 ? DPAS__STR : DPAS__NUM;
@@ -607,8 +608,8 @@ static void curve_head(dpas__buf *b, const dpas_netmodel *m, const dpas_curve *c
     else
         dpas__buf_printf(b, ": %zu sizes from %s to %s", cv->n, lo, hi);
     if (t)
-        dpas__buf_printf(b, " (%s%s lines %d-%d)", m->nlogs > 1 ? origin_of(m, cv) : "",
-                         m->nlogs > 1 ? "," : "", t->header_line,
+        dpas__buf_printf(b, " (%s%slines %d-%d)", m->nlogs > 1 ? origin_of(m, cv) : "",
+                         m->nlogs > 1 ? ", " : "", t->header_line,
                          t->npoints ? t->points[t->npoints - 1].line : t->header_line);
     if (isfinite(cv->peak_busbw)) {
         char at[32];
@@ -1026,9 +1027,9 @@ static int plot_build(const dpas_netmodel *m, plot_data *d, dpas_plot_spec *ps, 
         if (m->ncurves > 1)
             snprintf(lead, sizeof lead, "%s %lld: ", coll_name(cv), (long long)cv->ranks);
         snprintf(d->names[i], sizeof d->names[0], "%s%s", lead,
-                 e->kind == 0                            ? "measured"
+                 e->kind == 0                          ? "measured"
                  : e->kind == DPAS_NETMODEL_ALPHA_BETA ? "alpha-beta"
-                                                         : dpas_netmodel_kind_name(e->kind));
+                                                       : dpas_netmodel_kind_name(e->kind));
         d->s[i] = (dpas_series){d->names[i], e->x, e->y, e->n};
     }
     if (m->nlogs > 1)

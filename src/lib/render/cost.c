@@ -93,13 +93,13 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
         else
             snprintf(name, sizeof name, "%s", r->rule->name);
         dpas_cell cell[11];
-        char from[96];
+        /* which model answered, on what basis, and the band: "nccl, transferred, 0.8-6.6 ms" */
+        char from[160], band[64] = "";
+        const char *basis = dpas_time_basis_name(r->time_basis);
+        if (isfinite(r->time_band_lo_s) && isfinite(r->time_band_hi_s))
+            snprintf(band, sizeof band, ", %.3g-%.3g s", r->time_band_lo_s, r->time_band_hi_s);
         snprintf(from, sizeof from, "%s%s%s%s", r->time_model ? r->time_model : "",
-                 r->time_extrapolated || r->time_rescaled ? " (" : "",
-                 r->time_extrapolated ? (r->time_rescaled ? "extrapolated, " : "extrapolated") : "",
-                 r->time_rescaled       ? "rescaled)"
-                 : r->time_extrapolated ? ")"
-                                        : "");
+                 basis ? ", " : "", basis ? basis : "", band);
         size_t k = 0;
         cell[k++] = dpas_cell_text(name);
         cell[k++] = dpas_cell_text(dpas_schedule_name(r->schedule));
@@ -139,7 +139,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
 /* Every row, every column. */
 static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[18];
+    dpas_column cols[21];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
@@ -160,6 +160,9 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
         cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
         cols[n++] = (dpas_column){"time_extrapolated", DPAS_COL_BOOL, 0};
         cols[n++] = (dpas_column){"time_rescaled", DPAS_COL_BOOL, 0};
+        cols[n++] = (dpas_column){"time_basis", DPAS_COL_TEXT, 0};
+        cols[n++] = (dpas_column){"time_band_low_s", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"time_band_high_s", DPAS_COL_REAL, 0};
     }
     dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
     dpas_writer *w;
@@ -167,7 +170,7 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     for (size_t i = 0; !rc && i < c->nrows; i++) {
         const dpas_cost_row *r = &c->rows[i];
         bool ok = r->realisable;
-        dpas_cell cell[18];
+        dpas_cell cell[21];
         size_t k = 0;
         cell[k++] = dpas_cell_text(r->rule->name);
         cell[k++] = dpas_cell_text(r->rule->convention);
@@ -188,6 +191,9 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
             cell[k++] = ok ? dpas_cell_text(r->time_model) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_rescaled) : dpas_cell_null();
+            cell[k++] = ok ? dpas_cell_text(dpas_time_basis_name(r->time_basis)) : dpas_cell_null();
+            cell[k++] = ok ? real_or_null(r->time_band_lo_s) : dpas_cell_null();
+            cell[k++] = ok ? real_or_null(r->time_band_hi_s) : dpas_cell_null();
         }
         rc = dpas_writer_row(w, cell, err);
     }

@@ -10,7 +10,7 @@
 typedef struct dpas__doc {
     dpas__buf *b;
     int depth;
-    bool first;  /* nothing written yet in the open object or array */
+    bool first;   /* nothing written yet in the open object or array */
     bool inline_; /* the open array is written on one line */
 } dpas__doc;
 

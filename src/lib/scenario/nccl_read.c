@@ -1064,14 +1064,13 @@ static int data_row(reader *r, int line)
         test->points = pts;
         p->cap = cap;
     }
-    test->points[test->npoints++] =
-        (dpas_nccl_point){.bytes = size,
-                          .seconds = seconds,
-                          .algbw = alg * 1e9,
-                          .busbw = bus * 1e9,
-                          .seconds_inplace = NAN,
-                          .line = line,
-                          .wrong = wrong};
+    test->points[test->npoints++] = (dpas_nccl_point){.bytes = size,
+                                                      .seconds = seconds,
+                                                      .algbw = alg * 1e9,
+                                                      .busbw = bus * 1e9,
+                                                      .seconds_inplace = NAN,
+                                                      .line = line,
+                                                      .wrong = wrong};
     test->wrong_rows += wrong;
     row_facts(r, p, col, line, alg, bus, ea, eb);
     return 0;
