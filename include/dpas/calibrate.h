@@ -210,8 +210,9 @@ DPAS_API void dpas_nccl_log_free(dpas_nccl_log *log);
 /* ---- models ---------------------------------------------------------------------------------- */
 
 typedef enum dpas_netmodel_kind {
-    DPAS_NETMODEL_DEFAULT = 0,    /* empirical where the test measured the size (between its
-                                     smallest and largest size), piecewise outside */
+    DPAS_NETMODEL_DEFAULT = 0,    /* at a measured scale the empirical curve inside its sizes,
+                                     elsewhere the nccl model anchored on the curves (see
+                                     dpas_netmodel_time_at) */
     DPAS_NETMODEL_ALPHA_BETA = 1, /* one line over every size, relative least squares */
     DPAS_NETMODEL_PIECEWISE = 2,  /* one line per protocol regime, breakpoints from the data */
     DPAS_NETMODEL_EMPIRICAL = 3,  /* the measured curve, interpolated; outside, the outermost
@@ -222,7 +223,7 @@ typedef enum dpas_netmodel_kind {
 } dpas_netmodel_kind;
 #define DPAS_NETMODEL_KINDS 4 /* alpha_beta, piecewise, empirical, nccl: fits[kind - 1] */
 
-/* "default", "alpha_beta", "piecewise", "empirical"; NULL out of range. */
+/* "default", "alpha_beta", "piecewise", "empirical", "nccl"; NULL out of range. */
 DPAS_API const char *dpas_netmodel_kind_name(int kind);
 /* The reverse; DPAS_EINVAL naming the accepted names. */
 DPAS_API int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err);

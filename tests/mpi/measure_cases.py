@@ -55,7 +55,7 @@ BAD = {
     "sweep_text": (["--sweep", "1M-2M"], '--sweep must be MIN..MAX in bytes (e.g. 64K..16M), got "1M-2M"'),
     "sweep_with_rule": (["--sweep", "1K..2K", "--rule", "median"], "--sweep times all_reduce and all_gather only"),
     "network_model_alone": (["--network-model", "alpha_beta"], "--intra-calibration and --network-model need --calibration FILE"),
-    "network_model_unknown": (["--network-model", "magic"], '--network-model must be one of default, alpha_beta, piecewise, empirical, got "magic"'),
+    "network_model_unknown": (["--network-model", "magic"], '--network-model: network model must be default, nccl, empirical, piecewise or alpha_beta, got "magic"'),
     "calibration_missing": (["--calibration", "/nonexistent/file"], "/nonexistent/file"),
     "intra_calibration_one_host": (["--calibration", "@SWEEP@", "--intra-calibration", "@SWEEP@"],
                                    "--intra-calibration: no two hosts hold the same number (> 1) of ranks"),

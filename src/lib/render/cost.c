@@ -35,10 +35,11 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
                          L->inter_latency * 1e6,
                          c->have_intra ? "" : " (no node: no hierarchical time)");
         if (c->net_kind >= 0)
-            dpas__buf_printf(b, "model     %s: flat times from the measured curves%s\n",
+            dpas__buf_printf(b, "model     %s: flat times from the calibration%s\n",
                              dpas_netmodel_kind_name(c->net_kind),
                              c->net_kind == DPAS_NETMODEL_DEFAULT
-                                 ? " (empirical where measured, piecewise outside)"
+                                 ? " (the measured curve at a measured scale, the nccl model "
+                                   "elsewhere; each with its basis and band)"
                                  : "");
     } else if (!c->have_links) {
         dpas__buf_puts(b, "links     unknown (a custom fleet without fabric and node): no times\n");
