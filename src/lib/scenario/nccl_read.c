@@ -1173,10 +1173,10 @@ static int start_table(reader *r, const layout *L, int line)
     r->t_name_line = r->pending_name ? 0 : r->cmd_line;
     free(r->cmd_name); /* a command names one table */
     r->cmd_name = NULL;
-    int prog = dpas__nccl_program_of(name, strlen(name));
+    int prog = dpas__nccl_program_of(r->t_name, strlen(r->t_name));
     if (prog >= 0 && prog < DPAS_COLL_COUNT)
         return 0;
-    if ((rc = add_skip(r, name, DPAS_NCCL_SKIP_UNMODELLED, line, 0, "")))
+    if ((rc = add_skip(r, r->t_name, DPAS_NCCL_SKIP_UNMODELLED, line, 0, "")))
         return rc;
     r->skipping = r->log->nskipped;
     return 0;
@@ -1304,10 +1304,11 @@ static int read_line(reader *r, const dpas__lline *l, bool *ours)
                 (tok_is(f[0], "Avg") && tok_is(f[1], "bus") && tok_is(f[2], "bandwidth")))) {
         rc = end_table(r, line);
         reset_run(r); /* the run is over: its name and Rank lines are not the next one's */
-    } else if (!hash && tok_digits(f[0]) && !memchr(b, ',', (size_t)(e - b)) &&
-               ((r->table && !r->L.csv) || (nf >= 2 && tok_digits(f[1])))) {
-        /* a data row: inside a table any line that starts with a whole number (a cut row is an
-         * error, not a foreign line); outside, one that starts with two */
+    } else if (!hash && tok_digits(f[0]) &&
+               ((r->table && !r->L.csv) ||
+                (nf >= 2 && tok_digits(f[1]) && !memchr(b, ',', (size_t)(e - b))))) {
+        /* a data row: inside a table any line that starts with a whole number (a cut or damaged
+         * row is an error, not a foreign line); outside, one that starts with two */
         if (r->skipping)
             g->skipped[r->skipping - 1].rows++;
         else if (r->table && !r->L.csv)
