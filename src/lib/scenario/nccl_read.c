@@ -409,6 +409,7 @@ typedef struct reader {
     int cmd_line;
     rank_ent *ranks;
     size_t nranks, rank_cap, rank_seq;
+    int facts_done; /* t_rank_lines .. are those of ranks[] */
     /* the open table */
     int table; /* 0: none; else a serial number */
     int tables;
@@ -457,12 +458,16 @@ static void forget_ranks(reader *r)
     for (size_t i = 0; i < r->nranks; i++)
         free(r->ranks[i].host);
     r->nranks = 0;
+    r->facts_done = 0;
 }
 
 /* What the Rank lines of the run say: distinct ranks, and, when every line names its host, the
  * nodes (distinct hosts) and ranks per node. */
 static int rank_facts(reader *r)
 {
+    if (r->facts_done) /* the same Rank lines as the last table's */
+        return 0;
+    r->facts_done = 1;
     r->t_rank_lines = r->t_nodes = r->t_rpn = r->t_rpn_min = r->t_rpn_max = 0;
     if (!r->nranks)
         return 0;
@@ -807,6 +812,15 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
             *out = t, *pout = &r->priv[i];
             return 0;
         }
+    }
+    if (g->ntests - r->table_first >= DPAS_NCCL_MAX_TESTS_PER_TABLE) {
+        int pl, pc;
+        pos(r, r->tk.t[0].s, &pl, &pc);
+        return dpas__fail_at(r->err, DPAS_ERANGE, "file", pl, 1,
+                             "%s:%d: more than %d tests (types, operations%s) in the table of "
+                             "line %d",
+                             r->origin, pl, DPAS_NCCL_MAX_TESTS_PER_TABLE,
+                             r->L.csv ? ", names, rank counts" : "", r->header_line);
     }
     if (g->ntests == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 4;
@@ -1232,6 +1246,8 @@ static int rank_line(reader *r, int line, bool *ours)
     int rc = end_table(r, line);
     if (rc)
         return rc;
+    if (r->facts_done) /* Rank lines after a table: a new run's (so each line is counted once) */
+        forget_ranks(r);
     if (r->nranks == r->rank_cap) {
         size_t cap = r->rank_cap ? r->rank_cap * 2 : 16;
         rank_ent *a = realloc(r->ranks, cap * sizeof *a);
