@@ -95,12 +95,13 @@ enum {
 #define DPAS_NCCL_MAX_TESTS_PER_TABLE 4096
 
 typedef struct dpas_nccl_point {
-    uint64_t bytes; /* the size column */
-    double seconds; /* the out-of-place time */
-    double algbw;   /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
-    double busbw;   /* bytes/s as printed; NaN when the layout has none */
-    int line;       /* physical line, from 1 */
-    int wrong;      /* 1 when #wrong > 0 */
+    uint64_t bytes;         /* the size column */
+    double seconds;         /* the out-of-place time */
+    double algbw;           /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
+    double busbw;           /* bytes/s as printed; NaN when the layout has none */
+    double seconds_inplace; /* the in-place time; NaN when the layout has none */
+    int line;               /* physical line, from 1 */
+    int wrong;              /* 1 when #wrong > 0 */
 } dpas_nccl_point;
 
 typedef struct dpas_nccl_test {

@@ -218,10 +218,14 @@ static void test_aws_rows_with_tags(void **state)
     const dpas_nccl_test *t = &g->tests[0];
     assert_int_equal(t->points[0].line, 2905);
     assert_int_equal(t->points[0].bytes, 8);
-    assert_near(t->points[0].seconds, 85.14e-6, 1e-12);
+    /* the double nearest the printed decimal: divided by 10^6, exactly as strtod would read
+     * "0.00008514" */
+    assert_true(t->points[0].seconds == 85.14 / 1e6);
+    assert_true(t->points[0].seconds_inplace == 62.82 / 1e6);
     assert_int_equal(t->points[31].line, 2936);
     assert_int_equal(t->points[31].bytes, 17179869184ull);
-    assert_near(t->points[31].seconds, 66108e-6, 1e-12);
+    assert_true(t->points[31].seconds == 66108 / 1e6);
+    assert_true(t->points[31].seconds_inplace == 66143 / 1e6);
     assert_near(t->points[31].busbw, 487.27e9, 1e-12);
     assert_int_equal(g->inline_tags, 64); /* 2 in each of the 32 rows */
     assert_int_equal(g->joined_lines, 0);
@@ -546,6 +550,40 @@ static void test_nodes(void **state)
     dpas_nccl_log_free(g);
 }
 
+/* The in-place time: the second time column; NaN where the row or the layout has none; checked
+ * like the out-of-place one. */
+static void test_inplace_time(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = read_text(HDR ROW1 "     2097152        524288     float     sum      -1    "
+                                          "150.0   13.98   20.97      0\n",
+                                 NULL, 0);
+    assert_true(g->tests[0].points[0].seconds_inplace == 100.0 / 1e6);
+    assert_true(isnan(g->tests[0].points[1].seconds_inplace)); /* the row stops there */
+    dpas_nccl_log_free(g);
+    g = read_text("name,gpus,size,time\nall_reduce,4,1048576,100.0\n", NULL, 0);
+    assert_true(isnan(g->tests[0].points[0].seconds_inplace));
+    dpas_nccl_log_free(g);
+    /* v1: milliseconds, both times */
+    g = read_text("#       bytes             N    type      op     time  algbw  busbw      res"
+                  "     time  algbw  busbw      res\n"
+                  "     1048576        262144   float     sum    0.100  10.49  15.73    0e+00"
+                  "    0.125   8.39  12.58    0e+00\n",
+                  NULL, 0);
+    assert_true(g->tests[0].points[0].seconds == 0.100 / 1e3);
+    assert_true(g->tests[0].points[0].seconds_inplace == 0.125 / 1e3);
+    dpas_nccl_log_free(g);
+    dpas_error e = read_error(HDR "     1048576        262144     float     sum      -1    100.0   "
+                                  "10.49   15.73      0    x   10.49   15.73      0\n",
+                              NULL, 0);
+    /* 52 characters to the root, 9 + 8 + 8 + 7 for time, algbw, busbw, #wrong, 4 blanks */
+    assert_msg_contains(e, "t.txt:2:89: in-place time must be a number > 0 (us), got \"x\"");
+    e = read_error(HDR "     1048576        262144     float     sum      -1    100.0   10.49   "
+                       "15.73      0   1e-300   10.49   15.73      0\n",
+                   NULL, 0);
+    assert_msg_contains(e, "in-place time 1e-300 us is below 1 ns");
+}
+
 /* Times and sizes no clock or network produces are refused with their line and column. */
 static void test_bounds(void **state)
 {
@@ -623,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_all_gather_or_alltoall), cmocka_unit_test(test_rooted),
         cmocka_unit_test(test_empty_redop),          cmocka_unit_test(test_nodes),
         cmocka_unit_test(test_bounds),               cmocka_unit_test(test_json_fields),
+        cmocka_unit_test(test_inplace_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
