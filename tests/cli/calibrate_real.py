@@ -158,7 +158,7 @@ def check_scaling(dpas, data):
     t = run(dpas, path)
     assert t.returncode == 0, t
     assert "xxrjun_h100_10nodes_x8gpus_five_tests.log:411: alltoall_perf skipped (10 rows): dpas does not model it" in t.stderr, t.stderr
-    assert "; 10 nodes x 8 ranks (hosts of the Rank lines)" in t.stdout, t.stdout
+    assert ", 10 nodes x 8 ranks from the hosts of the Rank lines" in t.stdout, t.stdout
     # a failed run: refused in one line quoting its first line
     path = os.path.join(data, "..", "nccl-scaling", "polaris_nccl2.18_tuned_128nodes_512ranks_all_reduce.dat")
     r = run(dpas, path)

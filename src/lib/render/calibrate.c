@@ -69,21 +69,16 @@ static void how_found(dpas__buf *b, const dpas_nccl_test *t)
         dpas__buf_printf(b, " = %.4g (line %d)", t->bus_ratio, t->ratio_line);
     else if (t->ranks_from == DPAS_NCCL_RANK_LINES)
         dpas__buf_printf(b, " (%lld)", (long long)t->rank_lines);
-}
-
-/* The nodes of a test, for the report: "; 2 nodes x 8 ranks (hosts of the Rank lines)". */
-static void nodes_found(dpas__buf *b, const dpas_nccl_test *t)
-{
     if (t->nodes_from && t->ranks_per_node)
-        dpas__buf_printf(b, "; %lld node%s x %lld rank%s (hosts of the Rank lines)",
+        dpas__buf_printf(b, ", %lld node%s x %lld ranks from the hosts of the Rank lines",
                          (long long)t->nodes, t->nodes == 1 ? "" : "s",
-                         (long long)t->ranks_per_node, t->ranks_per_node == 1 ? "" : "s");
+                         (long long)t->ranks_per_node);
     else if (t->nodes_from)
-        dpas__buf_printf(b, "; %lld nodes of %lld to %lld ranks (hosts of the Rank lines)",
+        dpas__buf_printf(b,
+                         ", %lld nodes from the hosts of the Rank lines, %lld to %lld ranks "
+                         "each",
                          (long long)t->nodes, (long long)t->ranks_per_node_min,
                          (long long)t->ranks_per_node_max);
-    else
-        dpas__buf_puts(b, "; nodes unknown (no hosts in the file)");
 }
 
 /* What the reader skipped: tables it did not read, rows of size 0, tags inside lines. */
@@ -475,7 +470,6 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
         if (t) {
             dpas__buf_puts(b, md ? "\n" : "");
             how_found(b, t);
-            nodes_found(b, t);
             dpas__buf_puts(b, "\n");
             test_warnings(b, "warning: ", g->origin, t, "\n");
         }
