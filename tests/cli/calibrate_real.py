@@ -53,11 +53,12 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
     assert p.returncode == 0, (name, p.stdout, p.stderr)
     assert p.stderr == "", (name, p.stderr)  # in JSON mode the notes are in the payload
     j = json.loads(p.stdout, parse_constant=no_constants)
-    assert list(j)[:2] == ["fits", "predictions"], list(j)
+    assert list(j) == ["files", "tests", "fits", "nccl_models", "predictions", "notes",
+                       "warnings"], list(j)
     (test,) = j["tests"]
     assert (test["collective"], test["ranks"], test["sizes"]) == (coll, ranks, sizes), test
     assert abs(test["peak_busbw_bytes_per_s"] - peak * 1e9) < 1, test
-    assert [f["model"] for f in j["fits"]] == ["alpha_beta", "piecewise", "empirical"], j["fits"]
+    assert [f["model"] for f in j["fits"]] == ["alpha_beta", "piecewise", "empirical", "nccl"], j["fits"]
     for f in j["fits"]:
         assert FIT_KEYS <= set(f), (name, f.keys())
         assert (f["collective"], f["ranks"]) == (coll, ranks), f
@@ -74,6 +75,7 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
             assert f["alpha_s"] is None and f["beta_bytes_per_s"] is None, f
             assert "1 distinct size (17179869184 B); a fit needs at least 2" in f["error"], f
         assert all(q[k] is None for q in j["predictions"] for k in PREDICTION_KEYS - {"collective", "bytes"})
+        assert j["nccl_models"][0]["defined"] is False, j["nccl_models"]
         assert any("a fit needs at least 2" in w for w in j["warnings"]), j["warnings"]
     else:
         for f in j["fits"][:2]:
@@ -81,6 +83,9 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
         for q in j["predictions"]:
             if q["bytes"] >= test["min_bytes"]:
                 assert q["empirical_s"] > 0 and q["piecewise_s"] > 0 and q["alpha_beta_s"] > 0, q
+            # every answer says its basis, and its band holds it
+            assert q["basis"] in ("measured", "interpolated", "extrapolated_size"), q
+            assert q["band_s"][0] <= q["time_s"] <= q["band_s"][1], q
     # text: the payload on stdout, a note on stderr when the collective or ranks were inferred
     t = run(dpas, *path)
     assert t.returncode == 0 and t.stdout.startswith("file "), t
@@ -93,7 +98,7 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
     assert "lines skipped (not nccl-tests output); the first, line 1: \"# source: https://github.com/" in v.stderr, v.stderr
     first = open(path[0], encoding="utf-8").readline().rstrip("\n")
     assert first.replace("\\", "\\\\").replace('"', '\\"') in v.stderr, (first, v.stderr)
-    assert v.stdout.startswith("collective,ranks,model,regime,from_bytes,to_bytes,alpha_s,"), v.stdout
+    assert v.stdout.startswith("collective,ranks,ranks_per_node,model,regime,from_bytes,to_bytes,alpha_s,"), v.stdout
     m = run(dpas, *path, "-o", "markdown")
     assert m.returncode == 0 and "| model |" in m.stdout, m.stdout
 
@@ -105,7 +110,7 @@ def check_plot(dpas, data):
         assert p.returncode == 0, p
         svg = open(out, encoding="utf-8").read()
         assert svg.startswith("<?xml") or svg.startswith("<svg"), svg[:80]
-        for name in ("measured", "alpha-beta", "piecewise", "empirical"):
+        for name in ("measured", "alpha-beta", "piecewise", "empirical", "nccl"):
             assert f">{name}<" in svg, name
         # the same input gives the same bytes
         out2 = os.path.join(d, "q.svg")
@@ -124,11 +129,11 @@ def check_selection(dpas, data):
         assert p.returncode == 0, p
         j = json.loads(p.stdout, parse_constant=no_constants)
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_reduce", 16), ("all_gather", 2)]
-        assert len(j["fits"]) == 6
+        assert len(j["fits"]) == 8
         p = run(dpas, both, "-o", "json", "--collective", "all_gather")
         j = json.loads(p.stdout)
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 2)], j["tests"]
-        assert j["unselected_tests"] == 1
+        assert j["files"][0]["unselected_tests"] == 1
         # with 07 (no name, no data check): --collective all_gather reads it, the all_reduce
         # table is left out; without it the file is refused
         with open(both, "w", encoding="utf-8") as f:
@@ -137,7 +142,7 @@ def check_selection(dpas, data):
         p = run(dpas, both, "-o", "json", "--collective", "all_gather")
         j = json.loads(p.stdout)
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 16)], j["tests"]
-        assert j["unselected_tests"] == 1
+        assert j["files"][0]["unselected_tests"] == 1
         p = run(dpas, both)
         assert p.returncode == 1 and "fit all_gather or alltoall" in p.stderr, p
 
@@ -150,11 +155,12 @@ def check_scaling(dpas, data):
     p = run(dpas, path, "-o", "json")
     assert p.returncode == 0, p
     j = json.loads(p.stdout, parse_constant=no_constants)
-    got = [(t["collective"], t["ranks"], t["nodes"], t["ranks_per_node"], t["nodes_from"], t["sizes"])
+    got = [(t["collective"], t["ranks"], t["nodes"], t["ranks_per_node"], t["ranks_per_node_from"], t["sizes"])
            for t in j["tests"]]
     assert got == [(c, 80, 10, 8, "rank_lines", 10) for c in ("all_reduce", "all_gather", "reduce_scatter")], got
-    assert [(s["name"], s["line"], s["reason"]) for s in j["skipped_tables"]] == [
-        ("alltoall_perf", 411, "unmodelled"), ("sendrecv_perf", 518, "unmodelled")], j["skipped_tables"]
+    skipped = j["files"][0]["skipped_tables"]
+    assert [(s["name"], s["line"], s["reason"]) for s in skipped] == [
+        ("alltoall_perf", 411, "unmodelled"), ("sendrecv_perf", 518, "unmodelled")], skipped
     t = run(dpas, path)
     assert t.returncode == 0, t
     assert "xxrjun_h100_10nodes_x8gpus_five_tests.log:411: alltoall_perf skipped (10 rows): dpas does not model it" in t.stderr, t.stderr

@@ -100,7 +100,7 @@ static void test_real_logs_read(void **state)
     for (size_t i = 0; i < NLOGS; i++) {
         const real_log *L = &logs[i];
         dpas_netmodel *m = load_as(L->file, L->given);
-        if (m->ncurves != 1 || m->log->ntests != 1)
+        if (m->ncurves != 1 || m->logs[0]->ntests != 1)
             fail_msg("%s: %zu tests", L->file, m->ncurves);
         const dpas_curve *cv = &m->curves[0];
         const dpas_nccl_test *t = cv->test;
@@ -113,10 +113,10 @@ static void test_real_logs_read(void **state)
         assert_int_equal(cv->bytes[0], L->min_bytes);
         assert_int_equal(cv->bytes[cv->n - 1], L->max_bytes);
         assert_near(cv->peak_busbw, L->peak_busbw_gbs * 1e9, 1e-12);
-        assert_int_equal(m->log->foreign_lines, L->foreign);
-        assert_int_equal(m->log->first_foreign_line, 1);
-        assert_true(!strncmp(m->log->first_foreign, "# source: https://github.com/", 29));
-        assert_int_equal(m->log->prefixed_lines, L->prefixed);
+        assert_int_equal(m->logs[0]->foreign_lines, L->foreign);
+        assert_int_equal(m->logs[0]->first_foreign_line, 1);
+        assert_true(!strncmp(m->logs[0]->first_foreign, "# source: https://github.com/", 29));
+        assert_int_equal(m->logs[0]->prefixed_lines, L->prefixed);
         assert_int_equal(t->warnings, 0);
         dpas_netmodel_free(m);
     }
@@ -150,10 +150,10 @@ static void test_real_log_values(void **state)
     dpas_netmodel_free(m);
 
     m = load("05_aws_batch_p5_all_reduce_mpi_tag_output.txt");
-    assert_int_equal(m->log->prefix, DPAS_NCCL_PREFIX_MPIRUN);
+    assert_int_equal(m->logs[0]->prefix, DPAS_NCCL_PREFIX_MPIRUN);
     dpas_netmodel_free(m);
     m = load("03_aws_p4de_2nodes_all_reduce_srun_label.txt");
-    assert_int_equal(m->log->prefix, DPAS_NCCL_PREFIX_SRUN);
+    assert_int_equal(m->logs[0]->prefix, DPAS_NCCL_PREFIX_SRUN);
     dpas_netmodel_free(m);
 
     m = load("06_gb10_2ranks_all_gather_one_size.txt");
@@ -303,21 +303,26 @@ static void test_alpha_beta_exact(void **state)
     assert_int_equal(cv->fits[DPAS_NETMODEL_PIECEWISE - 1].nregimes, 1);
     /* the empirical model's leave-one-out is exact inside (the line through two neighbours) */
     assert_true(cv->fits[DPAS_NETMODEL_EMPIRICAL - 1].max_rel_residual < 1e-9);
-    /* 1 MiB on 16 ranks: 30 x 5e-6 + 1.875 x 1048576 / 25e9 = 1.5e-4 + 7.86432e-5 s */
+    /* 1 MiB on 16 ranks with the ring's steps and factor (the alpha_beta and piecewise lines'
+     * transfer): 30 x 5e-6 + 1.875 x 1048576 / 25e9 = 1.5e-4 + 7.86432e-5 s */
     dpas_net_time r;
-    for (int k = 0; k <= 3; k++) {
+    for (int k = DPAS_NETMODEL_ALPHA_BETA; k <= DPAS_NETMODEL_PIECEWISE; k++) {
         assert_int_equal(dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, k, 1048576, 16, &r, &e), 0);
         assert_near(r.seconds, 2.286432e-4, 1e-9);
         assert_true(r.rescaled);
+        assert_int_equal(r.basis, DPAS_BASIS_TRANSFERRED);
         assert_false(r.extrapolated);
     }
-    /* 64 GiB on 8 ranks: outside; default answers with piecewise:
-     * 7e-5 + 1.75 x 68719476736 / 25e9 = 4.81043337152 s */
+    /* 64 GiB on 8 ranks: outside the sizes; the default answers with the nccl model through the
+     * largest measured size. The points lie on one line, so the model's shape continues it:
+     * 7e-5 + 1.75 x 68719476736 / 25e9 = 4.81043337152 s, within 1% */
     assert_int_equal(dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, DPAS_NETMODEL_DEFAULT,
                                         68719476736.0, 0, &r, &e), 0);
-    assert_int_equal(r.kind, DPAS_NETMODEL_PIECEWISE);
+    assert_int_equal(r.kind, DPAS_NETMODEL_NCCL);
+    assert_int_equal(r.basis, DPAS_BASIS_EXTRAPOLATED_SIZE);
     assert_true(r.extrapolated);
-    assert_near(r.seconds, 4.81043337152, 1e-9);
+    assert_near(r.seconds, 4.81043337152, 1e-2);
+    assert_true(r.band_lo < r.seconds && r.seconds < r.band_hi);
     assert_int_equal(dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, DPAS_NETMODEL_EMPIRICAL,
                                         68719476736.0, 0, &r, &e), 0);
     assert_near(r.seconds, 4.81043337152, 1e-9);
@@ -728,9 +733,12 @@ static void test_json_valid(void **state)
     assert_true(json_is_null(json_object_get(fit, "alpha_s"))); /* one size */
     json_t *pr = json_array_get(json_object_get(root, "predictions"), 0);
     assert_true(json_is_null(json_object_get(pr, "alpha_beta_s")));
+    assert_true(json_is_null(json_object_get(pr, "nccl_s"))); /* one size: undefined */
     assert_near(json_real_value(json_object_get(pr, "empirical_s")), 100e-6, 1e-9);
-    assert_true(json_is_string(json_object_get(root, "file")));
-    assert_true(json_is_string(json_object_get(root, "first_foreign")));
+    assert_string_equal(json_string_value(json_object_get(pr, "basis")), "measured");
+    json_t *file = json_array_get(json_object_get(root, "files"), 0);
+    assert_true(json_is_string(json_object_get(file, "file")));
+    assert_true(json_is_string(json_object_get(file, "first_foreign")));
     json_decref(root);
     dpas_free(js);
     for (int f = 0; f < 4; f++)

@@ -632,11 +632,15 @@ static void test_json_fields(void **state)
     if (!root)
         fail_msg("invalid JSON: %s", je.text);
     json_t *t = json_array_get(json_object_get(root, "tests"), 0);
+    assert_non_null(t);
     assert_int_equal(json_integer_value(json_object_get(t, "nodes")), 2);
     assert_int_equal(json_integer_value(json_object_get(t, "ranks_per_node")), 2);
-    assert_string_equal(json_string_value(json_object_get(t, "nodes_from")), "rank_lines");
+    assert_string_equal(json_string_value(json_object_get(t, "ranks_per_node_from")),
+                        "rank_lines");
     assert_int_equal(json_integer_value(json_object_get(t, "zero_rows")), 1);
-    json_t *s = json_array_get(json_object_get(root, "skipped_tables"), 0);
+    json_t *file = json_array_get(json_object_get(root, "files"), 0);
+    json_t *s = json_array_get(json_object_get(file, "skipped_tables"), 0);
+    assert_non_null(s);
     assert_string_equal(json_string_value(json_object_get(s, "name")), "sendrecv_perf");
     assert_string_equal(json_string_value(json_object_get(s, "reason")), "unmodelled");
     assert_int_equal(json_integer_value(json_object_get(s, "line")), 12);
