@@ -239,6 +239,13 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                                    f"got {owner_attack!r}", "owner_attack")
     elif owner_attack is not None:
         raise InvalidValue("owner_attack applies to the sharded schedule only", "owner_attack")
+    if owner_attack_parameters is not None and owner_attack is None:
+        raise InvalidValue("owner_attack_parameters given without an owner_attack",
+                           "owner_attack_parameters")
+    if owner_attack_parameters is not None and not isinstance(owner_attack_parameters, dict):
+        raise ArgumentTypeError(f"owner_attack_parameters must be a dict, got "
+                                f"{type(owner_attack_parameters).__name__}",
+                                "owner_attack_parameters")
     oparams = {}
     for k, v in (owner_attack_parameters or {}).items():
         if k not in ("fraction", "value"):

@@ -12,6 +12,7 @@ rank, with the error recorded.
 import json
 import os
 import socket
+import sys
 import tempfile
 import time
 import typing
@@ -178,7 +179,7 @@ def _worker(rank, world, port, specs, common, out_path):
                   f"pre={'+'.join(r['pre']) or '-'} attack={r['attack']} "
                   f"momentum={r['momentum']} seed={r['seed']}: accuracy "
                   f"{r['accuracy']:.3f}" + (f" ({r['error']})" if r["error"] else ""),
-                  flush=True)
+                  file=sys.stderr, flush=True)
     if rank == 0:
         with open(out_path, "w") as fh:
             json.dump(results, fh)

@@ -123,6 +123,8 @@ def grid(a):
             f = 0 if rule == "mean" else a.byzantine
             for pre in a.pre:
                 p = () if pre == "none" else tuple(pre.split("+"))
+                if f == 0 and p == ("nnm",):
+                    continue  # NNM at f = 0 mixes every row: each is the mean; the rule's too
                 why = refusal(rule, f, a.world_size, p, convention=a.convention)
                 if why:
                     refused.append({"alpha": alpha, "rule": rule, "pre": p, "why": why})
@@ -314,11 +316,108 @@ def write_plots(result, directory) -> list:
     return written
 
 
+# ---- step time: the hook's schedules beside DDP's AllReduce --------------------------------------
+
+TIME_CONFIGS = (("allreduce", None, {}), ("allgather", "median", {}),
+                ("sharded", "median", {}), ("sharded", "median", {"audit": 0}))
+
+
+def _time_worker(rank, world, port, cfg, out):
+    import torch
+    import torch.distributed as dist
+    from datetime import timedelta
+    from torch import nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    import dpas.torch as dt
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, timeout=timedelta(seconds=600))
+    width = cfg["width"]
+    g = torch.Generator().manual_seed(rank)
+    x = torch.randn(32, width, generator=g)
+    y = torch.randint(0, 10, (32,), generator=g)
+    setups = []
+    for schedule, rule, kw in TIME_CONFIGS:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(width, 2 * width), nn.ReLU(),
+                              nn.Linear(2 * width, width), nn.ReLU(), nn.Linear(width, 10))
+        ddp = DDP(model, broadcast_buffers=False)
+        state = dt.register(ddp, rule, 0, schedule=schedule, **kw) if rule else None
+        opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+        setups.append((ddp, opt, state))
+    params = sum(p.numel() for p in setups[0][0].module.parameters())
+    times = [[] for _ in setups]
+    loss_fn = nn.CrossEntropyLoss()
+    for rnd in range(cfg["rounds"] + 1):
+        for k, (ddp, opt, state) in enumerate(setups):  # interleaved: the load is shared
+            for _ in range(cfg["steps"]):
+                dist.barrier()
+                t0 = time.perf_counter()
+                opt.zero_grad(set_to_none=True)
+                loss_fn(ddp(x), y).backward()
+                opt.step()
+                if rnd > 0:  # round 0 warms up (DDP's bucket rebuild, gloo's connections)
+                    times[k].append(time.perf_counter() - t0)
+    everyone = [None] * world
+    dist.all_gather_object(everyone, times)
+    for _, _, state in setups:
+        if state is not None:
+            state.close()
+    if rank == 0:
+        with open(out, "w") as fh:
+            json.dump({"params": params, "times": everyone}, fh)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def step_time(world=4, width=1024, steps=5, rounds=4) -> dict:
+    """The median step time (forward, backward with the hook, SGD step; the slowest rank of
+    each step) of DDP's AllReduce, and of the hook's allgather and sharded schedules (median
+    rule, f = 0; sharded verified with audit 64 and trusting with audit 0), on a
+    width x 2 width x width x 10 MLP, the configurations interleaved round by round so that
+    they share the machine's load; with the load average before and after."""
+    import tempfile
+    import torch.multiprocessing as mp
+    load0 = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.json")
+        mp.start_processes(_time_worker, args=(world, _train.free_port(),
+                                               {"width": width, "steps": steps,
+                                                "rounds": rounds}, out),
+                           nprocs=world, start_method="fork")
+        with open(out) as fh:
+            got = json.load(fh)
+    load1 = os.getloadavg()
+    rows = []
+    for k, (schedule, rule, kw) in enumerate(TIME_CONFIGS):
+        per_step = np.max(np.array([got["times"][r][k] for r in range(world)]), axis=0)
+        rows.append({"schedule": schedule + (" (audit 0)" if kw.get("audit") == 0 else ""),
+                     "rule": rule or "mean", "median_s": float(np.median(per_step)),
+                     "steps": int(per_step.size)})
+    base = rows[0]["median_s"]
+    for r in rows:
+        r["ratio_to_allreduce"] = r["median_s"] / base
+    return {"world_size": world, "parameters": got["params"], "rows": rows,
+            "loadavg_before": load0, "loadavg_after": load1, "cores": os.cpu_count()}
+
+
+def time_table(t) -> str:
+    lines = [f"step time, N = {t['world_size']}, {t['parameters']} parameters, "
+             f"{t['cores']} cores, load average {t['loadavg_before'][0]:.1f} before, "
+             f"{t['loadavg_after'][0]:.1f} after",
+             "", "| schedule | rule | median step (ms) | × AllReduce | steps |",
+             "|---|---|---|---|---|"]
+    for r in t["rows"]:
+        lines.append(f"| {r['schedule']} | {r['rule']} | {r['median_s'] * 1e3:.1f} | "
+                     f"{r['ratio_to_allreduce']:.2f} | {r['steps']} |")
+    return "\n".join(lines) + "\n"
+
+
 def parse(argv):
     p = _Parser(prog="python3 -m dpas.torch.bench",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--dataset", choices=DATASETS, default="digits")
-    p.add_argument("--world-size", type=int, default=6)
+    p.add_argument("--world-size", type=int, default=None, help="N (default 6; --time: 4)")
     p.add_argument("--byzantine", type=int, default=1)
     p.add_argument("--alpha", default="0.1", help="Dirichlet alphas, or iid (a list)")
     p.add_argument("--rules", default="mean,median,trimmed_mean,krum,geometric_median,"
@@ -337,7 +436,16 @@ def parse(argv):
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
     p.add_argument("--svg", metavar="DIR", help="write the plots (SVG) into DIR")
     p.add_argument("--progress", action="store_true", help="one line per run on stderr")
+    p.add_argument("--time", action="store_true",
+                   help="instead of the grid: the step time of the schedules beside DDP's "
+                        "AllReduce (--world-size, --width)")
+    p.add_argument("--width", type=int, default=1024,
+                   help="--time's MLP: width x 2 width x width x 10 (1024: 4.2 M parameters)")
     a = p.parse_args(argv)
+    if a.world_size is None:
+        a.world_size = 4 if a.time else 6
+    if a.width < 8:
+        raise UsageError(f"--width must be at least 8, got {a.width}")
     a.alpha = _list("--alpha", a.alpha, convert=_alpha)
     known_rules = [r.rule for r in dpas.rules()]
     a.rules = _list("--rules", a.rules, known_rules)
@@ -370,6 +478,14 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"dpas.torch.bench: error: {e}", file=sys.stderr)
         return 1
+    if a.time:
+        t = step_time(world=a.world_size, width=a.width)
+        if a.output == "json":
+            json.dump(t, sys.stdout, indent=1)
+            print()
+        else:
+            sys.stdout.write(time_table(t))
+        return 0
     specs, refused = grid(a)
     t0 = time.time()
     runs = _train.run(a.world_size, specs, progress=a.progress)
