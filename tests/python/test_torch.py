@@ -154,7 +154,8 @@ def consistency_worker(rank, world, port, rule, f, schedule, attack, byz, pre, p
     ddp.register_comm_hook(state, spy)
     x, y = batch(rank)
     mine = local_gradient(model(), rank)  # this replica's gradient, without DDP
-    for step in range(2):  # step 0: DDP's first layout (one bucket); step 1: rebuilt buckets
+    for step in range(3):  # step 0: DDP's first layout (one bucket); 1, 2: rebuilt buckets
+        # (from step 2 the hook receives straight into the matrix it keeps)
         order.clear()
         calls.clear()
         for p in m.parameters():
@@ -244,7 +245,7 @@ def test_consistency():
         print(f"consistency: N={world} {rule} f={f} {schedule} pre={'+'.join(pre) or '-'} "
               f"attack={attack} ranks={byz}: every rank's gradient bit-identical to "
               f"dpas.aggregate on the whole gradients, in DDP's first step (one bucket) and "
-              f"in its second (three)", flush=True)
+              f"in the next two (several)", flush=True)
     for dtype in ("float16", "bfloat16", "float32"):
         for schedule in ("allgather", "sharded"):
             spawn(direct_worker, 4, dtype, schedule)

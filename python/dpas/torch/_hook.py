@@ -11,6 +11,7 @@ aggregate or with the same error on every rank.
 """
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import queue
@@ -360,6 +361,8 @@ class _Engine:
         self.honest = [r for r in range(self.world) if r not in state.byzantine_ranks]
         self.ctx = _attacks.Context(self._aggregate_plain, state.byzantine_ranks, self.world)
         self.momenta: dict = {}
+        self.matrix: typing.Optional[torch.Tensor] = None  # the allgather's (N, D), kept
+        self.layout: typing.List[int] = []                   # its buckets' sizes
         self.jobs: typing.List[_Job] = []
         self.failure: typing.Optional[str] = None
         self.step = 0
@@ -479,7 +482,7 @@ class _Engine:
 
     def _exchange(self, job: _Job) -> None:
         if self.state.schedule == "allgather":
-            job.rows = torch.empty((self.world, job.d), dtype=job.dtype)
+            job.rows = self._rows_target(job)
             self.comm.allgather_rows(job.sent, job.rows, "schedule")
         else:
             from . import _sharded
@@ -563,7 +566,30 @@ class _Engine:
             return None, f"dpas.torch: step {self.step}: {_message(e)}"
         return self._split(agg, jobs), None
 
+    def _rows_target(self, job: _Job) -> torch.Tensor:
+        """Where bucket job's N rows are received: float32 buckets straight into their columns
+        of a (N, D) matrix kept from step to step while DDP's layout stays (no concatenation,
+        no fresh pages each step); otherwise a matrix of their own."""
+        i = len(self.jobs) - 1
+        off = sum(j.d for j in self.jobs[:-1])
+        whole = self.matrix
+        if (whole is not None and job.dtype == torch.float32 and i < len(self.layout) and
+                self.layout[i] == job.d and all(j.dtype == torch.float32 for j in self.jobs)):
+            return whole[:, off:off + job.d]
+        return torch.empty((self.world, job.d), dtype=job.dtype)
+
     def _matrix(self, rows: typing.List[torch.Tensor]) -> torch.Tensor:
+        """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it."""
+        whole = self.matrix
+        if (whole is not None and len(rows) == len(self.layout) and
+                [r.shape[1] for r in rows] == self.layout and
+                all(r.dtype == torch.float32 and r.data_ptr() == whole[:, off:].data_ptr()
+                    for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1])))):
+            return whole
+        sizes = [r.shape[1] for r in rows]
+        if (self.state.schedule == "allgather" and len(rows[0]) == self.world and
+                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14):
+            self.layout, self.matrix = sizes, torch.empty((self.world, sum(sizes)))
         if len(rows) == 1 and rows[0].dtype == torch.float32:
             return rows[0].contiguous()
         return torch.cat([r.float() for r in rows], dim=1).contiguous()
