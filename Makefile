@@ -30,6 +30,7 @@ test-asan: build-asan
 bench: build
 	bash bench/run.sh
 	bash bench/kernels.sh
+	bash bench/torch.sh
 
 fuzz: deps
 	@cmake --preset fuzz >/dev/null

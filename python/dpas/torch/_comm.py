@@ -54,16 +54,21 @@ class Comm:
         of at most chunk_bytes (both sides cut alike); empty tensors are not sent (gloo divides
         by the size). Returns when every message has gone and come."""
         work = []
-        for peer, t in sends.items():
-            for tag, piece in self._pieces(_bytes(t)):
+        for peer, ts in sends.items():
+            for tag, (what, piece) in enumerate(self._all_pieces(ts, purpose)):
                 work.append(dist.isend(piece, self.granks[peer], group=self.group, tag=tag))
-                self.count.payload[purpose] += piece.numel() * piece.element_size()
-                self.count.messages[purpose] += 1
-        for peer, t in recvs.items():
-            for tag, piece in self._pieces(_bytes(t)):
+                self.count.payload[what] += piece.numel()
+                self.count.messages[what] += 1
+        for peer, ts in recvs.items():
+            for tag, (_, piece) in enumerate(self._all_pieces(ts, purpose)):
                 work.append(dist.irecv(piece, self.granks[peer], group=self.group, tag=tag))
         for w in work:
             w.wait()
+
+    def _all_pieces(self, ts, purpose):
+        """A tensor, or a list of (purpose, tensor): its messages, in order."""
+        items = [(purpose, ts)] if isinstance(ts, torch.Tensor) else ts
+        return [(what, piece) for what, t in items for _, piece in self._pieces(_bytes(t))]
 
     def _pieces(self, t: torch.Tensor):
         n = t.numel()
@@ -72,12 +77,22 @@ class Comm:
 
     def allgather_rows(self, x: torch.Tensor, out: torch.Tensor, purpose: str,
                        to: typing.Optional[typing.Sequence[int]] = None,
-                       frm: typing.Optional[typing.Sequence[int]] = None) -> None:
-        """out[r] = rank r's x (out: (world, d)); to/frm restrict the peers (default all)."""
+                       frm: typing.Optional[typing.Sequence[int]] = None,
+                       block: typing.Optional[torch.Tensor] = None,
+                       blocks: typing.Optional[torch.Tensor] = None) -> None:
+        """out[r] = rank r's x (out: (world, d)); to/frm restrict the peers (default all).
+        With block (uint8), also blocks[r] = rank r's block, in the same messages' round (a
+        message of its own after the data, counted as protocol)."""
         to = range(self.world) if to is None else to
         frm = range(self.world) if frm is None else frm
-        sends = {p: x for p in to if p != self.rank}
-        recvs = {p: out[p] for p in frm if p != self.rank}
+        if block is None:
+            sends = {p: x for p in to if p != self.rank}
+            recvs = {p: out[p] for p in frm if p != self.rank}
+        else:
+            sends = {p: [(purpose, x), ("protocol", block)] for p in to if p != self.rank}
+            recvs = {p: [(purpose, out[p]), ("protocol", blocks[p])] for p in frm
+                     if p != self.rank}
+            blocks[self.rank].copy_(block)
         self.exchange(sends, recvs, purpose)
         if self.rank in frm:
             out[self.rank].copy_(x)

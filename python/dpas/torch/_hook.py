@@ -12,7 +12,7 @@ aggregate or with the same error on every rank.
 import dataclasses
 import hashlib
 import itertools
-import json
+import struct
 import os
 import queue
 import threading
@@ -33,8 +33,8 @@ SCHEDULES = ("allgather", "sharded")
 PREAGGREGATORS = ("bucketing", "nnm")
 OWNER_ATTACKS = ("lie", "cover", "accuse")
 _DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-STATUS_BYTES = 256  # the allgather schedule's status block per rank per step
 MESSAGE_BYTES = 200  # the longest error message a status block carries (longer ones: cut, marked)
+STATUS_BYTES = 2 + MESSAGE_BYTES  # a status block: the message's length (2 bytes), the message
 
 
 class StepFailed(RuntimeError):
@@ -483,7 +483,14 @@ class _Engine:
     def _exchange(self, job: _Job) -> None:
         if self.state.schedule == "allgather":
             job.rows = self._rows_target(job)
-            self.comm.allgather_rows(job.sent, job.rows, "schedule")
+            if job.last:  # the step's status travels with its last bucket: every local step
+                # (momentum, attack) is behind, only the kernel, the same on every rank, ahead
+                block = torch.frombuffer(bytearray(status_block(self.failure)), dtype=torch.uint8)
+                self.statuses = torch.empty((self.world, STATUS_BYTES), dtype=torch.uint8)
+                self.comm.allgather_rows(job.sent, job.rows, "schedule", block=block,
+                                         blocks=self.statuses)
+            else:
+                self.comm.allgather_rows(job.sent, job.rows, "schedule")
         else:
             from . import _sharded
             _sharded.scatter(self, job)
@@ -527,35 +534,18 @@ class _Engine:
         self._local("attack", run)
 
     # -- allgather: status, then the whole aggregate --
-    def _agree(self, block: bytes, size: int) -> typing.List[dict]:
-        """Every rank's status (a JSON object in a fixed-size block): the agreement round."""
-        raw = json.dumps(block, separators=(",", ":")).encode("utf-8")
-        if len(raw) > size:
-            raise AssertionError(f"status block of {len(raw)} bytes exceeds {size}")
-        got = self.comm.allgather_bytes(raw.ljust(size, b" "))
-        out = []
-        for r, b in enumerate(got):
-            try:
-                out.append(json.loads(b.decode("utf-8")))
-            except ValueError:
-                out.append({"failure": "sent an unreadable status block"})
-        return out
-
-    def _failure_block(self) -> dict:
-        return {"failure": _cut(self.failure, MESSAGE_BYTES) if self.failure else None}
-
-    def _error_from(self, statuses) -> typing.Optional[str]:
-        failed = [r for r, s in enumerate(statuses) if s.get("failure")]
+    def _error_from(self, messages: typing.List[typing.Optional[str]]) -> typing.Optional[str]:
+        failed = [r for r, m in enumerate(messages) if m]
         if not failed:
             return None
         r0 = failed[0]
         which = "rank" if len(failed) == 1 else "ranks"
         return (f"dpas.torch: step {self.step} failed on {which} "
-                f"{', '.join(map(str, failed))}: rank {r0}: {statuses[r0]['failure']}")
+                f"{', '.join(map(str, failed))}: rank {r0}: {messages[r0]}")
 
     def _finish_allgather(self, jobs):
-        statuses = self._agree(self._failure_block(), STATUS_BYTES)
-        error = self._error_from(statuses)
+        error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
+                                  for r in range(self.world)])
         if error is not None:
             return None, error
         rows = [j.rows for j in jobs]
@@ -626,6 +616,24 @@ class _Engine:
             out.append(agg[off:off + j.d].to(j.dtype, copy=True))
             off += j.d
         return out
+
+
+def status_block(failure: typing.Optional[str]) -> bytes:
+    """A rank's status: the length of its failure's message (0: none), then the message (UTF-8,
+    at most MESSAGE_BYTES: a longer one is cut and says so), zero-padded to STATUS_BYTES."""
+    raw = _cut(failure, MESSAGE_BYTES).encode("utf-8") if failure else b""
+    while len(raw) > MESSAGE_BYTES:  # (a character cut in the middle: drop it)
+        raw = raw[:-1]
+    return struct.pack("<H", len(raw)) + raw.ljust(MESSAGE_BYTES, b"\0")
+
+
+def status_message(block: bytes) -> typing.Optional[str]:
+    (n,) = struct.unpack_from("<H", block, 0)
+    if n == 0:
+        return None
+    if n > MESSAGE_BYTES:
+        return "sent an unreadable status block"
+    return block[2:2 + n].decode("utf-8", "replace")
 
 
 def commit(secret: bytes) -> str:

@@ -46,9 +46,6 @@ import dpas
 
 from . import _hook
 
-_U16 = struct.Struct("<H")
-
-
 def _pad(job, n: int) -> typing.Tuple[torch.Tensor, int]:
     c = -(-job.d // n)
     x = job.sent
@@ -76,21 +73,9 @@ def scatter(eng, job) -> None:
     job.rows = rows
 
 
-def _status(msg: typing.Optional[str]) -> bytes:
-    raw = _hook._cut(msg, _hook.MESSAGE_BYTES).encode("utf-8") if msg else b""
-    return _U16.pack(len(raw)) + raw.ljust(_hook.MESSAGE_BYTES, b"\0")
-
-
-def _unstatus(b: bytes) -> typing.Optional[str]:
-    (n,) = _U16.unpack_from(b, 0)
-    if n == 0:
-        return None
-    return b[2:2 + min(n, _hook.MESSAGE_BYTES)].decode("utf-8", "replace")
-
-
 def a1_bytes(world: int) -> int:
     """The A1 block: status, commitment, a (bucket, coordinate) per rank."""
-    return 2 + _hook.MESSAGE_BYTES + 32 + 8 * world
+    return _hook.STATUS_BYTES + 32 + 8 * world
 
 
 def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
@@ -134,16 +119,16 @@ def finish(eng, jobs):
                         proofs[r] = (b, col)
         eng._local("non-finite check", find)
     secret = _hook.new_secret()
-    block = _status(eng.failure) + hashlib.sha256(secret).digest() + \
+    block = _hook.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
         b"".join(struct.pack("<ii", b, c) for b, c in proofs)
     a1 = eng.comm.allgather_bytes(block)
-    failed = [r for r in range(world) if _unstatus(a1[r])]
+    failed = [r for r in range(world) if _hook.status_message(a1[r])]
     if failed:
         which = "rank" if len(failed) == 1 else "ranks"
         return None, (f"dpas.torch: step {eng.step} failed on {which} "
                       f"{', '.join(map(str, failed))}: rank {failed[0]}: "
-                      f"{_unstatus(a1[failed[0]])}")
-    off = 2 + _hook.MESSAGE_BYTES
+                      f"{_hook.status_message(a1[failed[0]])}")
+    off = _hook.STATUS_BYTES
     commits = [a1[r][off:off + 32] for r in range(world)]
     claims = {}  # row -> (claimer, bucket, coordinate)
     for o in active:

@@ -114,7 +114,7 @@ def grid(a):
     specs, refused = [], []
     common = dict(dataset=a.dataset, steps=a.steps, lr=a.lr, batch=a.batch,
                   eval_every=max(1, a.steps // 10), hidden=64,
-                  bucket_cap_mb=a.bucket_cap_mb)
+                  bucket_cap_mb=a.bucket_cap_mb, barrier=False)
     for alpha in a.alpha:
         for beta in a.momentum:
             for seed in a.seeds:

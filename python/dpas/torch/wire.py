@@ -86,8 +86,8 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
         for d, w in buckets:
             sched += n1 * d * w
             frame += n1 * _messages(d * w, chunk_bytes) * fr.message
-        proto += n1 * _hook.STATUS_BYTES
-        frame += n1 * fr.ring_step
+        proto += n1 * _hook.STATUS_BYTES  # the status, a message of its own to each peer
+        frame += n1 * fr.message
     elif schedule == "sharded":
         shards = [-(-d // world) for d, _ in buckets]
         flat = sum(c * w for c, (_, w) in zip(shards, buckets))
