@@ -176,7 +176,6 @@ def rows(name: str, params: dict, known, nbyz: int, ctx: Context):
     vector) or (h, d) (the honest vectors, in rank order of ctx.honest), float32 C-contiguous."""
     import numpy as np
     known = np.ascontiguousarray(known, dtype=np.float32)
-    d = known.shape[1]
 
     def repeat(v):
         return np.tile(np.asarray(v, np.float32), (nbyz, 1))

@@ -55,7 +55,8 @@ def check_output_path(option: str, path: str, directory: bool = False) -> None:
             raise UsageError(f"{option}: {path} is a dangling link")
         ok = stat.S_ISDIR(st.st_mode) if directory else stat.S_ISREG(st.st_mode)
         if not ok:
-            raise UsageError(f"{option}: {path} is not a {'directory' if directory else 'regular file'}")
+            kind = "directory" if directory else "regular file"
+            raise UsageError(f"{option}: {path} is not a {kind}")
     else:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):

@@ -142,15 +142,20 @@ def table(result) -> str:
             f"{p['framing']:g} | {p['total']:g} | "
             f"{r['bytes_per_rank_per_step'] / p['total']:.4f} | "
             f"{r['step_time_s'] * 1e3:.2f} | {r['step_time_s'] / base:.2f} |")
-    return "\n".join(lines)
+    notes = [f"{r['rule']} runs with f = {r['f']} against {r['byzantine']} Byzantine ranks: "
+             f"it tolerates at most {r['f']} at N = {r['world_size']}"
+             for r in result["runs"] if r.get("rule") and r.get("f") is not None and
+             r.get("byzantine") and r["f"] < r["byzantine"] and r["rule"] != "mean"]
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def svg(result, title="test accuracy over steps") -> str:
     """A line per run: accuracy_by_step (a plain SVG, no dependency)."""
     from .bench import svg_curves
-    return svg_curves([r for r in result["runs"] if r.get("accuracy_by_step")], title,
-                      lambda r: f"{r['rule'] or 'mean'} ({r['schedule'] if r['rule'] else 'allreduce'}"
-                                f", {r['attack'] or 'none'})")
+    def label(r):
+        schedule = r["schedule"] if r["rule"] else "allreduce"
+        return f"{r['rule'] or 'mean'} ({schedule}, {r['attack'] or 'none'})"
+    return svg_curves([r for r in result["runs"] if r.get("accuracy_by_step")], title, label)
 
 
 def main(argv=None) -> int:

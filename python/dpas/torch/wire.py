@@ -33,8 +33,8 @@ FRAMING = {"gloo": Framing(message=144, ring_step=288)}
 
 
 def predicted_bytes(schedule: str, rule: str, parameters: int, world: int,
-                    bytes_per_param: int = 4,
-                    convention: typing.Optional[str] = None) -> typing.Union[int, fractions.Fraction]:
+                    bytes_per_param: int = 4, convention: typing.Optional[str] = None
+                    ) -> typing.Union[int, fractions.Fraction]:
     """dpas's prediction of the gradient bytes one rank sends per step: the library's cost row
     (bytes_per_worker) for a workload of `parameters` gradient coordinates, `bytes_per_param`
     bytes each, on N = world replicas, one per node. Exact: an int, or a Fraction when the
