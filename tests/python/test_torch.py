@@ -407,6 +407,11 @@ def arguments_worker(rank, world, port):
     expect(ValueError, lambda: h("median", 0, owner_attack="lie", byzantine_ranks=[1]),
            "sharded")
     expect(ValueError, lambda: h("median", 0, schedule="nope"), "schedule")
+    expect(ValueError, lambda: h("median", 0, owner_attack_parameters={"value": 1.0}),
+           "without an owner_attack")
+    expect(ValueError, lambda: h("median", 0, audit=8), "sharded schedule only")
+    expect(ValueError, lambda: h("median", 0, chunk_bytes=10), "chunk_bytes must be >= 1024")
+    expect(ValueError, lambda: h("median", 0, seed=-1), "seed must be >= 0")
     expect(ValueError, lambda: h("median", 1, pre=["bucketing"], bucket_size=2),
            "median")  # 2 ranks in buckets of 2: one row, f = 1 refused by the rule
     # the exact prediction: 2 (N - 1)/N x 7440 B at N = 7 is 89280/7 B, not 12754
@@ -432,7 +437,7 @@ def arguments_worker(rank, world, port):
 
 def test_arguments():
     spawn(arguments_worker, 2)
-    print("arguments: 25 bad hook arguments refused at registration, with the field named; "
+    print("arguments: 27 bad hook arguments refused at registration, with the field named; "
           "predicted_bytes exact (89280/7); the buffer-broadcast warning", flush=True)
     env = dict(os.environ)
     for args, words in ((["--rules", "nope"], ["--rules", "nope", "median"]),
