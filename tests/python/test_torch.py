@@ -523,9 +523,10 @@ def test_attacks():
 
 # ---- bytes -------------------------------------------------------------------------------------
 
-def bytes_worker(rank, world, port, schedule, d, steps, out):
+def bytes_worker(rank, world, port, schedule, d, steps, out, audit):
     init(rank, world, port)
-    state, hook = dt.robust_hook("median", 0, schedule=schedule)
+    state, hook = dt.robust_hook("median", 0, schedule=schedule,
+                                 **({"audit": audit} if schedule == "sharded" else {}))
     buf = torch.randn(d, generator=torch.Generator().manual_seed(rank))
     hook(state, Bucket(buf)).wait()  # warm-up: gloo's connections
     sent = []
@@ -543,21 +544,23 @@ def bytes_worker(rank, world, port, schedule, d, steps, out):
 
 def test_bytes():
     with tempfile.TemporaryDirectory() as tmp:
-        for world, d in ((2, 1_000_000), (4, 1_000_000), (4, 1860), (6, 1860)):
-            for schedule in ("allgather", "sharded"):
+        for world, d, audit in ((2, 1_000_000, 64), (4, 1_000_000, 64), (4, 1860, 64),
+                                (6, 1860, 64), (6, 1860, 0)):
+            for schedule in ("allgather", "sharded") if audit else ("sharded",):
                 s = 4 * d
                 # the seed's equations: allgather (N - 1) s, sharded 2 (N - 1)/N s
                 formula = (world - 1) * s if schedule == "allgather" else \
                     fractions.Fraction(2 * (world - 1) * s, world)
                 assert dt.predicted_bytes(schedule, "median", d, world) == formula
-                pred = wire.hook_bytes(schedule, world, [(d, 4)])
-                out = os.path.join(tmp, f"{schedule}{world}{d}")
-                spawn(bytes_worker, world, schedule, d, 3, out)
+                pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit)
+                out = os.path.join(tmp, f"{schedule}{world}{d}{audit}")
+                spawn(bytes_worker, world, schedule, d, 3, out, audit)
                 for r in range(world):
                     sent = eval(open(f"{out}.{r}").read())
                     err = float(np.mean(sent)) / pred["total"] - 1
                     if r == 0:
-                        print(f"bytes: N={world} d={d} {schedule}: measured {sent} per step, "
+                        print(f"bytes: N={world} d={d} {schedule}"
+                              f"{' audit 0' if not audit else ''}: measured {sent} per step, "
                               f"predicted {pred['total']} = {pred['schedule']} gradient "
                               f"(dpas's row {formula}) + {pred['protocol']} protocol + "
                               f"{pred['framing']} framing ({err:+.4%})", flush=True)

@@ -15,7 +15,8 @@ R3  every rank reveals its secret; a secret that does not match its commitment b
 R4  each owner reports, for `audit` coordinates of each of its shards drawn with the seed, the
     values every rank sent it there.
 R5  every rank checks its own values in every owner's reports (and the non-finite proofs that
-    name it) and all-gathers its objections.
+    name it) and all-gathers its objections, with a byte that says whether its own aggregation
+    failed. (With audit = 0, R3 and R4 are skipped: the trusting schedule.)
 Verdict (every rank alike, from what every rank received): an owner whose published values
 differ from the rule recomputed on its own report is a proven liar and is banned; an owner
 objected to is banned together with the lowest objector (one of the two lied: an honest rank
@@ -79,8 +80,8 @@ def a1_bytes(world: int) -> int:
 
 
 def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
-    """The R4 block: a status byte and n values (float32) at each audited coordinate."""
-    return 1 + sum(4 * n * min(audit, c) for c in shards)
+    """The R4 block: n values (float32) at each audited coordinate."""
+    return sum(4 * n * min(audit, c) for c in shards)
 
 
 def _kernel(eng, m: np.ndarray, f: int) -> np.ndarray:
@@ -192,40 +193,40 @@ def finish(eng, jobs):
             pub[b][k] = flat[at:at + nbytes].view(j.dtype)
             at += nbytes
 
-    # ---- R3: reveal, seed ----
-    got = eng.comm.allgather_bytes(secret)
     banned: typing.Dict[int, str] = {}
-    for r in active:
-        if hashlib.sha256(got[r]).digest() != commits[r]:
-            banned[r] = "revealed a secret that does not match its commitment"
-    seed = hashlib.sha256(b"".join(got[r] for r in active if r not in banned)).digest()
-    positions = []
-    for b, j in enumerate(jobs):
-        per = []
-        for k in range(n):
-            if st.audit >= j.shard:
-                per.append(np.arange(j.shard))
-            else:
-                rg = np.random.default_rng([int.from_bytes(seed[:8], "little"), b, k])
-                per.append(np.sort(rg.choice(j.shard, size=st.audit, replace=False)))
-        positions.append(per)
     m_b = [min(st.audit, j.shard) for j in jobs]
+    positions: list = [[np.arange(0)] * n for _ in jobs]
+    reports = [b""] * world
+    if st.audit > 0:
+        # ---- R3: reveal, seed ----
+        got = eng.comm.allgather_bytes(secret)
+        for r in active:
+            if hashlib.sha256(got[r]).digest() != commits[r]:
+                banned[r] = "revealed a secret that does not match its commitment"
+        seed = hashlib.sha256(b"".join(got[r] for r in active if r not in banned)).digest()
+        for b, j in enumerate(jobs):
+            for k in range(n):
+                if st.audit >= j.shard:
+                    positions[b][k] = np.arange(j.shard)
+                else:
+                    rg = np.random.default_rng([int.from_bytes(seed[:8], "little"), b, k])
+                    positions[b][k] = np.sort(rg.choice(j.shard, size=st.audit, replace=False))
 
-    # ---- R4: reports ----
-    report = bytearray(b"\1" if own_fail else b"\0")
-    for b, j in enumerate(jobs):
-        if owner and m_b[b]:
-            vals = j.rows[:, torch.from_numpy(positions[b][me])].float().numpy().copy()
-            if st.is_byzantine and st.owner_attack == "cover" and b in lies:
-                hit = np.isin(positions[b][me], lies[b])
-                vals[:, hit] = np.float32(st.owner_attack_parameters["value"])
-            report += vals.astype("<f4").tobytes()
-        else:
-            report += bytes(4 * n * m_b[b])
-    reports = eng.comm.allgather_bytes(bytes(report))
+        # ---- R4: reports ----
+        report = bytearray()
+        for b, j in enumerate(jobs):
+            if owner and m_b[b]:
+                vals = j.rows[:, torch.from_numpy(positions[b][me])].float().numpy().copy()
+                if st.is_byzantine and st.owner_attack == "cover" and b in lies:
+                    hit = np.isin(positions[b][me], lies[b])
+                    vals[:, hit] = np.float32(st.owner_attack_parameters["value"])
+                report += vals.astype("<f4").tobytes()
+            else:
+                report += bytes(4 * n * m_b[b])
+        reports = eng.comm.allgather_bytes(bytes(report))
 
     def reported(o: int, b: int) -> np.ndarray:
-        at = 1 + sum(4 * n * m_b[i] for i in range(b))
+        at = sum(4 * n * m_b[i] for i in range(b))
         return np.frombuffer(reports[o], dtype="<f4", count=n * m_b[b],
                              offset=at).reshape(n, m_b[b]).astype(np.float32)
 
@@ -237,6 +238,8 @@ def finish(eng, jobs):
                 continue
             bad = False
             for b, j in enumerate(jobs):
+                if not m_b[b]:
+                    continue
                 x, c = _pad(j, n)
                 mine = x[k * c:(k + 1) * c][torch.from_numpy(positions[b][k])].float().numpy()
                 if mine.tobytes() != reported(o, b)[me].tobytes():  # (exact: a float32 holds
@@ -273,8 +276,9 @@ def finish(eng, jobs):
                              f"report (bucket {b})")
                 break
 
-    # ---- R5: objections; the verdict ----
-    obj = eng.comm.allgather_bytes(bytes(objections))
+    # ---- R5: each rank's failure to aggregate (a byte) and its objections; the verdict ----
+    r5 = eng.comm.allgather_bytes((b"\1" if own_fail else b"\0") + bytes(objections))
+    flags, obj = [b[0] for b in r5], [b[1:] for b in r5]
     pairs = []
     for o in active:
         if o in banned:
@@ -282,7 +286,7 @@ def finish(eng, jobs):
         objectors = [r for r in active if r != o and obj[r][o] and r not in banned]
         if objectors:
             pairs.append((o, objectors[0]))
-    owner_failed = [o for o in active if reports[o][:1] == b"\1" and o not in banned]
+    owner_failed = [o for o in active if flags[o] == 1 and o not in banned]
     for o, r in pairs:
         if o in banned or r in banned:
             continue

@@ -96,9 +96,11 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
             frame += n1 * _messages(c * w, chunk_bytes) * fr.message
         sched += n1 * flat
         frame += n1 * _messages(flat, chunk_bytes) * fr.message
-        proto += n1 * (_sharded.a1_bytes(world) + 16 + _sharded.r4_bytes(world, shards, audit) +
-                       world)
-        frame += 4 * n1 * fr.ring_step
+        rounds = [_sharded.a1_bytes(world), 1 + world]  # the agreement, the objections
+        if audit > 0:
+            rounds += [16, _sharded.r4_bytes(world, shards, audit)]  # the reveal, the reports
+        proto += n1 * sum(rounds)
+        frame += len(rounds) * n1 * fr.ring_step
     else:
         raise InvalidValue(f"schedule must be allreduce, allgather or sharded, got {schedule!r}",
                            "schedule")
