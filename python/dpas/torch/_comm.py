@@ -47,28 +47,58 @@ class Comm:
         self.chunk_bytes = chunk_bytes
         self.count = Counter()
 
-    def exchange(self, sends: typing.Dict[int, torch.Tensor],
-                 recvs: typing.Dict[int, torch.Tensor], purpose: str) -> None:
-        """Sends sends[peer] to each peer and receives recvs[peer] from each (1-D contiguous
-        tensors whose sizes both sides know), every tensor sent as its bytes, cut into messages
-        of at most chunk_bytes (both sides cut alike); empty tensors are not sent (gloo divides
-        by the size). Returns when every message has gone and come."""
-        work = []
+    def exchange(self, sends: typing.Dict[int, typing.Any],
+                 recvs: typing.Dict[int, typing.Any], purpose: str) -> None:
+        """Sends sends[peer] to each peer and receives recvs[peer] from each: a 1-D contiguous
+        tensor, or a list of (purpose, tensor), whose sizes both sides know. Every tensor
+        travels as its bytes, cut into pieces of at most chunk_bytes; consecutive pieces that
+        fit together in chunk_bytes go as one message (packed into a buffer: a small status
+        rides with the data), a lone piece as itself (no copy). Both sides cut and group alike.
+        Empty tensors are not sent (gloo divides by the size). Returns when every message has
+        gone and come."""
+        work, unpack = [], []
         for peer, ts in sends.items():
-            for tag, (what, piece) in enumerate(self._all_pieces(ts, purpose)):
-                work.append(dist.isend(piece, self.granks[peer], group=self.group, tag=tag))
-                self.count.payload[what] += piece.numel()
-                self.count.messages[what] += 1
+            for tag, group in enumerate(self._messages(ts, purpose)):
+                if len(group) == 1:
+                    msg = group[0][1]
+                else:
+                    msg = torch.cat([piece for _, piece in group])
+                work.append(dist.isend(msg, self.granks[peer], group=self.group, tag=tag))
+                for what, piece in group:
+                    self.count.payload[what] += piece.numel()
+                self.count.messages[group[0][0]] += 1
         for peer, ts in recvs.items():
-            for tag, (_, piece) in enumerate(self._all_pieces(ts, purpose)):
-                work.append(dist.irecv(piece, self.granks[peer], group=self.group, tag=tag))
+            for tag, group in enumerate(self._messages(ts, purpose)):
+                if len(group) == 1:
+                    msg = group[0][1]
+                else:
+                    msg = torch.empty(sum(piece.numel() for _, piece in group),
+                                      dtype=torch.uint8)
+                    unpack.append((msg, group))
+                work.append(dist.irecv(msg, self.granks[peer], group=self.group, tag=tag))
         for w in work:
             w.wait()
+        for msg, group in unpack:
+            off = 0
+            for _, piece in group:
+                piece.copy_(msg[off:off + piece.numel()])
+                off += piece.numel()
 
-    def _all_pieces(self, ts, purpose):
-        """A tensor, or a list of (purpose, tensor): its messages, in order."""
+    def _messages(self, ts, purpose):
+        """The messages of one peer's tensors: lists of (purpose, piece)."""
         items = [(purpose, ts)] if isinstance(ts, torch.Tensor) else ts
-        return [(what, piece) for what, t in items for _, piece in self._pieces(_bytes(t))]
+        groups: list = []
+        size = 0
+        for what, t in items:
+            for _, piece in self._pieces(_bytes(t)):
+                n = piece.numel()
+                if groups and size + n <= self.chunk_bytes:
+                    groups[-1].append((what, piece))
+                    size += n
+                else:
+                    groups.append([(what, piece)])
+                    size = n
+        return groups
 
     def _pieces(self, t: torch.Tensor):
         n = t.numel()
@@ -81,8 +111,8 @@ class Comm:
                        block: typing.Optional[torch.Tensor] = None,
                        blocks: typing.Optional[torch.Tensor] = None) -> None:
         """out[r] = rank r's x (out: (world, d)); to/frm restrict the peers (default all).
-        With block (uint8), also blocks[r] = rank r's block, in the same messages' round (a
-        message of its own after the data, counted as protocol)."""
+        With block (uint8), also blocks[r] = rank r's block, after the data in the same
+        messages (counted as protocol)."""
         to = range(self.world) if to is None else to
         frm = range(self.world) if frm is None else frm
         if block is None:

@@ -381,37 +381,52 @@ class _Engine:
         last = bucket.is_last() if hasattr(bucket, "is_last") else True
         fut: torch.futures.Future = torch.futures.Future()
         self.state.calls += 1
-        self.q.put(_Job(index, last, buf.detach(), params, fut))
-        # the worker completes fut with a tensor or a _Failure; a failure raises here, in the
+        job = _Job(index, last, buf.detach(), params, fut)
+        # the worker completes fut with a tensor or a _Failure; a failure raises in the
         # callback, so that the Future DDP waits on carries a real error (not a value)
-        return fut.then(_unwrap)
+        out = fut.then(_unwrap)
+        if last:  # nothing of the backward is left to overlap: once the worker has done the
+            # step's other buckets (in order: the messages of one group must keep their order),
+            # the last one is done here, without a hand-off to the worker's thread
+            self.q.join()
+            self._process(job)
+        else:
+            self.q.put(job)
+        return out
 
     def close(self) -> None:
         if self.thread.is_alive():
             self.q.put(None)
             self.thread.join()
+        self.q = None
         dist.destroy_process_group(self.group)
 
     # -- the worker thread --
     def _run(self) -> None:
         while True:
             job = self.q.get()
-            if job is None:
-                return
             try:
-                self.jobs.append(job)
-                self._bucket(job)
-                if job.last:
-                    self._finish()
-            except BaseException as e:  # a collective failed (a peer died, the timeout): the
-                # step cannot be agreed on; fail this rank's Futures rather than hang them
-                err = StepFailed(f"dpas.torch: step {self.step}: the hook's transport failed on "
-                                 f"rank {self.rank}: {_message(e)}")
-                for j in self.jobs:
-                    if not j.fut.done():
-                        j.fut.set_result(_Failure(str(err)))
-                self.jobs, self.failure = [], None
-                self.step += 1
+                if job is None:
+                    return
+                self._process(job)
+            finally:
+                self.q.task_done()
+
+    def _process(self, job: _Job) -> None:
+        try:
+            self.jobs.append(job)
+            self._bucket(job)
+            if job.last:
+                self._finish()
+        except BaseException as e:  # a collective failed (a peer died, the timeout): the
+            # step cannot be agreed on; fail this rank's Futures rather than hang them
+            err = StepFailed(f"dpas.torch: step {self.step}: the hook's transport failed on "
+                             f"rank {self.rank}: {_message(e)}")
+            for j in self.jobs:
+                if not j.fut.done():
+                    j.fut.set_result(_Failure(str(err)))
+            self.jobs, self.failure = [], None
+            self.step += 1
 
     def _local(self, what: str, fn, default=None):
         """A computation of this rank alone: its exception becomes the step's failure (reported

@@ -56,9 +56,15 @@ def predicted_bytes(schedule: str, rule: str, parameters: int, world: int,
     return v
 
 
-def _messages(nbytes: int, chunk_bytes: int) -> int:
-    """The hook cuts every tensor's bytes into messages of at most chunk_bytes."""
-    return -(-nbytes // chunk_bytes)
+def _messages(nbytes: int, chunk_bytes: int, extra: int = 0) -> int:
+    """The hook cuts every tensor's bytes into pieces of at most chunk_bytes, and sends a
+    piece of `extra` bytes after them with the last piece when the two fit in chunk_bytes."""
+    n = -(-nbytes // chunk_bytes)
+    if extra:
+        last = nbytes - (n - 1) * chunk_bytes if n else 0
+        if not n or last + extra > chunk_bytes:
+            n += 1
+    return n
 
 
 def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[int, int]],
@@ -83,11 +89,12 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
             frame += 2 * n1 * fr.ring_step
         sched = int(sched) if fractions.Fraction(sched).denominator == 1 else sched
     elif schedule == "allgather":
-        for d, w in buckets:
+        for i, (d, w) in enumerate(buckets):
+            last = i == len(buckets) - 1  # the status rides with the last bucket
             sched += n1 * d * w
-            frame += n1 * _messages(d * w, chunk_bytes) * fr.message
-        proto += n1 * _hook.STATUS_BYTES  # the status, a message of its own to each peer
-        frame += n1 * fr.message
+            frame += n1 * _messages(d * w, chunk_bytes,
+                                    _hook.STATUS_BYTES if last else 0) * fr.message
+        proto += n1 * _hook.STATUS_BYTES
     elif schedule == "sharded":
         shards = [-(-d // world) for d, _ in buckets]
         flat = sum(c * w for c, (_, w) in zip(shards, buckets))
