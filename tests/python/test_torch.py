@@ -251,8 +251,27 @@ def test_consistency():
             spawn(direct_worker, 4, dtype, schedule)
             print(f"consistency: {dtype} buckets, {schedule}, two buckets a step, worker "
                   f"momentum 0.9 over 3 steps: bit-identical", flush=True)
+    spawn(tiny_worker, 4)
+    print("consistency: buckets of 2, 5 and 7 coordinates at N = 4 (shards of padding): "
+          "bit-identical", flush=True)
     spawn(single_worker, 1)
     print("consistency: N = 1: the hook returns the rank's own gradient", flush=True)
+
+
+def tiny_worker(rank, world, port):
+    """Buckets of fewer coordinates than ranks, or not a multiple of them: shards of padding."""
+    init(rank, world, port)
+    for schedule in ("sharded", "allgather"):
+        state, hook = dt.robust_hook("median", 1, schedule=schedule)
+        for d in (2, 5, 7):
+            def buf(r):
+                return torch.randn(d, generator=torch.Generator().manual_seed(10 * d + r))
+            got = hook(state, Bucket(buf(rank))).wait()
+            rows = f32(np.stack([buf(r).numpy() for r in range(world)]))
+            assert got.numpy().tobytes() == dpas.aggregate("median", rows, 1).tobytes(), \
+                (schedule, d, rank)
+        state.close()
+    dist.destroy_process_group()
 
 
 def single_worker(rank, world, port):

@@ -38,6 +38,20 @@ class Counter:
                 "rounds": dict(self.rounds), "round_bytes": dict(self.round_bytes)}
 
 
+def message_count(sizes: typing.Sequence[int], chunk_bytes: int) -> int:
+    """The messages Comm.exchange makes of tensors of these byte sizes, in order: each cut into
+    pieces of at most chunk_bytes, consecutive pieces grouped while they fit in chunk_bytes."""
+    count, size = 0, 0
+    for nbytes in sizes:
+        for off in range(0, nbytes, chunk_bytes):
+            n = min(chunk_bytes, nbytes - off)
+            if count and size + n <= chunk_bytes:
+                size += n
+            else:
+                count, size = count + 1, n
+    return count
+
+
 class Comm:
     def __init__(self, group, chunk_bytes: int):
         self.group = group

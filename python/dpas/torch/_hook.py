@@ -320,12 +320,13 @@ def _hook(state: HookState, bucket: dist.GradBucket) -> torch.futures.Future[tor
 
 class _Job:
     __slots__ = ("index", "last", "buf", "params", "fut", "x", "sent", "known", "rows",
-                 "result", "dtype", "device", "d", "shard")
+                 "result", "dtype", "device", "d", "shard", "padded")
 
     def __init__(self, index, last, buf, params, fut):
         self.index, self.last, self.buf, self.params, self.fut = index, last, buf, params, fut
         self.dtype, self.device, self.d = buf.dtype, buf.device, buf.numel()
         self.x = self.sent = self.known = self.rows = self.result = self.shard = None
+        self.padded = None
 
 
 def _message(e: BaseException) -> str:
@@ -628,7 +629,8 @@ class _Engine:
         as if it began its storage (a slice at an offset lands on the wrong coordinates)."""
         out, off = [], 0
         for j in jobs:
-            out.append(agg[off:off + j.d].to(j.dtype, copy=True))
+            part = agg[off:off + j.d]
+            out.append(part.to(j.dtype) if off == 0 else part.to(j.dtype, copy=True))
             off += j.d
         return out
 

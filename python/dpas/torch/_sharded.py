@@ -47,28 +47,36 @@ import dpas
 
 from . import _hook
 
-def _pad(job, n: int) -> typing.Tuple[torch.Tensor, int]:
-    c = -(-job.d // n)
-    x = job.sent
-    if c * n != job.d:
-        x = torch.cat([x, torch.zeros(c * n - job.d, dtype=x.dtype)])
-    return x, c
+def _shard(job, k: int, n: int) -> torch.Tensor:
+    """Shard k of the vector this rank sends (c coordinates; the last one padded with zeros
+    when N does not divide d: only that shard is copied)."""
+    c = job.shard
+    start, end = k * c, min(job.d, (k + 1) * c)
+    if end - start == c:
+        return job.sent[start:end]
+    if job.padded is None:
+        job.padded = {}
+    if k not in job.padded:  # (a shard past d, when N is close to d, is all padding)
+        have = max(0, end - start)
+        job.padded[k] = torch.cat([job.sent[start:start + have],
+                                   torch.zeros(c - have, dtype=job.sent.dtype)])
+    return job.padded[k]
 
 
 def scatter(eng, job) -> None:
     """Shard k of this rank's vector to active[k]; this rank's shard of every active vector."""
     active = eng.active
     n = len(active)
+    job.shard = -(-job.d // n)
     if eng.rank not in active:  # a banned rank's vector is no longer taken
-        job.shard, job.rows = -(-job.d // n), None
+        job.rows = None
         return
-    x, c = _pad(job, n)
-    job.shard = c
+    c = job.shard
     eng.state.padded_coordinates += c * n - job.d
     me = active.index(eng.rank)
-    rows = torch.empty((n, c), dtype=x.dtype)
-    rows[me] = x[me * c:(me + 1) * c]
-    sends = {active[k]: x[k * c:(k + 1) * c] for k in range(n) if k != me}
+    rows = torch.empty((n, c), dtype=job.sent.dtype)
+    rows[me] = _shard(job, me, n)
+    sends = {active[k]: _shard(job, k, n) for k in range(n) if k != me}
     recvs = {active[i]: rows[i] for i in range(n) if i != me}
     eng.comm.exchange(sends, recvs, "schedule")
     job.rows = rows
@@ -157,8 +165,9 @@ def finish(eng, jobs):
         if not owner:
             published.append(torch.zeros(j.shard, dtype=j.dtype))
             continue
-        m = j.rows.float().numpy().copy()
-        if excluded:
+        m = j.rows.float().numpy()
+        if excluded:  # (a copy: the rows are reported as received)
+            m = m.copy()
             m[excluded] = np.nan
         try:
             agg = _round(_kernel(eng, m, eng.f_eff), j.dtype)
@@ -173,25 +182,17 @@ def finish(eng, jobs):
             lies[b] = pos
         published.append(agg)
 
-    # ---- R2: publication ----
+    # ---- R2: publication: each owner's shards, straight into their rows ----
     pub = [torch.empty((n, j.shard), dtype=j.dtype) for j in jobs]
-    sends, recvs = {}, {}
+    sends = {}
     if owner:
         for b in range(nb):
             pub[b][me] = published[b]
-    flat_mine = torch.cat([p.view(torch.uint8) for p in published]) if owner else None
-    flat_in = {o: torch.empty(sum(j.shard * j.buf.element_size() for j in jobs),
-                              dtype=torch.uint8) for o in active if o != rank}
-    if owner:
-        sends = {p: flat_mine for p in range(world) if p != rank}
-    recvs = flat_in
+        mine = [("schedule", p) for p in published]
+        sends = {p: mine for p in range(world) if p != rank}
+    recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)]
+             for o in active if o != rank}
     eng.comm.exchange(sends, recvs, "schedule")
-    for o, flat in flat_in.items():
-        k, at = active.index(o), 0
-        for b, j in enumerate(jobs):
-            nbytes = j.shard * j.buf.element_size()
-            pub[b][k] = flat[at:at + nbytes].view(j.dtype)
-            at += nbytes
 
     banned: typing.Dict[int, str] = {}
     m_b = [min(st.audit, j.shard) for j in jobs]
@@ -240,15 +241,13 @@ def finish(eng, jobs):
             for b, j in enumerate(jobs):
                 if not m_b[b]:
                     continue
-                x, c = _pad(j, n)
-                mine = x[k * c:(k + 1) * c][torch.from_numpy(positions[b][k])].float().numpy()
+                mine = _shard(j, k, n)[torch.from_numpy(positions[b][k])].float().numpy()
                 if mine.tobytes() != reported(o, b)[me].tobytes():  # (exact: a float32 holds
                     # every float16 and bfloat16 value)
                     bad = True
             claim = claims.get(rank)
             if claim is not None and claim[0] == o:
-                x, c = _pad(jobs[claim[1]], n)
-                if bool(torch.isfinite(x[k * c + claim[2]])):
+                if bool(torch.isfinite(_shard(jobs[claim[1]], k, n)[claim[2]])):
                     bad = True
             objections[o] = 1 if bad else 0
         if st.is_byzantine and st.owner_attack == "accuse":
@@ -297,7 +296,8 @@ def finish(eng, jobs):
         st.banned[o] = why
     lost = len([o for o in banned if not banned[o].startswith("objected to owner")])
     if not banned and not owner_failed:
-        return [pub[b].reshape(-1)[:j.d].clone() for b, j in enumerate(jobs)], None
+        # (each bucket's tensor begins its storage: DDP reads it from there)
+        return [pub[b].reshape(-1)[:j.d] for b, j in enumerate(jobs)], None
     return _fallback(eng, jobs, banned, lost)
 
 

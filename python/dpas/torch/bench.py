@@ -371,11 +371,11 @@ def _time_worker(rank, world, port, cfg, out):
     dist.destroy_process_group()
 
 
-def step_time(world=4, width=1024, steps=5, rounds=4) -> dict:
+def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
     """The median step time (forward, backward with the hook, SGD step; the slowest rank of
     each step) of DDP's AllReduce, and of the hook's allgather and sharded schedules (median
     rule, f = 0; sharded verified with audit 64 and trusting with audit 0), on a
-    width x 2 width x width x 10 MLP, the configurations interleaved round by round so that
+    width x 2 width x width x 10 MLP, the configurations interleaved step by step so that
     they share the machine's load; with the load average before and after."""
     import tempfile
     import torch.multiprocessing as mp

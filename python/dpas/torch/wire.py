@@ -56,17 +56,6 @@ def predicted_bytes(schedule: str, rule: str, parameters: int, world: int,
     return v
 
 
-def _messages(nbytes: int, chunk_bytes: int, extra: int = 0) -> int:
-    """The hook cuts every tensor's bytes into pieces of at most chunk_bytes, and sends a
-    piece of `extra` bytes after them with the last piece when the two fit in chunk_bytes."""
-    n = -(-nbytes // chunk_bytes)
-    if extra:
-        last = nbytes - (n - 1) * chunk_bytes if n else 0
-        if not n or last + extra > chunk_bytes:
-            n += 1
-    return n
-
-
 def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[int, int]],
                audit: int = 64, chunk_bytes: int = 4 << 20,
                backend: str = "gloo") -> typing.Dict[str, int]:
@@ -76,6 +65,7 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     the transport's bytes per message, "total"}. schedule "allreduce" is DDP's own AllReduce
     (gloo's ring: 2 (N - 1)/N of each bucket, exact when N divides its bytes)."""
     from . import _hook, _sharded
+    from ._comm import message_count
     world = _check.int64("world", world, minimum=1)
     if backend not in FRAMING:
         raise InvalidValue(f"the framing of backend {backend!r} is not measured (known: "
@@ -92,17 +82,17 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
         for i, (d, w) in enumerate(buckets):
             last = i == len(buckets) - 1  # the status rides with the last bucket
             sched += n1 * d * w
-            frame += n1 * _messages(d * w, chunk_bytes,
-                                    _hook.STATUS_BYTES if last else 0) * fr.message
+            sizes = [d * w] + ([_hook.STATUS_BYTES] if last else [])
+            frame += n1 * message_count(sizes, chunk_bytes) * fr.message
         proto += n1 * _hook.STATUS_BYTES
     elif schedule == "sharded":
         shards = [-(-d // world) for d, _ in buckets]
-        flat = sum(c * w for c, (_, w) in zip(shards, buckets))
-        for c, (_, w) in zip(shards, buckets):
-            sched += n1 * c * w
-            frame += n1 * _messages(c * w, chunk_bytes) * fr.message
-        sched += n1 * flat
-        frame += n1 * _messages(flat, chunk_bytes) * fr.message
+        published = [c * w for c, (_, w) in zip(shards, buckets)]
+        for nbytes in published:  # the scatter, bucket by bucket
+            sched += n1 * nbytes
+            frame += n1 * message_count([nbytes], chunk_bytes) * fr.message
+        sched += n1 * sum(published)  # the publication, every bucket's shard at the end
+        frame += n1 * message_count(published, chunk_bytes) * fr.message
         rounds = [_sharded.a1_bytes(world), 1 + world]  # the agreement, the objections
         if audit > 0:
             rounds += [16, _sharded.r4_bytes(world, shards, audit)]  # the reveal, the reports
