@@ -197,11 +197,16 @@ def table(result) -> str:
 
 
 def _cell(mean, sd, errs):
+    """mean ± sd; runs that stopped (a step every rank failed: e.g. the mean refusing the
+    gradients of a diverged model) are counted, with the steps they stopped at."""
+    steps = sorted(int(e.split(":")[0].split()[1]) for e in errs if e.startswith("step "))
+    where = (f" at step {steps[0]}" if len(set(steps)) == 1 else
+             f" at steps {steps[0]}-{steps[-1]}") if steps else ""
     if mean is None:
-        return "stopped" if errs else ""
+        return f"stopped{where}" if errs else ""
     text = f"{mean:.3f} ± {sd:.3f}"
     if errs:
-        text += f" ({len(errs)} stopped)"
+        text += f" ({len(errs)} stopped{where})"
     return text
 
 
