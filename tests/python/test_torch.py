@@ -54,6 +54,20 @@ def init(rank, world, port):
                             world_size=world, timeout=TIMEOUT)
 
 
+def cases_worker(rank, world, port, name, cases):
+    """Runs globals()[name](rank, world, *case) for each case, in one process group (forking
+    and joining a group costs seconds on a loaded machine)."""
+    init(rank, world, port)
+    for case in cases:
+        globals()[name](rank, world, *case)
+        dist.barrier()
+    dist.destroy_process_group()
+
+
+def spawn_cases(name, world, cases):
+    spawn(cases_worker, world, name, list(cases))
+
+
 class Bucket:
     """What the hook reads of DDP's GradBucket, for a bucket handed to it directly."""
 
@@ -136,8 +150,7 @@ def expected_aggregate(rule, f, rows, pre, seed, step, size=2, **kw):
     return dpas.aggregate(rule, m, f, nnm="nnm" in pre, **kw)
 
 
-def consistency_worker(rank, world, port, rule, f, schedule, attack, byz, pre, params):
-    init(rank, world, port)
+def consistency_case(rank, world, rule, f, schedule, attack, byz, pre, params):
     dist._DEFAULT_FIRST_BUCKET_BYTES = 32 * 1024
     m = model()
     index = {p: i for i, p in enumerate(m.parameters())}
@@ -185,14 +198,13 @@ def consistency_worker(rank, world, port, rule, f, schedule, attack, byz, pre, p
                                  f"({len(calls)} buckets): {diff.size} coordinates differ, first "
                                  f"{diff[:5]}: {got[diff[:5]]} vs {expected[diff[:5]]}")
     state.close()
-    dist.barrier()
-    dist.destroy_process_group()
 
 
-def direct_worker(rank, world, port, dtype, schedule):
+def direct_case(rank, world, dtype, schedule):
+    if dtype == "tiny":
+        return tiny_case(rank, world)
     """Buckets handed to the hook directly: float16/bfloat16 (sent in their dtype, aggregated in
     float32, rounded back), two buckets of one step, worker momentum over three steps."""
-    init(rank, world, port)
     dtype = getattr(torch, dtype)
     beta = 0.9
     state, hook = dt.robust_hook("median", 1, schedule=schedule, attack="sign_flip",
@@ -224,43 +236,41 @@ def direct_worker(rank, world, port, dtype, schedule):
         expected = torch.cat([agg[:sizes[0]].to(dtype), agg[sizes[0]:].to(dtype)]).float()
         assert got.tobytes() == expected.numpy().tobytes(), (rank, step, dtype, schedule)
     state.close()
-    dist.barrier()
-    dist.destroy_process_group()
 
 
 def test_consistency():
     cases = [  # world, rule, f, schedule, attack, byzantine ranks, pre, attack parameters
         (5, "krum", 1, "allgather", "sign_flip", (4,), (), {"scale": 10.0}),
-        (4, "geometric_median", 1, "allgather", "alie", (3,), (), {}),
-        (6, "centered_clipping", 2, "allgather", "alie", (4, 5), (), {}),
         (5, "median", 1, "allgather", "mimic", (4,), ("nnm",), {}),
-        (6, "trimmed_mean", 1, "allgather", "ipm", (5,), ("bucketing",), {}),
         (5, "krum", 1, "allgather", "alie_opt", (4,), (), {}),
+        (4, "geometric_median", 1, "allgather", "alie", (3,), (), {}),
         (4, "median", 1, "sharded", "nan", (3,), (), {}),
+        (6, "centered_clipping", 2, "allgather", "alie", (4, 5), (), {}),
+        (6, "trimmed_mean", 1, "allgather", "ipm", (5,), ("bucketing",), {}),
         (3, "trimmed_mean", 1, "sharded", "alie", (0,), (), {}),
         (2, "mean", 0, "sharded", None, (), (), {}),
     ]
-    for world, rule, f, schedule, attack, byz, pre, params in cases:
-        spawn(consistency_worker, world, rule, f, schedule, attack, byz, pre, params)
-        print(f"consistency: N={world} {rule} f={f} {schedule} pre={'+'.join(pre) or '-'} "
-              f"attack={attack} ranks={byz}: every rank's gradient bit-identical to "
-              f"dpas.aggregate on the whole gradients, in DDP's first step (one bucket) and "
-              f"in the next two (several)", flush=True)
-    for dtype in ("float16", "bfloat16", "float32"):
-        for schedule in ("allgather", "sharded"):
-            spawn(direct_worker, 4, dtype, schedule)
-            print(f"consistency: {dtype} buckets, {schedule}, two buckets a step, worker "
-                  f"momentum 0.9 over 3 steps: bit-identical", flush=True)
-    spawn(tiny_worker, 4)
+    for world in (5, 4, 6, 3, 2):
+        mine = [c[1:] for c in cases if c[0] == world]
+        spawn_cases("consistency_case", world, mine)
+        for rule, f, schedule, attack, byz, pre, params in mine:
+            print(f"consistency: N={world} {rule} f={f} {schedule} pre={'+'.join(pre) or '-'} "
+                  f"attack={attack} ranks={byz}: every rank's gradient bit-identical to "
+                  f"dpas.aggregate on the whole gradients, in DDP's first step (one bucket) and "
+                  f"in the next two (several)", flush=True)
+    spawn_cases("direct_case", 4, [(dtype, schedule) for dtype in ("float16", "bfloat16",
+                                                                    "float32")
+                                   for schedule in ("allgather", "sharded")] + [("tiny", None)])
+    print("consistency: float16, bfloat16 and float32 buckets, both schedules, two buckets a "
+          "step, worker momentum 0.9 over 3 steps: bit-identical", flush=True)
     print("consistency: buckets of 2, 5 and 7 coordinates at N = 4 (shards of padding): "
           "bit-identical", flush=True)
     spawn(single_worker, 1)
     print("consistency: N = 1: the hook returns the rank's own gradient", flush=True)
 
 
-def tiny_worker(rank, world, port):
+def tiny_case(rank, world):
     """Buckets of fewer coordinates than ranks, or not a multiple of them: shards of padding."""
-    init(rank, world, port)
     for schedule in ("sharded", "allgather"):
         state, hook = dt.robust_hook("median", 1, schedule=schedule)
         for d in (2, 5, 7):
@@ -271,7 +281,6 @@ def tiny_worker(rank, world, port):
             assert got.numpy().tobytes() == dpas.aggregate("median", rows, 1).tobytes(), \
                 (schedule, d, rank)
         state.close()
-    dist.destroy_process_group()
 
 
 def single_worker(rank, world, port):
@@ -285,8 +294,7 @@ def single_worker(rank, world, port):
 
 # ---- sharded: verification and failing together ------------------------------------------------
 
-def sharded_worker(rank, world, port, case, out):
-    init(rank, world, port)
+def sharded_case(rank, world, case, out):
     byz = (world - 1,)
     kw = dict(schedule="sharded", audit=64)
     rule, f = "median", 1
@@ -327,17 +335,15 @@ def sharded_worker(rank, world, port, case, out):
     with open(f"{out}.{rank}", "w") as fh:
         fh.write(repr(log))
     state.close()
-    dist.barrier()
-    dist.destroy_process_group()
 
 
 def test_sharded():
+    expected = (("lie", [3]), ("cover", [0, 3]), ("accuse", [0, 3]), ("honest", []),
+                ("nan_median", []), ("nan_mean", None), ("local_failure", None))
     with tempfile.TemporaryDirectory() as tmp:
-        for case, banned in (("lie", [3]), ("cover", [0, 3]), ("accuse", [0, 3]),
-                             ("honest", []), ("nan_median", []), ("nan_mean", None),
-                             ("local_failure", None)):
+        spawn_cases("sharded_case", 4, [(case, os.path.join(tmp, case)) for case, _ in expected])
+        for case, banned in expected:
             out = os.path.join(tmp, case)
-            spawn(sharded_worker, 4, case, out)
             logs = [eval(open(f"{out}.{r}").read()) for r in range(4)]
             if banned is not None:
                 for log in logs:
@@ -459,22 +465,33 @@ def test_arguments():
     print("arguments: 27 bad hook arguments refused at registration, with the field named; "
           "predicted_bytes exact (89280/7); the buffer-broadcast warning", flush=True)
     env = dict(os.environ)
-    for args, words in ((["--rules", "nope"], ["--rules", "nope", "median"]),
-                        (["--rules", "median,median"], ["twice"]),
-                        (["--world-size", "1"], ["--world-size"]),
-                        (["--byzantine", "4", "--world-size", "4"], ["--byzantine"])):
-        p = subprocess.run([sys.executable, "-m", "dpas.torch.demo"] + args,
-                           capture_output=True, text=True, env=env, timeout=120)
-        assert p.returncode == 1 and not p.stdout, (args, p.returncode, p.stdout, p.stderr)
-        assert all(w in p.stderr for w in words), (args, p.stderr)
-        assert "Traceback" not in p.stderr, p.stderr
-    for args in (["--rules", "nope"], ["--attacks", "nope"], ["--alpha", "-1"]):
-        p = subprocess.run([sys.executable, "-m", "dpas.torch.bench"] + args,
-                           capture_output=True, text=True, env=env, timeout=120)
-        assert p.returncode == 1 and not p.stdout and "Traceback" not in p.stderr, \
-            (args, p.stderr)
-    print("arguments: the demo's and the bench's bad options: exit 1, one line naming the "
-          "option, nothing on stdout", flush=True)
+    from dpas.torch import bench
+    cases = [("demo", ["--rules", "nope"], ["--rules", "nope", "median"]),
+             ("demo", ["--rules", "median,median"], ["twice"]),
+             ("demo", ["--world-size", "1"], ["--world-size"]),
+             ("demo", ["--byzantine", "4", "--world-size", "4"], ["--byzantine"]),
+             ("demo", ["--steps", "x"], ["--steps"]),
+             ("demo", ["--svg", "/nonexistent/dir/x.svg"], ["--svg"]),
+             ("bench", ["--rules", "nope"], ["--rules"]),
+             ("bench", ["--attacks", "nope"], ["--attacks"]),
+             ("bench", ["--alpha", "-1"], ["--alpha"]),
+             ("bench", ["--momentum", "1"], ["--momentum"]),
+             ("bench", ["--svg", "/dev/null"], ["--svg", "not a directory"])]
+    for i, (tool, args, words) in enumerate(cases):
+        if i in (0, 6):  # the entry points themselves, once each
+            p = subprocess.run([sys.executable, "-m", f"dpas.torch.{tool}"] + args,
+                               capture_output=True, text=True, env=env, timeout=120)
+            code, out, err = p.returncode, p.stdout, p.stderr
+        else:
+            o, e = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+                code = (demo if tool == "demo" else bench).main(args)
+            out, err = o.getvalue(), e.getvalue()
+        assert code == 1 and not out, (tool, args, code, out, err)
+        assert len(err.strip().split("\n")) == 1 and "Traceback" not in err, (args, err)
+        assert all(w in err for w in words), (args, err)
+    print(f"arguments: {len(cases)} bad options of the demo and the bench: exit 1, one line "
+          f"naming the option, nothing on stdout", flush=True)
 
 
 # ---- attacks -----------------------------------------------------------------------------------
@@ -542,8 +559,7 @@ def test_attacks():
 
 # ---- bytes -------------------------------------------------------------------------------------
 
-def bytes_worker(rank, world, port, schedule, d, steps, out, audit):
-    init(rank, world, port)
+def bytes_case(rank, world, schedule, d, steps, out, audit):
     state, hook = dt.robust_hook("median", 0, schedule=schedule,
                                  **({"audit": audit} if schedule == "sharded" else {}))
     buf = torch.randn(d, generator=torch.Generator().manual_seed(rank))
@@ -557,33 +573,36 @@ def bytes_worker(rank, world, port, schedule, d, steps, out, audit):
     with open(f"{out}.{rank}", "w") as fh:
         fh.write(repr(sent))
     state.close()
-    dist.barrier()
-    dist.destroy_process_group()
 
 
 def test_bytes():
+    plan = ((2, 1_000_000, 64, "allgather"), (2, 1_000_000, 64, "sharded"),
+            (4, 1_000_000, 64, "allgather"), (4, 1_000_000, 64, "sharded"),
+            (4, 1860, 64, "allgather"), (4, 1860, 64, "sharded"),
+            (6, 1860, 64, "allgather"), (6, 1860, 64, "sharded"), (6, 1860, 0, "sharded"))
     with tempfile.TemporaryDirectory() as tmp:
-        for world, d, audit in ((2, 1_000_000, 64), (4, 1_000_000, 64), (4, 1860, 64),
-                                (6, 1860, 64), (6, 1860, 0)):
-            for schedule in ("allgather", "sharded") if audit else ("sharded",):
-                s = 4 * d
-                # the seed's equations: allgather (N - 1) s, sharded 2 (N - 1)/N s
-                formula = (world - 1) * s if schedule == "allgather" else \
-                    fractions.Fraction(2 * (world - 1) * s, world)
-                assert dt.predicted_bytes(schedule, "median", d, world) == formula
-                pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit)
-                out = os.path.join(tmp, f"{schedule}{world}{d}{audit}")
-                spawn(bytes_worker, world, schedule, d, 3, out, audit)
-                for r in range(world):
-                    sent = eval(open(f"{out}.{r}").read())
-                    err = float(np.mean(sent)) / pred["total"] - 1
-                    if r == 0:
-                        print(f"bytes: N={world} d={d} {schedule}"
-                              f"{' audit 0' if not audit else ''}: measured {sent} per step, "
-                              f"predicted {pred['total']} = {pred['schedule']} gradient "
-                              f"(dpas's row {formula}) + {pred['protocol']} protocol + "
-                              f"{pred['framing']} framing ({err:+.4%})", flush=True)
-                    assert abs(err) < 0.01, (world, d, schedule, r, sent, pred)
+        def path(world, d, audit, schedule):
+            return os.path.join(tmp, f"{schedule}{world}-{d}-{audit}")
+        for world in (2, 4, 6):
+            spawn_cases("bytes_case", world, [(sch, d, 3, path(w, d, a, sch), a)
+                                              for w, d, a, sch in plan if w == world])
+        for world, d, audit, schedule in plan:
+            s = 4 * d
+            # the seed's equations: allgather (N - 1) s, sharded 2 (N - 1)/N s
+            formula = (world - 1) * s if schedule == "allgather" else \
+                fractions.Fraction(2 * (world - 1) * s, world)
+            assert dt.predicted_bytes(schedule, "median", d, world) == formula
+            pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit)
+            for r in range(world):
+                sent = eval(open(f"{path(world, d, audit, schedule)}.{r}").read())
+                err = float(np.mean(sent)) / pred["total"] - 1
+                if r == 0:
+                    print(f"bytes: N={world} d={d} {schedule}"
+                          f"{' audit 0' if not audit else ''}: measured {sent} per step, "
+                          f"predicted {pred['total']} = {pred['schedule']} gradient "
+                          f"(dpas's row {formula}) + {pred['protocol']} protocol + "
+                          f"{pred['framing']} framing ({err:+.4%})", flush=True)
+                assert abs(err) < 0.01, (world, d, schedule, r, sent, pred)
 
 
 # ---- training ----------------------------------------------------------------------------------

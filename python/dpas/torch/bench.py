@@ -15,11 +15,9 @@ The table gives the final test accuracy, mean and spread (sample standard deviat
 seeds, per rule x pre-aggregation x momentum (rows) and attack (columns); a combination the
 rule's resilience condition refuses at this N and f is printed as such, not run.
 """
-import argparse
 import json
 import math
 import os
-import stat
 import sys
 import time
 
@@ -28,39 +26,12 @@ import numpy as np
 import dpas
 
 from . import _train
+from ._cli import Parser, UsageError, check_output_path
 from .attacks import ATTACKS
 from .data import DATASETS
 
 BENCH_PARAMETERS = {"sign_flip": {"scale": 10.0}}  # the others: the papers' defaults
 PRE_CHOICES = ("none", "nnm", "bucketing", "bucketing+nnm")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad option is a UsageError (one line, exit 1), not exit 2."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
-class UsageError(Exception):
-    pass
-
-
-def check_output_path(option: str, path: str, directory: bool = False) -> None:
-    """An output path is checked like an input path: a regular file (or a directory for
-    --svg DIR) or a new one in an existing directory; never a FIFO, a device or a socket."""
-    if os.path.lexists(path):
-        st = os.stat(path) if os.path.exists(path) else None
-        if st is None:
-            raise UsageError(f"{option}: {path} is a dangling link")
-        ok = stat.S_ISDIR(st.st_mode) if directory else stat.S_ISREG(st.st_mode)
-        if not ok:
-            kind = "directory" if directory else "regular file"
-            raise UsageError(f"{option}: {path} is not a {kind}")
-    else:
-        parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):
-            raise UsageError(f"{option}: the directory of {path} does not exist")
 
 
 def _list(option, text, known=None, convert=str):
@@ -420,7 +391,7 @@ def time_table(t) -> str:
 
 
 def parse(argv):
-    p = _Parser(prog="python3 -m dpas.torch.bench",
+    p = Parser(prog="python3 -m dpas.torch.bench",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--dataset", choices=DATASETS, default="digits")
     p.add_argument("--world-size", type=int, default=None, help="N (default 6; --time: 4)")

@@ -11,7 +11,6 @@ step (the kernel's count: wchar in /proc/self/io) beside the prediction (dpas's 
 the schedule, the hook's protocol and padding, and gloo's framing: dpas.torch.hook_bytes), and
 the step time (forward, backward with the hook, optimizer step).
 """
-import argparse
 import json
 import sys
 
@@ -20,22 +19,12 @@ import numpy as np
 import dpas
 
 from . import _train
+from ._cli import Parser, UsageError, check_output_path
 from .attacks import ATTACKS
 from .data import DATASETS
 from .wire import hook_bytes, predicted_bytes
 
 SIGN_FLIP_SCALE = 10.0  # the demo's sign flip: -10 x the attacker's gradient (mean fails)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad option is a UsageError (one line, exit 1), not exit 2."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
-class UsageError(Exception):
-    """A bad option: one line on stderr, exit 1."""
 
 
 def _names(option: str, text: str, known) -> list:
@@ -159,7 +148,7 @@ def svg(result, title="test accuracy over steps") -> str:
 
 
 def main(argv=None) -> int:
-    p = _Parser(prog="python3 -m dpas.torch.demo",
+    p = Parser(prog="python3 -m dpas.torch.demo",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--world-size", type=int, default=4)
     p.add_argument("--byzantine", type=int, default=1)
@@ -183,7 +172,6 @@ def main(argv=None) -> int:
         if a.steps < 1:
             raise UsageError(f"--steps must be at least 1, got {a.steps}")
         if a.svg:
-            from .bench import check_output_path
             check_output_path("--svg", a.svg)
         result = run(world_size=a.world_size, byzantine=a.byzantine, attack=a.attack,
                      rules=rules, steps=a.steps, schedule=a.schedule, f=a.f, seed=a.seed,
