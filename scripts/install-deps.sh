@@ -9,6 +9,8 @@ pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev 
 pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-core)
 # the kernels' anchors and the DDP hook's tests: PyTorch (Debian's)
 pkgs+=(python3-torch)
+# dpas.torch.bench and the training test: scikit-learn's digits (shipped in the package, no download)
+pkgs+=(python3-sklearn)
 pkgs+=(iproute2)  # ip and tc: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 missing=()
