@@ -259,10 +259,9 @@ def main(argv=None) -> int:
     result = run(world_size=a.world_size, byzantine=a.byzantine, attack=a.attack,
                  rules=[r for r in a.rules.split(",") if r], steps=a.steps, schedule=a.schedule,
                  f=a.f, seed=a.seed, lr=a.lr)
-    if a.svg:
-        with open(a.svg, "w") as fh:
-            fh.write(svg(result, f"test accuracy, N = {a.world_size}, {a.byzantine} Byzantine, "
-                                 f"{a.attack}"))
+    if a.svg:  # through the library's checked writer: a FIFO or a device is refused, not opened
+        dpas.write_output(a.svg, svg(result, f"test accuracy, N = {a.world_size}, "
+                                             f"{a.byzantine} Byzantine, {a.attack}"), field="--svg")
     if a.output == "json":
         json.dump(result, sys.stdout, indent=1)
         print()
