@@ -509,6 +509,10 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
         free(sizes);
         return;
     }
+    if (srv_budget_calibrate(rq, cv, ranks, nsizes, r)) { /* rows counted before any fit */
+        free(sizes);
+        return;
+    }
     dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;

@@ -108,7 +108,7 @@ CASES = [
     ("NUL byte", req("GET", "/api/v1/eval?model=GPT3%00x"), 400, "model", True),
     ("newline", req("GET", "/api/v1/eval?model=GPT3%0Ax"), 400, "model", True),
     ("invalid UTF-8 key", req("GET", "/api/v1/eval?%FF=1"), 400, "query", True),
-    ("raw byte 0xff", b"GET /api/v1/eval?model=\xff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ("raw byte 0xff", b"GET /api/v1/eval?model=\xff HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
      400, "model", True),
     ("invalid UTF-8 in the path", req("GET", "/api/v1/scenarios/%FF"), 400, "path", True),
     ("valid UTF-8, unknown model", req("GET", "/api/v1/eval?" + REF.replace("GPT3", "%E2%88%9E")),
