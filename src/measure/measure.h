@@ -122,6 +122,7 @@ typedef struct summary {
     double predicted_time_s;           /* network_s + compute_median_s, NAN without a prediction */
     double algbw, busbw;               /* GB/s, nccl-tests' terms */
     double max_abs_diff, dist_mean, dist_rule; /* NAN when not computed */
+    int have_dist; /* the distances were computed (a NaN or an Inf gradient makes dist_mean NaN) */
     int bytes_ok;
     char checksum[20];
 } summary;

@@ -77,6 +77,7 @@ void verify_aggregate(const opts *o, int N, const float *agg, summary *s)
         }
         compare(o, rows, N, d, agg, ref, s);
         distances(o, rows, N, d, agg, s);
+        s->have_dist = 1;
     } else if (wanted) {
         fprintf(
             stderr,

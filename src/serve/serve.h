@@ -159,11 +159,11 @@ int srv_guard_check(const srv_guard *g, const char *method, const char *host, co
 
 /* ---- budgets (budget.c) ---------------------------------------------------------------------- */
 
-/* The rows calibrate would answer (fits and predictions: tests x (3 + npredict)), counted on the
- * nccl-tests text before anything is fitted: 0, or -1 with r filled (422 beyond SRV_MAX_ROWS, or
- * the reader's own error). */
-int srv_budget_calibrate(const srv_request *rq, const char *collective, int64_t ranks,
-                         size_t npredict, srv_response *r);
+/* The rows calibrate would answer for tests read from its body (fits and predictions: tests x
+ * (3 + npredict)), counted before any prediction is made or rendered: 0, or -1 with r filled
+ * (422 beyond SRV_MAX_ROWS). Reading and fitting are bounded by the body's size and the CPU
+ * limit. */
+int srv_budget_calibrate(size_t tests, size_t npredict, srv_response *r);
 
 /* Scenario inputs from the body (a YAML or JSON file) and the query (which overrides it);
  * override, when not NULL, holds a value per dpas_input that replaces the query's (a sweep's
