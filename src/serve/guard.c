@@ -24,7 +24,8 @@
 #define GUARD_NAME_MAX 253 /* a DNS name's longest text form */
 
 struct srv_guard {
-    int family; /* AF_INET or AF_INET6: the --bind address */
+    char bind[64]; /* the --bind address as given, for messages */
+    int family;    /* AF_INET or AF_INET6: the --bind address */
     unsigned char addr[16];
     int wildcard, loopback;
     size_t nhosts, norigins;
@@ -209,6 +210,7 @@ srv_guard *srv_guard_new(const char *bind, const char *allow_hosts, const char *
         dpas_error_set(err, DPAS_ENOMEM, "", "out of memory");
         return NULL;
     }
+    dpas_quote(bind, g->bind, sizeof g->bind);
     if (inet_pton(AF_INET, bind, g->addr) == 1) {
         g->family = AF_INET;
         g->wildcard = !memcmp(g->addr, "\0\0\0\0", 4);
@@ -271,9 +273,10 @@ int srv_guard_check(const srv_guard *g, const char *method, const char *host, co
     }
     if (!served) {
         srv_fail(r, 421, DPAS_EINVAL, "host",
-                 "Host %s is not served here: this server answers to its address%s%s (give "
-                 "--allow-host NAME to serve another name)",
-                 dpas_quote(host, q, sizeof q), g->loopback ? " and localhost" : "",
+                 "Host %s is not served here: this server answers to %s%s%s%s (give --allow-host "
+                 "NAME to serve another name)",
+                 dpas_quote(host, q, sizeof q), g->wildcard ? "any IP address of its own" : g->bind,
+                 g->wildcard ? "" : " (its --bind address)", g->loopback ? ", localhost" : "",
                  g->nhosts ? " and its --allow-host names" : "");
         return -1;
     }
