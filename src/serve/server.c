@@ -307,10 +307,11 @@ static void job_done(srv_job *job)
 {
     srv_req *q = job->ctx;
     srv_server *S = q->S;
+    struct MHD_Connection *mc = q->mc;
     pthread_mutex_lock(&S->lock);
-    q->lane = LANE_DONE;
+    q->lane = LANE_DONE; /* the last touch of q from this thread: it is the I/O thread's again */
     pthread_mutex_unlock(&S->lock);
-    S->mhd.MHD_resume_connection(q->mc); /* the last touch of q from this thread */
+    S->mhd.MHD_resume_connection(mc);
 }
 
 /* A complete request: check who asks, route it and answer, or hand it to the heavy lane. */
