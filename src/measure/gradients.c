@@ -70,9 +70,9 @@ void gradient_of(const opts *o, int nranks, int r, size_t j0, size_t j1, float *
          * (the last: on the sharded schedules only the last rank holds it) */
         for (size_t j = j0; j < j1; j++) {
             float h = honest(o->seed, r, j);
-            out[j - j0] = o->attack == ATTACK_INF               ? copysignf(INFINITY, h)
+            out[j - j0] = o->attack == ATTACK_INF      ? copysignf(INFINITY, h)
                           : j + 1 == (size_t)o->params ? NAN
-                                                             : h;
+                                                       : h;
         }
     } else {
         float s = !byz ? 1.0f : o->attack == ATTACK_SIGNFLIP ? -1.0f : (float)o->attack_scale;

@@ -43,11 +43,11 @@ struct step_ctx {
     int *hcounts, *hdispls;                   /* shards over a host's ranks (hierarchical) */
     double *D, *tri;
     int64_t *sel;
-    int *flags;             /* agree(): N marks and a status */
-    unsigned char *bad;     /* the gradients agreed to be non-finite */
-    const float **finite;   /* the rows of the others */
-    void *zero_w;           /* what a rank whose gradient is non-finite adds to the AllReduce */
-    int mine_nonfinite;     /* this rank's own gradient holds a NaN or an Inf */
+    int *flags;           /* agree(): N marks and a status */
+    unsigned char *bad;   /* the gradients agreed to be non-finite */
+    const float **finite; /* the rows of the others */
+    void *zero_w;         /* what a rank whose gradient is non-finite adds to the AllReduce */
+    int mine_nonfinite;   /* this rank's own gradient holds a NaN or an Inf */
     double compute_s;
     dpas_error err; /* why the step failed: the same on every rank */
 };
@@ -70,8 +70,7 @@ static void shard(size_t d, int n, int *counts, int *displs)
     }
 }
 
-static int kernel(step_ctx *c, const float *const *rows, size_t n, size_t d, int64_t f,
-                  float *out)
+static int kernel(step_ctx *c, const float *const *rows, size_t n, size_t d, int64_t f, float *out)
 {
     dpas_agg_opts ao = {.f = f, .iterations = c->o->cc_iterations};
     double t0 = now();
@@ -143,11 +142,12 @@ static int finish_sum(step_ctx *c, size_t n)
         for (size_t j = 0; j < c->d; j++)
             c->agg[j] /= (float)n;
     if (any_nonfinite(c->agg, c->d))
-        rc = dpas_error_set(&c->err, DPAS_ERANGE, "gradient",
-                            "the sum of the %zu finite gradients leaves the range of the wire's "
-                            "%s on the allreduce schedule (it sums on the wire); the single-process "
-                            "kernel sums in double: use the allgather schedule",
-                            n, c->w.width == 2 ? "bf16" : "float32");
+        rc =
+            dpas_error_set(&c->err, DPAS_ERANGE, "gradient",
+                           "the sum of the %zu finite gradients leaves the range of the wire's "
+                           "%s on the allreduce schedule (it sums on the wire); the single-process "
+                           "kernel sums in double: use the allgather schedule",
+                           n, c->w.width == 2 ? "bf16" : "float32");
     c->compute_s += now() - t0;
     return rc;
 }

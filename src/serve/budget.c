@@ -9,11 +9,12 @@ int srv_budget_calibrate(size_t tests, size_t npredict, srv_response *r)
 {
     /* each test answers 3 fits and one prediction per size asked for */
     if (npredict > SRV_MAX_ROWS || tests > SRV_MAX_ROWS / (3 + npredict)) {
-        srv_fail(r, 422, DPAS_ERANGE, "body",
-                 "the answer would have %zu rows (%zu tests x (3 fits + %zu predictions)), over the "
-                 "server's limit of %d rows per request (dpas calibrate on the command line has no "
-                 "such limit)",
-                 tests * (3 + npredict), tests, npredict, SRV_MAX_ROWS);
+        srv_fail(
+            r, 422, DPAS_ERANGE, "body",
+            "the answer would have %zu rows (%zu tests x (3 fits + %zu predictions)), over the "
+            "server's limit of %d rows per request (dpas calibrate on the command line has no "
+            "such limit)",
+            tests * (3 + npredict), tests, npredict, SRV_MAX_ROWS);
         return -1;
     }
     return 0;

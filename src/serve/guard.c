@@ -184,8 +184,8 @@ static int list_parse(const char *flag, const char *text, char **out, size_t *n,
             item = keep(p, len);
         }
         if (!item) {
-            snprintf(part, sizeof part, "%.*s", (int)(len < sizeof part - 1 ? len : sizeof part - 1),
-                     p);
+            snprintf(part, sizeof part, "%.*s",
+                     (int)(len < sizeof part - 1 ? len : sizeof part - 1), p);
             return dpas_error_set(err, DPAS_EINVAL, flag, "%s: %s is not %s", flag,
                                   dpas_quote(part, q, sizeof q), rule);
         }

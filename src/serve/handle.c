@@ -43,8 +43,7 @@ void srv_request_fini(srv_request *rq)
     rq->path = NULL;
 }
 
-int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq,
-               srv_response *r)
+int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq, srv_response *r)
 {
     if (srv_guard_check(g, in->method, in->host, in->origin, in->acrm, r))
         return -1;

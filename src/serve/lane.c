@@ -38,7 +38,7 @@ struct srv_lane {
     int capacity;         /* workers + queue */
     int nworkers, started;
     pthread_t *threads;
-    pid_t *running; /* per worker: its job's process, 0 when none */
+    pid_t *running;        /* per worker: its job's process, 0 when none */
     int stopping, drained; /* drained: the threads are joined, nothing waits */
     double cpu_limit, wall;
 };
@@ -56,7 +56,10 @@ typedef struct lane_msg {
 
 #define LANE_MAGIC 0x6470617353525631ull /* "dpasSRV1" */
 
-static double secs(const struct timespec *t) { return (double)t->tv_sec + (double)t->tv_nsec / 1e9; }
+static double secs(const struct timespec *t)
+{
+    return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
+}
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -218,12 +221,13 @@ static void run(srv_lane *l, int w, srv_job *job)
     } else if (why == STOPPED) {
         fail(r, 503, "request", "the server is stopping");
     } else if (why == TOO_BIG) {
-        fail(r, 500, "request", "the answer is larger than the server hands out (a bug in dpas serve)");
-    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n < sizeof *m ||
-               m->magic != LANE_MAGIC || n - sizeof *m != m->len) {
+        fail(r, 500, "request",
+             "the answer is larger than the server hands out (a bug in dpas serve)");
+    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n < sizeof *m || m->magic != LANE_MAGIC ||
+               n - sizeof *m != m->len) {
         if (WIFSIGNALED(st))
-            snprintf(msg, sizeof msg, "the request's process died of signal %d (a bug in dpas serve)",
-                     WTERMSIG(st));
+            snprintf(msg, sizeof msg,
+                     "the request's process died of signal %d (a bug in dpas serve)", WTERMSIG(st));
         else
             snprintf(msg, sizeof msg, "the request's process failed (a bug in dpas serve)");
         fail(r, 500, "request", msg);

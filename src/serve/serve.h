@@ -24,7 +24,8 @@
 #define SRV_MAX_VALUE 1024        /* one decoded query value, bytes: 414 */
 #define SRV_MAX_PARAMS 48         /* query parameters of one request: 414 */
 #define SRV_MAX_BODY (256 * 1024) /* request body (a scenario file, nccl-tests output): 413 */
-#define SRV_MAX_ROWS 4096         /* rows of one answer: a sweep's or plot's points, calibrate's
+#define SRV_MAX_ROWS                                                                               \
+    4096 /* rows of one answer: a sweep's or plot's points, calibrate's
                                      fits and predictions: 422 */
 #define SRV_MAX_SWEEP_POINTS SRV_MAX_ROWS
 #define SRV_CONN_MEMORY                                                                            \
@@ -36,9 +37,9 @@
     10 /* seconds: a request must be complete within it; idle
                                        keep-alive connections are closed after it */
 /* The budget of a heavy request (calibrate, sweep, plot.svg), run in a process of its own. */
-#define SRV_DEFAULT_CPU_LIMIT 10.0  /* seconds of CPU (--cpu-limit): 503 beyond */
-#define SRV_MAX_WORKERS 64          /* --workers: heavy requests run at once */
-#define SRV_MAX_QUEUE 1024          /* --queue: heavy requests waiting; more: 503 */
+#define SRV_DEFAULT_CPU_LIMIT 10.0   /* seconds of CPU (--cpu-limit): 503 beyond */
+#define SRV_MAX_WORKERS 64           /* --workers: heavy requests run at once */
+#define SRV_MAX_QUEUE 1024           /* --queue: heavy requests waiting; more: 503 */
 #define SRV_MAX_RESPONSE (64u << 20) /* bytes a heavy request's process may hand back: 500 */
 
 /* ---- one request and its response ----------------------------------------------------------- */
@@ -90,8 +91,8 @@ typedef struct srv_guard srv_guard; /* guard.c */
 /* A complete request as HTTP framing delivers it (libmicrohttpd in the server; the fuzz target's
  * own reading of raw bytes): every string NUL-terminated, a header NULL when absent. */
 typedef struct srv_incoming {
-    const char *method; /* as sent */
-    const char *target; /* the raw request target: path and query */
+    const char *method;                              /* as sent */
+    const char *target;                              /* the raw request target: path and query */
     const char *host, *origin, *acrm, *content_type; /* acrm: Access-Control-Request-Method */
     const char *body;                                /* NUL-terminated, or NULL: none */
     size_t body_len;
@@ -103,8 +104,7 @@ int srv_request_init(srv_request *rq, const srv_incoming *in, const dpas_registr
 void srv_request_fini(srv_request *rq);
 /* What is checked before a route is looked for: who asks (srv_guard_check: Host and Origin) and a
  * body on a method that takes none. 0: route it; else r holds the answer. */
-int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq,
-               srv_response *r);
+int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq, srv_response *r);
 
 /* An error response: the library's error object (dpas_render_error_json) with this status. */
 void srv_error(srv_response *r, int status, const dpas_error *e);
@@ -203,9 +203,9 @@ typedef struct srv_options {
     const char *bind; /* a numeric IPv4 or IPv6 address */
     int port;         /* 0: any free port */
     int threads;
-    int timeout; /* seconds */
-    int quiet;   /* no access log */
-    FILE *log;   /* where "listening on", warnings and the access log go */
+    int timeout;               /* seconds */
+    int quiet;                 /* no access log */
+    FILE *log;                 /* where "listening on", warnings and the access log go */
     const char *allow_hosts;   /* --allow-host: comma-separated names, or NULL */
     const char *allow_origins; /* --allow-origin: comma-separated origins, or NULL */
     int workers;               /* heavy requests run at once, each in a process of its own */
@@ -237,8 +237,8 @@ typedef struct srv_lane srv_lane;
 typedef struct srv_job srv_job;
 struct srv_job {
     srv_job *next;
-    srv_request rq;  /* the request, its strings owned by the caller until done is called */
-    srv_response r;  /* the answer, filled before done */
+    srv_request rq; /* the request, its strings owned by the caller until done is called */
+    srv_response r; /* the answer, filled before done */
     void (*done)(srv_job *job); /* called once, from a worker thread or srv_lane_stop; the job is
                                    the caller's again after it */
     void *ctx;

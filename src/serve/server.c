@@ -106,8 +106,7 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* everything the client wrote is escaped: a log line cannot be forged from a request */
     log_text(target, sizeof target, q->uri ? q->uri : "", q->uri ? strlen(q->uri) : 0);
-    log_text(method, sizeof method, q->method ? q->method : "-",
-             q->method ? strlen(q->method) : 1);
+    log_text(method, sizeof method, q->method ? q->method : "-", q->method ? strlen(q->method) : 1);
     log_text(version, sizeof version, q->version, strlen(q->version));
     const char *note = "";
     if (!q->answered) {
@@ -251,8 +250,8 @@ static int cors_headers(srv_server *S, struct MHD_Response *resp, const srv_resp
             S->mhd.MHD_add_response_header(resp, "Retry-After", ra) == MHD_YES) &&
            (!S->opt.allow_origins ||
             S->mhd.MHD_add_response_header(resp, "Vary", "Origin") == MHD_YES) &&
-           (!r->allow_origin || S->mhd.MHD_add_response_header(
-                                    resp, "Access-Control-Allow-Origin", r->allow_origin) == MHD_YES) &&
+           (!r->allow_origin || S->mhd.MHD_add_response_header(resp, "Access-Control-Allow-Origin",
+                                                               r->allow_origin) == MHD_YES) &&
            (!r->preflight ||
             (S->mhd.MHD_add_response_header(resp, "Access-Control-Allow-Methods",
                                             "GET, HEAD, POST") == MHD_YES &&
@@ -329,8 +328,8 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         .target = q->uri,
         .host = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
         .origin = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
-        .acrm = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                   "Access-Control-Request-Method"),
+        .acrm =
+            S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method"),
         .content_type = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
         .body = q->body,
         .body_len = q->body_len};
@@ -519,9 +518,8 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
         srv_stop(S);
         return NULL;
     }
-    if (!opt->direct &&
-        !(S->lane = srv_lane_new(opt->workers, opt->queue, opt->cpu_limit,
-                                 10 * opt->cpu_limit + 10, err))) {
+    if (!opt->direct && !(S->lane = srv_lane_new(opt->workers, opt->queue, opt->cpu_limit,
+                                                 10 * opt->cpu_limit + 10, err))) {
         srv_stop(S);
         return NULL;
     }

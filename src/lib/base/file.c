@@ -89,7 +89,7 @@ int dpas_write_output(const char *path, const char *field, const void *data, siz
     int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
     if (fd < 0) {
         int e = errno;
-        const char *why = e == ENXIO ? "not a regular file (a FIFO or a socket with no reader)"
+        const char *why = e == ENXIO    ? "not a regular file (a FIFO or a socket with no reader)"
                           : e == EISDIR ? "it is a directory"
                                         : strerror(e);
         return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
