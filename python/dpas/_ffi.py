@@ -257,6 +257,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_err_name": (c_char_p, [c_int]),
         "dpas_err_title": (c_char_p, [c_int]),
         "dpas_free": (None, [c_void_p]),
+        "dpas_write_output": (c_int, [c_char_p, c_char_p, c_char_p, c_size_t, E]),
         "dpas_registry_builtin": (c_int, [P(c_void_p), E]),
         "dpas_registry_free": (None, [c_void_p]),
         "dpas_registry_count": (c_size_t, [c_void_p, c_int]),

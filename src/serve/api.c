@@ -512,8 +512,11 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
-    if (dpas_netmodel_from_text(rq->body, rq->body_len, "request body", cv, ranks, &m, &err) ||
-        dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
+    if (dpas_netmodel_from_text(rq->body, rq->body_len, "request body", cv, ranks, &m, &err))
+        srv_error(r, srv_status_of(err.code), &err);
+    else if (srv_budget_calibrate(m->ncurves, nsizes, r)) /* rows counted before they are made */
+        ;
+    else if (dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
         srv_error(r, srv_status_of(err.code), &err);
     else /* the notes the CLI prints on stderr in text are in the JSON payload */
         srv_json(r, dpas_render_netmodel(m, pred, npred, DPAS_FORMAT_JSON, &err), &err);

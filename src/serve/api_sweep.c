@@ -216,7 +216,7 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
     x->n0 = x->sw.axes[0].n;
     x->n1 = x->sw.naxes > 1 ? x->sw.axes[1].n : 1;
     if (x->n1 && x->n0 > SRV_MAX_SWEEP_POINTS / x->n1) {
-        srv_fail(r, 400, DPAS_ERANGE, dpas_sweep_input_name(x->sw.axes[0].input),
+        srv_fail(r, 422, DPAS_ERANGE, dpas_sweep_input_name(x->sw.axes[0].input),
                  "the sweep has %llu points, over the server's limit of %d per request "
                  "(dpas sweep on the command line has no such limit)",
                  (unsigned long long)x->n0 * x->n1, SRV_MAX_SWEEP_POINTS);

@@ -102,17 +102,20 @@ void srv_route(srv_request *rq, srv_response *r)
                              : !strcmp(rq->path, routes[i].path))
             rt = &routes[i];
     }
+    /* the client's path and method are quoted, escaped and, when long, cut with a visible "..."
+     * (dpas_quote), so that the rest of the sentence always survives */
+    char qp[200], qm[72];
     if (!rt) {
         srv_fail(r, 404, DPAS_ENOENT, "path",
-                 "nothing at %.200s; the page is at / and the API under /api/v1/ (GET /api/v1 "
+                 "nothing at %s; the page is at / and the API under /api/v1/ (GET /api/v1 "
                  "lists it)",
-                 rq->path);
+                 dpas_quote(rq->path, qp, sizeof qp));
         return;
     }
     if (!(rt->methods & (unsigned)rq->method)) {
         r->allow = allow_text(rt->methods);
         srv_fail(r, 405, DPAS_EINVAL, "method", "method %s is not allowed on %s; allowed: %s",
-                 rq->method_name, rt->path, r->allow);
+                 dpas_quote(rq->method_name, qm, sizeof qm), rt->path, r->allow);
         return;
     }
     char name[256];
@@ -120,7 +123,8 @@ void srv_route(srv_request *rq, srv_response *r)
         const char *rest = rq->path + strlen(rt->path);
         dpas_error e;
         if (strchr(rest, '/')) {
-            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %.200s", rq->path);
+            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %s",
+                     dpas_quote(rq->path, qp, sizeof qp));
             return;
         }
         int st = srv_decode_segment(rest, strlen(rest), name, sizeof name, "the resource name", &e);
@@ -167,4 +171,15 @@ void srv_route(srv_request *rq, srv_response *r)
                      rt->path);
     srv_query_free(&q);
     rq->query = NULL;
+}
+
+int srv_route_is_heavy(const char *path)
+{
+    /* the routes whose work grows with the request: a fit over every size of every test, a
+     * sweep or a plot of up to SRV_MAX_ROWS points */
+    static const char *const heavy[] = {"/api/v1/calibrate", "/api/v1/sweep", "/api/v1/plot.svg"};
+    for (size_t i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
+        if (!strcmp(path, heavy[i]))
+            return 1;
+    return 0;
 }

@@ -180,9 +180,9 @@ def main(argv=None) -> int:
         print(f"dpas.torch.demo: error: {e}", file=sys.stderr)
         return 1
     if a.svg:
-        with open(a.svg, "w") as fh:
-            fh.write(svg(result, f"test accuracy, N = {a.world_size}, {a.byzantine} "
-                                 f"Byzantine, {a.attack}"))
+        # through the library's checked writer: a FIFO or a device is refused, not opened
+        dpas.write_output(a.svg, svg(result, f"test accuracy, N = {a.world_size}, "
+                                             f"{a.byzantine} Byzantine, {a.attack}"), field="--svg")
     if a.output == "json":
         json.dump(result, sys.stdout, indent=1)
         print()
