@@ -192,11 +192,23 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
     dpas__buf_bytes_marked(&ex, m->state, " B");
     state_name(c, zero, name, sizeof name);
     per_replica(m, apr, sizeof apr);
+    /* where it would fit, as dpas_memory_check found it */
+    char where[160] = "", stage[40] = "", dp[64] = "";
+    bool zero16 = !strcmp(c->name, "zero16");
+    if (m->smallest_zero_stage > zero)
+        snprintf(stage, sizeof stage, "with ZeRO stage %d", m->smallest_zero_stage);
+    if (m->largest_dp_degree >= 1)
+        snprintf(dp, sizeof dp, "at dp_degree <= %lld", (long long)m->largest_dp_degree);
+    if (*stage || *dp)
+        snprintf(where, sizeof where, "; it fits %s%s%s", stage, *stage && *dp ? ", or " : "", dp);
+    else
+        snprintf(where, sizeof where, "; it fits at no dp_degree on this fleet%s",
+                 zero16 && zero < 3 ? " and no ZeRO stage" : "");
     size_t n = (size_t)snprintf(buf, cap,
                                 "one replica's training state (%s = %s, %s) exceeds the memory of "
-                                "its %s %s accelerators (%s): utilisation %.3g",
+                                "its %s %s accelerators (%s): utilisation %.3g%s",
                                 ex.data ? ex.data : "?", st, name, apr,
-                                s->node_entry->accelerator->name, capb, m->utilisation);
+                                s->node_entry->accelerator->name, capb, m->utilisation, where);
     free(ex.data);
     return n;
 }
