@@ -246,6 +246,10 @@ static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req 
              S->mhd.MHD_add_response_header(resp, "Cache-Control",
                                             r->cache ? r->cache : "no-store") == MHD_YES &&
              (!r->allow || S->mhd.MHD_add_response_header(resp, "Allow", r->allow) == MHD_YES) &&
+             (!r->etag[0] || S->mhd.MHD_add_response_header(resp, "ETag", r->etag) == MHD_YES) &&
+             (!r->encoding ||
+              S->mhd.MHD_add_response_header(resp, "Content-Encoding", r->encoding) == MHD_YES) &&
+             (!r->vary || S->mhd.MHD_add_response_header(resp, "Vary", r->vary) == MHD_YES) &&
              (!r->warning[0] ||
               S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES);
     enum MHD_Result rc = ok ? S->mhd.MHD_queue_response(c, (unsigned)r->status, resp) : MHD_NO;
@@ -300,6 +304,9 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         rq.body_len = q->body_len;
     }
     rq.content_type = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    rq.accept = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    rq.accept_encoding = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding");
+    rq.if_none_match = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
     rq.reg = S->reg;
     srv_response r;
     memset(&r, 0, sizeof r);
@@ -307,6 +314,7 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         srv_fail(&r, 400, DPAS_EINVAL, "body", "%s takes no request body", q->method);
     else
         srv_route(&rq, &r);
+    srv_negotiate_finish(&rq, &r); /* CSV's type, ETag and 304, gzip, Vary */
     if (mark)
         *mark = '?';
     return respond(S, c, q, &r);

@@ -135,8 +135,7 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              "iterations",
              (long long)c->iterations);
     if (c->f >= 0)
-        note(c,
-             "tolerates: whether the rule's max_f at dp_degree %lld reaches f = %lld",
+        note(c, "tolerates: whether the rule's max_f at dp_degree %lld reaches f = %lld",
              (long long)N, (long long)c->f);
     if (c->net_kind >= 0)
         note(c,
