@@ -167,6 +167,9 @@ static const opt_doc opt_docs[] = {
     {"n", T_INT, 1, -1, "replicas: each rule's largest f at n"},
     {"state", T_STATE, 0, 0, "the byte convention of the training state (default zero16)"},
     {"zero", T_INT, 0, 3, "the ZeRO stage that partitions the zero16 state across replicas"},
+    {"require_fit", T_BOOL, 0, 0,
+     "true (the default): a state that does not fit is a 422 physics violation, as the CLI exits "
+     "2; false: it is the check itself, with fits false"},
     {"y", T_METRIC, 0, 0, "the plotted metric (default: the first of attr)"},
     {"title", T_TEXT, 0, 0, "the plot's title"},
     {"collective", T_TEXT, 0, 0,
@@ -455,6 +458,12 @@ static json_t *option_param(doc_ctx *x, const char *key, int sweep, const char *
             push(x, e, str(*b));
     } else {
         set(x, sch, "type", str("string"));
+    }
+    if (n && (d->type == T_RULES || d->type == T_SCHEDULES || d->type == T_ATTRS)) {
+        /* the names of a list, for a client that offers them (the page does) */
+        json_t *e = set(x, p, "x-dpas-values", json_array());
+        for (size_t i = 0; i < n; i++)
+            push(x, e, str(names[i]));
     }
     if (n && (d->type == T_CONVENTION || d->type == T_STATE || d->type == T_NETMODEL ||
               d->type == T_METRIC)) {

@@ -18,7 +18,7 @@ static const char *const o_eval[] = {"attr", "explain", NULL};
 static const char *const o_cost[] = {"rule",       "convention",   "schedule",      "f", "steps",
                                      "iterations", "compute_rate", "network_model", NULL};
 static const char *const o_rules[] = {"n", "f", "convention", NULL};
-static const char *const o_memory[] = {"state", "zero", NULL};
+static const char *const o_memory[] = {"state", "zero", "require_fit", NULL};
 static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
 static const char *const o_sweep[] = {"rule", "schedule",      "convention", "iterations",
                                       "attr", "network_model", NULL};

@@ -10,10 +10,9 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_util import Checks, Server, cli_json  # noqa: E402
+from serve_util import Checks, Server, cli_json, multipart  # noqa: E402
 
 DPAS, SRC = sys.argv[1], sys.argv[2]
 T = Checks()
@@ -24,20 +23,6 @@ REF = "scenario=ReferenceJobAttackSurface"
 def cli_text(*args):
     p = subprocess.run([DPAS, *args], capture_output=True, timeout=120)
     return p.returncode, p.stdout
-
-
-def multipart(parts, boundary=None):
-    """(body, content type) of a multipart/form-data body; parts: (name, filename, bytes)."""
-    b = boundary or "dpas-" + uuid.uuid4().hex
-    out = b""
-    for name, filename, data in parts:
-        disp = 'form-data; name="%s"' % name
-        if filename:
-            disp += '; filename="%s"' % filename
-        out += b"--" + b.encode() + b"\r\nContent-Disposition: " + disp.encode() + b"\r\n"
-        out += b"Content-Type: text/plain\r\n\r\n" + data + b"\r\n"
-    out += b"--" + b.encode() + b"--\r\n"
-    return out, "multipart/form-data; boundary=" + b
 
 
 with open(NCCL, "rb") as f:
