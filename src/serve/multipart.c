@@ -149,8 +149,10 @@ int srv_parts_parse(srv_request *rq, int takes_scenario, int takes_calibration, 
         }
         const char *next = find(p, (size_t)(end - p), delim, (size_t)dn);
         if (!next)
-            return bad(err, 400, "the multipart body ends inside the part \"%s\" (no closing "
-                       "delimiter)", name);
+            return bad(err, 400,
+                       "the multipart body ends inside the part \"%s\" (no closing "
+                       "delimiter)",
+                       name);
         for (size_t i = 0; i < rq->nparts; i++)
             if (!strcmp(rq->parts[i].name, name) && strcmp(name, "calibration"))
                 return bad(err, 400, "the body part \"%s\" is given twice; give it once", name);

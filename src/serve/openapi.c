@@ -26,8 +26,7 @@ typedef struct path_doc {
 } path_doc;
 
 static const path_doc path_docs[] = {
-    {"/api/v1", "The endpoints of this API and the CLI command each answers as.", NULL, NULL,
-     NULL},
+    {"/api/v1", "The endpoints of this API and the CLI command each answers as.", NULL, NULL, NULL},
     {"/api/v1/openapi.json", "This document.", NULL, NULL, NULL},
     {"/api/v1/scenarios", "The named scenarios of the registry.", "dpas list scenarios -o json",
      "/api/v1/scenarios", NULL},
@@ -139,8 +138,19 @@ static const char calibrate_body[] =
 /* The options (keys beyond the scenario inputs): a sentence, a schema, where the library has
  * the names the values come from. Every option of the route table must be here (the document
  * says which one is not, and the test fails on it). */
-enum { T_TEXT, T_INT, T_BOOL, T_RULES, T_SCHEDULES, T_CONVENTION, T_ATTRS, T_METRICS, T_METRIC,
-       T_STATE, T_NETMODEL };
+enum {
+    T_TEXT,
+    T_INT,
+    T_BOOL,
+    T_RULES,
+    T_SCHEDULES,
+    T_CONVENTION,
+    T_ATTRS,
+    T_METRICS,
+    T_METRIC,
+    T_STATE,
+    T_NETMODEL
+};
 typedef struct opt_doc {
     const char *key;
     int type;
@@ -195,7 +205,8 @@ static const char *const input_meaning[DPAS_INPUT_COUNT] = {
     [DPAS_INPUT_NODE] = "a node of the registry: its accelerator and intra-node link",
     [DPAS_INPUT_FABRIC] = "a fabric of the registry: the inter-node link that times need",
     [DPAS_INPUT_DP_DEGREE] = "data-parallel replicas, N: 1 to the fleet's accelerators",
-    [DPAS_INPUT_GRADIENT_WIDTH] = "the gradient's bytes per parameter: bf16, 2 B, 16 bit, 4.127 bit",
+    [DPAS_INPUT_GRADIENT_WIDTH] =
+        "the gradient's bytes per parameter: bf16, 2 B, 16 bit, 4.127 bit",
     [DPAS_INPUT_CHECKPOINT_WIDTH] = "the checkpoint's bytes per parameter: 14 B",
     [DPAS_INPUT_WEIGHT_WIDTH] = "the weights' bytes per parameter (optional; none removes it)",
 };
@@ -243,9 +254,9 @@ static const opt_doc *opt_of(const char *key)
 static void openapi_path(const srv_route_info *rt, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s%s", rt->path,
-             !rt->prefix                          ? ""
-             : strstr(rt->path, "/registry/")     ? "{kind}"
-                                                  : "{name}");
+             !rt->prefix                      ? ""
+             : strstr(rt->path, "/registry/") ? "{kind}"
+                                              : "{name}");
 }
 
 static int is_api(const srv_route_info *rt)
@@ -272,7 +283,9 @@ void srv_api_index(srv_request *rq, srv_response *r)
         json_t *e = push(&x, eps, json_object()), *m = json_array();
         char path[128];
         snprintf(path, sizeof path, "%s%s", rt->path,
-                 !rt->prefix ? "" : strstr(rt->path, "/registry/") ? "KIND" : "NAME");
+                 !rt->prefix                      ? ""
+                 : strstr(rt->path, "/registry/") ? "KIND"
+                                                  : "NAME");
         set(&x, e, "path", str(path));
         set(&x, e, "methods", m);
         if (rt->methods & SRV_GET)
@@ -351,7 +364,10 @@ static json_t *names_text(const char *head, const char *const *names, size_t n)
         return NULL;
     size_t o = (size_t)snprintf(t, cap, "%s", head);
     for (size_t i = 0; i < n; i++)
-        o += (size_t)snprintf(t + o, cap - o, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+        o += (size_t)snprintf(t + o, cap - o, "%s%s",
+                              i == 0       ? ""
+                              : i + 1 == n ? " or "
+                                           : ", ",
                               names[i]);
     json_t *s = json_string(t);
     free(t);
@@ -507,13 +523,13 @@ static json_t *input_param(doc_ctx *x, const char *key, int sweep, const char *t
              !strcmp(key, "model") ? "The workload's other name: " : "",
              input_meaning[in] ? input_meaning[in] : "(undocumented)", field,
              flag ? "; the CLI's " : "", flag ? flag : "", flag ? "" : "; no CLI flag",
-             !varies                                                       ? ""
+             !varies                                                     ? ""
              : in == DPAS_INPUT_DP_DEGREE || in == DPAS_INPUT_PARAMETERS ? " A sweep takes a list "
-                                                                             "(a,b,c) or a range "
-                                                                             "(A..B doubling, "
-                                                                             "A..B+S, A..B*F)."
-                                                                           : " A sweep takes a list "
-                                                                             "(a,b,c).");
+                                                                           "(a,b,c) or a range "
+                                                                           "(A..B doubling, "
+                                                                           "A..B+S, A..B*F)."
+                                                                         : " A sweep takes a list "
+                                                                           "(a,b,c).");
     set(x, p, "description", str(what));
     set(x, p, "x-dpas-field", str(field));
     if (flag)
@@ -548,9 +564,9 @@ static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt,
     srv_response er = {0};
     int bad_status = 0;
     if (d && d->bad && method == SRV_GET)
-        bad_status = run(x->reg, d->bad[0] && !strcmp(rt->path, "/api/v1/calibrate") ? SRV_POST
-                                                                                      : SRV_GET,
-                         d->bad, NULL, NULL, &er);
+        bad_status =
+            run(x->reg, d->bad[0] && !strcmp(rt->path, "/api/v1/calibrate") ? SRV_POST : SRV_GET,
+                d->bad, NULL, NULL, &er);
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
         if (st[i].status == 413 && !(rt->methods & SRV_POST))
             continue;
@@ -583,8 +599,8 @@ static int sweep_warning_route(const srv_route_info *rt)
     return rt->fn == srv_api_sweep || rt->fn == srv_api_plot;
 }
 
-static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt,
-                             const path_doc *d, int method)
+static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt, const path_doc *d,
+                             int method)
 {
     json_t *ok = set(x, resps, "200", json_object());
     set(x, ok, "description", str(d && d->cli ? d->cli : "the answer"));
@@ -645,7 +661,9 @@ static json_t *operation(doc_ctx *x, const srv_route_info *rt, int method)
     char id[96];
     const char *base = strrchr(rt->path, '/');
     snprintf(id, sizeof id, "%s_%s", method == SRV_POST ? "post" : "get",
-             base && base[1] ? base + 1 : rt->prefix ? "item" : "index");
+             base && base[1] ? base + 1
+             : rt->prefix    ? "item"
+                             : "index");
     for (char *c = id; *c; c++)
         if (*c == '.')
             *c = '_';
