@@ -623,7 +623,7 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
         json_t *csv = set(x, content, "text/csv", json_object());
         json_t *cs = set(x, csv, "schema", json_object());
         set(x, cs, "type", str("string"));
-        set(x, csv, "description",
+        set(x, cs, "description",
             str("with Accept: text/csv, the CLI's -o csv for the same inputs"));
     }
     response_free(&tmp);

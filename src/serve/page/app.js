@@ -804,12 +804,15 @@ function plotRequests(pairs, n, accelerators, rule) {
   };
 }
 
-function seriesOf(rows, metric, schedules) {
+function seriesOf(rows, metric, schedules, unit) {
   const by = new Map();
   for (const r of rows) {
     if (!by.has(r.schedule)) by.set(r.schedule, []);
     const v = r[metric];
-    by.get(r.schedule).push([Number(r.dp_degree), v === null ? NaN : Number(v), exact(v)]);
+    // how a calibrated time was obtained, where the row says (its basis and band columns)
+    const how = Object.keys(r).filter((k) => /basis|band/.test(k))
+      .map((k) => k.replace(/_/g, ' ') + ' ' + (Array.isArray(r[k]) ? r[k].map(exact).join(' to ') : exact(r[k])));
+    by.get(r.schedule).push([Number(r.dp_degree), v === null ? NaN : Number(v), exact(v) + unit + (how.length ? '; ' + how.join(', ') : '')]);
   }
   return schedules.filter((s) => by.has(s)).map((s) => ({ name: s, key: s, points: by.get(s) }));
 }
@@ -830,7 +833,7 @@ function renderPlots(p, bytes, time, n, rule) {
       results.push(null);
       continue;
     }
-    const series = markOverlaps(seriesOf(ans.body, metric, p.schedules));
+    const series = markOverlaps(seriesOf(ans.body, metric, p.schedules, id === 'bytes' ? ' B' : ' s'));
     for (const s of series) drawn.add(s.name);
     drawPlot($('plot-' + id), {
       series: series, xTitle: 'replicas, N (dp_degree), log scale', yTitle: title, fmtY: fmt,
@@ -856,7 +859,7 @@ function renderPlotTable(ns, results) {
   const cols = [];
   for (const r of results) {
     if (!r) continue;
-    for (const s of r.series) cols.push({ label: s.name + ': ' + (r.metric === 'bytes_per_worker' ? 'bytes' : 'time'), s: s, fmt: r.fmt, unit: r.metric === 'bytes_per_worker' ? ' B' : ' s' });
+    for (const s of r.series) cols.push({ label: s.name + ': ' + (r.metric === 'bytes_per_worker' ? 'bytes' : 'time'), s: s, fmt: r.fmt });
   }
   const th0 = document.createElement('th');
   th0.scope = 'col';
@@ -874,7 +877,7 @@ function renderPlotTable(ns, results) {
     rowHead(tr, String(n));
     for (const c of cols) {
       const p = c.s.points.find((q) => q[0] === n);
-      if (p) cell(tr, c.fmt(p[1]), 'num', p[2] + c.unit);
+      if (p) cell(tr, c.fmt(p[1]), 'num', p[2]);
       else cell(tr, '\u2014', 'num');
     }
     body.appendChild(tr);
