@@ -490,8 +490,11 @@ function cheapest(rows) {
 // else which of its models answered and whether it extrapolated or rescaled.
 function timeBasis(r) {
   const parts = [];
-  if (r.basis) parts.push(String(r.basis).replace(/_/g, ' '));
-  if (Array.isArray(r.band_s) && r.band_s.length === 2) parts.push(fmtTime(r.band_s[0]) + ' to ' + fmtTime(r.band_s[1]));
+  const basis = r.time_basis || r.basis;
+  const band = Array.isArray(r.band_s) ? r.band_s
+    : r.time_band_low_s !== undefined && r.time_band_low_s !== null ? [r.time_band_low_s, r.time_band_high_s] : null;
+  if (basis) parts.push(String(basis).replace(/_/g, ' '));
+  if (band && band.length === 2 && band[0] !== null) parts.push(fmtTime(band[0]) + ' to ' + fmtTime(band[1]));
   if (!parts.length && r.time_model) {
     parts.push('your log: ' + r.time_model);
     if (r.time_extrapolated) parts.push('beyond its sizes');
