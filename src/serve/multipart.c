@@ -34,8 +34,9 @@ static const char *find(const char *hay, size_t len, const char *needle, size_t 
     return NULL;
 }
 
-/* A parameter of a header value (boundary=..., name="..."), unquoted into out; 0, or -1 when
- * absent or longer than cap - 1 bytes. Quoted strings may escape a quote with a backslash. */
+/* A parameter of a header value (boundary=..., name="..."), unquoted into out; 0, -1 when
+ * absent, -2 when longer than cap - 1 bytes or its quote is not closed. Quoted strings may
+ * escape a quote with a backslash. */
 static int param(const char *value, size_t vlen, const char *key, char *out, size_t cap)
 {
     size_t klen = strlen(key);
@@ -54,15 +55,15 @@ static int param(const char *value, size_t vlen, const char *key, char *out, siz
                 if (value[j] == '\\' && j + 1 < vlen)
                     j++;
                 if (o + 1 >= cap)
-                    return -1;
+                    return -2;
                 out[o++] = value[j];
             }
             if (j >= vlen)
-                return -1; /* an unclosed quote */
+                return -2; /* an unclosed quote */
         } else {
             for (; j < vlen && value[j] != ';' && value[j] != ' ' && value[j] != '\t'; j++) {
                 if (o + 1 >= cap)
-                    return -1;
+                    return -2;
                 out[o++] = value[j];
             }
         }
@@ -80,7 +81,8 @@ int srv_parts_parse(srv_request *rq, int takes_scenario, int takes_calibration, 
         return 0;
     rq->multipart = 1;
     char boundary[80], delim[84];
-    if (param(ct, strlen(ct), "boundary", boundary, sizeof boundary) || !boundary[0])
+    if (param(ct, strlen(ct), "boundary", boundary, sizeof boundary) || !boundary[0] ||
+        strlen(boundary) > 70)
         return bad(err, 400,
                    "a multipart/form-data body needs a boundary of 1 to 70 characters in its "
                    "Content-Type");
@@ -129,8 +131,15 @@ int srv_parts_parse(srv_request *rq, int takes_scenario, int takes_calibration, 
                     v++, vl--;
                 if (vl < 9 || strncasecmp(v, "form-data", 9))
                     return bad(err, 400, "a part's Content-Disposition must be form-data");
-                have_name = !param(v, vl, "name", name, sizeof name);
-                have_file = !param(v, vl, "filename", filename, sizeof filename);
+                int pn = param(v, vl, "name", name, sizeof name);
+                int pf = param(v, vl, "filename", filename, sizeof filename);
+                if (pn == -2 || pf == -2)
+                    return bad(err, 400,
+                               "a part's %s is longer than %zu bytes, or its quote is not closed",
+                               pn == -2 ? "name" : "file name",
+                               (pn == -2 ? sizeof name : sizeof filename) - 1);
+                have_name = pn == 0;
+                have_file = pf == 0;
             }
             p = eol + 2;
         }

@@ -218,6 +218,12 @@ with Server(DPAS, "--quiet") as srv:
         ("a part without a name", "/api/v1/eval",
          (b"--zz\r\nContent-Disposition: form-data\r\n\r\nx\r\n--zz--\r\n",
           "multipart/form-data; boundary=zz"), "body", "has no name"),
+        ("a part name over 63 bytes", "/api/v1/eval",
+         multipart([("s" * 64, None, yaml)]), "body", "name is longer than 63 bytes"),
+        ("a file name over 127 bytes", "/api/v1/eval",
+         multipart([("scenario", "f" * 128 + ".yaml", yaml)]), "body", "file name is longer than 127"),
+        ("a boundary over 70 characters", "/api/v1/eval",
+         multipart([("scenario", None, yaml)], boundary="b" * 71), "body", "boundary of 1 to 70"),
         ("text after the end", "/api/v1/eval",
          (b"--zz\r\nContent-Disposition: form-data; name=\"scenario\"\r\n\r\nscenario: "
           b"ReferenceJobAttackSurface\r\n--zz--\r\nmore", "multipart/form-data; boundary=zz"),
