@@ -176,6 +176,7 @@ void srv_route(srv_request *rq, srv_response *r)
                               takes(rt, "network_model") || rt->fn == srv_api_calibrate, &pe);
     if (pst) {
         srv_error(r, pst, &pe);
+        srv_parts_free(rq);
         srv_query_free(&q);
         return;
     }

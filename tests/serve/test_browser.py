@@ -476,6 +476,8 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
                                      "&rule=median&attr=time_hierarchical_s", "POST", body, {"Content-Type": ct})
             T.check(rc == 0 and json.loads(out) == swt, "the CLI's time sweep gives the page's time plot")
             env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"), DPAS_LIBRARY=LIB)
+            if os.environ.get("DPAS_TEST_PRELOAD"):  # an ASan build's libdpas in Debian's python
+                env.update(LD_PRELOAD=os.environ["DPAS_TEST_PRELOAD"], ASAN_OPTIONS="detect_leaks=0")
             check = py + """
 import json
 print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is not None else None for r in cost],
