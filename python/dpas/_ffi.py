@@ -161,7 +161,8 @@ class Convention(ctypes.Structure):
 
 class Memory(ctypes.Structure):
     _fields_ = [("state", Bytes), ("capacity", Bytes), ("headroom", Bytes),
-                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double)]
+                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double),
+                ("smallest_zero_stage", c_int), ("largest_dp_degree", c_i64)]
 
 
 class InventoryRow(ctypes.Structure):

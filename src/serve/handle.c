@@ -32,6 +32,9 @@ int srv_request_init(srv_request *rq, const srv_incoming *in, const dpas_registr
     rq->body = in->body;
     rq->body_len = in->body ? in->body_len : 0;
     rq->content_type = in->content_type;
+    rq->accept = in->accept;
+    rq->accept_encoding = in->accept_encoding;
+    rq->if_none_match = in->if_none_match;
     rq->reg = reg;
     return 0;
 }

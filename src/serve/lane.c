@@ -50,8 +50,9 @@ typedef struct lane_msg {
     uint64_t magic;
     int status, retry_after, preflight;
     size_t len;
-    const char *type, *allow, *cache;
+    const char *type, *allow, *cache, *encoding, *vary;
     char warning[sizeof(((srv_response *)0)->warning)];
+    char etag[sizeof(((srv_response *)0)->etag)];
 } lane_msg;
 
 #define LANE_MAGIC 0x6470617353525631ull /* "dpasSRV1" */
@@ -95,6 +96,7 @@ static void child(srv_job *job, int fd, double cpu_limit)
     srv_response r;
     memset(&r, 0, sizeof r);
     srv_route(&job->rq, &r);
+    srv_negotiate_finish(&job->rq, &r); /* here too: gzip is work of the request's own */
     lane_msg m;
     memset(&m, 0, sizeof m);
     m.magic = LANE_MAGIC;
@@ -105,7 +107,10 @@ static void child(srv_job *job, int fd, double cpu_limit)
     m.type = r.type;
     m.allow = r.allow;
     m.cache = r.cache;
+    m.encoding = r.encoding;
+    m.vary = r.vary;
     memcpy(m.warning, r.warning, sizeof m.warning);
+    memcpy(m.etag, r.etag, sizeof m.etag);
     int bad = write_all(fd, &m, sizeof m) || (r.len && write_all(fd, r.body, r.len));
     _exit(bad ? 2 : 0); /* no atexit handlers, no flushing of the server's stdio */
 }
@@ -240,8 +245,12 @@ static void run(srv_lane *l, int w, srv_job *job)
         r->type = m->type;
         r->allow = m->allow;
         r->cache = m->cache;
+        r->encoding = m->encoding;
+        r->vary = m->vary;
         memcpy(r->warning, m->warning, sizeof r->warning);
         r->warning[sizeof r->warning - 1] = '\0';
+        memcpy(r->etag, m->etag, sizeof r->etag);
+        r->etag[sizeof r->etag - 1] = '\0';
         r->len = m->len;
         /* the body moves to the front of the buffer, which the response then owns */
         memmove(buf, buf + sizeof *m, m->len);

@@ -69,7 +69,22 @@ typedef struct srv_response {
     int retry_after;           /* seconds, for a Retry-After header (a 503 when busy); 0: none */
     const char *allow_origin;  /* Access-Control-Allow-Origin: an --allow-origin, or NULL */
     int preflight;             /* a CORS preflight's answer: the Access-Control-Allow-* headers */
+    /* set by srv_negotiate_finish (negotiate.c) */
+    char etag[48];        /* an ETag header (quoted), or "" */
+    const char *encoding; /* Content-Encoding ("gzip"), or NULL */
+    const char *vary;     /* a Vary header, or NULL */
 } srv_response;
+
+/* One part of a multipart/form-data body (multipart.c): a scenario file or a calibration. */
+typedef struct srv_part {
+    const char *name;     /* "scenario" or "calibration" */
+    const char *filename; /* as the client named it, or NULL */
+    const char *data;     /* NUL-terminated copy of its content (owned by the request) */
+    size_t len;
+    int used; /* read by the handler */
+} srv_part;
+
+#define SRV_MAX_PARTS 8
 
 typedef struct srv_request {
     int method; /* SRV_GET, SRV_HEAD or SRV_POST */
@@ -84,6 +99,14 @@ typedef struct srv_request {
     const char *content_type; /* or NULL */
     const dpas_registry *reg; /* the built-in registry, loaded once, read-only */
     char *path_store;         /* path's storage (srv_request_init; srv_request_fini frees it) */
+    /* content negotiation (negotiate.c): the request's headers, NULL when absent */
+    const char *accept, *accept_encoding, *if_none_match;
+    int format; /* DPAS_FORMAT_JSON, or DPAS_FORMAT_CSV when Accept prefers text/csv */
+    /* a multipart/form-data body, split by srv_parts_parse (multipart.c) */
+    srv_part parts[SRV_MAX_PARTS];
+    size_t nparts;
+    int multipart; /* the body was multipart/form-data */
+    char *parts_store;
 } srv_request;
 
 typedef struct srv_guard srv_guard; /* guard.c */
@@ -94,6 +117,7 @@ typedef struct srv_incoming {
     const char *method;                              /* as sent */
     const char *target;                              /* the raw request target: path and query */
     const char *host, *origin, *acrm, *content_type; /* acrm: Access-Control-Request-Method */
+    const char *accept, *accept_encoding, *if_none_match; /* content negotiation (negotiate.c) */
     const char *body;                                /* NUL-terminated, or NULL: none */
     size_t body_len;
 } srv_incoming;
@@ -196,6 +220,60 @@ int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out);
 
 /* The embedded page resource at path (index.html, app.js, app.css, favicon.svg); 0 if none. */
 int srv_page(const char *path, srv_response *r);
+
+/* ---- the route table, read by the OpenAPI document (route.c, openapi.c) ------------------------ */
+
+enum { SRV_NO_INPUTS = 0, SRV_INPUTS = 1, SRV_INPUTS_BUT_SCENARIO = 2, SRV_ANY_QUERY = 3 };
+
+typedef struct srv_route_info {
+    const char *path;
+    int prefix; /* a resource name follows the path */
+    unsigned methods;
+    int query; /* SRV_NO_INPUTS, SRV_INPUTS, SRV_INPUTS_BUT_SCENARIO or SRV_ANY_QUERY (the page) */
+    const char *const *opts; /* the keys it takes beyond the scenario inputs */
+    srv_handler fn;
+} srv_route_info;
+
+/* The i-th route, or NULL past the end. */
+const srv_route_info *srv_route_at(size_t i);
+
+void srv_api_openapi(srv_request *rq, srv_response *r);
+
+/* ---- content negotiation (negotiate.c) -------------------------------------------------------- */
+
+/* The format an API handler renders in, from Accept: CSV when the client prefers text/csv and
+ * the handler can write it (its CLI command has -o csv), else JSON; 406 with the error filled
+ * when the client accepts neither. 0, or -1 (the error response is filled). */
+int srv_negotiate_format(srv_request *rq, srv_handler fn, srv_response *r);
+/* After the handler: the Content-Type of a CSV answer, the ETag of a GET or HEAD answered 200
+ * and its 304 when If-None-Match names it, gzip when Accept-Encoding allows it, and Vary. */
+void srv_negotiate_finish(const srv_request *rq, srv_response *r);
+
+/* ---- multipart bodies (multipart.c) and calibrations (calibration.c) -------------------------- */
+
+/* Split a multipart/form-data body into its parts (a no-op for any other body). Parts are named
+ * "scenario" (at most one) where the route takes scenario inputs and "calibration" where it
+ * takes one; anything else is an error. 0, or the HTTP status with err filled. */
+int srv_parts_parse(srv_request *rq, int takes_scenario, int takes_calibration, dpas_error *err);
+void srv_parts_free(srv_request *rq);
+/* The part named name (marking it used), or NULL; *count (when not NULL) how many there are. */
+const srv_part *srv_part_get(srv_request *rq, const char *name, size_t *count);
+/* The scenario file of a request: its multipart "scenario" part, or its whole body when it is
+ * not multipart; NULL when none. */
+const char *srv_scenario_body(srv_request *rq, size_t *len);
+
+/* A calibration from the request's "calibration" part (an nccl-tests log) and its
+ * network_model key: the inter-node links of its AllReduce alpha-beta line and its network
+ * model, as `--calibration FILE --network-model M` gives them. *net is NULL when the request
+ * has none. 0, or -1 with the error response filled. */
+typedef struct srv_calibration {
+    dpas_netmodel *net;
+    dpas_links links;
+    int kind;           /* dpas_netmodel_kind */
+    const char *source; /* the part's file name, or "calibration" */
+} srv_calibration;
+int srv_calibration_load(srv_request *rq, srv_response *r, srv_calibration *cal);
+void srv_calibration_free(srv_calibration *cal);
 
 /* ---- the server (server.c) -------------------------------------------------------------------- */
 

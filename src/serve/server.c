@@ -280,6 +280,10 @@ static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req 
              S->mhd.MHD_add_response_header(resp, "Cache-Control",
                                             r->cache ? r->cache : "no-store") == MHD_YES &&
              (!r->allow || S->mhd.MHD_add_response_header(resp, "Allow", r->allow) == MHD_YES) &&
+             (!r->etag[0] || S->mhd.MHD_add_response_header(resp, "ETag", r->etag) == MHD_YES) &&
+             (!r->encoding ||
+              S->mhd.MHD_add_response_header(resp, "Content-Encoding", r->encoding) == MHD_YES) &&
+             (!r->vary || S->mhd.MHD_add_response_header(resp, "Vary", r->vary) == MHD_YES) &&
              (!r->warning[0] ||
               S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES) &&
              cors_headers(S, resp, r);
@@ -331,6 +335,9 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         .acrm =
             S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method"),
         .content_type = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
+        .accept = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+        .accept_encoding = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"),
+        .if_none_match = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match"),
         .body = q->body,
         .body_len = q->body_len};
     srv_request *rq = &q->job.rq; /* kept in q: the heavy lane works on it after we return */
@@ -338,14 +345,18 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
     srv_response r;
     memset(&r, 0, sizeof r);
-    if (srv_screen(S->guard, &in, rq, &r))
+    if (srv_screen(S->guard, &in, rq, &r)) {
+        srv_negotiate_finish(rq, &r);
         return respond(S, c, q, &r);
+    }
     if (!S->lane || !srv_route_is_heavy(rq->path)) { /* cheap: answered here, at once */
         srv_route(rq, &r);
+        srv_negotiate_finish(rq, &r); /* CSV's type, ETag and 304, gzip, Vary */
         return respond(S, c, q, &r);
     }
     if (srv_lane_reserve(S->lane)) {
         srv_lane_busy(S->lane, &r);
+        srv_negotiate_finish(rq, &r);
         return respond(S, c, q, &r);
     }
     /* suspended before the job can finish: a job's done always finds the connection suspended */

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)/")
 
@@ -123,6 +124,20 @@ def raw_exchange(port, data, timeout=60.0):
         k, _, v = ln.partition(b":")
         headers[k.strip().lower().decode()] = v.strip().decode(errors="replace")
     return status, headers, body
+
+
+def multipart(parts, boundary=None):
+    """(body, Content-Type) of a multipart/form-data body; parts: (name, filename or None, bytes)."""
+    b = boundary or "dpas-" + uuid.uuid4().hex
+    out = b""
+    for name, filename, data in parts:
+        disp = 'form-data; name="%s"' % name
+        if filename:
+            disp += '; filename="%s"' % filename
+        out += b"--" + b.encode() + b"\r\nContent-Disposition: " + disp.encode() + b"\r\n"
+        out += b"Content-Type: text/plain\r\n\r\n" + data + b"\r\n"
+    out += b"--" + b.encode() + b"--\r\n"
+    return out, "multipart/form-data; boundary=" + b
 
 
 def cli_json(dpas, *args):

@@ -163,11 +163,6 @@ CASES = [
     ("undefined attribute asked", req("GET", "/api/v1/eval?" + REF + "&attr=weight_bytes"), 400,
      None, True),
     # sweeps and plots
-    ("sweep of 10^8 points", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..100000000+1")),
-     400, "dp_degree", True),
-    ("sweep over the point cap", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..1024+1")
-                                     + "&schedule=allreduce,allgather,ps,ps_separate,sharded"), 400,
-     "dp_degree", True),
     ("sweep with nothing varying", req("GET", "/api/v1/sweep?" + REF), 400, "dp_degree", True),
     ("sweep of three inputs", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
                                   .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")),
@@ -249,7 +244,7 @@ CASES = [
      422, "dp_degree", True),
     ("calibrate of 1400 tests", req("POST", "/api/v1/calibrate", body=(
         "name,gpus,size,time\n" + "".join("all_reduce,%d,1024,%d\n" % (g, 100 + g) for g in range(2, 1402))
-    ).encode()), 422, "body", True),
+    ).encode()), 400, "tests", True),  # the library's own cap: 256 tests per calibration
     ("calibrate predicting 150 sizes of 30 tests", req("POST", "/api/v1/calibrate?predict=" + ",".join(
         "%dKiB" % (i + 1) for i in range(150)), body=(
         "name,gpus,size,time\n" + "".join("all_reduce,%d,%d,%d\n" % (g, sz, sz // 10 + g)
