@@ -149,6 +149,13 @@ DPAS_API int dpas_request_load_text(dpas_request *rq, const char *text, size_t l
 DPAS_API int dpas_request_base(dpas_request *rq, const char *key, const char *value,
                                dpas_error *err);
 
+/* A calibration given as text rather than as a file path (nccl-tests output a client sent, as
+ * `dpas serve` takes a multipart "calibration" part): each call one more file of the one
+ * calibration; origin names it in messages and as the links' source. The text is copied. A
+ * request takes files (the calibration key) or texts, not both. */
+DPAS_API int dpas_request_calibration_text(dpas_request *rq, const char *text, size_t len,
+                                           const char *origin, dpas_error *err);
+
 /* Check everything and build the typed request, in one fixed order whatever the order the keys
  * came in: keys the analysis does not take, then the options, then the scenario (resolved and
  * evaluated once), then what depends on both (a sweep's axes and metrics, a plot's y). Reads

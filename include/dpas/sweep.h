@@ -33,6 +33,11 @@ typedef enum dpas_metric {
     DPAS_METRIC_TIME_FLAT_S,
     DPAS_METRIC_TIME_HIERARCHICAL_S,
     DPAS_METRIC_MAX_F,
+    /* with a calibration, as cost rows carry them: how the flat time was obtained (text:
+     * dpas_time_basis_name) and its band */
+    DPAS_METRIC_TIME_BASIS,
+    DPAS_METRIC_TIME_BAND_LOW_S,
+    DPAS_METRIC_TIME_BAND_HIGH_S,
     DPAS_METRIC_COUNT
 } dpas_metric;
 

@@ -134,7 +134,8 @@ class CostRow(ctypes.Structure):
                 ("bytes_per_worker", Bytes), ("bytes_received", Bytes), ("scalar_bytes", Bytes),
                 ("ratio_to_allreduce", c_double), ("time_flat_s", c_double),
                 ("time_hierarchical_s", c_double), ("compute_s", c_double),
-                ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int)]
+                ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int),
+                ("time_basis", c_int), ("time_band_lo_s", c_double), ("time_band_hi_s", c_double)]
 
 
 COST_MAX_NOTES = 5  # DPAS_COST_MAX_NOTES
@@ -160,7 +161,8 @@ class Convention(ctypes.Structure):
 
 class Memory(ctypes.Structure):
     _fields_ = [("state", Bytes), ("capacity", Bytes), ("headroom", Bytes),
-                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double)]
+                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double),
+                ("smallest_zero_stage", c_int), ("largest_dp_degree", c_i64)]
 
 
 class InventoryRow(ctypes.Structure):
@@ -286,6 +288,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_err_name": (c_char_p, [c_int]),
         "dpas_err_title": (c_char_p, [c_int]),
         "dpas_free": (None, [c_void_p]),
+        "dpas_write_output": (c_int, [c_char_p, c_char_p, c_char_p, c_size_t, E]),
         "dpas_registry_builtin": (c_int, [P(c_void_p), E]),
         "dpas_registry_free": (None, [c_void_p]),
         "dpas_registry_count": (c_size_t, [c_void_p, c_int]),

@@ -44,7 +44,8 @@ static const char *help =
     "  --schedule S          allreduce (default), allgather, sharded, sharded_distance\n"
     "  --f F                 Byzantine ranks the rule guards against (default: the most it can)\n"
     "  --byzantine K         the last K ranks send adversarial gradients\n"
-    "  --attack A            signflip (default), scaled (x --attack-scale, default 100) or alie\n"
+    "  --attack A            signflip (default), scaled (x --attack-scale, default 100), alie,\n"
+    "                        inf (every coordinate +-Inf) or nan (the last coordinate NaN)\n"
     "  --iters I             timed steps (default 5), after --warmup W (default 2)\n"
     "  --iterations T        centered_clipping iterations (default 10)\n"
     "  --verify yes|no       compare with the single-process kernel on rank 0 (default: yes\n"
@@ -57,9 +58,10 @@ static const char *help =
     "allgather\n"
     "  --intra-calibration FILE  the same for the links inside a host (all ranks on one host),\n"
     "                        needed when ranks share hosts (the hierarchical model)\n"
-    "  --network-model M     default (the measured curve inside its sizes, piecewise outside),\n"
-    "                        alpha_beta, piecewise or empirical, as `dpas cost`; where ranks "
-    "share\n"
+    "  --network-model M     default (the measured curve at its own scale, the nccl model\n"
+    "                        elsewhere), nccl, empirical, piecewise or alpha_beta, as `dpas "
+    "cost`;\n"
+    "                        where ranks share\n"
     "                        hosts the hierarchical model is alpha-beta only\n"
     "  --sweep MIN..MAX      instead of a schedule: time all_reduce and all_gather over sizes\n"
     "                        MIN, 2 MIN, ... <= MAX bytes (K, M, G: 2^10, 2^20, 2^30) and print\n"
@@ -193,10 +195,9 @@ static const struct option long_opts[] = {{"params", 1, 0, 'p'},
 
 /* The words of the options that take one. */
 static const char *const w_grad[] = {"fp32", "bf16", NULL};
-static const char *const w_attack[] = {"signflip", "scaled", "alie", NULL};
+static const char *const w_attack[] = {"signflip", "scaled", "alie", "inf", "nan", NULL};
 static const char *const w_yesno[] = {"no", "yes", NULL};
 static const char *const w_format[] = {"text", "json", "csv", NULL};
-static const char *const w_model[] = {"default", "alpha_beta", "piecewise", "empirical", NULL};
 static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "sharded_distance",
                                       NULL};
 static const dpas_schedule_id sched_ids[] = {DPAS_SCHED_ALLREDUCE, DPAS_SCHED_ALLGATHER,
@@ -256,8 +257,10 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
         break;
     case 'L': o->calibration = arg; break;
     case 'I': o->intra_calibration = arg; break;
-    default:
-        rc = parse_word("--network-model", arg, w_model, &k);
+    default: /* the library's names of its network models */
+        rc = dpas_netmodel_kind_parse(arg, &k, &e)
+                 ? (measure_say("--network-model: %s", e.message), 1)
+                 : 0;
         o->network_model = k;
         break;
     }

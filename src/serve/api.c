@@ -13,7 +13,11 @@
 static void hint_of(dpas_key k, char *buf, size_t cap)
 {
     const char *q = dpas_key_query(k), *mv = dpas_key_metavar(k), *file = dpas_key_file(k);
-    if (!q)
+    if (k == DPAS_KEY_CALIBRATION)
+        snprintf(buf, cap,
+                 "give an nccl-tests log as the \"calibration\" part of a "
+                 "multipart/form-data body");
+    else if (!q)
         snprintf(buf, cap, "%s is not taken over HTTP", dpas_key_name(k));
     else
         snprintf(buf, cap, "give %s=%s in the query%s%s%s", q, mv ? mv : "true",
@@ -34,29 +38,83 @@ static dpas_request *refused(srv_request *rq, srv_response *r, dpas_request *req
     return NULL;
 }
 
+int srv_input_of(const char *key)
+{
+    int k = dpas_key_from_name(key);
+    return k >= 0 && k < DPAS_INPUT_COUNT && dpas_key_query((dpas_key)k) ? k : -1;
+}
+
+const char *srv_input_key(size_t i)
+{
+    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
+        if (dpas_key_query((dpas_key)k) && !i--)
+            return dpas_key_query((dpas_key)k);
+    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
+        if (dpas_key_query((dpas_key)k) && dpas_key_alias((dpas_key)k) && !i--)
+            return dpas_key_alias((dpas_key)k);
+    return NULL;
+}
+
+/* The body's scenario file and its calibration parts, below the query's keys. */
+static int body_of(srv_request *rq, dpas_request *req, dpas_error *err)
+{
+    size_t blen;
+    const char *body = srv_scenario_body(rq, &blen); /* the body, or its "scenario" part */
+    if (body) { /* a scenario file; the query overrides it as flags override a file */
+        int is_json = -1;
+        const char *ct = rq->multipart ? NULL : rq->content_type; /* a part's text decides */
+        if (ct && !strncmp(ct, "application/json", 16))
+            is_json = 1;
+        else if (ct && strstr(ct, "yaml"))
+            is_json = 0;
+        if (dpas_request_load_text(req, body, blen, is_json, "request body", err))
+            return -1;
+    }
+    for (size_t i = 0; i < rq->nparts; i++) { /* every log: the files of one calibration */
+        srv_part *p = &rq->parts[i];
+        if (strcmp(p->name, "calibration"))
+            continue;
+        p->used = 1;
+        if (dpas_request_calibration_text(req, p->data, p->len,
+                                          p->filename ? p->filename : "calibration", err))
+            return -1;
+    }
+    return 0;
+}
+
+/* '+' in a query is a space (form encoding): "dp_degree=8..64+8" arrives as "8..64 8". A space
+ * can stand nowhere in a range and '+' only before its step, so a range's one space after ".."
+ * is read as the '+' it was: a copy (the caller's to free), or NULL when the value is not so. */
+static char *range_of(const char *key, const char *v)
+{
+    const char *dots = strstr(v, "..");
+    if (!dots || (strcmp(key, "dp_degree") && strcmp(key, "parameters")) || !strchr(dots, ' ') ||
+        strchr(dots, ' ') != strrchr(v, ' '))
+        return NULL;
+    char *copy = strdup(v);
+    if (copy)
+        copy[strrchr(v, ' ') - v] = '+';
+    return copy;
+}
+
 dpas_request *srv_request_of(srv_request *rq, srv_response *r, dpas_analysis a)
 {
     dpas_request *req = NULL;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    if (dpas_request_new(a, &req, &err))
+    if (dpas_request_new(a, &req, &err) || body_of(rq, req, &err))
         return refused(rq, r, req, &err);
-    if (rq->body) { /* a scenario file; the query overrides it as flags override a file */
-        int is_json = -1;
-        const char *ct = rq->content_type;
-        if (ct && !strncmp(ct, "application/json", 16))
-            is_json = 1;
-        else if (ct && strstr(ct, "yaml"))
-            is_json = 0;
-        if (dpas_request_load_text(req, rq->body, rq->body_len, is_json, "request body", &err))
-            return refused(rq, r, req, &err);
-    }
     if (rq->rest && dpas_request_set(req, "scenario", rq->rest, &err))
         return refused(rq, r, req, &err);
     for (size_t i = 0; i < rq->query->n; i++) {
         srv_param *p = &rq->query->p[i];
+        if (rq->route && srv_route_own(rq->route, p->key))
+            continue; /* the route's own option: its handler reads it */
         p->used = 1;
-        if (dpas_request_set(req, p->key, p->value, &err))
+        char *range = range_of(p->key, p->value);
+        int rc = dpas_request_set(req, p->key, range ? range : p->value, &err);
+        free(range);
+        if (rc)
             return refused(rq, r, req, &err);
     }
     if (dpas_request_resolve(req, rq->reg, &err))
@@ -89,6 +147,24 @@ int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, 
         return -1;
     }
     *out = x;
+    return 0;
+}
+
+int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out)
+{
+    const char *v = srv_query_get(rq->query, key);
+    if (!v)
+        return 0;
+    if (!strcmp(v, "true") || !strcmp(v, "1"))
+        *out = 1;
+    else if (!strcmp(v, "false") || !strcmp(v, "0"))
+        *out = 0;
+    else {
+        char q[120];
+        srv_fail(r, 400, DPAS_EINVAL, key, "%s must be true, false, 1 or 0, got %s", key,
+                 dpas_quote(v, q, sizeof q));
+        return -1;
+    }
     return 0;
 }
 
@@ -151,7 +227,7 @@ static void report(srv_request *rq, srv_response *r)
     if (!req)
         return;
     const dpas_request_opts *o = dpas_request_opts_of(req);
-    dpas_render_opts ro = {.format = DPAS_FORMAT_JSON,
+    dpas_render_opts ro = {.format = rq->format,
                            .units = DPAS_UNITS_SI,
                            .explain = o->explain,
                            .attrs = o->attrs,
@@ -170,7 +246,7 @@ void srv_api_scenarios(srv_request *rq, srv_response *r)
 {
     dpas_error err;
     memset(&err, 0, sizeof err);
-    srv_json(r, dpas_render_list(rq->reg, DPAS_KIND_SCENARIO, DPAS_FORMAT_JSON, &err), &err);
+    srv_json(r, dpas_render_list(rq->reg, DPAS_KIND_SCENARIO, rq->format, &err), &err);
 }
 
 void srv_api_cost(srv_request *rq, srv_response *r)
@@ -179,7 +255,7 @@ void srv_api_cost(srv_request *rq, srv_response *r)
     if (!req)
         return;
     dpas_cost_view view = {
-        .format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI, .label = dpas_request_label(req)};
+        .format = rq->format, .units = DPAS_UNITS_SI, .label = dpas_request_label(req)};
     dpas_cost *cost = NULL;
     dpas_error err;
     memset(&err, 0, sizeof err);
@@ -207,8 +283,7 @@ void srv_api_rules(srv_request *rq, srv_response *r)
     else if (dpas_request_rules(req, rows, &nrows, &err))
         srv_error(r, srv_status_of(err.code), &err);
     else
-        srv_json(r, dpas_render_rules(rows, nrows, o->n > 0, o->f >= 0, DPAS_FORMAT_JSON, &err),
-                 &err);
+        srv_json(r, dpas_render_rules(rows, nrows, o->n > 0, o->f >= 0, rq->format, &err), &err);
     dpas_request_free(req);
 }
 
@@ -225,8 +300,8 @@ void srv_api_inventory(srv_request *rq, srv_response *r)
         srv_error(r, srv_status_of(err.code), &err);
     else
         srv_json(r,
-                 dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
-                                       dpas_request_label(req), &err),
+                 dpas_render_inventory(rows, n, rq->format, DPAS_UNITS_SI, dpas_request_label(req),
+                                       &err),
                  &err);
     dpas_free(rows);
     dpas_request_free(req);
@@ -234,6 +309,10 @@ void srv_api_inventory(srv_request *rq, srv_response *r)
 
 void srv_api_memory(srv_request *rq, srv_response *r)
 {
+    int require_fit = 1; /* require_fit=false: a state that does not fit is an answer, not a
+                            422 (as the Python binding's MemoryCheck with fits False) */
+    if (srv_opt_bool(rq, r, "require_fit", &require_fit))
+        return;
     dpas_request *req = srv_request_of(rq, r, DPAS_ANALYSIS_MEMORY);
     if (!req)
         return;
@@ -244,14 +323,14 @@ void srv_api_memory(srv_request *rq, srv_response *r)
     memset(&err, 0, sizeof err);
     if (dpas_request_memory(req, &m, &err)) {
         srv_error(r, srv_status_of(err.code), &err);
-    } else if (!m.fits) { /* the CLI's exit 2: a physics violation */
+    } else if (!m.fits && require_fit) { /* the CLI's exit 2: a physics violation */
         err.code = DPAS_EPHYSICS;
         snprintf(err.field, sizeof err.field, "memory");
         dpas_memory_message(s, o->state, o->zero, &m, err.message, sizeof err.message);
         srv_error(r, 422, &err);
     } else {
         srv_json(r,
-                 dpas_render_memory(s, o->state, o->zero, &m, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
+                 dpas_render_memory(s, o->state, o->zero, &m, rq->format, DPAS_UNITS_SI,
                                     dpas_request_label(req), &err),
                  &err);
     }
@@ -267,7 +346,7 @@ void srv_api_registry(srv_request *rq, srv_response *r)
         srv_fail(r, 404, DPAS_ENOENT, "kind", "%s", err.message);
         return;
     }
-    srv_json(r, dpas_render_list(rq->reg, kind, DPAS_FORMAT_JSON, &err), &err);
+    srv_json(r, dpas_render_list(rq->reg, kind, rq->format, &err), &err);
 }
 
 /* predict=SIZE,...: byte counts with units (16MiB, 1GB), as calibrate --predict. */
@@ -326,7 +405,24 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     size_t nsizes;
     if (opt_sizes(rq, r, &sizes, &nsizes))
         return;
-    if (!rq->body || !rq->body_len) {
+    const char *log = rq->body;
+    size_t log_len = rq->body_len;
+    const char *origin = "request body";
+    if (rq->multipart) { /* the log as the "calibration" part of a form, as cost and sweep take it */
+        size_t nparts = 0;
+        const srv_part *p = srv_part_get(rq, "calibration", &nparts);
+        if (nparts > 1) {
+            srv_fail(r, 400, DPAS_EINVAL, "calibration",
+                     "%zu calibration parts: give one nccl-tests log", nparts);
+            free(sizes);
+            return;
+        }
+        log = p ? p->data : NULL;
+        log_len = p ? p->len : 0;
+        if (p && p->filename)
+            origin = p->filename;
+    }
+    if (!log || !log_len) {
         srv_fail(r, 400, DPAS_EINVAL, "body",
                  "calibrate needs nccl-tests output (all_reduce_perf, all_gather_perf, ...) as the "
                  "request body");
@@ -336,11 +432,14 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
-    if (dpas_netmodel_from_text(rq->body, rq->body_len, "request body", cv, ranks, &m, &err) ||
-        dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
+    if (dpas_netmodel_from_text(log, log_len, origin, cv, ranks, &m, &err))
+        srv_error(r, srv_status_of(err.code), &err);
+    else if (srv_budget_calibrate(m->ncurves, nsizes, r)) /* rows counted before they are made */
+        ;
+    else if (dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
         srv_error(r, srv_status_of(err.code), &err);
     else /* the notes the CLI prints on stderr in text are in the JSON payload */
-        srv_json(r, dpas_render_netmodel(m, pred, npred, DPAS_FORMAT_JSON, &err), &err);
+        srv_json(r, dpas_render_netmodel(m, pred, npred, rq->format, &err), &err);
     dpas_free(pred);
     dpas_netmodel_free(m);
     free(sizes);
@@ -351,44 +450,5 @@ void srv_api_keys(srv_request *rq, srv_response *r)
 {
     dpas_error err;
     memset(&err, 0, sizeof err);
-    srv_json(r, dpas_render_list(rq->reg, DPAS_LIST_KEYS, DPAS_FORMAT_JSON, &err), &err);
-}
-
-void srv_api_index(srv_request *rq, srv_response *r)
-{
-    (void)rq;
-    /* static text: the endpoints and their keys (docs/serve.md describes each) */
-    static char index[] = "{\n"
-                          "  \"name\": \"dpas\",\n"
-                          "  \"version\": \"" DPAS_VERSION "\",\n"
-                          "  \"endpoints\": [\n"
-                          "    {\"path\": \"/api/v1/keys\", \"methods\": [\"GET\"], \"as\": "
-                          "\"dpas list keys -o json\"},\n"
-                          "    {\"path\": \"/api/v1/scenarios/NAME\", \"methods\": [\"GET\"], "
-                          "\"as\": \"dpas show NAME -o json\"},\n"
-                          "    {\"path\": \"/api/v1/eval\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas eval -o json\"},\n"
-                          "    {\"path\": \"/api/v1/cost\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas cost -o json\"},\n"
-                          "    {\"path\": \"/api/v1/rules\", \"methods\": [\"GET\"], \"as\": "
-                          "\"dpas rules -o json\"},\n"
-                          "    {\"path\": \"/api/v1/inventory\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas inventory -o json\"},\n"
-                          "    {\"path\": \"/api/v1/memory\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas memory -o json\"},\n"
-                          "    {\"path\": \"/api/v1/sweep\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas sweep -o json\"},\n"
-                          "    {\"path\": \"/api/v1/plot.svg\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas sweep --plot FILE.svg\"},\n"
-                          "    {\"path\": \"/api/v1/calibrate\", \"methods\": [\"POST\"], \"as\": "
-                          "\"dpas calibrate FILE -o json\"},\n"
-                          "    {\"path\": \"/api/v1/registry/KIND\", \"methods\": [\"GET\"], "
-                          "\"as\": \"dpas list KIND -o json\"}\n"
-                          "  ]\n"
-                          "}\n";
-    r->status = 200;
-    r->type = "application/json; charset=utf-8";
-    r->body = index;
-    r->len = sizeof index - 1;
-    r->free_body = NULL;
+    srv_json(r, dpas_render_list(rq->reg, DPAS_LIST_KEYS, rq->format, &err), &err);
 }

@@ -27,7 +27,7 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x, dpas_analysis a
     x->n0 = x->sw->axes[0].n;
     x->n1 = x->sw->naxes > 1 ? x->sw->axes[1].n : 1;
     if (x->n1 && x->n0 > SRV_MAX_SWEEP_POINTS / x->n1) {
-        srv_fail(r, 400, DPAS_ERANGE, dpas_sweep_input_name(x->sw->axes[0].input),
+        srv_fail(r, 422, DPAS_ERANGE, dpas_sweep_input_name(x->sw->axes[0].input),
                  "the sweep has %llu points, over the server's limit of %d per request "
                  "(dpas sweep on the command line has no such limit)",
                  (unsigned long long)x->n0 * x->n1, SRV_MAX_SWEEP_POINTS);
@@ -76,6 +76,7 @@ static int sink(void *ctx, const char *data, size_t len)
 
 typedef struct rows_ctx {
     const dpas_sweep *sw;
+    int format;
     dpas_column cols[2 + DPAS_METRIC_COUNT];
     dpas_writer *w;
     sink_buf b;
@@ -85,7 +86,7 @@ typedef struct rows_ctx {
 static int rows_row(void *ctx, const dpas_cell *cells)
 {
     rows_ctx *x = ctx;
-    dpas_writer_opts wo = {.format = DPAS_FORMAT_JSON, .stream = 1};
+    dpas_writer_opts wo = {.format = x->format, .stream = 1};
     int rc;
     if (!x->w && (rc = dpas_writer_new(x->cols, dpas_sweep_ncolumns(x->sw), &wo, sink, &x->b, &x->w,
                                        &x->err)))
@@ -107,11 +108,13 @@ void srv_api_sweep(srv_request *rq, srv_response *r)
     memset(&t, 0, sizeof t);
     memset(&err, 0, sizeof err);
     t.sw = x.sw;
+    t.format = rq->format;
     dpas_sweep_columns(x.sw, t.cols);
     int rc = dpas_sweep_rows(x.sw, rows_row, &t, &tally, &err);
     if (rc && !tally.shown) {
         srv_error(r, srv_status_of(err.code), &err);
-    } else if (rc || (rc = dpas_writer_end(t.w, &t.err)) || sink(&t.b, "\n", 1)) {
+    } else if (rc || (rc = dpas_writer_end(t.w, &t.err)) ||
+               (rq->format == DPAS_FORMAT_JSON && sink(&t.b, "\n", 1))) {
         if (!t.err.code)
             t.err.code = DPAS_ENOMEM,
             snprintf(t.err.message, sizeof t.err.message, "out of memory");

@@ -4,19 +4,17 @@
 
 #include <string.h>
 
-enum { OWN = 0, REQUEST = 1, ANY_QUERY = 2 };
+enum {
+    NO_INPUTS = SRV_NO_INPUTS,
+    INPUTS = SRV_INPUTS,
+    INPUTS_BUT_SCENARIO = SRV_INPUTS_BUT_SCENARIO,
+    ANY_QUERY = SRV_ANY_QUERY
+};
 
-typedef struct route {
-    const char *path;
-    int prefix; /* path ends in '/' and a resource name follows it */
-    unsigned methods;
-    int query;    /* which keys: OWN (opts), REQUEST (the request's), ANY_QUERY (the page) */
-    int analysis; /* REQUEST: the dpas_analysis whose keys the message of an unknown key lists */
-    const char *const *opts;
-    srv_handler fn;
-} route;
+typedef srv_route_info route;
 
 static const char *const o_none[] = {NULL};
+static const char *const o_memory[] = {"require_fit", NULL};
 static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
 
 static void page(srv_request *rq, srv_response *r);
@@ -25,24 +23,79 @@ static void page(srv_request *rq, srv_response *r);
 #define GHP (SRV_GET | SRV_HEAD | SRV_POST)
 static const route routes[] = {
     {"/", 0, GH, ANY_QUERY, -1, o_none, page},
-    {"/app.js", 0, GH, OWN, -1, o_none, page},
-    {"/app.css", 0, GH, OWN, -1, o_none, page},
-    {"/favicon.svg", 0, GH, OWN, -1, o_none, page},
-    {"/api/v1", 0, GH, OWN, -1, o_none, srv_api_index},
-    {"/api/v1/", 0, GH, OWN, -1, o_none, srv_api_index},
-    {"/api/v1/keys", 0, GH, OWN, -1, o_none, srv_api_keys},
-    {"/api/v1/scenarios", 0, GH, OWN, -1, o_none, srv_api_scenarios},
-    {"/api/v1/scenarios/", 1, GH, REQUEST, DPAS_ANALYSIS_EVAL, o_none, srv_api_scenario},
-    {"/api/v1/eval", 0, GHP, REQUEST, DPAS_ANALYSIS_EVAL, o_none, srv_api_eval},
-    {"/api/v1/cost", 0, GHP, REQUEST, DPAS_ANALYSIS_COST, o_none, srv_api_cost},
-    {"/api/v1/rules", 0, GH, REQUEST, DPAS_ANALYSIS_RULES, o_none, srv_api_rules},
-    {"/api/v1/inventory", 0, GHP, REQUEST, DPAS_ANALYSIS_INVENTORY, o_none, srv_api_inventory},
-    {"/api/v1/memory", 0, GHP, REQUEST, DPAS_ANALYSIS_MEMORY, o_none, srv_api_memory},
-    {"/api/v1/sweep", 0, GHP, REQUEST, DPAS_ANALYSIS_SWEEP, o_none, srv_api_sweep},
-    {"/api/v1/plot.svg", 0, GHP, REQUEST, DPAS_ANALYSIS_PLOT, o_none, srv_api_plot},
-    {"/api/v1/calibrate", 0, SRV_POST, OWN, -1, o_calibrate, srv_api_calibrate},
-    {"/api/v1/registry/", 1, GH, OWN, -1, o_none, srv_api_registry},
+    {"/app.js", 0, GH, NO_INPUTS, -1, o_none, page},
+    {"/app.css", 0, GH, NO_INPUTS, -1, o_none, page},
+    {"/favicon.svg", 0, GH, NO_INPUTS, -1, o_none, page},
+    {"/api/v1", 0, GH, NO_INPUTS, -1, o_none, srv_api_index},
+    {"/api/v1/", 0, GH, NO_INPUTS, -1, o_none, srv_api_index},
+    {"/api/v1/openapi.json", 0, GH, NO_INPUTS, -1, o_none, srv_api_openapi},
+    {"/api/v1/keys", 0, GH, NO_INPUTS, -1, o_none, srv_api_keys},
+    {"/api/v1/scenarios", 0, GH, NO_INPUTS, -1, o_none, srv_api_scenarios},
+    {"/api/v1/scenarios/", 1, GH, INPUTS_BUT_SCENARIO, DPAS_ANALYSIS_EVAL, o_none,
+     srv_api_scenario},
+    {"/api/v1/eval", 0, GHP, INPUTS, DPAS_ANALYSIS_EVAL, o_none, srv_api_eval},
+    {"/api/v1/cost", 0, GHP, INPUTS, DPAS_ANALYSIS_COST, o_none, srv_api_cost},
+    {"/api/v1/rules", 0, GH, NO_INPUTS, DPAS_ANALYSIS_RULES, o_none, srv_api_rules},
+    {"/api/v1/inventory", 0, GHP, INPUTS, DPAS_ANALYSIS_INVENTORY, o_none, srv_api_inventory},
+    {"/api/v1/memory", 0, GHP, INPUTS, DPAS_ANALYSIS_MEMORY, o_memory, srv_api_memory},
+    {"/api/v1/sweep", 0, GHP, INPUTS, DPAS_ANALYSIS_SWEEP, o_none, srv_api_sweep},
+    {"/api/v1/plot.svg", 0, GHP, INPUTS, DPAS_ANALYSIS_PLOT, o_none, srv_api_plot},
+    {"/api/v1/calibrate", 0, SRV_POST, NO_INPUTS, -1, o_calibrate, srv_api_calibrate},
+    {"/api/v1/registry/", 1, GH, NO_INPUTS, -1, o_none, srv_api_registry},
 };
+
+const srv_route_info *srv_route_at(size_t i)
+{
+    return i < sizeof routes / sizeof routes[0] ? &routes[i] : NULL;
+}
+
+int srv_route_own(const srv_route_info *rt, const char *key)
+{
+    for (size_t i = 0; rt->opts[i]; i++)
+        if (!strcmp(rt->opts[i], key))
+            return 1;
+    return 0;
+}
+
+/* The i-th key of the route's analysis that has a query parameter: its scenario inputs (but the
+ * scenario where the path names it), the workload's alias, then its options. */
+static const char *analysis_key(const route *rt, size_t i)
+{
+    if (rt->analysis < 0)
+        return NULL;
+    const dpas_analysis a = (dpas_analysis)rt->analysis;
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < DPAS_KEY_COUNT; k++) {
+            const char *q = dpas_key_query((dpas_key)k);
+            int input = k < DPAS_INPUT_COUNT;
+            if (!q || !dpas_analysis_takes(a, (dpas_key)k) ||
+                (rt->query == INPUTS_BUT_SCENARIO && k == DPAS_KEY_SCENARIO))
+                continue;
+            if (pass == 1) { /* the inputs' other names ("model") */
+                if (!input || !dpas_key_alias((dpas_key)k))
+                    continue;
+                q = dpas_key_alias((dpas_key)k);
+            } else if ((pass == 0) != input) {
+                continue;
+            }
+            if (!i--)
+                return q;
+        }
+    return NULL;
+}
+
+const char *srv_route_key(const srv_route_info *rt, size_t i)
+{
+    size_t n = 0;
+    while (analysis_key(rt, n))
+        n++;
+    if (i < n)
+        return analysis_key(rt, i);
+    for (size_t j = 0; rt->opts[j]; j++)
+        if (j == i - n)
+            return rt->opts[j];
+    return NULL;
+}
 
 static void page(srv_request *rq, srv_response *r)
 {
@@ -57,40 +110,23 @@ static const char *allow_text(unsigned m)
     return text[m & 7];
 }
 
-/* A request's route takes every key that has a query parameter (the library refuses a key its
- * analysis does not take, as it does for every front end); the others take their own. */
 static int key_allowed(const route *rt, const char *key)
 {
-    if (rt->query == REQUEST) {
-        int k = dpas_key_from_name(key);
-        return k >= 0 && dpas_key_query((dpas_key)k);
-    }
-    for (size_t i = 0; rt->opts[i]; i++)
-        if (!strcmp(key, rt->opts[i]))
+    for (size_t i = 0; srv_route_key(rt, i); i++)
+        if (!strcmp(key, srv_route_key(rt, i)))
             return 1;
     return 0;
 }
 
-/* "scenario, workload (or model), ..." for the message of an unknown key: a request's keys that
- * its analysis takes, or the route's own. */
+/* "scenario, workload, ..., model, rule, ..." for the message of an unknown key. */
 static void expected(const route *rt, char *buf, size_t cap)
 {
     size_t o = 0;
     buf[0] = '\0';
-#define ADD(s, t)                                                                                  \
-    do {                                                                                           \
-        int n_ = snprintf(buf + o, cap - o, "%s%s%s%s%s", o ? ", " : "", (s), (t) ? " (or " : "",  \
-                          (t) ? (t) : "", (t) ? ")" : "");                                         \
-        o = n_ < 0 || (size_t)n_ >= cap - o ? cap - 1 : o + (size_t)n_;                            \
-    } while (0)
-    if (rt->query == REQUEST)
-        for (int k = 0; k < DPAS_KEY_COUNT; k++)
-            if (dpas_key_query((dpas_key)k) &&
-                dpas_analysis_takes((dpas_analysis)rt->analysis, (dpas_key)k))
-                ADD(dpas_key_query((dpas_key)k), dpas_key_alias((dpas_key)k));
-    for (size_t i = 0; rt->opts[i]; i++)
-        ADD(rt->opts[i], (const char *)NULL);
-#undef ADD
+    for (size_t i = 0; srv_route_key(rt, i) && o < cap; i++) {
+        int n = snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", srv_route_key(rt, i));
+        o = n < 0 || (size_t)n >= cap - o ? cap - 1 : o + (size_t)n;
+    }
 }
 
 void srv_route(srv_request *rq, srv_response *r)
@@ -103,17 +139,20 @@ void srv_route(srv_request *rq, srv_response *r)
                              : !strcmp(rq->path, routes[i].path))
             rt = &routes[i];
     }
+    /* the client's path and method are quoted, escaped and, when long, cut with a visible "..."
+     * (dpas_quote), so that the rest of the sentence always survives */
+    char qp[200], qm[72];
     if (!rt) {
         srv_fail(r, 404, DPAS_ENOENT, "path",
-                 "nothing at %.200s; the page is at / and the API under /api/v1/ (GET /api/v1 "
+                 "nothing at %s; the page is at / and the API under /api/v1/ (GET /api/v1 "
                  "lists it)",
-                 rq->path);
+                 dpas_quote(rq->path, qp, sizeof qp));
         return;
     }
     if (!(rt->methods & (unsigned)rq->method)) {
         r->allow = allow_text(rt->methods);
         srv_fail(r, 405, DPAS_EINVAL, "method", "method %s is not allowed on %s; allowed: %s",
-                 rq->method_name, rt->path, r->allow);
+                 dpas_quote(rq->method_name, qm, sizeof qm), rt->path, r->allow);
         return;
     }
     char name[256];
@@ -121,7 +160,8 @@ void srv_route(srv_request *rq, srv_response *r)
         const char *rest = rq->path + strlen(rt->path);
         dpas_error e;
         if (strchr(rest, '/')) {
-            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %.200s", rq->path);
+            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %s",
+                     dpas_quote(rq->path, qp, sizeof qp));
             return;
         }
         int st = srv_decode_segment(rest, strlen(rest), name, sizeof name, "the resource name", &e);
@@ -158,7 +198,32 @@ void srv_route(srv_request *rq, srv_response *r)
             return;
         }
     }
+    /* a multipart body: a scenario file, and a calibration where the route uses one */
+    dpas_error pe;
+    int pst = srv_parts_parse(rq, rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO,
+                              (rt->analysis >= 0 && dpas_analysis_takes((dpas_analysis)rt->analysis,
+                                                                        DPAS_KEY_CALIBRATION)) ||
+                                  rt->fn == srv_api_calibrate,
+                              &pe);
+    if (pst) {
+        srv_error(r, pst, &pe);
+        srv_parts_free(rq);
+        srv_query_free(&q);
+        return;
+    }
+    if (rt->query != ANY_QUERY && srv_negotiate_format(rq, rt->fn, r)) {
+        srv_parts_free(rq);
+        srv_query_free(&q);
+        return;
+    }
+    rq->route = rt;
     rt->fn(rq, r);
+    for (size_t i = 0; r->status < 400 && i < rq->nparts; i++)
+        if (!rq->parts[i].used)
+            srv_fail(r, 500, DPAS_EINVAL, rq->parts[i].name,
+                     "the body part \"%s\" was not read by %s (a bug in dpas serve)",
+                     rq->parts[i].name, rt->path);
+    srv_parts_free(rq);
     /* every key a route takes is read by its handler: one left unread would be a value given
      * and silently ignored, a bug of the server rather than of the request */
     for (size_t i = 0; rt->query != ANY_QUERY && r->status < 400 && i < q.n; i++)
@@ -168,4 +233,15 @@ void srv_route(srv_request *rq, srv_response *r)
                      rt->path);
     srv_query_free(&q);
     rq->query = NULL;
+}
+
+int srv_route_is_heavy(const char *path)
+{
+    /* the routes whose work grows with the request: a fit over every size of every test, a
+     * sweep or a plot of up to SRV_MAX_ROWS points */
+    static const char *const heavy[] = {"/api/v1/calibrate", "/api/v1/sweep", "/api/v1/plot.svg"};
+    for (size_t i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
+        if (!strcmp(path, heavy[i]))
+            return 1;
+    return 0;
 }

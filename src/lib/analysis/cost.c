@@ -51,6 +51,9 @@ static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost
         r->time_model = t.model;
         r->time_extrapolated = t.extrapolated;
         r->time_rescaled = t.rescaled;
+        r->time_basis = t.basis;
+        r->time_band_lo_s = t.band_lo * steps;
+        r->time_band_hi_s = t.band_hi * steps;
     } else if (c->have_links) {
         dpas__schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_FLAT, &c->links,
                             &r->time_flat_s, NULL);
@@ -76,6 +79,7 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
         dpas_rule_max_f(rule, c->dp_degree, &r->max_f, NULL);
     r->tolerates = c->f >= 0 && r->max_f >= c->f;
     r->ratio_to_allreduce = r->time_flat_s = r->time_hierarchical_s = r->compute_s = NAN;
+    r->time_band_lo_s = r->time_band_hi_s = NAN;
     if (!r->realisable)
         return 0;
     dpas_traffic tr;
@@ -142,15 +146,15 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              "iterations",
              (long long)c->iterations);
     if (c->f >= 0)
-        note(c, "tolerates: the rule's bound holds for f = %lld at dp_degree %lld", (long long)c->f,
-             (long long)N);
+        note(c, "tolerates: whether the rule's max_f at dp_degree %lld reaches f = %lld",
+             (long long)N, (long long)c->f);
     if (c->net_kind >= 0)
         note(c,
              "flat times from the calibration's measured curves (network model %s: %s); "
              "hierarchical times from its alpha-beta line; parameter servers from the line",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
-                 ? "empirical where the file measured the size, piecewise outside"
+                 ? "the measured curve at a measured scale, the nccl model elsewhere"
                  : "as asked");
 }
 

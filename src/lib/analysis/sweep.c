@@ -22,7 +22,19 @@ static const struct {
 
 static const char *const extra_metrics[] = {
     "bytes_per_worker", "bytes_received",      "scalar_bytes", "ratio_to_allreduce",
-    "time_flat_s",      "time_hierarchical_s", "max_f"};
+    "time_flat_s",      "time_hierarchical_s", "max_f",        "time_basis",
+    "time_band_low_s",  "time_band_high_s"};
+_Static_assert(sizeof extra_metrics / sizeof extra_metrics[0] ==
+                   DPAS_METRIC_COUNT - DPAS_METRIC_BYTES_PER_WORKER,
+               "a name per metric");
+
+/* The metrics that need the point's flat or hierarchical time. */
+static bool is_time(int m)
+{
+    return m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S ||
+           m == DPAS_METRIC_TIME_BASIS || m == DPAS_METRIC_TIME_BAND_LOW_S ||
+           m == DPAS_METRIC_TIME_BAND_HIGH_S;
+}
 
 _Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT,
                "metrics follow the attributes");
@@ -55,13 +67,15 @@ int dpas_metric_from_name(const char *name)
 
 int dpas_metric_needs_schedule(int m)
 {
-    return m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_TIME_HIERARCHICAL_S;
+    return (m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_TIME_HIERARCHICAL_S) ||
+           (m >= DPAS_METRIC_TIME_BASIS && m < DPAS_METRIC_COUNT);
 }
 int dpas_metric_needs_rule(int m) { return m == DPAS_METRIC_MAX_F; }
 
 int dpas_metric_axis_unit(int m)
 {
-    if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S)
+    if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S ||
+        m == DPAS_METRIC_TIME_BAND_LOW_S || m == DPAS_METRIC_TIME_BAND_HIGH_S)
         return DPAS_AXIS_SECONDS;
     if ((m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_SCALAR_BYTES) ||
         (m >= 0 && m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
@@ -79,6 +93,9 @@ void dpas_sweep_default_metrics(dpas_sweep *sw, int has_schedule, int has_rule)
     sw->nmetrics = 0;
     for (size_t i = 0; i < (has_schedule ? 4u : 5u); i++)
         sw->metrics[sw->nmetrics++] = has_schedule ? cost[i] : seed[i];
+    if (has_schedule && sw->net) /* a calibration's times say how sure they are */
+        for (int m = DPAS_METRIC_TIME_BASIS; m <= DPAS_METRIC_TIME_BAND_HIGH_S; m++)
+            sw->metrics[sw->nmetrics++] = m;
     if (has_rule)
         sw->metrics[sw->nmetrics++] = DPAS_METRIC_MAX_F;
 }
@@ -417,6 +434,8 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
             t = DPAS_COL_BYTES;
         else if (m == DPAS_METRIC_MAX_F)
             t = DPAS_COL_INT;
+        else if (m == DPAS_METRIC_TIME_BASIS)
+            t = DPAS_COL_TEXT;
         cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, 0};
     }
 }
@@ -510,6 +529,12 @@ static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *ro
     case DPAS_METRIC_RATIO_TO_ALLREDUCE: v = row->ratio_to_allreduce; break;
     case DPAS_METRIC_TIME_FLAT_S: v = row->time_flat_s; break;
     case DPAS_METRIC_TIME_HIERARCHICAL_S: v = row->time_hierarchical_s; break;
+    case DPAS_METRIC_TIME_BAND_LOW_S: v = row->time_band_lo_s; break;
+    case DPAS_METRIC_TIME_BAND_HIGH_S: v = row->time_band_hi_s; break;
+    case DPAS_METRIC_TIME_BASIS: {
+        const char *b = dpas_time_basis_name(row->time_basis);
+        return *c = b ? dpas_cell_text(b) : dpas_cell_null(), NAN;
+    }
     default: { /* max_f */
         int64_t mf = -1;
         if (r)
@@ -538,8 +563,7 @@ int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cell
     bool need_cost = false, need_time = false;
     for (int i = 0; i < sw->nmetrics; i++) {
         need_cost |= dpas_metric_needs_schedule(sw->metrics[i]);
-        need_time |= sw->metrics[i] == DPAS_METRIC_TIME_FLAT_S ||
-                     sw->metrics[i] == DPAS_METRIC_TIME_HIERARCHICAL_S;
+        need_time |= is_time(sw->metrics[i]);
     }
     dpas_cost_row row = {0};
     if (sc >= 0 && r && !need_cost && !dpas_schedule_realises((dpas_schedule_id)sc, r, &row.why))

@@ -29,8 +29,8 @@ static const struct key_row {
     unsigned analyses, flags;
     const char *help;
 } keys[DPAS_KEY_COUNT] = {
-    [DPAS_KEY_NAME] = {"name", NULL, NULL, NULL, false, false, SCEN, INPUT,
-                       "the scenario's label (a file's key only)"},
+    [DPAS_KEY_NAME] = {"name", NULL, NULL, NULL, true, true, SCEN, INPUT,
+                       "the scenario's label in reports (no CLI flag)"},
     [DPAS_KEY_SCENARIO] = {"scenario", NULL, "--scenario", "NAME", true, true, SCEN, INPUT,
                            "a named scenario to start from (dpas list scenarios)"},
     [DPAS_KEY_WORKLOAD] = {"workload", "model", "--model", "NAME", true, true, SCEN, INPUT | AXIS,
@@ -77,10 +77,13 @@ static const struct key_row {
                                "FLOP/s per worker: adds the rule's own compute time"},
     [DPAS_KEY_CALIBRATION] = {"calibration", NULL, "--calibration", "FILE", false, true, C | S | P,
                               REPEAT | LOCAL,
-                              "nccl-tests output: the inter-node link from its fits"},
-    [DPAS_KEY_NETWORK_MODEL] = {"network_model", NULL, "--network-model", "M", false, true,
-                                C | S | P, LOCAL,
-                                "with calibration: default, alpha_beta, piecewise or empirical"},
+                              "nccl-tests output: files of one cluster (A,B or repeated), read "
+                              "and fitted once as one model"},
+    [DPAS_KEY_NETWORK_MODEL] = {"network_model", NULL, "--network-model", "M", true, true,
+                                C | S | P, 0,
+                                "with calibration: default (the measured curve at a measured "
+                                "scale and size, the nccl model elsewhere), nccl, empirical, "
+                                "piecewise or alpha_beta"},
     [DPAS_KEY_STATE] = {"state", NULL, "--state", "NAME", true, true, M, 0,
                         "zero16 (default), megatron18, or a convention of dpas inventory"},
     [DPAS_KEY_ZERO] = {"zero", NULL, "--zero", "STAGE", true, true, M, 0,

@@ -45,6 +45,14 @@ void dpas_request_free(dpas_request *rq)
     dpas_sweep_axis_free(&rq->sweep.axes[1]);
     free(rq->rules);
     dpas_netmodel_free(rq->net);
+    free(rq->links_source);
+    for (size_t i = 0; i < rq->ncal_texts; i++) {
+        free(rq->cal_texts[i]);
+        free(rq->cal_origins[i]);
+    }
+    free(rq->cal_texts);
+    free(rq->cal_origins);
+    free(rq->cal_lens);
     dpas_spec_free(rq->spec);
     free(rq);
 }
@@ -92,8 +100,18 @@ int dpas_request_set(dpas_request *rq, const char *key, const char *value, dpas_
     if (k < 0)
         return k;
     dpas__given *g = &rq->v[k];
-    if (dpas_key_flags((dpas_key)k) & DPAS_KEY_REPEAT)
-        return add_path(g, value, err);
+    if (dpas_key_flags((dpas_key)k) & DPAS_KEY_REPEAT) { /* "A,B": as the key given twice */
+        char **items;
+        size_t n;
+        int rc =
+            dpas__request_split(dpas_key_name((dpas_key)k), value ? value : "", &items, &n, err);
+        for (size_t i = 0; !rc && i < n; i++)
+            rc = add_path(g, items[i], err);
+        if (items)
+            free(items[0]);
+        free(items);
+        return rc;
+    }
     if (g->set)
         return twice((dpas_key)k, err);
     if (!(g->text = copy_of(value)))
@@ -182,6 +200,8 @@ static void takers(dpas_key k, char *buf, size_t cap)
 
 static int check_keys(dpas_request *rq, dpas_error *err)
 {
+    if (rq->ncal_texts)
+        rq->v[DPAS_KEY_CALIBRATION].set = true;
     for (int k = 0; k < DPAS_KEY_COUNT; k++) {
         if (!rq->v[k].set || dpas_analysis_takes(rq->analysis, (dpas_key)k))
             continue;
@@ -302,52 +322,128 @@ static int cost_schedules(dpas_request *rq, dpas_error *err)
     return rc;
 }
 
-/* The one place a request reads a calibration: the files' network model (dpas_netmodel_load)
- * and the inter-node link of its AllReduce's alpha-beta line, read and fitted once. */
+int dpas_request_calibration_text(dpas_request *rq, const char *text, size_t len,
+                                  const char *origin, dpas_error *err)
+{
+    if (!rq || rq->resolved)
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "the request is resolved already");
+    size_t n = rq->ncal_texts + 1;
+    char **texts = realloc(rq->cal_texts, n * sizeof *texts);
+    if (texts)
+        rq->cal_texts = texts;
+    char **origins = texts ? realloc(rq->cal_origins, n * sizeof *origins) : NULL;
+    if (origins)
+        rq->cal_origins = origins;
+    size_t *lens = origins ? realloc(rq->cal_lens, n * sizeof *lens) : NULL;
+    if (lens)
+        rq->cal_lens = lens;
+    char *copy = lens && len < SIZE_MAX ? malloc(len + 1) : NULL;
+    char *name = copy ? strdup(origin ? origin : "calibration") : NULL;
+    if (!name) {
+        free(copy);
+        return dpas__fail(err, DPAS_ENOMEM, "calibration", "out of memory");
+    }
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    rq->cal_texts[rq->ncal_texts] = copy;
+    rq->cal_origins[rq->ncal_texts] = name;
+    rq->cal_lens[rq->ncal_texts] = len;
+    rq->ncal_texts = n;
+    return 0;
+}
+
+/* The curve whose alpha-beta line gives the links (hierarchical and parameter-server times): an
+ * AllReduce's (the ring schedules' collective), of the most ranks where several scales were
+ * measured (the one closest to a data-parallel job across nodes); else the first curve. */
+static const dpas_curve *links_curve(const dpas_netmodel *m)
+{
+    const dpas_curve *best = &m->curves[0];
+    int found = 0;
+    for (size_t i = 0; i < m->ncurves; i++) {
+        const dpas_curve *cv = &m->curves[i];
+        if (cv->collective != DPAS_COLL_ALL_REDUCE)
+            continue;
+        if (!found || cv->ranks > best->ranks)
+            best = cv;
+        found = 1;
+    }
+    return best;
+}
+
+/* The one place a request reads a calibration: every file (or text) at once, as one cluster's
+ * one model (dpas_netmodel_load_files), read and fitted once; and the inter-node link of its
+ * AllReduce's alpha-beta line. */
 static int load_calibration(dpas_request *rq, dpas_error *err)
 {
     const dpas__given *g = &rq->v[DPAS_KEY_CALIBRATION];
-    const char *path = g->paths[0];
+    const char *const *names;
+    size_t n;
     int rc;
-    if (g->npaths > 1)
+    if (g->npaths && rq->ncal_texts)
         return dpas__fail(err, DPAS_EINVAL, "calibration",
-                          "calibration: one file for now, got %zu (the files of one cluster in "
-                          "one file: cat them)",
-                          g->npaths);
-    if ((rc = dpas_netmodel_load(path, NULL, 0, &rq->net, err)))
+                          "calibration: give files or texts, not both");
+    if (g->npaths) {
+        names = (const char *const *)g->paths;
+        n = g->npaths;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (!strcmp(names[i], names[j])) {
+                    char q[96];
+                    return dpas__fail(err, DPAS_EINVAL, "calibration",
+                                      "calibration: %s is given twice",
+                                      dpas__quote(names[i], q, sizeof q));
+                }
+        rc = dpas_netmodel_load_files(names, n, NULL, &rq->net, err);
+    } else {
+        names = (const char *const *)rq->cal_origins;
+        n = rq->ncal_texts;
+        rc = dpas_netmodel_from_texts((const char *const *)rq->cal_texts, rq->cal_lens, names, n,
+                                      NULL, &rq->net, err);
+    }
+    if (rc)
         return rc;
-    const dpas_curve *cv = &rq->net->curves[0]; /* an AllReduce first: the ring's collective */
-    for (size_t i = 0; i < rq->net->ncurves; i++)
-        if (rq->net->curves[i].collective == DPAS_COLL_ALL_REDUCE) {
-            cv = &rq->net->curves[i];
-            break;
-        }
+    if (!rq->net->ncurves)
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "calibration: no test to fit in %s",
+                          names[0]);
+    const dpas_curve *cv = links_curve(rq->net);
     const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
     if (!f->defined)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s", path, f->reason);
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s",
+                          names[cv->log < n ? cv->log : 0], f->reason);
     rq->links.inter_bandwidth = f->beta;
     rq->links.inter_latency = f->alpha;
-    return 0;
+    dpas__buf b = {0};
+    for (size_t i = 0; i < n; i++)
+        dpas__buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+    return (rq->links_source = dpas__buf_finish(&b, err)) ? 0 : DPAS_ENOMEM;
 }
 
 static int network(dpas_request *rq, dpas_error *err)
 {
     const char *model = text_of(rq, DPAS_KEY_NETWORK_MODEL);
     int kind = DPAS_NETMODEL_DEFAULT, rc;
-    rq->opts.calibration = (const char *const *)rq->v[DPAS_KEY_CALIBRATION].paths;
-    rq->opts.ncalibration = rq->v[DPAS_KEY_CALIBRATION].npaths;
+    if (rq->ncal_texts) {
+        rq->opts.calibration = (const char *const *)rq->cal_origins;
+        rq->opts.ncalibration = rq->ncal_texts;
+    } else {
+        rq->opts.calibration = (const char *const *)rq->v[DPAS_KEY_CALIBRATION].paths;
+        rq->opts.ncalibration = rq->v[DPAS_KEY_CALIBRATION].npaths;
+    }
     if (model && (rc = dpas_netmodel_kind_parse(model, &kind, err)))
         return rc;
-    if (model && !rq->opts.ncalibration)
-        return dpas__request_missing(rq, DPAS_KEY_CALIBRATION, err,
-                                     "network_model needs calibration (nccl-tests output)");
+    if (model && !rq->opts.ncalibration) {
+        rq->missing = DPAS_KEY_CALIBRATION;
+        return dpas__fail(err, DPAS_EINVAL, "network_model",
+                          "network_model needs a calibration (nccl-tests output)");
+    }
     if (!rq->opts.ncalibration)
         return 0;
     if ((rc = load_calibration(rq, err)))
         return rc;
-    /* a calibration's measured curves answer by default (empirical where measured) */
+    /* by default the measured curve at a measured scale and size, the nccl model elsewhere */
     rq->opts.cost.links = &rq->links;
-    rq->opts.cost.links_source = rq->opts.calibration[0];
+    rq->opts.cost.links_source = rq->links_source;
     rq->opts.cost.net = rq->net;
     rq->opts.cost.net_kind = kind;
     rq->sweep.links = &rq->links;

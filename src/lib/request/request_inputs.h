@@ -30,7 +30,11 @@ struct dpas_request {
     const dpas_rule **rules; /* opts.cost.rules (owned) */
     dpas_netmodel *net;      /* the calibration's model (owned) */
     dpas_links links;        /* ... and its inter-node link */
-    dpas_sweep sweep;        /* its axes are owned */
+    char *links_source;      /* the calibration's files or texts, named (owned) */
+    /* calibrations given as text (dpas_request_calibration_text; owned copies) */
+    char **cal_texts, **cal_origins;
+    size_t *cal_lens, ncal_texts;
+    dpas_sweep sweep; /* its axes are owned */
     char *placeholder[DPAS_INPUT_COUNT];
 };
 

@@ -162,7 +162,10 @@ static int plot(dpas_request *rq, dpas_error *err)
     dpas_sweep *sw = &rq->sweep;
     const char *y = text_of(rq, DPAS_KEY_Y);
     char q[96];
-    rq->opts.y = sw->metrics[0];
+    rq->opts.y = sw->metrics[0] == DPAS_METRIC_TIME_BASIS && sw->nmetrics > 1 ? sw->metrics[1]
+                                                                              : sw->metrics[0];
+    if (!y && rq->opts.y == DPAS_METRIC_TIME_BASIS)
+        return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; time_basis is a word");
     if (y) {
         int m = dpas_metric_from_name(y);
         bool listed = false;
@@ -172,6 +175,8 @@ static int plot(dpas_request *rq, dpas_error *err)
             return dpas__fail(err, DPAS_EINVAL, "y",
                               "y must be one of the metrics shown (attr), got %s",
                               dpas__quote(y, q, sizeof q));
+        if (m == DPAS_METRIC_TIME_BASIS)
+            return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; time_basis is a word");
         rq->opts.y = m;
     }
     dpas_sweep_input x = sw->axes[0].input;
