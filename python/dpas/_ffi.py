@@ -329,6 +329,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_rule_at": (P(Rule), [c_size_t]),
         "dpas_rule_select": (c_int, [c_char_p, c_char_p, P(P(Rule)), E]),
         "dpas_schedule_name": (c_char_p, [c_int]),
+        "dpas_time_basis_name": (c_char_p, [c_int]),
         "dpas_schedule_from_name": (c_int, [c_char_p]),
         "dpas_cost_free": (None, [P(Cost)]),
         "dpas_memory_message": (c_size_t, [P(Scenario), P(Convention), c_int, P(Memory),

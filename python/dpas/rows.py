@@ -82,7 +82,11 @@ class CostRow(_Row):
     tolerates at dp_degree (None: not even 0); ``tolerates`` is whether it tolerates the f asked
     for (None, and no key in the dict view, when no f was asked). Bytes, ratio and times are None
     when the schedule cannot realise the rule (``why`` says why) or, for times, when the links
-    are unknown; ``compute_s`` needs a compute rate."""
+    are unknown; ``compute_s`` needs a compute rate. With a calibration (and only then: no key
+    in the dict view otherwise), ``time_model`` is the model that gave the flat time,
+    ``time_extrapolated`` and ``time_rescaled`` whether it left the measured sizes or scales,
+    ``time_basis`` how it was obtained (measured, interpolated, extrapolated_size, transferred)
+    and ``time_band_low_s``/``time_band_high_s`` how sure it is."""
 
     rule: str
     convention: str
@@ -98,16 +102,27 @@ class CostRow(_Row):
     time_flat_s: Optional[float]
     time_hierarchical_s: Optional[float]
     compute_s: Optional[float]
+    time_model: Optional[str] = None
+    time_extrapolated: Optional[bool] = None
+    time_rescaled: Optional[bool] = None
+    time_basis: Optional[str] = None
+    time_band_low_s: Optional[float] = None
+    time_band_high_s: Optional[float] = None
     _keys: Tuple[str, ...] = _keys_field()
 
     KEYS: ClassVar[Tuple[str, ...]] = (
         "rule", "convention", "schedule", "realisable", "why", "max_f", "tolerates",
         "bytes_per_worker", "bytes_received", "scalar_bytes", "ratio_to_allreduce", "time_flat_s",
         "time_hierarchical_s", "compute_s")
+    NET_KEYS: ClassVar[Tuple[str, ...]] = (
+        "time_model", "time_extrapolated", "time_rescaled", "time_basis", "time_band_low_s",
+        "time_band_high_s")
 
     @classmethod
-    def _from_c(cls, r: _ffi.CostRow, with_f: bool) -> "CostRow":
+    def _from_c(cls, r: _ffi.CostRow, with_f: bool, with_net: bool = False) -> "CostRow":
         ok = bool(r.realisable)
+        net = with_net and ok
+        basis = _ffi.lib.dpas_time_basis_name(r.time_basis) if net else None
         rule = r.rule.contents
         return cls(rule=_text(rule.name) or "", convention=_text(rule.convention) or "",
                    schedule=_text(_ffi.lib.dpas_schedule_name(r.schedule)) or "",
@@ -120,7 +135,14 @@ class CostRow(_Row):
                    time_flat_s=_real(r.time_flat_s),
                    time_hierarchical_s=_real(r.time_hierarchical_s),
                    compute_s=_real(r.compute_s),
-                   _keys=tuple(k for k in cls.KEYS if with_f or k != "tolerates"))
+                   time_model=_text(r.time_model) if net else None,
+                   time_extrapolated=bool(r.time_extrapolated) if net else None,
+                   time_rescaled=bool(r.time_rescaled) if net else None,
+                   time_basis=_text(basis) if net else None,
+                   time_band_low_s=_real(r.time_band_lo_s) if net else None,
+                   time_band_high_s=_real(r.time_band_hi_s) if net else None,
+                   _keys=tuple(k for k in cls.KEYS if with_f or k != "tolerates") +
+                   (cls.NET_KEYS if with_net else ()))
 
 
 class CostRows(List[CostRow]):
@@ -138,7 +160,7 @@ class CostRows(List[CostRow]):
 
     @classmethod
     def _from_c(cls, c: _ffi.Cost, with_f: bool) -> "CostRows":
-        rows = cls(CostRow._from_c(c.rows[i], with_f) for i in range(c.nrows))
+        rows = cls(CostRow._from_c(c.rows[i], with_f, c.net_kind >= 0) for i in range(c.nrows))
         rows.dp_degree, rows.steps, rows.iterations = c.dp_degree, c.steps, c.iterations
         rows.gradient_bytes = quantity(c.gradient_bytes)
         rows.notes = [c.notes[i].value.decode("utf-8", "replace") for i in range(c.nnotes)]

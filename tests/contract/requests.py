@@ -18,9 +18,12 @@ from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "serve"))
-from serve_util import Server  # noqa: E402
+from serve_util import Server, multipart  # noqa: E402
 
 REF = [("scenario", "ReferenceJobAttackSurface")]
+EXAMPLES = os.path.join(HERE, "..", "..", "examples", "nccl")
+NCCL8 = os.path.join(EXAMPLES, "all_reduce_perf_8ranks_synthetic.txt")
+NCCL16 = os.path.join(EXAMPLES, "all_reduce_16ranks_synthetic.csv")
 INLINE = [("workload", "GPT3"), ("nodes", "4"), ("accelerators_per_node", "8"), ("dp_degree", "8"),
           ("gradient_bytes_per_param", "bf16"), ("checkpoint_bytes_per_param", "14B")]
 FLEETS = [("workload", "GPT3"), ("fleet", "Training_1K,Research_256"), ("dp_degree", "8"),
@@ -89,6 +92,19 @@ REQUESTS = [
                                                       ("attr", "bytes_per_worker")]),
     ("sweep nothing varies", "sweep", REF),
     ("sweep y (a plot's key)", "sweep", REF + [("dp_degree", "8,16"), ("y", "gradient_bytes")]),
+    # calibrations (issue 19): files of one cluster read as one model (the CLI's --calibration A,B,
+    # HTTP's "calibration" parts, Python's list), every time with its basis and band
+    ("cost two calibration files", "cost", REF + [("rule", "median"), ("schedule", "sharded,ps"),
+                                                  ("calibration", NCCL8 + "," + NCCL16)]),
+    ("cost calibration, nccl model", "cost", REF + [("rule", "median"), ("schedule", "sharded"),
+                                                    ("calibration", NCCL8),
+                                                    ("network_model", "nccl")]),
+    ("sweep two calibration files", "sweep", REF + [("dp_degree", "8,16,512"),
+                                                    ("schedule", "sharded"),
+                                                    ("calibration", NCCL8 + "," + NCCL16)]),
+    ("cost network_model without a calibration", "cost", REF + [("network_model", "nccl")]),
+    ("cost unknown network model", "cost", REF + [("calibration", NCCL8),
+                                                  ("network_model", "magic")]),
 ]
 
 COUNTS = {"nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero", "compute_rate",
@@ -158,8 +174,19 @@ def cli(dpas, keys, analysis, pairs):
 
 
 def http(server, keys, analysis, pairs):
-    q = urllib.parse.urlencode([(keys.by_key[k]["query_parameter"], v) for k, v in pairs])
-    status, _, body = server.request("GET", f"/api/v1/{analysis}?{q}")
+    q = urllib.parse.urlencode([(keys.by_key[k]["query_parameter"], v) for k, v in pairs
+                                if k != "calibration"])
+    files = [p for k, v in pairs if k == "calibration" for p in v.split(",")]
+    if files:  # the server reads no file: the logs go as the "calibration" parts of a form
+        parts = []
+        for path in files:
+            with open(path, "rb") as f:
+                parts.append(("calibration", path, f.read()))
+        body, ct = multipart(parts)
+        status, _, body = server.request("POST", f"/api/v1/{analysis}?{q}", body,
+                                         {"Content-Type": ct})
+    else:
+        status, _, body = server.request("GET", f"/api/v1/{analysis}?{q}")
     obj = from_json(body)
     if status != 200:
         return answer_error(obj)
@@ -171,7 +198,7 @@ def python_value(key, value, analysis):
         return value == "true"
     if key in COUNTS and value.lstrip("-").isdigit():
         return int(value)
-    if "," in value and (analysis == "sweep" or key in ("rule", "schedule", "attr")):
+    if "," in value and (analysis == "sweep" or key in ("rule", "schedule", "attr", "calibration")):
         return value.split(",")
     return value
 

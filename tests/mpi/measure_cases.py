@@ -82,7 +82,7 @@ BAD = {
     "warmup_huge": (["--warmup", "99999999999999999999"], "--warmup"),
     "params_and_model": (["--model", "GPT2", "--scale", "1000"], "give workload or parameters, not both"),
     "repeated_rule": (["--rule", "median", "--rule", "mean"], "rule is given twice"),
-    "repeated_iters": (["--iters", "4"], "--iters is given twice"),
+    "repeated_iters": (["--iters", "4", "--iters", "5"], "--iters is given twice"),
     "attack_without_byzantine": (["--attack", "alie"], "--attack needs --byzantine K"),
     "attack_scale_not_scaled": (["--byzantine", "1", "--attack", "alie", "--attack-scale", "3"],
                                 "--attack-scale is the factor of --attack scaled"),

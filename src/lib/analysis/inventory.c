@@ -61,12 +61,13 @@ int dpas_convention_find(const char *name, const dpas_convention **out, dpas_err
 }
 
 /* The check itself, at the scenario's dp_degree and one stage; dpas_memory_check adds where the
- * state would fit. */
+ * state would fit. validate: 0 for the what-ifs of a validated scenario (another stage, or a
+ * dp_degree within 1..its accelerators: still valid), so it is validated once. */
 static int memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
-                        dpas_memory *out, dpas_error *err)
+                        bool validate, dpas_memory *out, dpas_error *err)
 {
     int rc;
-    if ((rc = dpas_scenario_validate(s, err)))
+    if (validate && (rc = dpas_scenario_validate(s, err)))
         return rc;
     if (zero_stage < 0 || zero_stage > 3)
         return dpas__fail(err, DPAS_EINVAL, "zero", "zero stage must be 0, 1, 2 or 3, got %d",
@@ -123,13 +124,13 @@ static bool fits_at(const dpas_scenario *s, const dpas_convention *c, int zero_s
     dpas_scenario t = *s;
     dpas_memory m;
     t.dp_degree = n;
-    return !memory_check(&t, c, zero_stage, &m, NULL) && m.fits;
+    return !memory_check(&t, c, zero_stage, false, &m, NULL) && m.fits;
 }
 
 int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
                       dpas_memory *out, dpas_error *err)
 {
-    int rc = memory_check(s, c, zero_stage, out, err);
+    int rc = memory_check(s, c, zero_stage, true, out, err);
     if (rc)
         return rc;
     /* The smallest ZeRO stage that fits at this dp_degree (stages partition zero16 only). */

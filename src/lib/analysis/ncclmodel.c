@@ -26,6 +26,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The measured curve between its sizes (linear in bytes), NAN outside them: here, below the
+ * fits of calibrate.c and the queries of netquery.c that both use it. */
+double dpas__curve_empirical(const dpas_curve *cv, double x)
+{
+    if (!cv->n || x < (double)cv->bytes[0] || x > (double)cv->bytes[cv->n - 1])
+        return NAN;
+    size_t lo = 0, hi = cv->n - 1; /* the last size <= x */
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if ((double)cv->bytes[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    double xa = (double)cv->bytes[lo], ta = cv->seconds[lo];
+    if (x == xa || lo == cv->n - 1)
+        return ta;
+    double xb = (double)cv->bytes[lo + 1], tb = cv->seconds[lo + 1];
+    return ta + (tb - ta) * ((x - xa) / (xb - xa));
+}
+
 enum { LL, LL128, SIMPLE, NPROTO };
 enum { RING, TREE, NALGO };
 
