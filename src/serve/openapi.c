@@ -415,9 +415,10 @@ static size_t option_names(int type, const char **out, size_t cap)
             out[n++] = dpas_attr_name((dpas_attr)k);
         break;
     case T_METRICS:
-    case T_METRIC:
+    case T_METRIC: /* y: a number (time_basis is a word) */
         for (int k = 0; k < DPAS_METRIC_COUNT && n < cap; k++)
-            out[n++] = dpas_metric_name(k);
+            if (type == T_METRICS || k != DPAS_METRIC_TIME_BASIS)
+                out[n++] = dpas_metric_name(k);
         break;
     case T_STATE:
         for (size_t i = 0; dpas_convention_at(i) && n < cap; i++)

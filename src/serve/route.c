@@ -110,8 +110,15 @@ static const char *allow_text(unsigned m)
     return text[m & 7];
 }
 
+/* A request route passes on every key of the library's key table that has a query parameter
+ * (the library refuses one its analysis does not take, as for every front end: "rule is not
+ * used by eval"); other names, and every name on the other routes, are the route's to take. */
 static int key_allowed(const route *rt, const char *key)
 {
+    int k = dpas_key_from_name(key);
+    if (rt->analysis >= 0 && k >= 0 && dpas_key_query((dpas_key)k) &&
+        !(rt->query == INPUTS_BUT_SCENARIO && k == DPAS_KEY_SCENARIO))
+        return 1;
     for (size_t i = 0; srv_route_key(rt, i); i++)
         if (!strcmp(key, srv_route_key(rt, i)))
             return 1;

@@ -21,7 +21,7 @@ import sys
 from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_util import Checks, Server  # noqa: E402
+from serve_util import Checks, Server, multipart  # noqa: E402
 
 import jsonschema  # noqa: E402
 from jsonschema import Draft202012Validator  # noqa: E402
@@ -154,8 +154,13 @@ with Server(DPAS, "--quiet") as srv:
         s, _, _ = srv.request("GET", "/api/v1/cost?%s&convention=%s" % (ref, v))
         T.check(s == 200, "cost: convention=%s is taken (%s)" % (v, s))
     for v in enum_of("/api/v1/plot.svg", "get", "y"):
-        s, _, _ = srv.request("GET", "/api/v1/plot.svg?%s&dp_degree=2,4&schedule=sharded&rule=median"
-                              "&attr=%s&y=%s" % (ref, v, v))
+        target = ("/api/v1/plot.svg?%s&dp_degree=2,4&schedule=sharded&rule=median&attr=%s&y=%s"
+                  % (ref, v, v))
+        if v.startswith("time_band"):  # a calibration's band: with the example log as one
+            body, ct = multipart([("calibration", "nccl.txt", log)])
+            s, _, _ = srv.request("POST", target, body, {"Content-Type": ct})
+        else:
+            s, _, _ = srv.request("GET", target)
         T.check(s == 200, "plot.svg: y=%s is taken (%s)" % (v, s))
     T.check(sorted(enum_of("/api/v1/cost", "post", "network_model")) ==
             ["alpha_beta", "default", "empirical", "nccl", "piecewise"],

@@ -152,6 +152,10 @@ static int metrics(dpas_request *rq, dpas_error *err)
         if (dpas_metric_needs_rule(m) && !rule)
             return dpas__request_missing(rq, DPAS_KEY_RULE, err, "%s needs a rule",
                                          dpas_metric_name(m));
+        if (m >= DPAS_METRIC_TIME_BASIS && m <= DPAS_METRIC_TIME_BAND_HIGH_S && !sw->net)
+            return dpas__request_missing(rq, DPAS_KEY_CALIBRATION, err,
+                                         "%s needs a calibration (nccl-tests output)",
+                                         dpas_metric_name(m));
     }
     return dpas_sweep_check(sw, err);
 }
