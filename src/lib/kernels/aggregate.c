@@ -1,10 +1,9 @@
-/* The aggregation entry points: options, the instruction set, the thread helper, and the
+/* The aggregation entry points: options, the instruction set, and the
  * non-finite policy (a gradient with a NaN or an Inf is Byzantine: excluded and counted against
  * f) around the kernels of kernels_coord.c, kernels_dist.c and kernels_iter.c. */
 #include "kernels_internal.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,49 +80,6 @@ int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err
                           dpas_kernel_isa());
     *isa = isa_table(want);
     return 0;
-}
-
-/* ---- threads ---- */
-
-typedef struct par_thread {
-    void (*fn)(void *, size_t);
-    void *ctx;
-    size_t p0, p1;
-    pthread_t tid;
-    int started;
-} par_thread;
-
-static void *par_main(void *arg)
-{
-    par_thread *t = arg;
-    for (size_t p = t->p0; p < t->p1; p++)
-        t->fn(t->ctx, p);
-    return NULL;
-}
-
-/* Thread t runs the contiguous parts [t P / T, (t + 1) P / T). */
-void dpas__parallel(int threads, size_t parts, void (*fn)(void *ctx, size_t part), void *ctx)
-{
-    size_t nt = threads > 1 ? (size_t)threads : 1;
-    if (nt > parts)
-        nt = parts;
-    if (nt <= 1) {
-        for (size_t p = 0; p < parts; p++)
-            fn(ctx, p);
-        return;
-    }
-    par_thread t[MAX_THREADS];
-    for (size_t i = 0; i < nt; i++)
-        t[i] = (par_thread){fn, ctx, parts * i / nt, parts * (i + 1) / nt, (pthread_t){0}, 0};
-    for (size_t i = 1; i < nt; i++)
-        t[i].started = pthread_create(&t[i].tid, NULL, par_main, &t[i]) == 0;
-    par_main(&t[0]);
-    for (size_t i = 1; i < nt; i++) {
-        if (t[i].started)
-            pthread_join(t[i].tid, NULL);
-        else
-            par_main(&t[i]); /* could not start: its parts run here */
-    }
 }
 
 /* ---- options ---- */
