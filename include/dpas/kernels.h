@@ -87,10 +87,29 @@ typedef struct dpas_preagg {
  *                      `iterations` times (0: 10) v += mean_i((x_i - v) min(1, tau / ||x_i -
  *                      v||)); tau defaults to the median of the n distances ||x_i - v0||
  *                      (Karimireddy et al. 2021).
- *   nnm                a pre-aggregation, not a rule of its own: with opts.nnm = 1 any rule runs
- *                      on the mixed gradients y_i = the mean of the n - f gradients nearest to
- *                      x_i, x_i itself included (ties: the lower index) (Allouah et al. 2023).
- *                      dpas_nnm returns the mixed gradients themselves.
+ *   monna              the mean of the n - f gradients nearest to gradient opts.idx, itself
+ *                      included (ties: the lower index); n distances only (Farhadkhani et al.
+ *                      2023). Row idx non-finite is DPAS_EINVAL.
+ *   caf                from weights c_i = 1, while they sum to more than n - 2f: the weighted
+ *                      mean mu and covariance, its top eigenvector v, c_i *= 1 - tau_i / max tau
+ *                      with tau_i = ((x_i - mu).v)^2, the max over the rows with c_i > 0; the
+ *                      weighted mean of the round of least top eigenvalue (Allouah, Guerraoui
+ *                      and Stephan 2025). f = 0: the mean.
+ *   smea               the mean of the n - f gradients whose covariance has the least top
+ *                      eigenvalue, every subset in lexicographic order, the first on ties, at
+ *                      most 200000 subsets (Allouah et al. 2023).
+ *                      CAF's and SMEA's eigenpairs come from the n x n centred Gram matrix that
+ *                      the pairwise distances give, by Jacobi rotations.
+ * Pre-aggregations (rules with DPAS_RULE_CAP_PREAGGREGATION, in opts.pre; opts.nnm = 1 puts nnm
+ * first), each on the rows the one before made, the rule on the rows of the last:
+ *   nnm                each gradient the mean of its n - f nearest, itself included (ties: the
+ *                      lower index) (Allouah et al. 2023). dpas_nnm returns them.
+ *   bucketing          ceil(n / s) buckets of s gradients in a random order from seed
+ *                      (Fisher-Yates, splitmix64), each averaged; the rule after it runs on the
+ *                      buckets with f of them Byzantine at most (Karimireddy et al. 2022).
+ *   clipping           each gradient with a norm above c scaled to norm c (ByzFL's Clipping).
+ *   arc                the floor(2 f (n - f) / n) gradients of largest norm clipped to the norm of
+ *                      the next largest (Allouah et al. 2024).
  * Coordinate-wise rules sort each coordinate's values with a fixed Batcher odd-even merge network
  * (min(a, b) = a < b ? a : b); every instruction set runs the same network and the same
  * arithmetic. Squared distances and norms are summed in double, in 8 lanes with fused
@@ -139,8 +158,9 @@ typedef enum dpas_kernel_isa_id {
 
 /* Aggregate into out[0..d). `selected` (n entries, may be NULL) receives the indices (into x)
  * the selecting rules chose, *nselected their count (0 for the other rules): krum its one row,
- * multi_krum the m rows best first, bulyan in the order of selection, brute the subset in
- * ascending order. */
+ * multi_krum the m rows best first, bulyan in the order of selection, brute and smea the subset
+ * in ascending order, monna the n - f rows nearest first; none after bucketing (the rule selects
+ * buckets). */
 DPAS_API int dpas_aggregate(const dpas_rule *rule, const float *const *x, size_t n, size_t d,
                             const dpas_agg_opts *o, float *out, int64_t *selected,
                             size_t *nselected, dpas_error *err);
@@ -162,7 +182,8 @@ DPAS_API int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_
  * x (elements of dtype): out holds n row pointers of d elements each; *nout gets how many rows
  * were made. Without bucketing in the chain they are the n rows in order, those of non-finite
  * gradients (at most f; excluded and counted against f as by dpas_aggregate) NaN; with it,
- * its buckets. opts takes f, threads, isa, workspace, nnm and pre here. */
+ * its buckets. opts takes f, threads, isa, workspace, nnm and pre here. The output rows must not
+ * overlap the input rows (the last step writes into them as it reads its input). */
 DPAS_API int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
                                      const dpas_agg_opts *o, void *const *out, size_t *nout,
                                      dpas_error *err);
@@ -173,13 +194,15 @@ DPAS_API int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, 
  * coordinate, which dpas_select recognises. */
 DPAS_API void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double *D);
 
-/* The selection of krum, multi_krum, bulyan or brute from the full distance matrix D, with the
- * non-finite policy above: a row whose distances to every other row are non-finite is
- * excluded and counted against f. */
+/* The selection of krum, multi_krum, bulyan, brute, monna (opts->idx) or smea from the full
+ * distance matrix D, with the non-finite policy above: a row whose distances to every other row
+ * are non-finite is excluded and counted against f (with n = 1 nothing can be told from D:
+ * dpas_aggregate_selected checks the row). */
 DPAS_API int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg_opts *o,
                          int64_t *selected, size_t *nselected, dpas_error *err);
 
-/* The aggregate of a selection (krum, multi_krum, brute: the mean of the selected rows; bulyan:
+/* The aggregate of a selection (krum, multi_krum, brute, monna, smea: the mean of the selected
+ * rows, refused when one is not finite; bulyan:
  * its coordinate-wise phase over the selected rows, with f' = f minus the rows dpas_select
  * excluded, which the size of the selection tells). */
 DPAS_API int dpas_aggregate_selected(const dpas_rule *rule, const float *const *x, size_t n,

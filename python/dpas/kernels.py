@@ -249,6 +249,9 @@ def _run(what, rule, grads, f, convention, threads, workspace, options, want_sel
                                     out.ctypes.data, sel, ctypes.byref(nsel), ctypes.byref(err)):
             _raise(err)
     del keep  # the start and the pre-aggregations lived through the call
+    if want_selection and not nsel.value:
+        raise InvalidValue(f"{r.name.decode()} selected buckets, not gradients: select() cannot "
+                           f"name rows after bucketing", "pre")
     return rows.result(out), [int(sel[i]) for i in range(nsel.value)]
 
 

@@ -57,6 +57,7 @@ CASES = {
     "pre_s_zero": (lambda: dpas.aggregate("median", G, 1, pre=[("bucketing", {"s": 0})]), ValueError, "s must be >= 1, got 0"),
     "pre_as_rule": (lambda: dpas.aggregate("arc", G, 1), ValueError, "arc is a pre-aggregation, not a rule"),
     "bucketing_leaves_too_few": (lambda: dpas.aggregate("median", G, 2, pre=[("bucketing", {"s": 4})]), ValueError, "median (standard) needs n > 2f, got n = 3 and f = 2"),
+    "select_after_bucketing": (lambda: dpas.select("krum", G, 1, pre=[("bucketing", {"s": 1})]), ValueError, "krum selected buckets, not gradients"),
     "preaggregate_parameters_with_list": (lambda: dpas.preaggregate(["clipping"], G, c=1.0), TypeError, "parameters go with one pre-aggregation named by a str"),
     # gradients that would need a copy
     "grads_float16": (lambda: dpas.aggregate("median", G.astype(np.float16), 1), TypeError, "grads must be float32 or float64, got float16"),

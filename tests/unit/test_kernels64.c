@@ -323,7 +323,7 @@ static void test_distances_identical(void **state)
                 double *first = calloc(n * n, sizeof *first), *D = calloc(n * n, sizeof *D);
                 for (int k = 0; k < nisas; k++) {
                     dpas_agg_opts o = {.isa = isas[k]};
-                    dpas__kenv env = {NULL, 1, NULL};
+                    dpas__kenv env = {NULL, 1, NULL, NULL};
                     int own = 0;
                     assert_int_equal(dpas__isa_for(&o, dtype, &env.isa, NULL), 0);
                     assert_int_equal(dpas__ws_begin(NULL, &env.ws, &own, NULL), 0);
@@ -335,6 +335,14 @@ static void test_distances_identical(void **state)
                     else if (memcmp(first, D, n * n * sizeof *D))
                         fail_msg("dtype %d n %zu d %zu: isa %d's distances differ from isa %d's",
                                  dtype, n, d, isas[k], isas[0]);
+                    /* the distances to one row (MoNNA's) are that row of D */
+                    double to[33];
+                    assert_int_equal(dpas__ws_begin(NULL, &env.ws, &own, NULL), 0);
+                    assert_int_equal(dpas__sqdist_to(&env, rows, n, d, n / 2, 1.0, to, NULL), 0);
+                    dpas__ws_end(env.ws, own);
+                    if (memcmp(to, D + (n / 2) * n, n * sizeof *to))
+                        fail_msg("dtype %d n %zu d %zu isa %d: distances to row %zu differ from D",
+                                 dtype, n, d, isas[k], n / 2);
                 }
                 free(data), free(rows), free(first), free(D);
             }

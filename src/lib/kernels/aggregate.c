@@ -181,6 +181,7 @@ static int check_opts(const dpas_agg_opts *o, int dtype, dpas__kenv *env, dpas_e
         return rc;
     env->threads = 1;
     env->ws = NULL;
+    env->dest = NULL;
     if (!o)
         return 0;
     if (o->threads < 0 || o->threads > MAX_THREADS)
@@ -321,20 +322,25 @@ int dpas__rowset_alive(dpas__ws *ws, const dpas__rowset *s, const unsigned char 
     return 0;
 }
 
-int dpas__rowset_new_rows(const dpas__kenv *env, size_t n, size_t d, dpas__rowset *out,
-                          void ***rows, dpas_error *err)
+int dpas__rowset_new_rows(const dpas__kenv *env, size_t n, size_t d, const size_t *targets,
+                          dpas__rowset *out, void ***rows, dpas_error *err)
 {
     int rc = dpas__rowset_alloc(env->ws, n, out, err);
     if (rc)
         return rc;
+    *rows = (void **)out->rows;
+    out->n = n;
+    if (env->dest && targets) {
+        for (size_t i = 0; i < n; i++)
+            out->rows[i] = env->dest[targets[i]];
+        return 0;
+    }
     size_t stride = (d * env->isa->esize + 63) / 64 * 64;
     unsigned char *mem = dpas__ws_alloc(env->ws, n ? n : 1, stride ? stride : 64);
     if (!mem)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu rows of %zu coordinates", n, d);
-    *rows = (void **)out->rows;
     for (size_t i = 0; i < n; i++)
         out->rows[i] = mem + i * stride;
-    out->n = n;
     return 0;
 }
 
@@ -780,6 +786,7 @@ int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
         return rc;
     dpas__rowset s;
     rc = rowset_of(env.ws, x, n, o, &s, err);
+    env.dest = out; /* the last step writes into the caller's rows */
     if (!rc)
         rc = dpas__run_chain(&env, o, &s, d, err);
     for (size_t t = 0; !rc && t < s.n; t++)
@@ -787,12 +794,15 @@ int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
     const size_t es = env.isa->esize;
     if (!rc && merged) {
         for (size_t t = 0; t < s.n; t++)
-            memcpy(out[t], s.rows[t], d * es);
+            if (s.rows[t] != out[t])
+                memcpy(out[t], s.rows[t], d * es);
         *nout = s.n;
     } else if (!rc) {
         for (size_t i = 0, t = 0; i < n; i++) {
             if (t < s.n && s.idx[t] == i) {
-                memcpy(out[i], s.rows[t++], d * es);
+                if (s.rows[t] != out[i])
+                    memcpy(out[i], s.rows[t], d * es);
+                t++;
                 continue;
             }
             for (size_t j = 0; j < d; j++)
@@ -809,7 +819,7 @@ int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
 
 void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double *D)
 {
-    dpas__kenv env = {isa_table(best_isa(), DPAS_FLOAT32), 1, NULL};
+    dpas__kenv env = {isa_table(best_isa(), DPAS_FLOAT32), 1, NULL, NULL};
     int own = 0;
     if (!dpas__ws_begin(NULL, &env.ws, &own, NULL) &&
         !dpas__sqdist(&env, (const void *const *)x, n, d, 1.0, D, NULL)) {

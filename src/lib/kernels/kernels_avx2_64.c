@@ -58,12 +58,16 @@ TARGET static inline vm vd_lt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LT_O
 TARGET static inline vm vm_true(void) { return _mm256_castsi256_pd(_mm256_set1_epi32(-1)); }
 TARGET static inline vm vm_and(vm a, vm b) { return _mm256_and_pd(a, b); }
 TARGET static inline vm vm_andnot(vm a, vm b) { return _mm256_andnot_pd(a, b); }
-TARGET static inline vd vd_add_if(vd acc, vm m, vf v) { return _mm256_add_pd(acc, _mm256_and_pd(m, v)); }
+TARGET static inline vd vd_add_if(vd acc, vm m, vf v)
+{
+    return _mm256_add_pd(acc, _mm256_and_pd(m, v));
+}
 
 /* the four 64-bit compare masks packed to 32 bits (-1 or 0) */
 TARGET static inline __m128i mask32(__m256d m)
 {
-    __m256i p = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(m), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    __m256i p = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(m),
+                                            _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
     return _mm256_castsi256_si128(p);
 }
 TARGET static inline vi vi_zero(void) { return _mm_setzero_si128(); }

@@ -105,39 +105,43 @@ int dpas__sqdist(const dpas__kenv *env, const void *const *x, size_t n, size_t d
 
 /* ---- distances to one row ---- */
 
+/* Row t's block in double (times the scale) is the z of dist2n, four other rows at a time: the
+ * same differences, squares and lanes as dpas__sqdist's (the sign of a difference does not change
+ * its square), so the distances are the same bits as D's row t. */
 typedef struct to_job {
     const dpas__kenv *env;
-    const void *const *x;
-    size_t n, d, t, chunk, nchunks, parts;
+    const void *const *others; /* the n - 1 other rows */
+    const void *row;           /* row t */
+    size_t m, d, chunk, nchunks, parts;
     double scale;
-    double *partial; /* nchunks x n */
-    double *acc;     /* n x 8 lanes per part */
+    double *z;       /* d doubles: row t, filled block by block */
+    double *partial; /* nchunks x m */
+    double *acc;     /* m x 8 lanes per part */
 } to_job;
 
 static void to_part(void *ctx, size_t p)
 {
     to_job *j = ctx;
     const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
-    double *acc = j->acc + p * j->n * DPAS__LANES;
+    double *acc = j->acc + p * j->m * DPAS__LANES;
+    const int f64 = isa->dtype == DPAS_FLOAT64;
     size_t c0 = j->nchunks * p / j->parts, c1 = j->nchunks * (p + 1) / j->parts;
     for (size_t c = c0; c < c1; c++) {
         size_t b0 = c * j->chunk, b1 = b0 + j->chunk < j->d ? b0 + j->chunk : j->d;
-        memset(acc, 0, j->n * DPAS__LANES * sizeof *acc);
-        for (size_t b = b0; b < b1; b += BLOCK) { /* row t's block stays in cache */
+        memset(acc, 0, j->m * DPAS__LANES * sizeof *acc);
+        for (size_t b = b0; b < b1; b += BLOCK) {
             size_t len = b1 - b < BLOCK ? b1 - b : BLOCK;
             size_t body = isa->width > 1 ? len / DPAS__LANES * DPAS__LANES : len;
-            for (size_t i = 0; i < j->n; i++) {
-                if (i == j->t)
-                    continue;
-                const void *pair[2] = {j->x[j->t], j->x[i]};
-                if (body)
-                    isa->sqdist(pair, 2, b, body, j->scale, acc + i * DPAS__LANES);
-                if (body < len)
-                    gen->sqdist(pair, 2, b + body, len - body, j->scale, acc + i * DPAS__LANES);
-            }
+            for (size_t t = b; t < b + len; t++) /* float32: exact, as the kernels convert it */
+                j->z[t] = f64 ? ((const double *)j->row)[t] * j->scale
+                              : (double)((const float *)j->row)[t];
+            if (body)
+                isa->dist2n(j->others, j->m, j->z, j->scale, b, b + body, acc);
+            if (body < len)
+                gen->dist2n(j->others, j->m, j->z, j->scale, b + body, b + len, acc);
         }
-        for (size_t i = 0; i < j->n; i++)
-            j->partial[c * j->n + i] = dpas__lanes_sum(acc + i * DPAS__LANES);
+        for (size_t i = 0; i < j->m; i++)
+            j->partial[c * j->m + i] = dpas__lanes_sum(acc + i * DPAS__LANES);
     }
 }
 
@@ -148,22 +152,29 @@ int dpas__sqdist_to(const dpas__kenv *env, const void *const *x, size_t n, size_
         out[i] = 0.0;
     if (n < 2 || !d)
         return 0;
-    to_job j = {env, x, n, d, t, MIN_CHUNK, 0, 0, scale, NULL, NULL};
+    to_job j = {env, NULL, x[t], n - 1, d, MIN_CHUNK, 0, 0, scale, NULL, NULL, NULL};
     j.nchunks = (d + j.chunk - 1) / j.chunk;
     j.parts = env->threads > 1 ? (size_t)env->threads : 1;
     if (j.parts > j.nchunks)
         j.parts = j.nchunks;
     dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
-    j.partial = dpas__ws_alloc(env->ws, j.nchunks * n, sizeof *j.partial);
-    j.acc = dpas__ws_alloc(env->ws, j.parts * n * DPAS__LANES, sizeof *j.acc);
-    if (!j.partial || !j.acc) {
+    const void **others = dpas__ws_alloc(env->ws, n - 1, sizeof *others);
+    j.z = dpas__ws_alloc(env->ws, d, sizeof *j.z);
+    j.partial = dpas__ws_alloc(env->ws, j.nchunks * j.m, sizeof *j.partial);
+    j.acc = dpas__ws_alloc(env->ws, j.parts * j.m * DPAS__LANES, sizeof *j.acc);
+    if (!others || !j.z || !j.partial || !j.acc) {
         dpas__ws_release(env->ws, mk);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: distances to gradient %zu", t);
     }
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (i != t)
+            others[k++] = x[i];
+    j.others = others;
     dpas__parallel(env->threads, j.parts, to_part, &j);
     for (size_t c = 0; c < j.nchunks; c++) /* in chunk order */
-        for (size_t i = 0; i < n; i++)
-            out[i] += j.partial[c * n + i];
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (i != t)
+                out[i] += j.partial[c * j.m + k++];
     for (size_t i = 0; i < n; i++)
         if (isnan(out[i]))
             out[i] = NAN;

@@ -61,13 +61,17 @@ typedef struct dpas__isa {
      * of 8 is the caller's business) */
     void (*sqdist)(const void *const *x, size_t n, size_t j0, size_t len, double scale,
                    double *acc);
-    /* acc[t & 7] += (scale x[t] - z[t])^2 over t in [j0, j1) (z NULL: (scale x[t])^2); j0 a
-     * multiple of 8, and for the SIMD sets j1 - j0 too */
-    void (*dist2)(const void *x, const double *z, double scale, size_t j0, size_t j1, double *acc);
-    /* out[t - j0] = sum over the rows i, in order, of w[i] (scale x_i[t] - z[t]) (z NULL:
-     * w[i] scale x_i[t]), each step a fused multiply-add, t in [j0, j1) */
+    /* acc[i * 8 + (t & 7)] += (scale x_i[t] - z[t])^2 over t in [j0, j1) for the rows
+     * x[0..m) (z NULL: (scale x_i[t])^2); j0 a multiple of 8, and for the SIMD sets j1 - j0 too */
+    void (*dist2n)(const void *const *x, size_t m, const double *z, double scale, size_t j0,
+                   size_t j1, double *acc);
+    /* acc[t & 7] += (a[t] - b[t])^2 over [j0, j1), doubles, the same alignment rules */
+    void (*ddist2)(const double *a, const double *b, size_t j0, size_t j1, double *acc);
+    /* out[t - j0] = base[t] (base NULL: 0) plus the sum over the rows i, in order, of
+     * w[i] (scale x_i[t] - z[t]) (z NULL: w[i] scale x_i[t]), each step a fused multiply-add,
+     * t in [j0, j1); out may be base + j0 */
     void (*wsum)(const void *const *x, const double *w, size_t n, const double *z, double scale,
-                 size_t j0, size_t j1, double *out);
+                 size_t j0, size_t j1, const double *base, double *out);
     /* out[t] = (elem)(v[t] * scale) for t in [j0, j1) (float32: rounded, beyond the range +-Inf) */
     void (*store)(const double *v, double scale, size_t j0, size_t j1, void *out);
 } dpas__isa;
@@ -110,6 +114,7 @@ typedef struct dpas__kenv {
     const dpas__isa *isa;
     int threads;
     dpas__ws *ws;
+    void *const *dest; /* the caller's output rows, for the last pre-aggregation step (or NULL) */
 } dpas__kenv;
 
 /* Row i's element at offset off (a pointer). */
@@ -186,9 +191,10 @@ int dpas__rowset_alloc(dpas__ws *ws, size_t n, dpas__rowset *s, dpas_error *err)
 /* The rows of s that are not bad[], with f - k. */
 int dpas__rowset_alive(dpas__ws *ws, const dpas__rowset *s, const unsigned char *bad, size_t k,
                        dpas__rowset *out, dpas_error *err);
-/* n new rows of d elements in the workspace (idx left to the caller); *rows their pointers. */
-int dpas__rowset_new_rows(const dpas__kenv *env, size_t n, size_t d, dpas__rowset *out,
-                          void ***rows, dpas_error *err);
+/* n new rows of d elements (idx left to the caller); *rows their pointers: in the workspace, or
+ * with env->dest and targets, the caller's output rows dest[targets[i]]. */
+int dpas__rowset_new_rows(const dpas__kenv *env, size_t n, size_t d, const size_t *targets,
+                          dpas__rowset *out, void ***rows, dpas_error *err);
 
 /* The rule's condition at n and f, as an error naming them. */
 int dpas__check_rule(const dpas_rule *rule, size_t n, int64_t f, dpas_error *err);

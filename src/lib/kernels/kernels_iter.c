@@ -31,9 +31,8 @@ typedef struct iter_job {
     double *z;       /* the iterate, d */
     double *znew;    /* the next iterate, d (geomed) */
     double *part;    /* pieces x (n + 1) partial sums: the rows' squared distances, the move */
-    double *acc;     /* parts x PIECE doubles of weighted sums */
+    double *lanes;   /* parts x n x 8 lanes of distance sums */
     const double *w; /* per-row weights for the update */
-    double wsum;     /* geomed: sum of weights; cc: n */
     int cc;          /* 1: centered clipping's update, 0: Weiszfeld's */
     int dist;        /* the update pass also sums the distances to the new iterate */
 } iter_job;
@@ -44,22 +43,21 @@ static void piece_range(const iter_job *j, size_t q, size_t *j0, size_t *j1)
     *j1 = *j0 + PIECE < j->d ? *j0 + PIECE : j->d;
 }
 
-/* part[q][i] = the squared distance of row i to z over piece q (z: the new iterate in place) */
-static void piece_dist(const iter_job *j, size_t q, const double *z)
+/* part[q][i] = the squared distance of row i to z over piece q; acc: n x 8 lanes of scratch */
+static void piece_dist(const iter_job *j, size_t q, const double *z, double *acc)
 {
     const dpas__isa *gen = dpas__generic_of(j->isa->dtype);
     size_t j0, j1;
     piece_range(j, q, &j0, &j1);
     size_t body = j0 + (j1 - j0) / DPAS__LANES * DPAS__LANES;
+    memset(acc, 0, j->n * DPAS__LANES * sizeof *acc);
+    if (body > j0)
+        (j->isa->width > 1 ? j->isa : gen)->dist2n(j->x, j->n, z, j->scale, j0, body, acc);
+    if (body < j1)
+        gen->dist2n(j->x, j->n, z, j->scale, body, j1, acc);
     double *out = j->part + q * (j->n + 1);
-    for (size_t i = 0; i < j->n; i++) {
-        double a[DPAS__LANES] = {0};
-        if (body > j0)
-            (j->isa->width > 1 ? j->isa : gen)->dist2(j->x[i], z, j->scale, j0, body, a);
-        if (body < j1)
-            gen->dist2(j->x[i], z, j->scale, body, j1, a);
-        out[i] = dpas__lanes_sum(a);
-    }
+    for (size_t i = 0; i < j->n; i++)
+        out[i] = dpas__lanes_sum(acc + i * DPAS__LANES);
 }
 
 static void dist_part(void *ctx, size_t p)
@@ -67,40 +65,39 @@ static void dist_part(void *ctx, size_t p)
     iter_job *j = ctx;
     size_t q0 = j->pieces * p / j->parts, q1 = j->pieces * (p + 1) / j->parts;
     for (size_t q = q0; q < q1; q++)
-        piece_dist(j, q, j->z);
+        piece_dist(j, q, j->z, j->lanes + p * j->n * DPAS__LANES);
 }
 
-/* Weiszfeld: znew = sum_i w_i x_i / sum w, and part[q][n] = ||znew - z||^2 over the piece.
- * Centered clipping: z += sum_i w_i (x_i - z) / n. Then, when asked, the distances to the new
- * iterate from the rows' piece, which is in cache. */
+/* Weiszfeld: znew = sum_i w_i x_i (the weights sum to 1), and part[q][n] = ||znew - z||^2 over
+ * the piece. Centered clipping: z += sum_i w_i (x_i - z) (the weights hold the 1/n), in place.
+ * Then, when asked, the distances to the new iterate from the rows' piece, which is in cache. */
 static void update_part(void *ctx, size_t p)
 {
     iter_job *j = ctx;
-    const dpas__isa *gen = dpas__generic_of(j->isa->dtype);
-    double *acc = j->acc + p * PIECE;
+    const dpas__isa *isa = j->isa, *gen = dpas__generic_of(isa->dtype);
+    double *lanes = j->lanes + p * j->n * DPAS__LANES;
     size_t q0 = j->pieces * p / j->parts, q1 = j->pieces * (p + 1) / j->parts;
     for (size_t q = q0; q < q1; q++) {
         size_t j0, j1;
         piece_range(j, q, &j0, &j1);
-        size_t len = j1 - j0, body = j0 + len / j->isa->width * j->isa->width;
-        const double *z = j->cc ? j->z : NULL; /* acc[t - j0] for coordinate t */
+        size_t body = j0 + (j1 - j0) / isa->width * isa->width;
+        const double *z = j->cc ? j->z : NULL, *base = j->cc ? j->z : NULL;
+        double *out = j->cc ? j->z : j->znew;
         if (body > j0)
-            j->isa->wsum(j->x, j->w, j->n, z, j->scale, j0, body, acc);
+            isa->wsum(j->x, j->w, j->n, z, j->scale, j0, body, base, out + j0);
         if (body < j1)
-            gen->wsum(j->x, j->w, j->n, z, j->scale, body, j1, acc + (body - j0));
-        double move = 0.0;
-        for (size_t t = 0; t < len; t++) {
-            if (j->cc) {
-                j->z[j0 + t] += acc[t] / j->wsum;
-            } else {
-                double v = acc[t] / j->wsum, e = v - j->z[j0 + t];
-                j->znew[j0 + t] = v;
-                move += e * e;
-            }
+            gen->wsum(j->x, j->w, j->n, z, j->scale, body, j1, base, out + body);
+        double move[DPAS__LANES] = {0};
+        if (!j->cc) {
+            size_t b8 = j0 + (j1 - j0) / DPAS__LANES * DPAS__LANES;
+            if (b8 > j0)
+                (isa->width > 1 ? isa : gen)->ddist2(j->znew, j->z, j0, b8, move);
+            if (b8 < j1)
+                gen->ddist2(j->znew, j->z, b8, j1, move);
         }
-        j->part[q * (j->n + 1) + j->n] = move;
+        j->part[q * (j->n + 1) + j->n] = dpas__lanes_sum(move);
         if (j->dist)
-            piece_dist(j, q, j->cc ? j->z : j->znew);
+            piece_dist(j, q, out, lanes);
     }
 }
 
@@ -145,6 +142,20 @@ static void store_out(const dpas__kenv *env, const double *z, double scale, size
             if (isinf(*o))
                 *o = *o > 0 ? DBL_MAX : -DBL_MAX;
         }
+}
+
+/* z[t] = v[t] scale in double (two plain loops the compiler vectorises) */
+static void to_double(int dtype, const void *v, size_t d, double scale, double *z)
+{
+    if (dtype == DPAS_FLOAT64) {
+        const double *s = v;
+        for (size_t t = 0; t < d; t++)
+            z[t] = s[t] * scale;
+    } else {
+        const float *s = v;
+        for (size_t t = 0; t < d; t++)
+            z[t] = (double)s[t] * scale;
+    }
 }
 
 /* Row i's distance to z with a scale of its own (the largest |scale x_i - z|), for a float64
@@ -202,30 +213,28 @@ static int iter_setup(const dpas__kenv *env, const void *const *x, size_t n, siz
     j->z = dpas__ws_alloc(env->ws, d, sizeof *j->z);
     j->znew = need_znew ? dpas__ws_alloc(env->ws, d, sizeof *j->znew) : NULL;
     j->part = dpas__ws_alloc(env->ws, j->pieces * (n + 1), sizeof *j->part);
-    j->acc = dpas__ws_alloc(env->ws, j->parts * PIECE, sizeof *j->acc);
+    j->lanes = dpas__ws_alloc(env->ws, j->parts * n * DPAS__LANES, sizeof *j->lanes);
     *r = dpas__ws_alloc(env->ws, n, sizeof **r);
     *tmp = dpas__ws_alloc(env->ws, n, sizeof **tmp);
     double *w = dpas__ws_alloc(env->ws, n, sizeof *w);
     j->w = w;
-    if (!j->z || (need_znew && !j->znew) || !j->part || !j->acc || !*r || !*tmp || !w)
+    if (!j->z || (need_znew && !j->znew) || !j->part || !j->lanes || !*r || !*tmp || !w)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: the iterates of %zu coordinates",
                           d);
     *nonfinite = 0;
     const int dtype = env->isa->dtype;
     if (o && o->start) {
-        for (size_t t = 0; t < d; t++) {
-            double v = elem_at(dtype, o->start, t);
-            if (!isfinite(v))
+        to_double(dtype, o->start, d, scale, j->z);
+        for (size_t t = 0; t < d; t++)
+            if (!isfinite(j->z[t]))
                 return dpas__fail(err, DPAS_EINVAL, "start",
-                                  "start must be finite: coordinate %zu is %g", t, v);
-            j->z[t] = v * scale;
-        }
+                                  "start must be finite: coordinate %zu is %g", t,
+                                  elem_at(dtype, o->start, t));
     } else {
         int rc = dpas__columns(env, x, n, d, DPAS__COL_MEDIAN, 0, out, nonfinite, err);
         if (rc || *nonfinite)
             return rc;
-        for (size_t t = 0; t < d; t++)
-            j->z[t] = elem_at(dtype, out, t) * scale;
+        to_double(dtype, out, d, scale, j->z);
     }
     dpas__parallel(env->threads, j->parts, dist_part, j);
     distances_to(j, j->z, *r, nonfinite);
@@ -262,7 +271,6 @@ int dpas__geomed(const dpas__kenv *env, const void *const *x, size_t n, size_t d
         for (size_t i = 0; i < n; i++)
             w[i] /= wsum;
         double spread = median_of(r, n, tmp);
-        j.wsum = 1.0;
         j.cc = 0;
         j.dist = it + 1 < iters; /* the last pass needs no distances */
         dpas__parallel(env->threads, j.parts, update_part, &j);
@@ -301,7 +309,6 @@ int dpas__centered_clipping(const dpas__kenv *env, const void *const *x, size_t 
     for (int64_t it = 0; it < iters; it++) {
         for (size_t i = 0; i < n; i++) /* the mean's 1/n in the weights: no sum overflows */
             w[i] = (r[i] > tau ? tau / r[i] : 1.0) / (double)n;
-        j.wsum = 1.0;
         j.cc = 1;
         j.dist = it + 1 < iters;
         dpas__parallel(env->threads, j.parts, update_part, &j);
@@ -323,7 +330,7 @@ typedef struct pass_job {
     double scale;
     const double *w; /* weighted mean: normalised weights */
     double *part;    /* norms: pieces x n */
-    double *acc;     /* weighted mean: parts x PIECE */
+    double *acc;     /* norms: parts x n x 8 lanes */
     double *z;       /* weighted mean: the result in double, d */
 } pass_job;
 
@@ -331,18 +338,18 @@ static void norms_part(void *ctx, size_t p)
 {
     pass_job *j = ctx;
     const dpas__isa *gen = dpas__generic_of(j->isa->dtype);
+    double *lanes = j->acc + p * j->n * DPAS__LANES;
     size_t q0 = j->pieces * p / j->parts, q1 = j->pieces * (p + 1) / j->parts;
     for (size_t q = q0; q < q1; q++) {
         size_t j0 = q * PIECE, j1 = j0 + PIECE < j->d ? j0 + PIECE : j->d;
         size_t body = j0 + (j1 - j0) / DPAS__LANES * DPAS__LANES;
-        for (size_t i = 0; i < j->n; i++) {
-            double a[DPAS__LANES] = {0};
-            if (body > j0)
-                (j->isa->width > 1 ? j->isa : gen)->dist2(j->x[i], NULL, j->scale, j0, body, a);
-            if (body < j1)
-                gen->dist2(j->x[i], NULL, j->scale, body, j1, a);
-            j->part[q * j->n + i] = dpas__lanes_sum(a);
-        }
+        memset(lanes, 0, j->n * DPAS__LANES * sizeof *lanes);
+        if (body > j0)
+            (j->isa->width > 1 ? j->isa : gen)->dist2n(j->x, j->n, NULL, j->scale, j0, body, lanes);
+        if (body < j1)
+            gen->dist2n(j->x, j->n, NULL, j->scale, body, j1, lanes);
+        for (size_t i = 0; i < j->n; i++)
+            j->part[q * j->n + i] = dpas__lanes_sum(lanes + i * DPAS__LANES);
     }
 }
 
@@ -368,7 +375,8 @@ int dpas__sqnorms(const dpas__kenv *env, const void *const *x, size_t n, size_t 
         return 0;
     dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
     j.part = dpas__ws_alloc(env->ws, j.pieces * n, sizeof *j.part);
-    if (!j.part)
+    j.acc = dpas__ws_alloc(env->ws, j.parts * n * DPAS__LANES, sizeof *j.acc);
+    if (!j.part || !j.acc)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: the norms of %zu gradients", n);
     dpas__parallel(env->threads, j.parts, norms_part, &j);
     for (size_t q = 0; q < j.pieces; q++) /* in piece order */
@@ -382,16 +390,14 @@ static void wmean_part(void *ctx, size_t p)
 {
     pass_job *j = ctx;
     const dpas__isa *gen = dpas__generic_of(j->isa->dtype);
-    double *acc = j->acc + p * PIECE;
     size_t q0 = j->pieces * p / j->parts, q1 = j->pieces * (p + 1) / j->parts;
     for (size_t q = q0; q < q1; q++) {
         size_t j0 = q * PIECE, j1 = j0 + PIECE < j->d ? j0 + PIECE : j->d;
         size_t body = j0 + (j1 - j0) / j->isa->width * j->isa->width;
         if (body > j0)
-            j->isa->wsum(j->x, j->w, j->n, NULL, 1.0, j0, body, acc);
+            j->isa->wsum(j->x, j->w, j->n, NULL, 1.0, j0, body, NULL, j->z + j0);
         if (body < j1)
-            gen->wsum(j->x, j->w, j->n, NULL, 1.0, body, j1, acc + (body - j0));
-        memcpy(j->z + j0, acc, (j1 - j0) * sizeof *acc);
+            gen->wsum(j->x, j->w, j->n, NULL, 1.0, body, j1, NULL, j->z + body);
     }
 }
 
@@ -406,9 +412,8 @@ int dpas__weighted_mean(const dpas__kenv *env, const void *const *x, size_t n, s
         return 0;
     dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
     double *wn = dpas__ws_alloc(env->ws, n ? n : 1, sizeof *wn), sum = 0.0;
-    j.acc = dpas__ws_alloc(env->ws, j.parts * PIECE, sizeof *j.acc);
     j.z = dpas__ws_alloc(env->ws, d, sizeof *j.z);
-    if (!wn || !j.acc || !j.z) {
+    if (!wn || !j.z) {
         dpas__ws_release(env->ws, mk);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: a mean of %zu coordinates", d);
     }

@@ -25,14 +25,19 @@ static int pre_nnm(const dpas__kenv *env, const dpas_rule *rule, const dpas__row
     if (!D || !bad)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: distances of %zu gradients", n);
     int rc = dpas__distances(env, rule, s, d, D, bad, &k, err);
+    size_t *targets = dpas__ws_alloc(env->ws, n, sizeof *targets);
     void **mixed = NULL;
+    if (!rc && !targets)
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t i = 0, t = 0; !rc && i < n; i++)
+        if (!bad[i])
+            targets[t++] = s->idx[i];
     if (!rc)
-        rc = dpas__rowset_new_rows(env, n - k, d, out, &mixed, err);
+        rc = dpas__rowset_new_rows(env, n - k, d, targets, out, &mixed, err);
     if (rc)
         return rc;
-    for (size_t i = 0, t = 0; i < n; i++)
-        if (!bad[i])
-            out->idx[t++] = s->idx[i];
+    for (size_t t = 0; t < n - k; t++)
+        out->idx[t] = targets[t];
     out->f = s->f - k;
     for (size_t i = 0; i < n; i++)
         bad[i] = !bad[i];
@@ -86,6 +91,10 @@ static void clip_part(void *ctx, size_t p)
 {
     clip_job *j = ctx;
     double a = j->factor[p];
+    if (a == 1.0) { /* a row not clipped, copied to the caller's output */
+        memcpy(j->dst[p], j->src[p], j->d * j->env->isa->esize);
+        return;
+    }
     if (j->env->isa->dtype == DPAS_FLOAT64) {
         const double *x = j->src[p];
         double *y = j->dst[p];
@@ -110,24 +119,28 @@ static int clip_rows(const dpas__kenv *env, const dpas__rowset *s, size_t d, con
     int rc = dpas__rowset_alive(env->ws, s, bad, k, out, err);
     if (rc)
         return rc;
-    for (size_t i = 0; i < n; i++)
-        nclip += !bad[i] && nrm[i] > thr;
+    for (size_t i = 0; i < n; i++) /* writing into the caller's rows, every row is "clipped" */
+        nclip += !bad[i] && (nrm[i] > thr || env->dest);
     if (!nclip)
         return 0;
     dpas__rowset tmp;
     void **mem = NULL;
     const void **src = dpas__ws_alloc(env->ws, nclip, sizeof *src);
     double *factor = dpas__ws_alloc(env->ws, nclip, sizeof *factor);
-    if (!src || !factor)
+    size_t *targets = dpas__ws_alloc(env->ws, nclip, sizeof *targets);
+    if (!src || !factor || !targets)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    if ((rc = dpas__rowset_new_rows(env, nclip, d, &tmp, &mem, err)))
+    for (size_t i = 0, c = 0; i < n; i++)
+        if (!bad[i] && (nrm[i] > thr || env->dest))
+            targets[c++] = s->idx[i];
+    if ((rc = dpas__rowset_new_rows(env, nclip, d, targets, &tmp, &mem, err)))
         return rc;
     for (size_t i = 0, t = 0, c = 0; i < n; i++) {
         if (bad[i])
             continue;
-        if (nrm[i] > thr) {
+        if (nrm[i] > thr || env->dest) {
             src[c] = s->rows[i];
-            factor[c] = thr / nrm[i];
+            factor[c] = nrm[i] > thr ? thr / nrm[i] : 1.0;
             out->rows[t] = mem[c++];
         }
         t++;
@@ -215,10 +228,13 @@ static int pre_bucketing(const dpas__kenv *env, const dpas_preagg *p, const dpas
     size_t nb = n / size + (n % size != 0);
     size_t *perm = dpas__ws_alloc(env->ws, n, sizeof *perm);
     unsigned char *bad = dpas__ws_zalloc(env->ws, n, 1), *spoilt = dpas__ws_zalloc(env->ws, nb, 1);
+    size_t *targets = dpas__ws_alloc(env->ws, nb, sizeof *targets);
     void **mem = NULL;
-    if (!perm || !bad || !spoilt)
+    if (!perm || !bad || !spoilt || !targets)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    int rc = dpas__rowset_new_rows(env, nb, d, out, &mem, err);
+    for (size_t b = 0; b < nb; b++)
+        targets[b] = b;
+    int rc = dpas__rowset_new_rows(env, nb, d, targets, out, &mem, err);
     if (rc)
         return rc;
     uint64_t state = p->seed;
@@ -281,23 +297,26 @@ int dpas__pre_step(const dpas__kenv *env, const dpas_preagg *p, const dpas__rows
     return dpas__fail(err, DPAS_EINVAL, "pre", "%s is not a pre-aggregation", p->rule->name);
 }
 
+/* env->dest (the caller's output rows) is for the last step only. */
 int dpas__run_chain(const dpas__kenv *env, const dpas_agg_opts *o, dpas__rowset *s, size_t d,
                     dpas_error *err)
 {
     int rc = 0;
+    dpas__kenv inner = *env, last = *env;
+    inner.dest = NULL;
     if (o->nnm) {
         const dpas_rule *nnm = NULL;
         rc = dpas_rule_find("nnm", NULL, &nnm, err);
         dpas_preagg p = {nnm, 0, 0, 0};
         dpas__rowset next;
         if (!rc)
-            rc = dpas__pre_step(env, &p, s, d, &next, err);
+            rc = dpas__pre_step(o->npre ? &inner : &last, &p, s, d, &next, err);
         if (!rc)
             *s = next;
     }
     for (size_t i = 0; !rc && i < o->npre; i++) {
         dpas__rowset next;
-        rc = dpas__pre_step(env, &o->pre[i], s, d, &next, err);
+        rc = dpas__pre_step(i + 1 < o->npre ? &inner : &last, &o->pre[i], s, d, &next, err);
         if (!rc)
             *s = next;
     }

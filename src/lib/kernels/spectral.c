@@ -49,9 +49,9 @@ double dpas__top_eigen(double *A, size_t m, double *u, double *work)
                 if (apq == 0.0)
                     continue;
                 double theta = (A[q * m + q] - A[p * m + p]) / (2.0 * apq);
-                double t = fabs(theta) > 1e150
-                               ? 0.5 / theta
-                               : (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double t = fabs(theta) > 1e150 ? 0.5 / theta
+                                               : (theta >= 0 ? 1.0 : -1.0) /
+                                                     (fabs(theta) + sqrt(theta * theta + 1.0));
                 double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
                 for (size_t k = 0; k < m; k++) { /* columns p and q */
                     double akp = A[k * m + p], akq = A[k * m + q];
@@ -224,8 +224,8 @@ static void nearest(const double *dist, size_t n, const unsigned char *alive, si
 static int idx_check(size_t n, int64_t idx, const unsigned char *alive, dpas_error *err)
 {
     if (idx < 0 || (size_t)idx >= n)
-        return dpas__fail(err, DPAS_EINVAL, "idx", "monna's idx must be below n = %zu, got %lld",
-                          n, (long long)idx);
+        return dpas__fail(err, DPAS_EINVAL, "idx", "monna's idx must be below n = %zu, got %lld", n,
+                          (long long)idx);
     if (alive && !alive[idx])
         return dpas__fail(err, DPAS_EINVAL, "idx",
                           "monna's row idx = %lld has a NaN or Inf coordinate: it is the row "
@@ -234,8 +234,8 @@ static int idx_check(size_t n, int64_t idx, const unsigned char *alive, dpas_err
     return 0;
 }
 
-int dpas__monna_select(const double *D, size_t n, const unsigned char *alive, size_t f,
-                       int64_t idx, int64_t *selected, size_t *nselected, dpas_error *err)
+int dpas__monna_select(const double *D, size_t n, const unsigned char *alive, size_t f, int64_t idx,
+                       int64_t *selected, size_t *nselected, dpas_error *err)
 {
     *nselected = 0;
     int rc = idx_check(n, idx, alive, err);
@@ -291,8 +291,8 @@ int dpas__monna(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset
                 overflow |= !isfinite(dist[i]);
                 most = isfinite(dist[i]) && dist[i] > most ? dist[i] : most;
             }
-        double m = overflow || most <= 0x1p-900 ? dpas__maxabs(env, s->rows, n, d, alive, NULL)
-                                                : 0.0;
+        double m =
+            overflow || most <= 0x1p-900 ? dpas__maxabs(env, s->rows, n, d, alive, NULL) : 0.0;
         if (overflow || (most <= 0x1p-900 && dpas__scale_for(m) > 1.0))
             rc = dpas__sqdist_to(env, s->rows, n, d, (size_t)idx, dpas__scale_for(m), dist, err);
     }

@@ -89,7 +89,10 @@ void *dpas__ws_zalloc(dpas__ws *ws, size_t count, size_t size)
     return p;
 }
 
-dpas__ws_mark dpas__ws_mark_get(const dpas__ws *ws) { return (dpas__ws_mark){ws->used, ws->nextras}; }
+dpas__ws_mark dpas__ws_mark_get(const dpas__ws *ws)
+{
+    return (dpas__ws_mark){ws->used, ws->nextras};
+}
 
 void dpas__ws_release(dpas__ws *ws, dpas__ws_mark mark)
 {
