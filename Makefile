@@ -1,5 +1,5 @@
 # A thin wrapper over CMake presets. `make run` and `make test` install what is missing first.
-.PHONY: all deps build build-asan run test test-normal test-asan bench install clean fuzz format
+.PHONY: all deps build build-asan run test test-normal test-asan bench bench-scaling install clean fuzz format
 
 all: build
 
@@ -27,9 +27,13 @@ test-asan: build-asan
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j2 --output-on-failure --no-tests=error
 
-bench: build
+bench: build bench-scaling
 	bash bench/run.sh
 	bash bench/kernels.sh
+
+# How well calibrations transfer to scales they did not measure (docs/calibration.md)
+bench-scaling: build
+	./build/bench/bench_scaling tests/data/nccl-scaling
 
 fuzz: deps
 	@cmake --preset fuzz >/dev/null

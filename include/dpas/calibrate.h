@@ -73,6 +73,8 @@ typedef enum dpas_nccl_source {
     DPAS_NCCL_RANK_LINES, /* the "#  Rank  0 Group  0 Pid ..." lines, counted */
     DPAS_NCCL_BUS_RATIO,  /* busbw / algbw, with the redop and root columns */
     DPAS_NCCL_CSV_COLUMN, /* a CSV column (name, gpus) */
+    DPAS_NCCL_COMMAND,    /* a "*_perf" command line or banner above the table, e.g.
+                             "mpirun ... ./build/all_gather_perf -b 8 -e 8G" */
 } dpas_nccl_source;
 
 /* Warnings of a test: bits of dpas_nccl_test.warnings. */
@@ -83,13 +85,21 @@ enum {
     DPAS_NCCL_WARN_REPEATED = 1u << 3,       /* a size measured more than once (merged) */
 };
 
+/* Bounds on what a row may hold: a time or a size outside them is refused with its line (no
+ * clock measures, no network moves, no GPU holds such a row; docs/calibration.md says why). */
+#define DPAS_NCCL_MIN_SECONDS 1e-9       /* 1 ns: one cycle of a 1 GHz clock */
+#define DPAS_NCCL_MAX_SECONDS 86400.0    /* a day for one collective */
+#define DPAS_NCCL_MAX_BYTES (1ull << 50) /* 1 PiB: no GPU holds such a buffer */
+#define DPAS_NCCL_MAX_BYTES_PER_S 1e15   /* size / time: 1 PB/s, 500x NVLink 5 */
+
 typedef struct dpas_nccl_point {
-    uint64_t bytes; /* the size column */
-    double seconds; /* the out-of-place time */
-    double algbw;   /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
-    double busbw;   /* bytes/s as printed; NaN when the layout has none */
-    int line;       /* physical line, from 1 */
-    int wrong;      /* 1 when #wrong > 0 */
+    uint64_t bytes;         /* the size column */
+    double seconds;         /* the out-of-place time */
+    double algbw;           /* bytes/s as printed (GB/s x 1e9); NaN when the layout has none */
+    double busbw;           /* bytes/s as printed; NaN when the layout has none */
+    double seconds_inplace; /* the in-place time; NaN when the layout has none */
+    int line;               /* physical line, from 1 */
+    int wrong;              /* 1 when #wrong > 0 */
 } dpas_nccl_point;
 
 typedef struct dpas_nccl_test {
@@ -103,8 +113,19 @@ typedef struct dpas_nccl_test {
     int ratio_line;   /* that row's line, 0 when none */
     int64_t ratio_ranks; /* the rank count busbw/algbw gives, 0 when it gives none */
     int64_t rank_lines;  /* distinct ranks in the "#  Rank" lines, 0 when none */
-    int header_line;     /* the column header of its table */
-    unsigned warnings;   /* DPAS_NCCL_WARN_* */
+    /* Nodes: the distinct HOSTs of "#  Rank R ... on HOST device D" (nodes_from
+     * DPAS_NCCL_RANK_LINES), or 0 and DPAS_NCCL_UNKNOWN when the file does not say.
+     * ranks_per_node: rank_lines / nodes when every host holds the same number of ranks, else 0
+     * with ranks_per_node_min < ranks_per_node_max (the fewest and most on one host). */
+    int64_t nodes, ranks_per_node;
+    int64_t ranks_per_node_min, ranks_per_node_max;
+    int nodes_from; /* dpas_nccl_source */
+    /* rows of size 0, skipped (all_gather and alltoall print them when the count per rank
+     * rounds to 0) */
+    size_t zero_rows;
+    int zero_row_line; /* the first of them, 0 when none */
+    int header_line;   /* the column header of its table */
+    unsigned warnings; /* DPAS_NCCL_WARN_* */
     size_t wrong_rows;
     size_t npoints;
     dpas_nccl_point *points; /* in file order */
@@ -118,7 +139,30 @@ typedef enum dpas_nccl_prefix {
     DPAS_NCCL_PREFIX_KUBECTL,   /* "[pod/NAME/CONTAINER] " (kubectl logs --prefix) */
     DPAS_NCCL_PREFIX_HOST,      /* "host: " (pdsh, clush) */
     DPAS_NCCL_PREFIX_TIMESTAMP, /* "2024-05-01T12:00:00.123Z " (kubectl/docker --timestamps) */
+    DPAS_NCCL_PREFIX_RANK,      /* "[0] " (MPICH/Intel MPI mpiexec -l, -prepend-rank) */
 } dpas_nccl_prefix;
+
+/* A table the reader did not read, and why. */
+typedef enum dpas_nccl_skip {
+    /* named (by nccl-tests, a command line or a banner) as a test dpas does not model:
+     * alltoall, sendrecv, gather, scatter, hypercube, ... */
+    DPAS_NCCL_SKIP_UNMODELLED = 1,
+    /* nameless, and its columns fit only tests dpas does not model (name says which) */
+    DPAS_NCCL_SKIP_LOOKS_UNMODELLED,
+    DPAS_NCCL_SKIP_ZERO_ONLY, /* every row has size 0 */
+} dpas_nccl_skip;
+
+typedef struct dpas_nccl_skipped {
+    /* the name it was given ("alltoall_perf"); for LOOKS_UNMODELLED the programs its columns
+     * fit ("sendrecv", "alltoall or sendrecv"); for ZERO_ONLY the test's name or NULL */
+    char *name;
+    int reason;  /* dpas_nccl_skip */
+    int line;    /* the column header of the table */
+    size_t rows; /* its data rows */
+    /* for LOOKS_UNMODELLED, the columns that told ("busbw/algbw = 1 (line 40), redop sum,
+     * root -1, 10 Rank lines"); else "" */
+    char why[160];
+} dpas_nccl_skipped;
 
 typedef struct dpas_nccl_log {
     char *origin; /* the file name given, for messages */
@@ -131,16 +175,30 @@ typedef struct dpas_nccl_log {
     char *first_foreign;    /* that line as it is in the file (any bytes but NUL), or NULL */
     size_t prefixed_lines;  /* lines that had a launcher prefix stripped */
     int prefix;             /* dpas_nccl_prefix of the first one */
+    size_t inline_tags;     /* mpirun "[J,R]<stdout>:" tags removed from inside lines (mpirun
+                               tags each chunk of output, not each line) */
+    size_t joined_lines;    /* lines continued on a later physical line (another process's
+                               output came between the two chunks of one line) */
+    size_t nskipped;
+    dpas_nccl_skipped *skipped; /* tables not read, in file order */
 } dpas_nccl_log;
 
 /* Read nccl-tests output: its default table (any layout since 2017: with or without '#',
  * redop, root, #wrong or error, N/A, per-iteration and timestamp columns) or a CSV whose header
- * names size and time columns. Launcher prefixes are stripped, foreign lines skipped and
- * counted, CRLF accepted. Each table (and each type/redop within one) is a test.
- * collective (NULL: from the file) and ranks (0: from the file) choose among the tests and
+ * names size and time columns. Launcher prefixes are stripped, mpirun's tags removed wherever
+ * they are in a line, foreign lines skipped and counted, CRLF accepted. Each table (and each
+ * type/redop within one) is a test, named by "# Collective test starting: NAME" or else by a
+ * command line or banner above it that names one *_perf program. Rows of size 0 are skipped
+ * and counted (zero_rows); a table named as, or whose columns fit only, a program dpas does not
+ * model (alltoall, sendrecv, gather, scatter, hypercube, ...) is skipped and listed (skipped).
+ * The collective is never guessed: a nameless table whose columns fit two programs (busbw/algbw
+ * = 1 with redop sum: an all_reduce on 2 ranks or a sendrecv) is refused unless `collective`
+ * says. collective (NULL: from the file) and ranks (0: from the file) choose among the tests and
  * fill in what a test does not say; a test that says otherwise is left out. Errors name the
- * physical line: a row that starts like a data row but is malformed, a test whose collective
- * or rank count cannot be told, no test at all. len bytes of text, any content. */
+ * physical line: a row that starts like a data row but is malformed, a time or size outside the
+ * DPAS_NCCL_MIN/MAX bounds, a test whose collective or rank count cannot be told, no table dpas
+ * can read (the message quotes the first foreign line, or names the skipped tables). len bytes
+ * of text, any content. */
 DPAS_API int dpas_nccl_read(const char *text, size_t len, const char *origin,
                             const char *collective, int64_t ranks, dpas_nccl_log **out,
                             dpas_error *err);
@@ -152,16 +210,20 @@ DPAS_API void dpas_nccl_log_free(dpas_nccl_log *log);
 /* ---- models ---------------------------------------------------------------------------------- */
 
 typedef enum dpas_netmodel_kind {
-    DPAS_NETMODEL_DEFAULT = 0,    /* empirical where the test measured the size (between its
-                                     smallest and largest size), piecewise outside */
+    DPAS_NETMODEL_DEFAULT = 0,    /* at a measured scale the empirical curve inside its sizes,
+                                     elsewhere the nccl model anchored on the curves (see
+                                     dpas_netmodel_time_at) */
     DPAS_NETMODEL_ALPHA_BETA = 1, /* one line over every size, relative least squares */
     DPAS_NETMODEL_PIECEWISE = 2,  /* one line per protocol regime, breakpoints from the data */
     DPAS_NETMODEL_EMPIRICAL = 3,  /* the measured curve, interpolated; outside, the outermost
                                      regime's slope */
+    DPAS_NETMODEL_NCCL = 4,       /* NCCL's own tuning model (ring and tree, LL/LL128/Simple,
+                                     hops inside and across nodes, bandwidth per node) with its
+                                     parameters fitted to every curve of the collective */
 } dpas_netmodel_kind;
-#define DPAS_NETMODEL_KINDS 3 /* alpha_beta, piecewise, empirical: fits[kind - 1] */
+#define DPAS_NETMODEL_KINDS 4 /* alpha_beta, piecewise, empirical, nccl: fits[kind - 1] */
 
-/* "default", "alpha_beta", "piecewise", "empirical"; NULL out of range. */
+/* "default", "alpha_beta", "piecewise", "empirical", "nccl"; NULL out of range. */
 DPAS_API const char *dpas_netmodel_kind_name(int kind);
 /* The reverse; DPAS_EINVAL naming the accepted names. */
 DPAS_API int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err);
@@ -194,24 +256,112 @@ typedef struct dpas_fit {
     size_t worst;               /* curve index of the worst */
 } dpas_fit;
 
+/* Where a predicted time comes from, from the strongest evidence to the weakest. */
+typedef enum dpas_time_basis {
+    DPAS_BASIS_NONE = 0,
+    DPAS_BASIS_MEASURED = 1,          /* that size was measured at that scale */
+    DPAS_BASIS_INTERPOLATED = 2,      /* between two sizes measured at that scale */
+    DPAS_BASIS_EXTRAPOLATED_SIZE = 3, /* outside the sizes measured at that scale */
+    DPAS_BASIS_TRANSFERRED = 4,       /* at a scale (ranks, ranks per node) no curve measured */
+} dpas_time_basis;
+/* "measured", "interpolated", "extrapolated_size", "transferred"; NULL for NONE or out of range. */
+DPAS_API const char *dpas_time_basis_name(int basis);
+
+/* A scale: ranks and ranks per node (nodes = ranks / per_node). per_node 0 means "as the
+ * calibration measured": the ranks per node its curves share (an error when they differ). */
+typedef struct dpas_scale {
+    int64_t ranks;
+    int64_t per_node;
+} dpas_scale;
+/* "2160" (ranks) or "540x4" (nodes x ranks per node), at most 2^31 ranks. DPAS_EPARSE,
+ * DPAS_EINVAL (zero), DPAS_ERANGE. `field` names the input in messages. */
+DPAS_API int dpas_scale_parse(const char *field, const char *text, dpas_scale *out,
+                              dpas_error *err);
+
+/* Where a curve's ranks per node came from (dpas_curve.per_node_from). */
+typedef enum dpas_topology_source {
+    DPAS_TOPO_FROM_RANK_LINES = 1, /* the hosts named by the "#  Rank ... on HOST" lines */
+    DPAS_TOPO_FROM_GIVEN = 2,      /* the caller's (--gpus-per-node) */
+    DPAS_TOPO_FROM_ASSUMED = 3,    /* neither: 8 per node when the ranks are a multiple of 8 above
+                                      8, else one node (a note says so) */
+} dpas_topology_source;
+
 /* One test as a curve (sizes ascending, a repeated size merged by the geometric mean of its
- * times) and its three fits. */
+ * times) and its fits. */
 typedef struct dpas_curve {
-    const dpas_nccl_test *test; /* borrowed from the model's log; NULL when built from points */
+    const dpas_nccl_test *test; /* borrowed from the model's logs; NULL when built from points */
+    size_t log;                 /* index of its log in the model's logs */
     int collective;
     int64_t ranks;
+    int64_t per_node;  /* ranks per node (ranks when one node) */
+    int per_node_from; /* dpas_topology_source */
     size_t n;
     uint64_t *bytes;
     double *seconds;
+    double *seconds_inplace;   /* nccl-tests' second (in-place) time per size; NaN when none */
     double peak_busbw;         /* bytes/s, the largest busbw the test printed; NaN when none */
     uint64_t peak_busbw_bytes; /* at that size */
-    dpas_fit fits[DPAS_NETMODEL_KINDS];
+    /* Did the sweep reach its bandwidth regime? The time's growth over the last two sizes,
+     * ln(t2/t1) / ln(x2/x1): 1 when time is proportional to size; below 0.8 it was still
+     * latency-bound (bandwidth_reached = 0). NaN with one size. */
+    double end_elasticity;
+    int bandwidth_reached;
+    /* How far the empirical curve errs beyond its sizes: |ln(predicted / measured)| per octave
+     * when its outermost sizes are predicted from the others (90th percentile); NaN when the
+     * curve has fewer than 6 sizes. */
+    double extrapolation_per_octave;
+    dpas_fit fits[DPAS_NETMODEL_KINDS]; /* nccl: the collective's joint fit, this curve's part */
 } dpas_curve;
 
+/* The nccl model's parameters for one collective. */
+typedef struct dpas_nccl_params {
+    double base_s[3]; /* per protocol (LL, LL128, Simple): base latency, seconds */
+    double hop_s[3];  /* per protocol: one hop between nodes; a hop inside a node takes NCCL's
+                         ratio of it (its NVLink over its network hop latency) */
+    double inter_bw;  /* bus bandwidth across nodes with one rank per node, bytes/s ... */
+    double kappa;     /* ... with g ranks per node: inter_bw x g^kappa ... */
+    double gamma;     /* ... on N nodes: x (N/2)^-gamma */
+    double intra_bw;  /* bus bandwidth inside one node, bytes/s */
+    double eff[3];    /* the share of the bus bandwidth each protocol reaches (Simple: 1) */
+} dpas_nccl_params;
+
+/* What a collective's curves determined (bits of dpas_scale_fit.determined); the rest is
+ * NCCL's constants (latencies), 1 (kappa), 0 (gamma) or assumed equal to what was measured
+ * (intra_bw from inter_bw or the reverse). */
+enum {
+    DPAS_SCALEFIT_INTER = 1u << 0, /* a curve across nodes: inter_bw */
+    DPAS_SCALEFIT_INTRA = 1u << 1, /* a curve inside one node: intra_bw */
+    DPAS_SCALEFIT_KAPPA = 1u << 2, /* curves across nodes at two or more ranks per node */
+    DPAS_SCALEFIT_GAMMA = 1u << 3, /* curves across three or more node counts */
+    DPAS_SCALEFIT_HOPS = 1u << 4,  /* two or more hop structures: base and hop latency apart */
+};
+
+/* The nccl model of one collective, fitted to all its curves, and how far it is from the
+ * measurements it did not see. */
+typedef struct dpas_scale_fit {
+    int collective;
+    int defined; /* 0: reason says why (fewer than 4 sizes in all) */
+    char reason[256];
+    dpas_nccl_params p;
+    unsigned determined; /* DPAS_SCALEFIT_* */
+    size_t ncurves, npoints, nscales;
+    double insample_median, insample_max; /* |model - measured| / measured, every curve's sizes */
+    /* leave one scale out: each measured scale predicted (by the default model) from the
+     * curves at the other scales, the model fitted again without it; 0 points with one scale */
+    size_t loro_points;
+    double loro_median, loro_max; /* |predicted - measured| / measured */
+    double loro_q90;              /* 90th percentile of |ln(predicted / measured)| */
+    double loro_distance;         /* median distance of those predictions from the nearest
+                                     remaining scale: |ln ranks ratio| + |ln per-node ratio| */
+} dpas_scale_fit;
+
 typedef struct dpas_netmodel {
-    dpas_nccl_log *log; /* owned; NULL when built from points */
+    size_t nlogs;
+    dpas_nccl_log **logs; /* owned, one per file, in the order given; none when from points */
     size_t ncurves;
-    dpas_curve *curves; /* one per test of the log, same order */
+    dpas_curve *curves; /* one per test of the logs, in order */
+    size_t nscalefits;
+    dpas_scale_fit *scalefits; /* one per collective measured, in the order first seen */
 } dpas_netmodel;
 
 /* The piecewise fit: dynamic programming over the splits of the sizes into consecutive
@@ -222,55 +372,105 @@ typedef struct dpas_netmodel {
 #define DPAS_PIECEWISE_MIN_SIZES 3
 /* Sizes per test that the fits accept (the piecewise search is quadratic in them). */
 #define DPAS_CALIBRATE_MAX_SIZES 4096
+/* Files one calibration reads at most, and curves it fits together. */
+#define DPAS_CALIBRATE_MAX_FILES 64
+#define DPAS_CALIBRATE_MAX_CURVES 256
 
-/* Read (as dpas_nccl_read) and fit every test. A test whose models cannot be fitted (one
- * size, one rank) is kept, with fits[k].defined = 0 and the reason: it still reports what it
- * can. */
+/* What to read from the files. */
+typedef struct dpas_calib_options {
+    const char *collective; /* NULL: every test */
+    int64_t ranks;          /* 0: every rank count */
+    int64_t per_node;       /* ranks per node of the files whose Rank lines do not say; 0: the
+                               assumption of DPAS_TOPO_FROM_ASSUMED */
+    const size_t *tests;    /* the tests to use, numbered from 1 across the files in order (as
+                               `dpas calibrate` lists them); NULL: all */
+    size_t ntests;
+} dpas_calib_options;
+
+/* Read (as dpas_nccl_read) each file (or text) and fit: per curve alpha_beta, piecewise and
+ * empirical; per collective the nccl model over all its curves, and its leave-one-scale-out
+ * errors. A test whose models cannot be fitted (one size, one rank) is kept, with
+ * fits[k].defined = 0 and the reason. Two curves of one collective at one scale (rank count and
+ * ranks per node) are refused (DPAS_EINVAL naming both and how to choose one with `tests`):
+ * either could answer for that scale, and they may differ. opt may be NULL. */
+DPAS_API int dpas_netmodel_load_files(const char *const *paths, size_t npaths,
+                                      const dpas_calib_options *opt, dpas_netmodel **out,
+                                      dpas_error *err);
+DPAS_API int dpas_netmodel_from_texts(const char *const *texts, const size_t *lens,
+                                      const char *const *origins, size_t n,
+                                      const dpas_calib_options *opt, dpas_netmodel **out,
+                                      dpas_error *err);
+/* One file or text, every test (collective and ranks: as dpas_calib_options). */
 DPAS_API int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,
                                      const char *collective, int64_t ranks, dpas_netmodel **out,
                                      dpas_error *err);
 DPAS_API int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks,
                                 dpas_netmodel **out, dpas_error *err);
-/* One curve from n measured (bytes, seconds) points, in any order. */
+/* One curve from n measured (bytes, seconds) points, in any order, on `ranks` ranks, per_node
+ * per node (0: one node). */
 DPAS_API int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
                                        const double *seconds, size_t n, dpas_netmodel **out,
                                        dpas_error *err);
+DPAS_API int dpas_netmodel_from_points_at(int collective, dpas_scale at, const uint64_t *bytes,
+                                          const double *seconds, size_t n, dpas_netmodel **out,
+                                          dpas_error *err);
 DPAS_API void dpas_netmodel_free(dpas_netmodel *m);
+
+/* Notes on a predicted time (bits of dpas_net_time.notes). */
+enum {
+    DPAS_NETTIME_LATENCY_BOUND = 1u << 0, /* above the largest size of a sweep that had not
+                                             reached its bandwidth regime */
+    DPAS_NETTIME_NO_INTRA = 1u << 1,      /* one node asked; no curve measured inside one node */
+    DPAS_NETTIME_NO_INTER = 1u << 2,      /* several nodes asked; no curve measured across nodes */
+    DPAS_NETTIME_ASSUMED_TOPOLOGY = 1u << 3, /* a curve's ranks per node was assumed */
+};
 
 /* The answer of dpas_netmodel_time. */
 typedef struct dpas_net_time {
     double seconds;
-    int kind;         /* the model that answered (DEFAULT resolved to EMPIRICAL or PIECEWISE) */
-    int extrapolated; /* bytes outside [smallest, largest] measured size */
-    int rescaled;     /* ranks differ from the measured rank count */
-    const dpas_curve *curve; /* the test that answered (borrowed from the model) */
+    int kind;                /* the model that answered (DEFAULT resolved to EMPIRICAL or NCCL) */
+    int basis;               /* dpas_time_basis of this answer */
+    double band_lo, band_hi; /* seconds: where the time can be, from the calibration's own
+                                errors on what it did not see (see dpas_netmodel_time) */
+    int extrapolated;        /* bytes outside the sizes measured at the answering curve's scale */
+    int rescaled;            /* the scale differs from every measured one (basis transferred) */
+    unsigned notes;          /* DPAS_NETTIME_* */
+    dpas_scale at;           /* the scale answered for (per_node resolved) */
+    const dpas_curve *curve; /* the curve measured at that scale, or the nearest one */
 } dpas_net_time;
 
 /* The time of one collective of `bytes` bytes (nccl-tests' size convention, see the top of
- * this header) on `ranks` ranks (0: as measured), under model `kind`.
+ * this header) at scale `at` (ranks 0: the first curve's scale), under model `kind`.
  *
- * The curve: the first test of the model for that collective (and that rank count, when one
- * was measured at it; otherwise the first and the times are rescaled, below).
- * alpha_beta, piecewise: steps(n) x alpha + factor(n) x bytes / beta (dpas_collective_ring)
- *   with the line, or with the regime whose sizes contain bytes (between two regimes, the one
- *   nearer in log size; outside, the outermost).
- * empirical: at a measured size the measured time; between two measured sizes the alpha-beta
- *   line through both (linear in bytes: exact when both are in one regime); outside, the
- *   outermost measurement continued with the outermost regime's slope, and extrapolated = 1.
- *   At another rank count: times the ratio of the piecewise model at that and the measured count.
- * default: empirical inside the measured sizes, piecewise outside (kind says which).
- * ranks = 1 gives 0 s. Errors: DPAS_ENOENT (no test of that collective), DPAS_EINVAL (bytes
- * not finite and > 0, ranks < 0, a bad kind), DPAS_EUNDEF (the model is undefined for that
- * test, e.g. a single size, with the reason).
+ * default (what cost and sweep use): at a measured scale the empirical curve inside its sizes
+ *   (basis measured or interpolated) and outside them the nccl model times that curve's own
+ *   departure from it at its nearest size (extrapolated_size); at any other scale the nccl
+ *   model times the curves' departures from it, weighted by exp(-0.5 x distance) between the
+ *   scales (transferred).
+ * nccl: the fitted model alone. empirical: the curve at that scale, or the nearest one scaled
+ *   by the nccl model's ratio of the two scales. alpha_beta, piecewise: the nearest curve's
+ *   lines with the ring steps and factor of the asked rank count (the transfer of earlier
+ *   versions: a latency per ring step; kept for comparison).
+ * The band (default and nccl): measured: the two times nccl-tests measured of that size
+ *   (out-of-place and in-place); interpolated: the curve's own error at its neighbours when each
+ *   is left out; extrapolated_size: that plus extrapolation_per_octave per octave beyond;
+ *   transferred: exp(+-h), h = the leave-one-scale-out 90th percentile |ln error| widened in
+ *   proportion when the distance exceeds theirs, or with a single scale h = 0.35 x distance
+ *   (derived from the nccl-scaling series, docs/calibration.md), never below the nearest
+ *   curve's interpolation error; doubled in ln when the asked scale needs a bandwidth no curve
+ *   measured (notes NO_INTRA / NO_INTER). Other models: NaN.
+ * ranks = 1 gives 0 s. Errors: DPAS_ENOENT (no curve of that collective), DPAS_EINVAL (bytes
+ * not finite and > 0, ranks < 0, per_node not dividing ranks, per_node 0 and the curves at
+ * different ranks per node, a bad kind), DPAS_EUNDEF (the model is undefined, with the reason).
  *
- * For a training step (what `dpas cost --calibration FILE --network-model K` uses):
- *   AllReduce-based schedules (allreduce, sharded): dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE,
- *     K, G, N) with G the gradient bytes per replica and N the data-parallel degree;
- *   gather-based schedules (allgather: every replica's gradient to every replica): the
- *     all_gather curve at the gathered size, dpas_netmodel_time(m, DPAS_COLL_ALL_GATHER, K,
- *     N x G, N);
- *   a reduce-scatter + all-gather pair: reduce_scatter at G plus all_gather at G.
- * Say in the output which model answered (out.kind) and when it extrapolated or rescaled. */
+ * For a training step (what `dpas cost --calibration FILE` uses), N replicas, G gradient bytes
+ * each, the scale (N, N / nodes replicas per node, at least 1):
+ *   AllReduce-based schedules (allreduce, sharded): all_reduce of G;
+ *   gather-based schedules (allgather: every replica's gradient to every replica): all_gather
+ *     of N x G (nccl-tests' size: the gathered total). */
+DPAS_API int dpas_netmodel_time_at(const dpas_netmodel *m, int collective, int kind, double bytes,
+                                   dpas_scale at, dpas_net_time *out, dpas_error *err);
+/* The same at `ranks` ranks with the curves' ranks per node (0: the first curve's scale). */
 DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
                                 int64_t ranks, dpas_net_time *out, dpas_error *err);
 
@@ -278,35 +478,63 @@ DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind
  * parameter server from `links`, the calibration's alpha-beta line). */
 typedef struct dpas_net_step {
     double seconds;
-    const char *model; /* which model answered: "empirical", "piecewise", "alpha_beta", or
-                          "alpha_beta (links...)" when the file has no curve of the schedule's
-                          collective or the schedule is none (static) */
-    int extrapolated;  /* outside the measured sizes */
-    int rescaled;      /* at a rank count other than the measured one */
+    const char *model; /* which model answered: "empirical", "nccl", "piecewise", "alpha_beta",
+                          or "alpha_beta (links...)" when the calibration has no curve of the
+                          schedule's collective or the schedule is none (static) */
+    int basis;         /* the weakest basis of its collectives' times; NONE from the links */
+    double band_lo, band_hi; /* the sum of its collectives' bands; NaN when none */
+    int extrapolated;        /* outside the measured sizes */
+    int rescaled;            /* at a scale no curve measured */
+    unsigned notes;          /* DPAS_NETTIME_* of its collectives */
 } dpas_net_step;
 DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
                                     const dpas_rule *rule, int64_t iterations,
                                     const dpas_netmodel *m, int kind, const dpas_links *links,
                                     dpas_net_step *out, dpas_error *err);
 
-/* The same for one curve of the model (any test, not only the first of its collective). */
-DPAS_API int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks,
-                             dpas_net_time *out, dpas_error *err);
+/* The same for one curve of the model (any test, not only the first of its collective), at its
+ * own scale or, ranks != its own, transferred with its own collective's fit. */
+DPAS_API int dpas_curve_time(const dpas_netmodel *m, const dpas_curve *cv, int kind, double bytes,
+                             int64_t ranks, dpas_net_time *out, dpas_error *err);
 
-/* Predictions: for every curve and every size, the time under each model. */
+/* Predictions: for every scale asked (or, with none, every curve's own scale) and every size,
+ * the time under each model and the default's answer with its basis and band. */
 typedef struct dpas_net_prediction {
     int collective;
-    int64_t ranks;
+    dpas_scale at; /* the scale of the prediction */
     uint64_t bytes;
     double seconds[DPAS_NETMODEL_KINDS]; /* [kind - 1]; NaN where the model is undefined */
-    int extrapolated;                    /* bytes outside the measured sizes */
-    int default_kind;                    /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
-    size_t curve;                        /* index of the curve */
+    double time_s;                       /* the default model's answer */
+    int basis;                           /* dpas_time_basis of time_s */
+    double band_lo, band_hi;
+    unsigned notes;   /* DPAS_NETTIME_* */
+    int extrapolated; /* bytes outside the sizes measured at that scale (or at the nearest) */
+    int default_kind; /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
+    size_t curve;     /* index of the curve measured at that scale, or the nearest */
 } dpas_net_prediction;
 
-/* rows: ncurves x nsizes predictions (the caller frees *rows with dpas_free). */
+/* rows: for each collective measured, each scale (at: nat of them; NULL: each curve's own) and
+ * each size (the caller frees *rows with dpas_free). A scale's per_node 0 takes the
+ * collective's curves' own (DPAS_EINVAL when they differ). */
+DPAS_API int dpas_netmodel_predict_at(const dpas_netmodel *m, const uint64_t *sizes, size_t nsizes,
+                                      const dpas_scale *at, size_t nat, dpas_net_prediction **rows,
+                                      size_t *nrows, dpas_error *err);
+/* The same at each curve's own scale. */
 DPAS_API int dpas_netmodel_predict(const dpas_netmodel *m, const uint64_t *sizes, size_t nsizes,
                                    dpas_net_prediction **rows, size_t *nrows, dpas_error *err);
+
+/* What a plot of the calibration draws: for each curve, each defined model on a log grid of
+ * `grid` sizes over the curve's measured sizes (at its own scale), then the measurements. */
+typedef struct dpas_net_series {
+    size_t curve; /* index in the model's curves */
+    int kind;     /* dpas_netmodel_kind; 0: the measurements */
+    size_t n;
+    double *x, *y; /* bytes, seconds (y NaN where the model cannot answer) */
+} dpas_net_series;
+/* *out: an array of *n series (free with dpas_net_series_free). */
+DPAS_API int dpas_netmodel_series(const dpas_netmodel *m, size_t grid, dpas_net_series **out,
+                                  size_t *n, dpas_error *err);
+DPAS_API void dpas_net_series_free(dpas_net_series *s, size_t n);
 
 /* ---- rendering ------------------------------------------------------------------------------- */
 

@@ -23,8 +23,8 @@ typedef struct dpas_cost_opts {
     const char *links_source; /* where they come from, for the output (borrowed) */
     const dpas_netmodel *net; /* a calibration's network model: flat times from its measured
                                  curves (dpas_schedule_time_net), or NULL */
-    int net_kind;             /* dpas_netmodel_kind for net (DPAS_NETMODEL_DEFAULT: empirical
-                                 where the file measured the size, piecewise outside) */
+    int net_kind;             /* dpas_netmodel_kind for net (DPAS_NETMODEL_DEFAULT: the measured
+                                 curve at a measured scale, the nccl model elsewhere) */
 } dpas_cost_opts;
 
 /* One rule under one schedule. Byte counts are for `steps` steps; a value that does not apply
@@ -41,7 +41,9 @@ typedef struct dpas_cost_row {
     double time_flat_s, time_hierarchical_s, compute_s; /* NAN when not known */
     const char *time_model; /* with a network model: which answered the flat time (static) */
     int time_extrapolated;  /* ... and it extrapolated beyond the measured sizes */
-    int time_rescaled;      /* ... and rescaled to dp_degree from the measured rank count */
+    int time_rescaled;      /* ... and transferred to a scale no curve measured */
+    int time_basis;         /* ... on what evidence (dpas_time_basis; NONE from the links) */
+    double time_band_lo_s, time_band_hi_s; /* ... and where it can be (NaN when unknown) */
 } dpas_cost_row;
 
 #define DPAS_COST_MAX_NOTES 5

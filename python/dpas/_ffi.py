@@ -134,7 +134,8 @@ class CostRow(ctypes.Structure):
                 ("bytes_per_worker", Bytes), ("bytes_received", Bytes), ("scalar_bytes", Bytes),
                 ("ratio_to_allreduce", c_double), ("time_flat_s", c_double),
                 ("time_hierarchical_s", c_double), ("compute_s", c_double),
-                ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int)]
+                ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int),
+                ("time_basis", c_int), ("time_band_lo_s", c_double), ("time_band_hi_s", c_double)]
 
 
 COST_MAX_NOTES = 5  # DPAS_COST_MAX_NOTES

@@ -53,9 +53,10 @@ static const char *help =
     "allgather\n"
     "  --intra-calibration FILE  the same for the links inside a host (all ranks on one host),\n"
     "                        needed when ranks share hosts (the hierarchical model)\n"
-    "  --network-model M     default (the measured curve inside its sizes, piecewise outside),\n"
-    "                        alpha_beta, piecewise or empirical, as `dpas cost`; where ranks "
-    "share\n"
+    "  --network-model M     default (the measured curve at its own scale, the nccl model\n"
+    "                        elsewhere), nccl, empirical, piecewise or alpha_beta, as `dpas "
+    "cost`;\n"
+    "                        where ranks share\n"
     "                        hosts the hierarchical model is alpha-beta only\n"
     "  --sweep MIN..MAX      instead of a schedule: time all_reduce and all_gather over sizes\n"
     "                        MIN, 2 MIN, ... <= MAX bytes (K, M, G: 2^10, 2^20, 2^30) and print\n"
@@ -191,7 +192,6 @@ static const char *const w_grad[] = {"fp32", "bf16", NULL};
 static const char *const w_attack[] = {"signflip", "scaled", "alie", NULL};
 static const char *const w_yesno[] = {"no", "yes", NULL};
 static const char *const w_format[] = {"text", "json", "csv", NULL};
-static const char *const w_model[] = {"default", "alpha_beta", "piecewise", "empirical", NULL};
 static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "sharded_distance",
                                       NULL};
 static const dpas_schedule_id sched_ids[] = {DPAS_SCHED_ALLREDUCE, DPAS_SCHED_ALLGATHER,
@@ -255,8 +255,10 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
         break;
     case 'L': o->calibration = arg; break;
     case 'I': o->intra_calibration = arg; break;
-    default:
-        rc = parse_word("--network-model", arg, w_model, &k);
+    default: /* the library's names of its network models */
+        rc = dpas_netmodel_kind_parse(arg, &k, &e)
+                 ? (measure_say("--network-model: %s", e.message), 1)
+                 : 0;
         o->network_model = k;
         break;
     }

@@ -82,7 +82,9 @@ static dpas_scenario scenario_of(const opts *o, const layout *L, int g)
 /* Flat: the library's schedule time over the file's curves, under the chosen model. */
 static int flat_time(const opts *o, const layout *L, const dpas_netmodel *m, prediction *p)
 {
-    dpas_scenario sc = scenario_of(o, L, 1);
+    /* the ranks as they are laid out (hosts x ranks per host): the scale the calibration's
+     * curves are matched against; one rank per host when hosts hold different numbers */
+    dpas_scenario sc = scenario_of(o, L, L->per_host > 0 ? L->per_host : 1);
     dpas_links links = {.inter_bandwidth = p->inter.beta, .inter_latency = p->inter.alpha};
     dpas_net_step step;
     dpas_error e;

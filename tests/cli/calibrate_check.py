@@ -24,7 +24,7 @@ def main():
             p = subprocess.run([dpas, "calibrate", path, "-o", "json"], capture_output=True, text=True)
             assert p.returncode == 0, (p.stdout, p.stderr)
             fits = json.loads(p.stdout)["fits"]
-            assert [f["model"] for f in fits] == ["alpha_beta", "piecewise", "empirical"], fits
+            assert [f["model"] for f in fits] == ["alpha_beta", "piecewise", "empirical", "nccl"], fits
             for fit in fits[:2]:
                 assert fit["collective"] == coll and fit["ranks"] == n, fit
                 for got, want, what in ((fit["alpha_s"], alpha, "alpha"),

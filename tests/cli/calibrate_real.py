@@ -1,5 +1,7 @@
 """dpas calibrate on the seven real nccl-tests logs of tests/data/nccl-real, as they are: each is
-read (collective and rank count as read by hand from the logs and their README), the JSON has
+read (collective and rank count as read by hand from the logs and their README), or refused with
+a one-line message naming the option that reads it (07: its columns fit all_gather and alltoall
+alike), and then read with that option; the JSON has
 the issue's schema and is valid (no NaN or Infinity: null where undefined), --predict gives every
 model's time, -v names the first skipped line, --plot writes an SVG with each model, and the
 single-size log says why it cannot be fitted while reporting what it can.
@@ -12,7 +14,8 @@ import sys
 import tempfile
 
 # file, collective, ranks, peak busbw (GB/s, the largest out-of-place busbw printed), sizes,
-# first line that is not nccl-tests output (each file's own "# source:" line)
+# and the options the file needs: 07 has no name and no data check (#wrong N/A), so its columns
+# fit all_gather and alltoall alike and it needs --collective
 LOGS = [
     ("01_ztan_h100_16ranks_all_reduce.txt", "all_reduce", 16, 338.82, 31),
     ("02_oci_a100_16ranks_all_reduce_kubectl.txt", "all_reduce", 16, 237.94, 31),
@@ -20,7 +23,8 @@ LOGS = [
     ("04_aws_p5_2nodes_all_reduce_srun_label.txt", "all_reduce", 16, 487.09, 32),
     ("05_aws_batch_p5_all_reduce_mpi_tag_output.txt", "all_reduce", 8, 483.05, 32),
     ("06_gb10_2ranks_all_gather_one_size.txt", "all_gather", 2, 22.94, 1),
-    ("07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather", 16, 188.54, 11),
+    ("07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather", 16, 188.54, 11,
+     ("--collective", "all_gather")),
 ]
 FIT_KEYS = {"collective", "ranks", "model", "alpha_s", "beta_bytes_per_s", "max_rel_residual"}
 REGIME_KEYS = {"from_bytes", "to_bytes", "alpha_s", "beta_bytes_per_s"}
@@ -35,17 +39,26 @@ def run(dpas, *args):
     return subprocess.run([dpas, "calibrate", *args], capture_output=True, text=True)
 
 
-def check_log(dpas, data, name, coll, ranks, peak, sizes):
+def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
     path = os.path.join(data, name)
-    p = run(dpas, path, "-o", "json", "--predict", "64KiB,16MiB,1GiB")
+    if given:
+        # as it is: refused, the one-line message naming the fix
+        r = run(dpas, path)
+        assert r.returncode == 1 and r.stdout == "", r
+        assert r.stderr.count("\n") == 1 and f"give {' '.join(given)}" in r.stderr, r.stderr
+        path = [path, *given]
+    else:
+        path = [path]
+    p = run(dpas, *path, "-o", "json", "--predict", "64KiB,16MiB,1GiB")
     assert p.returncode == 0, (name, p.stdout, p.stderr)
     assert p.stderr == "", (name, p.stderr)  # in JSON mode the notes are in the payload
     j = json.loads(p.stdout, parse_constant=no_constants)
-    assert list(j)[:2] == ["fits", "predictions"], list(j)
+    assert list(j) == ["files", "tests", "fits", "nccl_models", "predictions", "notes",
+                       "warnings"], list(j)
     (test,) = j["tests"]
     assert (test["collective"], test["ranks"], test["sizes"]) == (coll, ranks, sizes), test
     assert abs(test["peak_busbw_bytes_per_s"] - peak * 1e9) < 1, test
-    assert [f["model"] for f in j["fits"]] == ["alpha_beta", "piecewise", "empirical"], j["fits"]
+    assert [f["model"] for f in j["fits"]] == ["alpha_beta", "piecewise", "empirical", "nccl"], j["fits"]
     for f in j["fits"]:
         assert FIT_KEYS <= set(f), (name, f.keys())
         assert (f["collective"], f["ranks"]) == (coll, ranks), f
@@ -62,6 +75,7 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes):
             assert f["alpha_s"] is None and f["beta_bytes_per_s"] is None, f
             assert "1 distinct size (17179869184 B); a fit needs at least 2" in f["error"], f
         assert all(q[k] is None for q in j["predictions"] for k in PREDICTION_KEYS - {"collective", "bytes"})
+        assert j["nccl_models"][0]["defined"] is False, j["nccl_models"]
         assert any("a fit needs at least 2" in w for w in j["warnings"]), j["warnings"]
     else:
         for f in j["fits"][:2]:
@@ -69,20 +83,23 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes):
         for q in j["predictions"]:
             if q["bytes"] >= test["min_bytes"]:
                 assert q["empirical_s"] > 0 and q["piecewise_s"] > 0 and q["alpha_beta_s"] > 0, q
+            # every answer says its basis, and its band holds it
+            assert q["basis"] in ("measured", "interpolated", "extrapolated_size"), q
+            assert q["band_s"][0] <= q["time_s"] <= q["band_s"][1], q
     # text: the payload on stdout, a note on stderr when the collective or ranks were inferred
-    t = run(dpas, path)
+    t = run(dpas, *path)
     assert t.returncode == 0 and t.stdout.startswith("file "), t
     assert f"{coll} on {ranks} ranks" in t.stdout, t.stdout
     if test["collective_from"] == "busbw_algbw" or test["ranks_from"] == "busbw_algbw":
         assert "note: " in t.stderr and "from busbw/algbw" in t.stderr, t.stderr
     # -v names the first foreign line, whole
-    v = run(dpas, path, "-v", "-o", "csv")
+    v = run(dpas, *path, "-v", "-o", "csv")
     assert v.returncode == 0, v
     assert "lines skipped (not nccl-tests output); the first, line 1: \"# source: https://github.com/" in v.stderr, v.stderr
-    first = open(path, encoding="utf-8").readline().rstrip("\n")
+    first = open(path[0], encoding="utf-8").readline().rstrip("\n")
     assert first.replace("\\", "\\\\").replace('"', '\\"') in v.stderr, (first, v.stderr)
-    assert v.stdout.startswith("collective,ranks,model,regime,from_bytes,to_bytes,alpha_s,"), v.stdout
-    m = run(dpas, path, "-o", "markdown")
+    assert v.stdout.startswith("collective,ranks,ranks_per_node,model,regime,from_bytes,to_bytes,alpha_s,"), v.stdout
+    m = run(dpas, *path, "-o", "markdown")
     assert m.returncode == 0 and "| model |" in m.stdout, m.stdout
 
 
@@ -93,7 +110,7 @@ def check_plot(dpas, data):
         assert p.returncode == 0, p
         svg = open(out, encoding="utf-8").read()
         assert svg.startswith("<?xml") or svg.startswith("<svg"), svg[:80]
-        for name in ("measured", "alpha-beta", "piecewise", "empirical"):
+        for name in ("measured", "alpha-beta", "piecewise", "empirical", "nccl"):
             assert f">{name}<" in svg, name
         # the same input gives the same bytes
         out2 = os.path.join(d, "q.svg")
@@ -106,17 +123,28 @@ def check_selection(dpas, data):
     with tempfile.TemporaryDirectory() as d:
         both = os.path.join(d, "both.txt")
         with open(both, "w", encoding="utf-8") as f:
-            for name in (LOGS[0][0], LOGS[6][0]):
+            for name in (LOGS[0][0], LOGS[5][0]):
                 f.write(open(os.path.join(data, name), encoding="utf-8").read())
         p = run(dpas, both, "-o", "json")
         assert p.returncode == 0, p
         j = json.loads(p.stdout, parse_constant=no_constants)
-        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_reduce", 16), ("all_gather", 16)]
-        assert len(j["fits"]) == 6
+        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_reduce", 16), ("all_gather", 2)]
+        assert len(j["fits"]) == 8
+        p = run(dpas, both, "-o", "json", "--collective", "all_gather")
+        j = json.loads(p.stdout)
+        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 2)], j["tests"]
+        assert j["files"][0]["unselected_tests"] == 1
+        # with 07 (no name, no data check): --collective all_gather reads it, the all_reduce
+        # table is left out; without it the file is refused
+        with open(both, "w", encoding="utf-8") as f:
+            for name in (LOGS[0][0], LOGS[6][0]):
+                f.write(open(os.path.join(data, name), encoding="utf-8").read())
         p = run(dpas, both, "-o", "json", "--collective", "all_gather")
         j = json.loads(p.stdout)
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 16)], j["tests"]
-        assert j["unselected_tests"] == 1
+        assert j["files"][0]["unselected_tests"] == 1
+        p = run(dpas, both)
+        assert p.returncode == 1 and "fit all_gather or alltoall" in p.stderr, p
 
 
 def main():

@@ -117,6 +117,25 @@ def calibrate_example(j, code):
     assert abs(fit["beta_bytes_per_s"] - 25e9) <= 0.01 * 25e9, fit
 
 
+def calibrate_predict(j, code):
+    """16 MiB and 1 GiB were measured (the file's own times); 4 GiB is beyond its sizes: the nccl
+    model through the 1 GiB measurement, which on data that lie on one line continues it:
+    2(n-1) alpha + 2(n-1)/n size / beta = 7e-5 + 1.75 x 4294967296 / 25e9 = 0.30073769... s"""
+    assert code == 0
+    p = {r["bytes"]: r for r in j["predictions"]}
+    assert (p[16777216]["basis"], p[1073741824]["basis"]) == ("measured", "measured"), p
+    assert close(p[16777216]["time_s"], 1244.41e-6, 1e-12), p[16777216]  # the file's line
+    assert close(p[1073741824]["time_s"], 75231.93e-6, 1e-12), p[1073741824]
+    big = p[4294967296]
+    assert big["basis"] == "extrapolated_size" and big["model"] == "nccl", big
+    want = 7e-5 + 1.75 * 4294967296 / 25e9
+    assert close(big["time_s"], want, 0.01), big
+    assert big["band_s"][0] <= want <= big["band_s"][1], big
+    # the alpha_beta and piecewise lines recover the generator's line (one regime)
+    for k in ("alpha_beta_s", "piecewise_s"):
+        assert close(big[k], want, 1e-3), (k, big)
+
+
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "nccl")
 # A calibration file with both collectives: the two synthetic 8-rank logs one after the other.
 BOTH = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"dpas-json-cases-{os.getpid()}.txt")
@@ -168,6 +187,9 @@ CASES = {
     "calibrate_example": (["calibrate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                                      "examples", "nccl", "all_reduce_perf_8ranks_synthetic.txt"),
                            "-o", "json"], calibrate_example),
+    "calibrate_predict": (["calibrate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                     "examples", "nccl", "all_reduce_perf_8ranks_synthetic.txt"),
+                           "--predict", "16MiB,1GiB,4GiB", "-o", "json"], calibrate_predict),
 }
 
 

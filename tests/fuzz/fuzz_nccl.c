@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             PROPERTY(next == cv->n, "regimes cover %zu of %zu sizes", next, cv->n);
         }
         dpas_net_time t;
-        if (dpas_curve_time(cv, DPAS_NETMODEL_DEFAULT, (double)cv->bytes[0], 0, &t, &e) == 0)
+        if (dpas_curve_time(m, cv, DPAS_NETMODEL_DEFAULT, (double)cv->bytes[0], 0, &t, &e) == 0)
             PROPERTY(isfinite(t.seconds) && t.seconds >= 0, "time %g", t.seconds);
     }
     uint64_t sizes[3] = {1, 16u << 20, (uint64_t)1 << 40};

@@ -34,16 +34,18 @@ static dpas_error read_error(const char *text, const char *coll, int64_t ranks)
     return e;
 }
 
-static dpas_netmodel *load(const char *name)
+static dpas_netmodel *load_as(const char *name, const char *coll)
 {
     char path[512];
     snprintf(path, sizeof path, "%s%s", REAL, name);
     dpas_netmodel *m = NULL;
     dpas_error e = {0};
-    if (dpas_netmodel_load(path, NULL, 0, &m, &e))
+    if (dpas_netmodel_load(path, coll, 0, &m, &e))
         fail_msg("%s: %s", name, e.message);
     return m;
 }
+
+static dpas_netmodel *load(const char *name) { return load_as(name, NULL); }
 
 static void assert_near(double got, double want, double rel)
 {
@@ -63,29 +65,32 @@ typedef struct real_log {
     double peak_busbw_gbs; /* the largest out-of-place busbw column value */
     size_t foreign;        /* lines that are not nccl-tests output */
     size_t prefixed;       /* nccl-tests lines with a launcher prefix */
+    const char *given;     /* --collective, when the file cannot tell */
 } real_log;
 
 /* By hand from the files (and their README): 01 has Rank lines but no "Collective test
  * starting" line; 02 adds kubectl's "Defaulted container" and two ssh warnings; 03 and 04 are
  * srun --label output without Rank lines (busbw/algbw 78.33/41.78 = 1.8748 and 487.09/259.78 =
  * 1.8750 give 2/(2 - 1.875) = 16); 05 is mpirun --tag-output (483.05/276.03 = 1.7500: 8 ranks);
- * 06 is nccl-tests 2.18 with one size; 07 has no '#' (188.54/201.11 = 0.93750 = 15/16 for
- * all_gather's (n-1)/n: 16). Every file starts with a "# source:" line, not nccl-tests'. */
+ * 06 is nccl-tests 2.18 with one size; 07 has no '#' and no name, and ran without the data
+ * check (#wrong N/A): its columns fit all_gather and alltoall alike, so it needs --collective
+ * all_gather (188.54/201.11 = 0.93750 = 15/16 for all_gather's (n-1)/n: 16). Every file starts
+ * with a "# source:" line, not nccl-tests'. */
 static const real_log logs[] = {
     {"01_ztan_h100_16ranks_all_reduce.txt", DPAS_COLL_ALL_REDUCE, 16, DPAS_NCCL_BUS_RATIO,
-     DPAS_NCCL_RANK_LINES, 31, 8, 8589934592ull, 338.82, 1, 0},
+     DPAS_NCCL_RANK_LINES, 31, 8, 8589934592ull, 338.82, 1, 0, NULL},
     {"02_oci_a100_16ranks_all_reduce_kubectl.txt", DPAS_COLL_ALL_REDUCE, 16, DPAS_NCCL_BUS_RATIO,
-     DPAS_NCCL_RANK_LINES, 31, 8, 8589934592ull, 237.94, 4, 0},
+     DPAS_NCCL_RANK_LINES, 31, 8, 8589934592ull, 237.94, 4, 0, NULL},
     {"03_aws_p4de_2nodes_all_reduce_srun_label.txt", DPAS_COLL_ALL_REDUCE, 16,
-     DPAS_NCCL_BUS_RATIO, DPAS_NCCL_BUS_RATIO, 29, 8, 2147483648ull, 78.33, 1, 31},
+     DPAS_NCCL_BUS_RATIO, DPAS_NCCL_BUS_RATIO, 29, 8, 2147483648ull, 78.33, 1, 31, NULL},
     {"04_aws_p5_2nodes_all_reduce_srun_label.txt", DPAS_COLL_ALL_REDUCE, 16, DPAS_NCCL_BUS_RATIO,
-     DPAS_NCCL_BUS_RATIO, 32, 8, 17179869184ull, 487.09, 1, 34},
+     DPAS_NCCL_BUS_RATIO, 32, 8, 17179869184ull, 487.09, 1, 34, NULL},
     {"05_aws_batch_p5_all_reduce_mpi_tag_output.txt", DPAS_COLL_ALL_REDUCE, 8,
-     DPAS_NCCL_BUS_RATIO, DPAS_NCCL_BUS_RATIO, 32, 8, 17179869184ull, 483.05, 1, 37},
+     DPAS_NCCL_BUS_RATIO, DPAS_NCCL_BUS_RATIO, 32, 8, 17179869184ull, 483.05, 1, 37, NULL},
     {"06_gb10_2ranks_all_gather_one_size.txt", DPAS_COLL_ALL_GATHER, 2, DPAS_NCCL_TEST_NAME,
-     DPAS_NCCL_RANK_LINES, 1, 17179869184ull, 17179869184ull, 22.94, 1, 0},
-    {"07_dstack_a3mega_2nodes_all_gather_no_hash.txt", DPAS_COLL_ALL_GATHER, 16,
-     DPAS_NCCL_BUS_RATIO, DPAS_NCCL_BUS_RATIO, 11, 8388608, 8589934592ull, 188.54, 3, 0},
+     DPAS_NCCL_RANK_LINES, 1, 17179869184ull, 17179869184ull, 22.94, 1, 0, NULL},
+    {"07_dstack_a3mega_2nodes_all_gather_no_hash.txt", DPAS_COLL_ALL_GATHER, 16, DPAS_NCCL_GIVEN,
+     DPAS_NCCL_BUS_RATIO, 11, 8388608, 8589934592ull, 188.54, 3, 0, "all_gather"},
 };
 #define NLOGS (sizeof logs / sizeof logs[0])
 
@@ -94,8 +99,8 @@ static void test_real_logs_read(void **state)
     (void)state;
     for (size_t i = 0; i < NLOGS; i++) {
         const real_log *L = &logs[i];
-        dpas_netmodel *m = load(L->file);
-        if (m->ncurves != 1 || m->log->ntests != 1)
+        dpas_netmodel *m = load_as(L->file, L->given);
+        if (m->ncurves != 1 || m->logs[0]->ntests != 1)
             fail_msg("%s: %zu tests", L->file, m->ncurves);
         const dpas_curve *cv = &m->curves[0];
         const dpas_nccl_test *t = cv->test;
@@ -108,13 +113,22 @@ static void test_real_logs_read(void **state)
         assert_int_equal(cv->bytes[0], L->min_bytes);
         assert_int_equal(cv->bytes[cv->n - 1], L->max_bytes);
         assert_near(cv->peak_busbw, L->peak_busbw_gbs * 1e9, 1e-12);
-        assert_int_equal(m->log->foreign_lines, L->foreign);
-        assert_int_equal(m->log->first_foreign_line, 1);
-        assert_true(!strncmp(m->log->first_foreign, "# source: https://github.com/", 29));
-        assert_int_equal(m->log->prefixed_lines, L->prefixed);
+        assert_int_equal(m->logs[0]->foreign_lines, L->foreign);
+        assert_int_equal(m->logs[0]->first_foreign_line, 1);
+        assert_true(!strncmp(m->logs[0]->first_foreign, "# source: https://github.com/", 29));
+        assert_int_equal(m->logs[0]->prefixed_lines, L->prefixed);
         assert_int_equal(t->warnings, 0);
         dpas_netmodel_free(m);
     }
+    /* 07 as it is: refused, the message naming the fix */
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    assert_int_equal(dpas_netmodel_load(REAL "07_dstack_a3mega_2nodes_all_gather_no_hash.txt",
+                                        NULL, 0, &m, &e),
+                     DPAS_EINVAL);
+    assert_msg_contains(e, "fit all_gather or alltoall");
+    assert_msg_contains(e, "#wrong N/A (the data check was off)");
+    assert_msg_contains(e, "give --collective all_gather");
 }
 
 /* Individual values, read by hand: 01 line 25 is 8 B in 135.8 us, line 55 8 GiB in 47535 us;
@@ -136,10 +150,10 @@ static void test_real_log_values(void **state)
     dpas_netmodel_free(m);
 
     m = load("05_aws_batch_p5_all_reduce_mpi_tag_output.txt");
-    assert_int_equal(m->log->prefix, DPAS_NCCL_PREFIX_MPIRUN);
+    assert_int_equal(m->logs[0]->prefix, DPAS_NCCL_PREFIX_MPIRUN);
     dpas_netmodel_free(m);
     m = load("03_aws_p4de_2nodes_all_reduce_srun_label.txt");
-    assert_int_equal(m->log->prefix, DPAS_NCCL_PREFIX_SRUN);
+    assert_int_equal(m->logs[0]->prefix, DPAS_NCCL_PREFIX_SRUN);
     dpas_netmodel_free(m);
 
     m = load("06_gb10_2ranks_all_gather_one_size.txt");
@@ -157,7 +171,7 @@ static void test_real_large_beta(void **state)
         const real_log *L = &logs[i];
         if (L->max_bytes < (1ull << 30) || L->sizes < 2) /* a sweep that reaches 1 GiB */
             continue;
-        dpas_netmodel *m = load(L->file);
+        dpas_netmodel *m = load_as(L->file, L->given);
         const dpas_curve *cv = &m->curves[0];
         const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
         const dpas_fit *ab = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
@@ -200,7 +214,7 @@ static void test_real_leave_out(void **state)
         const real_log *L = &logs[i];
         if (L->sizes < 4)
             continue;
-        dpas_netmodel *m = load(L->file);
+        dpas_netmodel *m = load_as(L->file, L->given);
         const dpas_curve *cv = &m->curves[0];
         uint64_t keep_b[64], out_b[64];
         double keep_t[64], out_t[64];
@@ -289,21 +303,26 @@ static void test_alpha_beta_exact(void **state)
     assert_int_equal(cv->fits[DPAS_NETMODEL_PIECEWISE - 1].nregimes, 1);
     /* the empirical model's leave-one-out is exact inside (the line through two neighbours) */
     assert_true(cv->fits[DPAS_NETMODEL_EMPIRICAL - 1].max_rel_residual < 1e-9);
-    /* 1 MiB on 16 ranks: 30 x 5e-6 + 1.875 x 1048576 / 25e9 = 1.5e-4 + 7.86432e-5 s */
+    /* 1 MiB on 16 ranks with the ring's steps and factor (the alpha_beta and piecewise lines'
+     * transfer): 30 x 5e-6 + 1.875 x 1048576 / 25e9 = 1.5e-4 + 7.86432e-5 s */
     dpas_net_time r;
-    for (int k = 0; k <= 3; k++) {
+    for (int k = DPAS_NETMODEL_ALPHA_BETA; k <= DPAS_NETMODEL_PIECEWISE; k++) {
         assert_int_equal(dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, k, 1048576, 16, &r, &e), 0);
         assert_near(r.seconds, 2.286432e-4, 1e-9);
         assert_true(r.rescaled);
+        assert_int_equal(r.basis, DPAS_BASIS_TRANSFERRED);
         assert_false(r.extrapolated);
     }
-    /* 64 GiB on 8 ranks: outside; default answers with piecewise:
-     * 7e-5 + 1.75 x 68719476736 / 25e9 = 4.81043337152 s */
+    /* 64 GiB on 8 ranks: outside the sizes; the default answers with the nccl model through the
+     * largest measured size. The points lie on one line, so the model's shape continues it:
+     * 7e-5 + 1.75 x 68719476736 / 25e9 = 4.81043337152 s, within 1% */
     assert_int_equal(dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, DPAS_NETMODEL_DEFAULT,
                                         68719476736.0, 0, &r, &e), 0);
-    assert_int_equal(r.kind, DPAS_NETMODEL_PIECEWISE);
+    assert_int_equal(r.kind, DPAS_NETMODEL_NCCL);
+    assert_int_equal(r.basis, DPAS_BASIS_EXTRAPOLATED_SIZE);
     assert_true(r.extrapolated);
-    assert_near(r.seconds, 4.81043337152, 1e-9);
+    assert_near(r.seconds, 4.81043337152, 1e-2);
+    assert_true(r.band_lo < r.seconds && r.seconds < r.band_hi);
     assert_int_equal(dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, DPAS_NETMODEL_EMPIRICAL,
                                         68719476736.0, 0, &r, &e), 0);
     assert_near(r.seconds, 4.81043337152, 1e-9);
@@ -442,11 +461,14 @@ static void test_crlf_no_hash(void **state)
         "    16777216        262144     float    none      -1    204.6   82.01   76.89    N/A    "
         "203.8   82.30   77.16    N/A\r\n"
         "Out of bounds values : 0 OK\r\n";
-    dpas_nccl_log *g = read_text(text, NULL, 0);
+    /* 76.89/82.01 < 1 and redop none: all_gather or alltoall, #wrong N/A cannot tell */
+    dpas_error e = read_error(text, NULL, 0);
+    assert_msg_contains(e, "fit all_gather or alltoall");
+    dpas_nccl_log *g = read_text(text, "all_gather", 0);
     assert_int_equal(g->ntests, 1);
     const dpas_nccl_test *t = &g->tests[0];
-    assert_int_equal(t->collective, DPAS_COLL_ALL_GATHER); /* 76.89/82.01 < 1, redop none */
-    assert_int_equal(t->ranks, 16);                        /* 1/(1 - 0.9376) */
+    assert_int_equal(t->collective, DPAS_COLL_ALL_GATHER);
+    assert_int_equal(t->ranks, 16); /* 1/(1 - 0.9376) */
     assert_int_equal(t->points[1].line, 5);
     assert_near(t->points[1].seconds, 204.6e-6, 1e-12);
     assert_int_equal(t->wrong_rows, 0);
@@ -476,7 +498,8 @@ static void test_error_positions(void **state)
                            "puts the time in column 6");
     e = read_error(HDR "    99999999999999999999        262144     float     sum      -1    1.0\n",
                    NULL, 0);
-    assert_msg_contains(e, "size must be a whole number of bytes from 1 to 2^63 - 1");
+    assert_msg_contains(e, "t.txt:2:5: size must be a whole number of bytes, got "
+                           "\"99999999999999999999\"");
     /* a time in ms read as us would make algbw 1000 times off */
     e = read_error(HDR "     1048576        262144     float     sum      -1    0.1000   10.49   "
                        "15.73      0\n", NULL, 0);
@@ -600,9 +623,10 @@ static void test_old_and_new_layouts(void **state)
     assert_true(t->warnings & DPAS_NCCL_WARN_WRONG);
     dpas_nccl_log_free(g);
 
-    /* a test dpas does not model */
+    /* a test dpas does not model, alone in its file */
     e = read_error("# Collective test starting: alltoall_perf\n" HDR AG1, NULL, 0);
-    assert_msg_contains(e, "the test \"alltoall_perf\" is not a collective dpas models");
+    assert_msg_contains(e, "t.txt: no table dpas can read: the test \"alltoall_perf\" (line 2) "
+                           "is not a collective dpas models; calibrate from an all_reduce");
 }
 
 /* The CSV layout, and a launcher prefix with a comma that does not make a line CSV. */
@@ -709,9 +733,12 @@ static void test_json_valid(void **state)
     assert_true(json_is_null(json_object_get(fit, "alpha_s"))); /* one size */
     json_t *pr = json_array_get(json_object_get(root, "predictions"), 0);
     assert_true(json_is_null(json_object_get(pr, "alpha_beta_s")));
+    assert_true(json_is_null(json_object_get(pr, "nccl_s"))); /* one size: undefined */
     assert_near(json_real_value(json_object_get(pr, "empirical_s")), 100e-6, 1e-9);
-    assert_true(json_is_string(json_object_get(root, "file")));
-    assert_true(json_is_string(json_object_get(root, "first_foreign")));
+    assert_string_equal(json_string_value(json_object_get(pr, "basis")), "measured");
+    json_t *file = json_array_get(json_object_get(root, "files"), 0);
+    assert_true(json_is_string(json_object_get(file, "file")));
+    assert_true(json_is_string(json_object_get(file, "first_foreign")));
     json_decref(root);
     dpas_free(js);
     for (int f = 0; f < 4; f++)

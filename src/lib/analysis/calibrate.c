@@ -10,7 +10,7 @@
  *               measurement continued with the outermost regime's slope.
  * With the ring model of the collective (dpas_collective_ring), a = steps x alpha and
  * c = factor / beta, so beta is a bus bandwidth, comparable with nccl-tests' busbw. */
-#include "../internal.h"
+#include "ncclmodel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -70,7 +70,7 @@ static double fit_line(const sums *s, double *a, double *c)
 
 typedef struct pt {
     uint64_t bytes;
-    double seconds;
+    double seconds, inplace;
 } pt;
 
 static int cmp_pt(const void *a, const void *b)
@@ -287,6 +287,25 @@ static double empirical_at(const dpas_curve *cv, const size_t *idx, size_t m, do
     return t;
 }
 
+double dpas__curve_empirical(const dpas_curve *cv, double x)
+{
+    if (!cv->n || x < (double)cv->bytes[0] || x > (double)cv->bytes[cv->n - 1])
+        return NAN;
+    size_t lo = 0, hi = cv->n - 1; /* the last size <= x */
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if ((double)cv->bytes[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    double xa = (double)cv->bytes[lo], ta = cv->seconds[lo];
+    if (x == xa || lo == cv->n - 1)
+        return ta;
+    double xb = (double)cv->bytes[lo + 1], tb = cv->seconds[lo + 1];
+    return ta + (tb - ta) * ((x - xa) / (xb - xa));
+}
+
 static int fit_empirical(dpas_curve *cv, double steps, double factor)
 {
     dpas_fit *f = &cv->fits[DPAS_NETMODEL_EMPIRICAL - 1];
@@ -317,20 +336,21 @@ static int fit_empirical(dpas_curve *cv, double steps, double factor)
 
 static void curve_release(dpas_curve *cv)
 {
-    free(cv->bytes), free(cv->seconds);
+    free(cv->bytes), free(cv->seconds), free(cv->seconds_inplace);
     for (int k = 0; k < DPAS_NETMODEL_KINDS; k++) {
         free(cv->fits[k].regimes), free(cv->fits[k].predicted), free(cv->fits[k].rel_residual);
     }
     memset(cv, 0, sizeof *cv);
 }
 
-/* Sort, merge repeated sizes (geometric mean of their times), fit the three models. */
-static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, size_t n,
-                       const char *where, dpas_error *err)
+/* Sort, merge repeated sizes (geometric mean of their times, and of their in-place times), fit
+ * the per-curve models (the nccl model comes later, over every curve of the collective). */
+static int build_curve(dpas_curve *cv, int coll, int64_t ranks, int64_t per_node, const pt *in,
+                       size_t n, const char *where, dpas_error *err)
 {
     memset(cv, 0, sizeof *cv);
-    cv->collective = coll, cv->ranks = ranks;
-    cv->peak_busbw = NAN;
+    cv->collective = coll, cv->ranks = ranks, cv->per_node = per_node;
+    cv->peak_busbw = cv->end_elasticity = cv->extrapolation_per_octave = NAN;
     pt *p = malloc((n ? n : 1) * sizeof *p);
     if (!p)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
@@ -338,11 +358,15 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, si
     qsort(p, n, sizeof *p, cmp_pt);
     size_t m = 0;
     for (size_t i = 0; i < n;) {
-        size_t j = i;
-        double logsum = 0;
-        for (; j < n && p[j].bytes == p[i].bytes; j++)
+        size_t j = i, nin = 0;
+        double logsum = 0, insum = 0;
+        for (; j < n && p[j].bytes == p[i].bytes; j++) {
             logsum += log(p[j].seconds);
+            if (p[j].inplace > 0)
+                insum += log(p[j].inplace), nin++;
+        }
         p[m].bytes = p[i].bytes;
+        p[m].inplace = nin ? exp(insum / (double)nin) : NAN;
         p[m++].seconds = exp(logsum / (double)(j - i));
         i = j;
     }
@@ -356,7 +380,8 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, si
     cv->n = m;
     cv->bytes = malloc(m * sizeof *cv->bytes);
     cv->seconds = malloc(m * sizeof *cv->seconds);
-    bool ok = cv->bytes && cv->seconds;
+    cv->seconds_inplace = malloc(m * sizeof *cv->seconds_inplace);
+    bool ok = cv->bytes && cv->seconds && cv->seconds_inplace;
     for (int k = 0; k < DPAS_NETMODEL_KINDS && ok; k++) {
         cv->fits[k].kind = k + 1;
         cv->fits[k].predicted = malloc(m * sizeof(double));
@@ -371,8 +396,15 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, si
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     for (size_t i = 0; i < m; i++)
-        cv->bytes[i] = p[i].bytes, cv->seconds[i] = p[i].seconds;
+        cv->bytes[i] = p[i].bytes, cv->seconds[i] = p[i].seconds,
+        cv->seconds_inplace[i] = p[i].inplace;
     free(p);
+    if (m >= 2) {
+        double e = log(cv->seconds[m - 1] / cv->seconds[m - 2]) /
+                   log((double)cv->bytes[m - 1] / (double)cv->bytes[m - 2]);
+        cv->end_elasticity = e;
+        cv->bandwidth_reached = e >= 0.8;
+    }
     double steps, factor;
     dpas_collective_ring(coll, ranks, &steps, &factor, NULL);
     const char *cn = dpas_collective_name(coll);
@@ -403,6 +435,138 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, const pt *in, si
     return 0;
 }
 
+/* ---- per-curve answers for the queries (netquery.c) ---------------------------------------- */
+
+double dpas__curve_empirical_ext(const dpas_curve *cv, double x, int *extrapolated)
+{
+    double steps, factor;
+    dpas_collective_ring(cv->collective, cv->ranks, &steps, &factor, NULL);
+    size_t *idx = malloc((cv->n ? cv->n : 1) * sizeof *idx);
+    if (!idx)
+        return NAN;
+    for (size_t i = 0; i < cv->n; i++)
+        idx[i] = i;
+    double t = empirical_at(cv, idx, cv->n, x, steps, factor, extrapolated);
+    free(idx);
+    return t;
+}
+
+double dpas__curve_line(const dpas_curve *cv, int kind, double x, int64_t ranks)
+{
+    const dpas_fit *f = &cv->fits[kind - 1];
+    if (!f->defined || !f->nregimes)
+        return NAN;
+    double steps, factor;
+    dpas_collective_ring(cv->collective, ranks, &steps, &factor, NULL);
+    return line_at(regime_for(f, x), steps, factor, x);
+}
+
+/* ---- the nccl model over the curves of each collective -------------------------------------- */
+
+/* How far the default model errs beyond a curve's sizes: its two smallest and two largest sizes
+ * predicted from the curve without them (the model's shape times the departure at the new
+ * edge), |ln error| per octave, the worst of the four. */
+static void extrapolation_error(dpas_curve *cv, const dpas_scale_fit *sf)
+{
+    if (cv->n < 6 || !sf->defined)
+        return;
+    double worst = 0;
+    for (int side = 0; side < 2; side++)
+        for (size_t k = 1; k <= 2; k++) {
+            size_t i = side ? cv->n - k : k - 1, e = side ? cv->n - 3 : 2; /* the new edge */
+            double x = (double)cv->bytes[i], xe = (double)cv->bytes[e];
+            double mx = dpas__ncclm_time(&sf->p, cv->collective, x, (double)cv->ranks,
+                                         (double)cv->per_node);
+            double me = dpas__ncclm_time(&sf->p, cv->collective, xe, (double)cv->ranks,
+                                         (double)cv->per_node);
+            double t = mx * cv->seconds[e] / me;
+            double oct = fabs(log2(x / xe));
+            if (t > 0 && oct > 0)
+                worst = fmax(worst, fabs(log(t / cv->seconds[i])) / oct);
+        }
+    cv->extrapolation_per_octave = worst;
+}
+
+/* The nccl fit of one collective: its parameters, each curve's in-sample residuals, the
+ * leave-one-scale-out errors. */
+static int fit_collective(dpas_netmodel *m, int coll, dpas_scale_fit *sf)
+{
+    const dpas_curve **cvs = malloc(m->ncurves * sizeof *cvs);
+    if (!cvs)
+        return DPAS_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < m->ncurves; i++)
+        if (m->curves[i].collective == coll && m->curves[i].ranks >= 2)
+            cvs[n++] = &m->curves[i];
+    memset(sf, 0, sizeof *sf);
+    sf->collective = coll;
+    sf->ncurves = n;
+    for (size_t j = 0; j < n; j++) {
+        sf->npoints += cvs[j]->n;
+        bool seen = false;
+        for (size_t k = 0; k < j; k++)
+            seen |= cvs[k]->ranks == cvs[j]->ranks && cvs[k]->per_node == cvs[j]->per_node;
+        sf->nscales += !seen;
+    }
+    int rc = n ? dpas__ncclm_fit(cvs, n, coll, sf) : 0;
+    if (!n)
+        snprintf(sf->reason, sizeof sf->reason, "no curve of %s on 2 ranks or more",
+                 dpas_collective_name(coll));
+    if (!rc && sf->defined && sf->nscales >= 2)
+        rc = dpas__ncclm_loro(cvs, n, coll, sf);
+    sf->insample_median = sf->insample_max = NAN;
+    double *all = malloc((sf->npoints ? sf->npoints : 1) * sizeof *all);
+    size_t na = 0;
+    if (!all)
+        rc = DPAS_ENOMEM;
+    for (size_t j = 0; !rc && j < n; j++) {
+        dpas_curve *cv = (dpas_curve *)cvs[j];
+        dpas_fit *f = &cv->fits[DPAS_NETMODEL_NCCL - 1];
+        f->kind = DPAS_NETMODEL_NCCL;
+        f->alpha = f->beta = f->r2 = NAN;
+        if (!sf->defined) {
+            set_fail(f, "%s", sf->reason);
+            continue;
+        }
+        f->defined = 1;
+        for (size_t i = 0; i < cv->n; i++)
+            f->predicted[i] = dpas__ncclm_time(&sf->p, coll, (double)cv->bytes[i],
+                                               (double)cv->ranks, (double)cv->per_node);
+        rc = residuals(cv, f);
+        for (size_t i = 0; i < cv->n; i++)
+            if (isfinite(f->rel_residual[i]))
+                all[na++] = fabs(f->rel_residual[i]);
+        extrapolation_error(cv, sf);
+    }
+    if (!rc && na) {
+        qsort(all, na, sizeof *all, cmp_double);
+        sf->insample_max = all[na - 1];
+        sf->insample_median = na % 2 ? all[na / 2] : (all[na / 2 - 1] + all[na / 2]) / 2;
+    }
+    free(all);
+    free(cvs);
+    return rc;
+}
+
+static int fit_collectives(dpas_netmodel *m, dpas_error *err)
+{
+    int seen[DPAS_COLL_COUNT] = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < m->ncurves; i++)
+        k += !seen[m->curves[i].collective]++;
+    if (!(m->scalefits = calloc(k ? k : 1, sizeof *m->scalefits)))
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < m->ncurves; i++) {
+        int c = m->curves[i].collective;
+        if (seen[c]++)
+            continue;
+        if (fit_collective(m, c, &m->scalefits[m->nscalefits++]))
+            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    return 0;
+}
+
 /* ---- the model ------------------------------------------------------------------------------ */
 
 void dpas_netmodel_free(dpas_netmodel *m)
@@ -412,85 +576,239 @@ void dpas_netmodel_free(dpas_netmodel *m)
     for (size_t i = 0; i < m->ncurves; i++)
         curve_release(&m->curves[i]);
     free(m->curves);
-    dpas_nccl_log_free(m->log);
+    free(m->scalefits);
+    for (size_t i = 0; i < m->nlogs; i++)
+        dpas_nccl_log_free(m->logs[i]);
+    free(m->logs);
     free(m);
 }
 
-static int from_log(dpas_nccl_log *log, dpas_netmodel **out, dpas_error *err)
+/* A test's ranks per node: its Rank lines' hosts, else the caller's, else assumed. */
+static int64_t per_node_of(const dpas_nccl_test *t, int64_t given, int *from)
+{
+    if (t->nodes > 0 && t->ranks_per_node > 0 && t->nodes * t->ranks_per_node == t->ranks) {
+        *from = DPAS_TOPO_FROM_RANK_LINES;
+        return t->ranks_per_node;
+    }
+    if (given > 0) {
+        *from = DPAS_TOPO_FROM_GIVEN;
+        return given < t->ranks ? given : t->ranks;
+    }
+    *from = DPAS_TOPO_FROM_ASSUMED;
+    return t->ranks > 8 && t->ranks % 8 == 0 ? 8 : t->ranks;
+}
+
+static bool chosen(const dpas_calib_options *opt, size_t number)
+{
+    if (!opt || !opt->tests)
+        return true;
+    for (size_t i = 0; i < opt->ntests; i++)
+        if (opt->tests[i] == number)
+            return true;
+    return false;
+}
+
+/* Two curves of one collective at one scale: which answers for that scale? Refused, naming
+ * both and how to choose. */
+static int check_scales(const dpas_netmodel *m, const size_t *number, dpas_error *err)
+{
+    for (size_t i = 0; i < m->ncurves; i++)
+        for (size_t j = 0; j < i; j++) {
+            const dpas_curve *a = &m->curves[j], *b = &m->curves[i];
+            if (a->collective != b->collective || a->ranks != b->ranks ||
+                a->per_node != b->per_node)
+                continue;
+            const char *oa = a->test ? m->logs[a->log]->origin : "points";
+            const char *ob = b->test ? m->logs[b->log]->origin : "points";
+            return dpas__fail(err, DPAS_EINVAL, "tests",
+                              "%s:%d (test %zu) and %s:%d (test %zu) both measured %s on %lld "
+                              "ranks, %lld per node; either could answer for that scale and they "
+                              "may differ: keep one with --test %zu or --test %zu",
+                              oa, a->test ? a->test->header_line : 0, number[j], ob,
+                              b->test ? b->test->header_line : 0, number[i],
+                              dpas_collective_name(a->collective), (long long)a->ranks,
+                              (long long)a->per_node, number[j], number[i]);
+        }
+    return 0;
+}
+
+static void peak_of(dpas_curve *cv, const dpas_nccl_test *t)
+{
+    for (size_t j = 0; j < t->npoints; j++)
+        if (isfinite(t->points[j].busbw) &&
+            (!isfinite(cv->peak_busbw) || t->points[j].busbw > cv->peak_busbw)) {
+            cv->peak_busbw = t->points[j].busbw;
+            cv->peak_busbw_bytes = t->points[j].bytes;
+        }
+}
+
+/* Takes the logs (freed on failure too). */
+static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_options *opt,
+                     dpas_netmodel **out, dpas_error *err)
 {
     dpas_netmodel *m = calloc(1, sizeof *m);
-    if (!m || !(m->curves = calloc(log->ntests, sizeof *m->curves))) {
-        free(m);
-        dpas_nccl_log_free(log);
+    size_t total = 0;
+    for (size_t f = 0; f < nlogs; f++)
+        total += logs[f]->ntests;
+    size_t *number = malloc((total ? total : 1) * sizeof *number);
+    if (!m || !number || !(m->curves = calloc(total ? total : 1, sizeof *m->curves))) {
+        free(m), free(number);
+        for (size_t f = 0; f < nlogs; f++)
+            dpas_nccl_log_free(logs[f]);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
-    m->log = log;
-    for (size_t i = 0; i < log->ntests; i++) {
-        const dpas_nccl_test *t = &log->tests[i];
-        pt *p = malloc(t->npoints * sizeof *p);
-        if (!p) {
-            dpas_netmodel_free(m);
-            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        }
-        for (size_t j = 0; j < t->npoints; j++)
-            p[j] = (pt){t->points[j].bytes, t->points[j].seconds};
-        size_t wl = strlen(log->origin) + 24;
-        char *where = malloc(wl);
-        if (!where) {
-            free(p);
-            dpas_netmodel_free(m);
-            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        }
-        snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
-        int rc = build_curve(&m->curves[i], t->collective, t->ranks, p, t->npoints, where, err);
-        free(where);
-        free(p);
-        if (rc) {
-            dpas_netmodel_free(m);
-            return rc;
-        }
-        m->ncurves++;
-        dpas_curve *cv = &m->curves[i];
-        cv->test = t;
-        for (size_t j = 0; j < t->npoints; j++)
-            if (isfinite(t->points[j].busbw) &&
-                (!isfinite(cv->peak_busbw) || t->points[j].busbw > cv->peak_busbw)) {
-                cv->peak_busbw = t->points[j].busbw;
-                cv->peak_busbw_bytes = t->points[j].bytes;
+    m->logs = logs, m->nlogs = nlogs;
+    int rc = 0;
+    for (size_t i = 0; opt && opt->tests && i < opt->ntests && !rc; i++)
+        if (opt->tests[i] < 1 || opt->tests[i] > total)
+            rc = dpas__fail(err, DPAS_EINVAL, "tests",
+                            "test %zu: the file%s hold%s %zu test%s (numbered from 1)",
+                            opt->tests[i], nlogs == 1 ? "" : "s", nlogs == 1 ? "s" : "", total,
+                            total == 1 ? "" : "s");
+    if (!rc && total > DPAS_CALIBRATE_MAX_CURVES)
+        rc = dpas__fail(err, DPAS_ERANGE, "tests",
+                        "the files hold %zu tests; a calibration fits at most %d (choose with "
+                        "--test)",
+                        total, DPAS_CALIBRATE_MAX_CURVES);
+    size_t k = 0;
+    for (size_t f = 0; f < nlogs && !rc; f++) {
+        const dpas_nccl_log *log = logs[f];
+        for (size_t i = 0; i < log->ntests && !rc; i++) {
+            size_t num = ++k;
+            if (!chosen(opt, num))
+                continue;
+            const dpas_nccl_test *t = &log->tests[i];
+            pt *p = malloc((t->npoints ? t->npoints : 1) * sizeof *p);
+            size_t wl = strlen(log->origin) + 24;
+            char *where = malloc(wl);
+            if (!p || !where) {
+                free(p), free(where);
+                rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+                break;
             }
+            for (size_t j = 0; j < t->npoints; j++)
+                p[j] = (pt){t->points[j].bytes, t->points[j].seconds, t->points[j].seconds_inplace};
+            snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
+            int from;
+            int64_t per_node = per_node_of(t, opt ? opt->per_node : 0, &from);
+            dpas_curve *cv = &m->curves[m->ncurves];
+            rc = build_curve(cv, t->collective, t->ranks, per_node, p, t->npoints, where, err);
+            free(where), free(p);
+            if (rc)
+                break;
+            cv->test = t, cv->log = f, cv->per_node_from = from;
+            peak_of(cv, t);
+            number[m->ncurves++] = num;
+        }
+    }
+    if (!rc && !m->ncurves)
+        rc = dpas__fail(err, DPAS_EINVAL, "tests", "no test chosen");
+    if (!rc)
+        rc = check_scales(m, number, err);
+    if (!rc)
+        rc = fit_collectives(m, err);
+    free(number);
+    if (rc) {
+        dpas_netmodel_free(m);
+        return rc;
     }
     *out = m;
     return 0;
+}
+
+typedef int (*read_fn)(const void *src, size_t i, const dpas_calib_options *opt,
+                       dpas_nccl_log **out, dpas_error *err);
+
+static int read_all(read_fn read, const void *src, size_t n, const dpas_calib_options *opt,
+                    dpas_netmodel **out, dpas_error *err)
+{
+    *out = NULL;
+    if (n == 0)
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "no file of nccl-tests output given");
+    if (n > DPAS_CALIBRATE_MAX_FILES)
+        return dpas__fail(err, DPAS_ERANGE, "calibration",
+                          "%zu files given; a calibration reads at most %d", n,
+                          DPAS_CALIBRATE_MAX_FILES);
+    dpas_nccl_log **logs = calloc(n, sizeof *logs);
+    if (!logs)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int rc = read(src, i, opt, &logs[i], err);
+        if (rc) {
+            for (size_t j = 0; j < i; j++)
+                dpas_nccl_log_free(logs[j]);
+            free(logs);
+            return rc;
+        }
+    }
+    return from_logs(logs, n, opt, out, err);
+}
+
+static int read_path(const void *src, size_t i, const dpas_calib_options *opt, dpas_nccl_log **out,
+                     dpas_error *err)
+{
+    const char *const *paths = src;
+    return dpas_nccl_read_file(paths[i], opt ? opt->collective : NULL, opt ? opt->ranks : 0, out,
+                               err);
+}
+
+typedef struct texts {
+    const char *const *texts;
+    const size_t *lens;
+    const char *const *origins;
+} texts;
+
+static int read_text(const void *src, size_t i, const dpas_calib_options *opt, dpas_nccl_log **out,
+                     dpas_error *err)
+{
+    const texts *t = src;
+    return dpas_nccl_read(t->texts[i], t->lens[i], t->origins ? t->origins[i] : "text",
+                          opt ? opt->collective : NULL, opt ? opt->ranks : 0, out, err);
+}
+
+int dpas_netmodel_load_files(const char *const *paths, size_t npaths, const dpas_calib_options *opt,
+                             dpas_netmodel **out, dpas_error *err)
+{
+    return read_all(read_path, paths, npaths, opt, out, err);
+}
+
+int dpas_netmodel_from_texts(const char *const *textv, const size_t *lens,
+                             const char *const *origins, size_t n, const dpas_calib_options *opt,
+                             dpas_netmodel **out, dpas_error *err)
+{
+    texts t = {textv, lens, origins};
+    return read_all(read_text, &t, n, opt, out, err);
 }
 
 int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,
                             const char *collective, int64_t ranks, dpas_netmodel **out,
                             dpas_error *err)
 {
-    dpas_nccl_log *log;
-    *out = NULL;
-    int rc = dpas_nccl_read(text, len, origin, collective, ranks, &log, err);
-    return rc ? rc : from_log(log, out, err);
+    dpas_calib_options opt = {.collective = collective, .ranks = ranks};
+    return dpas_netmodel_from_texts(&text, &len, &origin, 1, &opt, out, err);
 }
 
 int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks, dpas_netmodel **out,
                        dpas_error *err)
 {
-    dpas_nccl_log *log;
-    *out = NULL;
-    int rc = dpas_nccl_read_file(path, collective, ranks, &log, err);
-    return rc ? rc : from_log(log, out, err);
+    dpas_calib_options opt = {.collective = collective, .ranks = ranks};
+    return dpas_netmodel_load_files(&path, 1, &opt, out, err);
 }
 
-int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
-                              const double *seconds, size_t n, dpas_netmodel **out, dpas_error *err)
+int dpas_netmodel_from_points_at(int collective, dpas_scale at, const uint64_t *bytes,
+                                 const double *seconds, size_t n, dpas_netmodel **out,
+                                 dpas_error *err)
 {
     *out = NULL;
     if (!dpas_collective_name(collective))
         return dpas__fail(err, DPAS_EINVAL, "collective", "unknown collective %d", collective);
-    if (ranks < 1)
+    if (at.ranks < 1)
         return dpas__fail(err, DPAS_EINVAL, "ranks", "ranks must be >= 1, got %lld",
-                          (long long)ranks);
+                          (long long)at.ranks);
+    if (at.per_node < 0 || at.per_node > at.ranks || (at.per_node && at.ranks % at.per_node))
+        return dpas__fail(err, DPAS_EINVAL, "per_node",
+                          "ranks per node must divide the ranks (%lld), got %lld",
+                          (long long)at.ranks, (long long)at.per_node);
     if (n == 0)
         return dpas__fail(err, DPAS_EINVAL, "points", "a curve needs at least one point");
     for (size_t i = 0; i < n; i++)
@@ -507,189 +825,27 @@ int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *byt
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-        p[i] = (pt){bytes[i], seconds[i]};
-    int rc = build_curve(m->curves, collective, ranks, p, n, "", err);
+        p[i] = (pt){bytes[i], seconds[i], NAN};
+    int rc = build_curve(m->curves, collective, at.ranks, at.per_node ? at.per_node : at.ranks, p,
+                         n, "", err);
     free(p);
     if (rc) {
         free(m->curves), free(m);
         return rc;
     }
     m->ncurves = 1;
+    m->curves[0].per_node_from = DPAS_TOPO_FROM_GIVEN;
+    if ((rc = fit_collectives(m, err))) {
+        dpas_netmodel_free(m);
+        return rc;
+    }
     *out = m;
     return 0;
 }
 
-/* ---- queries -------------------------------------------------------------------------------- */
-
-static const char *const kind_names[] = {"default", "alpha_beta", "piecewise", "empirical"};
-
-const char *dpas_netmodel_kind_name(int kind)
+int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
+                              const double *seconds, size_t n, dpas_netmodel **out, dpas_error *err)
 {
-    return kind >= 0 && kind <= DPAS_NETMODEL_KINDS ? kind_names[kind] : NULL;
-}
-
-int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err)
-{
-    char q[96];
-    for (int k = 0; text && k <= DPAS_NETMODEL_KINDS; k++)
-        if (!strcmp(text, kind_names[k])) {
-            *kind = k;
-            return 0;
-        }
-    return dpas__fail(err, DPAS_EINVAL, "network-model",
-                      "network model must be alpha_beta, piecewise, empirical or default, got %s",
-                      dpas__quote(text ? text : "", q, sizeof q));
-}
-
-/* One model of one curve at x bytes on n ranks; NaN with a reason when it cannot answer. */
-static double model_at(const dpas_curve *cv, int kind, double x, int64_t n, int *extrapolated,
-                       char *why, size_t whycap)
-{
-    const dpas_fit *f = &cv->fits[kind - 1];
-    const char *cn = dpas_collective_name(cv->collective);
-    *extrapolated = x < (double)cv->bytes[0] || x > (double)cv->bytes[cv->n - 1];
-    if (!f->defined) {
-        snprintf(why, whycap, "the %s model is undefined: %s", kind_names[kind], f->reason);
-        return NAN;
-    }
-    double steps, factor, s0, f0;
-    dpas_collective_ring(cv->collective, n, &steps, &factor, NULL);
-    dpas_collective_ring(cv->collective, cv->ranks, &s0, &f0, NULL);
-    if (kind != DPAS_NETMODEL_EMPIRICAL)
-        return line_at(regime_for(f, x), steps, factor, x);
-    size_t *idx = malloc(cv->n * sizeof *idx);
-    if (!idx) {
-        snprintf(why, whycap, "out of memory");
-        return NAN;
-    }
-    for (size_t i = 0; i < cv->n; i++)
-        idx[i] = i;
-    int ex;
-    double t = empirical_at(cv, idx, cv->n, x, s0, f0, &ex);
-    free(idx);
-    if (isnan(t)) {
-        snprintf(why, whycap,
-                 "the empirical model of %s on %lld ranks has one size (%llu B) and "
-                 "no regime to extrapolate to %.17g B with",
-                 cn, (long long)cv->ranks, (unsigned long long)cv->bytes[0], x);
-        return NAN;
-    }
-    if (n != cv->ranks) { /* rescaled by the piecewise model's ratio */
-        const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
-        if (!pw->defined) {
-            snprintf(why, whycap,
-                     "the empirical model of %s measured on %lld ranks cannot be "
-                     "rescaled to %lld without a piecewise fit: %s",
-                     cn, (long long)cv->ranks, (long long)n, pw->reason);
-            return NAN;
-        }
-        const dpas_regime *g = regime_for(pw, x);
-        double here = line_at(g, s0, f0, x), there = line_at(g, steps, factor, x);
-        t = here > 0 ? t * there / here : there;
-    }
-    return t;
-}
-
-static const dpas_curve *curve_for(const dpas_netmodel *m, int coll, int64_t ranks)
-{
-    const dpas_curve *any = NULL;
-    for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_curve *cv = &m->curves[i];
-        if (cv->collective != coll)
-            continue;
-        if (!ranks || cv->ranks == ranks)
-            return cv;
-        if (!any)
-            any = cv;
-    }
-    return any;
-}
-
-int dpas_curve_time(const dpas_curve *cv, int kind, double bytes, int64_t ranks, dpas_net_time *out,
-                    dpas_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->seconds = NAN;
-    if (!cv || !cv->n)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "no curve");
-    if (kind < 0 || kind > DPAS_NETMODEL_KINDS)
-        return dpas__fail(err, DPAS_EINVAL, "network-model", "unknown network model %d", kind);
-    if (!(bytes > 0) || !isfinite(bytes))
-        return dpas__fail(err, DPAS_EINVAL, "bytes", "bytes must be finite and > 0, got %g", bytes);
-    if (ranks < 0)
-        return dpas__fail(err, DPAS_EINVAL, "ranks", "ranks must be >= 0, got %lld",
-                          (long long)ranks);
-    int64_t n = ranks ? ranks : cv->ranks;
-    out->curve = cv;
-    out->rescaled = n != cv->ranks;
-    bool inside = bytes >= (double)cv->bytes[0] && bytes <= (double)cv->bytes[cv->n - 1];
-    out->extrapolated = !inside;
-    out->kind = kind ? kind : inside ? DPAS_NETMODEL_EMPIRICAL : DPAS_NETMODEL_PIECEWISE;
-    if (n == 1) {
-        out->seconds = 0;
-        return 0;
-    }
-    char why[400];
-    int ex;
-    double t = model_at(cv, out->kind, bytes, n, &ex, why, sizeof why);
-    if (isnan(t))
-        return dpas__fail(err, DPAS_EUNDEF, "calibration", "%s", why);
-    out->seconds = t;
-    return 0;
-}
-
-int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
-                       int64_t ranks, dpas_net_time *out, dpas_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->seconds = NAN;
-    if (!m)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "no network model");
-    const char *cn = dpas_collective_name(collective);
-    if (!cn)
-        return dpas__fail(err, DPAS_EINVAL, "collective", "unknown collective %d", collective);
-    if (ranks < 0)
-        return dpas__fail(err, DPAS_EINVAL, "ranks", "ranks must be >= 0, got %lld",
-                          (long long)ranks);
-    const dpas_curve *cv = curve_for(m, collective, ranks);
-    if (!cv)
-        return dpas__fail(err, DPAS_ENOENT, "collective",
-                          "the calibration has no %s test (it has %zu test%s of other "
-                          "collectives)",
-                          cn, m->ncurves, m->ncurves == 1 ? "" : "s");
-    return dpas_curve_time(cv, kind, bytes, ranks, out, err);
-}
-
-int dpas_netmodel_predict(const dpas_netmodel *m, const uint64_t *sizes, size_t nsizes,
-                          dpas_net_prediction **rows, size_t *nrows, dpas_error *err)
-{
-    *rows = NULL, *nrows = 0;
-    if (!m->ncurves || !nsizes)
-        return 0;
-    if (nsizes > SIZE_MAX / sizeof **rows / m->ncurves)
-        return dpas__fail(err, DPAS_ERANGE, "predict", "too many predictions");
-    dpas_net_prediction *p = calloc(m->ncurves * nsizes, sizeof *p);
-    if (!p)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    size_t k = 0;
-    for (size_t c = 0; c < m->ncurves; c++) {
-        const dpas_curve *cv = &m->curves[c];
-        for (size_t i = 0; i < nsizes; i++, k++) {
-            dpas_net_prediction *r = &p[k];
-            r->collective = cv->collective, r->ranks = cv->ranks, r->bytes = sizes[i];
-            r->curve = c;
-            double x = (double)sizes[i];
-            for (int kind = 1; kind <= DPAS_NETMODEL_KINDS; kind++) {
-                dpas_net_time t;
-                dpas_curve_time(cv, kind, x, 0, &t, NULL);
-                r->seconds[kind - 1] = t.seconds;
-                r->extrapolated = t.extrapolated;
-            }
-            dpas_net_time t;
-            r->default_kind =
-                dpas_curve_time(cv, DPAS_NETMODEL_DEFAULT, x, 0, &t, NULL) ? 0 : t.kind;
-        }
-    }
-    *rows = p, *nrows = k;
-    return 0;
+    return dpas_netmodel_from_points_at(collective, (dpas_scale){ranks, 0}, bytes, seconds, n, out,
+                                        err);
 }

@@ -46,6 +46,7 @@ static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r
     dpas_rule_max_f(r->rule, c->dp_degree, &r->max_f, NULL);
     r->tolerates = c->f >= 0 && r->max_f >= c->f;
     r->ratio_to_allreduce = r->time_flat_s = r->time_hierarchical_s = r->compute_s = NAN;
+    r->time_band_lo_s = r->time_band_hi_s = NAN;
     if (!r->realisable)
         return 0;
     dpas_traffic tr;
@@ -76,6 +77,9 @@ static int cost_row(const dpas_scenario *s, const dpas_cost *c, dpas_cost_row *r
         r->time_model = t.model;
         r->time_extrapolated = t.extrapolated;
         r->time_rescaled = t.rescaled;
+        r->time_basis = t.basis;
+        r->time_band_lo_s = t.band_lo * (double)steps;
+        r->time_band_hi_s = t.band_hi * (double)steps;
         if (c->have_intra) {
             dpas_schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_HIERARCHICAL,
                                &c->links, &r->time_hierarchical_s, NULL);
@@ -143,7 +147,7 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              "hierarchical times from its alpha-beta line; parameter servers from the line",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
-                 ? "empirical where the file measured the size, piecewise outside"
+                 ? "the measured curve at a measured scale, the nccl model elsewhere"
                  : "as asked");
 }
 

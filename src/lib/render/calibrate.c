@@ -1,32 +1,32 @@
 /* The calibration rendered: text and markdown sections, CSV rows, one JSON document, notes for
  * stderr, and plots of measured time against each model. Formatting only: every number comes
- * from the dpas_netmodel and the predictions. */
-#include "../internal.h"
+ * from the dpas_netmodel, its series and the predictions. */
+#include "doc.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const source_names[] = {"unknown",    "given",       "test name",
-                                           "Rank lines", "busbw/algbw", "CSV column"};
-static const char *const source_keys[] = {NULL,         "given",       "test_name",
-                                          "rank_lines", "busbw_algbw", "csv_column"};
+static const char *const source_names[] = {"unknown",     "given",      "test name",   "Rank lines",
+                                           "busbw/algbw", "CSV column", "command line"};
+static const char *const source_keys[] = {NULL,          "given",      "test_name",   "rank_lines",
+                                          "busbw_algbw", "csv_column", "command_line"};
 static const char *const prefix_names[] = {"",
                                            "srun --label \"N: \"",
                                            "mpirun --tag-output \"[J,R]<stdout>:\"",
                                            "kubectl --prefix \"[pod/NAME/CONTAINER] \"",
                                            "pdsh \"host: \"",
-                                           "an RFC 3339 timestamp"};
+                                           "an RFC 3339 timestamp",
+                                           "mpiexec -l \"[N] \""};
 
 static const char *source_name(int s)
 {
-    return s >= 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_names[s] : "?";
+    return s >= 0 && s <= DPAS_NCCL_COMMAND ? source_names[s] : "?";
 }
 static const char *source_key(int s)
 {
-    return s > 0 && s <= DPAS_NCCL_CSV_COLUMN ? source_keys[s] : NULL;
+    return s > 0 && s <= DPAS_NCCL_COMMAND ? source_keys[s] : NULL;
 }
 
 /* A byte count as "8 GiB" when it is a whole number of a binary unit, else "123456 B". */
@@ -59,13 +59,60 @@ static void how_found(dpas__buf *b, const dpas_nccl_test *t)
     if (t->collective_from == DPAS_NCCL_BUS_RATIO)
         dpas__buf_printf(b, " = %.4g (line %d)%s%s", t->bus_ratio, t->ratio_line,
                          t->redop ? " and redop " : "", t->redop ? t->redop : "");
-    else if (t->collective_from == DPAS_NCCL_TEST_NAME && t->name)
+    else if ((t->collective_from == DPAS_NCCL_TEST_NAME ||
+              t->collective_from == DPAS_NCCL_COMMAND) &&
+             t->name)
         dpas__buf_printf(b, " %s", t->name);
     dpas__buf_printf(b, ", ranks from %s", source_name(t->ranks_from));
     if (t->ranks_from == DPAS_NCCL_BUS_RATIO)
         dpas__buf_printf(b, " = %.4g (line %d)", t->bus_ratio, t->ratio_line);
     else if (t->ranks_from == DPAS_NCCL_RANK_LINES)
         dpas__buf_printf(b, " (%lld)", (long long)t->rank_lines);
+    if (t->nodes_from && t->ranks_per_node)
+        dpas__buf_printf(b, ", %lld node%s x %lld ranks from the hosts of the Rank lines",
+                         (long long)t->nodes, t->nodes == 1 ? "" : "s",
+                         (long long)t->ranks_per_node);
+    else if (t->nodes_from)
+        dpas__buf_printf(b,
+                         ", %lld nodes from the hosts of the Rank lines, %lld to %lld ranks "
+                         "each",
+                         (long long)t->nodes, (long long)t->ranks_per_node_min,
+                         (long long)t->ranks_per_node_max);
+}
+
+/* What the reader skipped: tables it did not read, rows of size 0, tags inside lines. */
+static void reader_notes(dpas__buf *b, const dpas_nccl_log *g, bool verbose)
+{
+    const char *o = g->origin;
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        dpas__buf_printf(b, "note: %s:%d: ", o, s->line);
+        if (s->reason == DPAS_NCCL_SKIP_UNMODELLED)
+            dpas__buf_printf(b, "%s skipped (%zu rows): dpas does not model it\n", s->name,
+                             s->rows);
+        else if (s->reason == DPAS_NCCL_SKIP_LOOKS_UNMODELLED)
+            dpas__buf_printf(b,
+                             "a table skipped (%zu rows): its columns (%s) fit only %s, which "
+                             "dpas does not model\n",
+                             s->rows, s->why, s->name);
+        else
+            dpas__buf_printf(b, "a table skipped: its %zu rows all have size 0\n", s->rows);
+    }
+    for (size_t i = 0; i < g->ntests; i++) {
+        const dpas_nccl_test *t = &g->tests[i];
+        if (t->zero_rows)
+            dpas__buf_printf(b,
+                             "note: %s:%d: %s: %zu row%s of size 0 skipped (nccl-tests prints "
+                             "them when the count per rank rounds to 0)\n",
+                             o, t->zero_row_line, dpas_collective_name(t->collective), t->zero_rows,
+                             t->zero_rows == 1 ? "" : "s");
+    }
+    if (verbose && g->inline_tags)
+        dpas__buf_printf(b,
+                         "note: %s: %zu mpirun tag%s removed from inside lines, %zu line%s "
+                         "joined across another process's output\n",
+                         o, g->inline_tags, g->inline_tags == 1 ? "" : "s", g->joined_lines,
+                         g->joined_lines == 1 ? "" : "s");
 }
 
 static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
@@ -111,25 +158,74 @@ static void curve_warnings(dpas__buf *b, const char *lead, const char *origin, c
                                  dpas_netmodel_kind_name(f->kind), f->reason, end);
 }
 
+static const char *const topo_names[] = {"", "Rank lines", "given", "assumed"};
+static const char *const topo_keys[] = {NULL, "rank_lines", "given", "assumed"};
+static const char *const proto_names[] = {"LL", "LL128", "Simple"};
+
+static const char *origin_of(const dpas_netmodel *m, const dpas_curve *cv)
+{
+    return cv->test && cv->log < m->nlogs ? m->logs[cv->log]->origin : "<points>";
+}
+
+/* "8 nodes x 4" or "1 node of 8" */
+static void scale_text(char *out, size_t cap, int64_t ranks, int64_t per_node)
+{
+    int64_t nodes = per_node > 0 ? ranks / per_node : 1;
+    if (nodes <= 1)
+        snprintf(out, cap, "1 node of %lld", (long long)ranks);
+    else
+        snprintf(out, cap, "%lld nodes x %lld", (long long)nodes, (long long)per_node);
+}
+
+/* Notes and warnings about one predicted time: why it is uncertain. */
+static void time_notes(dpas__buf *b, const char *lead, const dpas_net_prediction *p,
+                       const dpas_curve *cv, const char *end)
+{
+    char sc[64];
+    scale_text(sc, sizeof sc, p->at.ranks, p->at.per_node);
+    const char *cn = dpas_collective_name(p->collective);
+    if (p->notes & DPAS_NETTIME_LATENCY_BOUND)
+        dpas__buf_printf(b,
+                         "%s%s at %llu B (%s): the sweep of %lld ranks stopped at %llu B before "
+                         "reaching its bandwidth regime (its time still grew as size^%.2f), so "
+                         "times above it are extrapolated from the model's bandwidth%s",
+                         lead, cn, (unsigned long long)p->bytes, sc, (long long)cv->ranks,
+                         (unsigned long long)cv->bytes[cv->n - 1], cv->end_elasticity, end);
+    if (p->notes & DPAS_NETTIME_NO_INTRA)
+        dpas__buf_printf(b,
+                         "%s%s at %s: no curve measured inside one node; its bandwidth is "
+                         "assumed equal to the network's (band doubled)%s",
+                         lead, cn, sc, end);
+    if (p->notes & DPAS_NETTIME_NO_INTER)
+        dpas__buf_printf(b,
+                         "%s%s at %s: no curve measured across nodes; the network is assumed as "
+                         "fast as the links inside a node, an upper bound (band doubled)%s",
+                         lead, cn, sc, end);
+    if (p->notes & DPAS_NETTIME_ASSUMED_TOPOLOGY)
+        dpas__buf_printf(b,
+                         "%s%s at %s: a file's ranks per node were assumed (its Rank lines do not "
+                         "name hosts; give --gpus-per-node)%s",
+                         lead, cn, sc, end);
+}
+
 static void prediction_warnings(dpas__buf *b, const char *lead, const dpas_netmodel *m,
                                 const dpas_net_prediction *p, size_t np, const char *end)
 {
+    unsigned seen = 0;
     for (size_t i = 0; i < np; i++) {
         const dpas_curve *cv = &m->curves[p[i].curve];
-        if (!p[i].extrapolated || !cv->n)
-            continue;
-        bool none = true;
-        for (int k = 0; k < DPAS_NETMODEL_KINDS; k++)
-            none &= isnan(p[i].seconds[k]);
-        dpas__buf_printf(b, "%s%s on %lld ranks at %llu B: ", lead, coll_name(cv),
-                         (long long)cv->ranks, (unsigned long long)p[i].bytes);
-        if (cv->n == 1)
-            dpas__buf_printf(b, "only %llu B was measured, ", (unsigned long long)cv->bytes[0]);
-        else
-            dpas__buf_printf(b, "outside the measured sizes (%llu to %llu B): ",
-                             (unsigned long long)cv->bytes[0],
-                             (unsigned long long)cv->bytes[cv->n - 1]);
-        dpas__buf_printf(b, "%s%s", none ? "no model can answer" : "the models extrapolate", end);
+        unsigned fresh = p[i].notes & ~seen; /* each kind of note once */
+        if (fresh) {
+            dpas_net_prediction q = p[i];
+            q.notes = fresh;
+            time_notes(b, lead, &q, cv, end);
+            seen |= fresh;
+        }
+        if (p[i].basis == DPAS_BASIS_NONE && p[i].at.ranks > 1) {
+            dpas__buf_printf(b, "%s%s on %lld ranks at %llu B: no model can answer%s", lead,
+                             dpas_collective_name(p[i].collective), (long long)p[i].at.ranks,
+                             (unsigned long long)p[i].bytes, end);
+        }
     }
 }
 
@@ -143,61 +239,96 @@ static char *quote_all(const char *text)
     return q;
 }
 
+static void log_notes(dpas__buf *b, const dpas_nccl_log *g)
+{
+    const char *o = g->origin;
+    if (g->foreign_lines) {
+        char *q = quote_all(g->first_foreign);
+        if (!q)
+            b->oom = true;
+        else
+            dpas__buf_printf(b,
+                             "note: %s: %zu of %d lines skipped (not nccl-tests output); "
+                             "the first, line %d: %s\n",
+                             o, g->foreign_lines, g->lines, g->first_foreign_line, q);
+        free(q);
+    }
+    if (g->prefixed_lines)
+        dpas__buf_printf(b, "note: %s: a launcher prefix stripped from %zu lines (%s)\n", o,
+                         g->prefixed_lines, prefix_names[g->prefix]);
+    if (g->unselected)
+        dpas__buf_printf(b, "note: %s: %zu test%s left out by --collective or --ranks\n", o,
+                         g->unselected, g->unselected == 1 ? "" : "s");
+}
+
 char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pred, size_t npred,
                           int verbose, dpas_error *err)
 {
     dpas__buf b = {0};
     dpas__buf_puts(&b, "");
-    const dpas_nccl_log *g = m->log;
-    const char *o = g ? g->origin : "<points>";
-    if (g && verbose) {
-        if (g->foreign_lines) {
-            char *q = quote_all(g->first_foreign);
-            if (!q)
-                b.oom = true;
-            else
-                dpas__buf_printf(&b,
-                                 "note: %s: %zu of %d lines skipped (not nccl-tests output); "
-                                 "the first, line %d: %s\n",
-                                 o, g->foreign_lines, g->lines, g->first_foreign_line, q);
-            free(q);
-        }
-        if (g->prefixed_lines)
-            dpas__buf_printf(&b, "note: %s: a launcher prefix stripped from %zu lines (%s)\n", o,
-                             g->prefixed_lines, prefix_names[g->prefix]);
-        if (g->unselected)
-            dpas__buf_printf(&b, "note: %s: %zu test%s left out by --collective or --ranks\n", o,
-                             g->unselected, g->unselected == 1 ? "" : "s");
+    for (size_t f = 0; f < m->nlogs; f++) {
+        if (verbose)
+            log_notes(&b, m->logs[f]);
+        reader_notes(&b, m->logs[f], verbose);
     }
     for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_nccl_test *t = m->curves[i].test;
+        const dpas_curve *cv = &m->curves[i];
+        const dpas_nccl_test *t = cv->test;
         if (!t)
             continue;
         bool guessed =
             t->collective_from == DPAS_NCCL_BUS_RATIO || t->ranks_from == DPAS_NCCL_BUS_RATIO;
         if (guessed || verbose) {
-            dpas__buf_printf(&b, "note: %s:%d: %s on %lld ranks: ", o, t->header_line,
-                             dpas_collective_name(t->collective), (long long)t->ranks);
+            dpas__buf_printf(&b, "note: %s:%d: %s on %lld ranks: ", origin_of(m, cv),
+                             t->header_line, dpas_collective_name(t->collective),
+                             (long long)t->ranks);
             how_found(&b, t);
             dpas__buf_puts(&b, "\n");
         }
+        if (cv->per_node_from == DPAS_TOPO_FROM_ASSUMED && cv->ranks > 1) {
+            char sc[64];
+            scale_text(sc, sizeof sc, cv->ranks, cv->per_node);
+            dpas__buf_printf(&b,
+                             "note: %s:%d: %s on %lld ranks: the Rank lines do not name hosts, so "
+                             "%s is assumed (--gpus-per-node G says otherwise)\n",
+                             origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
+                             (long long)t->ranks, sc);
+        }
     }
     for (size_t i = 0; i < m->ncurves; i++) {
+        const char *o = origin_of(m, &m->curves[i]);
         if (m->curves[i].test)
             test_warnings(&b, "warning: ", o, m->curves[i].test, "\n");
         curve_warnings(&b, "warning: ", o, &m->curves[i], "\n");
     }
+    for (size_t i = 0; i < m->nscalefits; i++)
+        if (!m->scalefits[i].defined && m->scalefits[i].ncurves)
+            dpas__buf_printf(&b, "warning: %s: the nccl model: %s\n",
+                             dpas_collective_name(m->scalefits[i].collective),
+                             m->scalefits[i].reason);
     prediction_warnings(&b, "warning: ", m, pred, npred, "\n");
     return dpas__buf_finish(&b, err);
 }
 
 /* ---- tables --------------------------------------------------------------------------------- */
 
+static const char *residuals_from(int kind, const dpas_curve *cv)
+{
+    switch (kind) {
+    case DPAS_NETMODEL_EMPIRICAL: return cv->n > 1 ? "each size from the others" : "one size: none";
+    case DPAS_NETMODEL_PIECEWISE: return "in sample; beta: last regime";
+    case DPAS_NETMODEL_NCCL: return "in sample, fitted with every curve of the collective";
+    default: return "in sample";
+    }
+}
+
 static void fits_table(dpas__table *t, const dpas_curve *cv, bool csv_rows)
 {
     int c = 0;
     if (csv_rows) {
-        t->head[c++] = "collective", t->head[c++] = "ranks";
+        t->head[c++] = "collective";
+        t->head[c] = "ranks", t->type[c++] = DPAS__NUM;
+        t->head[c] = "ranks_per_node", t->type[c++] = DPAS__NUM;
     }
     t->head[c++] = "model";
     if (csv_rows) {
@@ -227,6 +358,7 @@ static void fits_table(dpas__table *t, const dpas_curve *cv, bool csv_rows)
             if (csv_rows) {
                 snprintf(row[j++], DPAS__CELL, "%s", coll_name(cv));
                 snprintf(row[j++], DPAS__CELL, "%lld", (long long)cv->ranks);
+                snprintf(row[j++], DPAS__CELL, "%lld", (long long)cv->per_node);
             }
             snprintf(row[j++], DPAS__CELL, "%s", dpas_netmodel_kind_name(k + 1));
             const dpas_regime *g = f->nregimes ? &f->regimes[r] : NULL;
@@ -242,7 +374,7 @@ static void fits_table(dpas__table *t, const dpas_curve *cv, bool csv_rows)
                         j++;
                 }
             } else {
-                if (f->defined && k + 1 != DPAS_NETMODEL_EMPIRICAL)
+                if (f->defined && f->nregimes)
                     snprintf(row[j], DPAS__CELL, "%zu", f->nregimes);
                 j++;
             }
@@ -262,11 +394,7 @@ static void fits_table(dpas__table *t, const dpas_curve *cv, bool csv_rows)
                     snprintf(row[j], DPAS__CELL, "%llu", (unsigned long long)cv->bytes[f->worst]);
                 j++;
                 num(row[j++], f->median_rel_residual, "%.4g");
-                snprintf(row[j++], DPAS__CELL, "%s",
-                         k + 1 == DPAS_NETMODEL_EMPIRICAL
-                             ? (cv->n > 1 ? "each size from the others" : "one size: none")
-                         : k + 1 == DPAS_NETMODEL_PIECEWISE ? "in sample; beta: last regime"
-                                                            : "in sample");
+                snprintf(row[j++], DPAS__CELL, "%s", residuals_from(k + 1, cv));
             }
         }
     }
@@ -296,11 +424,11 @@ static void regimes_table(dpas__table *t, const dpas_fit *f)
 
 static void residuals_table(dpas__table *t, const dpas_curve *cv)
 {
-    static const char *const h[] = {"bytes",          "measured_s",   "alpha_beta_s",
-                                    "alpha_beta_rel", "piecewise_s",  "piecewise_rel",
-                                    "empirical_s",    "empirical_rel"};
-    t->ncols = 8;
-    for (int c = 0; c < 8; c++)
+    static const char *const h[] = {
+        "bytes",         "measured_s",  "alpha_beta_s",  "alpha_beta_rel", "piecewise_s",
+        "piecewise_rel", "empirical_s", "empirical_rel", "nccl_s",         "nccl_rel"};
+    t->ncols = 10;
+    for (int c = 0; c < 10; c++)
         t->head[c] = h[c], t->type[c] = DPAS__NUM;
     for (size_t i = 0; i < cv->n; i++) {
         char(*row)[DPAS__CELL] = dpas__table_row(t);
@@ -315,28 +443,95 @@ static void residuals_table(dpas__table *t, const dpas_curve *cv)
     }
 }
 
+/* The nccl model's latencies per protocol. */
+static void nccl_table(dpas__table *t, const dpas_scale_fit *sf)
+{
+    static const char *const h[] = {"protocol", "base_latency_s", "hop_latency_s",
+                                    "bandwidth_share"};
+    t->ncols = 4;
+    for (int c = 0; c < 4; c++)
+        t->head[c] = h[c], t->type[c] = c ? DPAS__NUM : DPAS__STR;
+    for (int k = 0; k < 3; k++) {
+        char(*row)[DPAS__CELL] = dpas__table_row(t);
+        if (!row)
+            return;
+        snprintf(row[0], DPAS__CELL, "%s", proto_names[k]);
+        num(row[1], sf->p.base_s[k], "%.4g");
+        num(row[2], sf->p.hop_s[k], "%.4g");
+        num(row[3], sf->p.eff[k], "%.3g");
+    }
+}
+
+static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
+{
+    bool md = format == DPAS_FORMAT_MARKDOWN;
+    const char *cn = dpas_collective_name(sf->collective);
+    dpas__buf_printf(b, "\n%snccl model of %s: %zu curve%s at %zu scale%s, %zu sizes\n",
+                     md ? "### " : "", cn, sf->ncurves, sf->ncurves == 1 ? "" : "s", sf->nscales,
+                     sf->nscales == 1 ? "" : "s", sf->npoints);
+    if (!sf->defined) {
+        dpas__buf_printf(b, "%sundefined: %s\n", md ? "\n" : "", sf->reason);
+        return;
+    }
+    dpas__buf_puts(b, md ? "\n" : "");
+    dpas__table t = {0};
+    nccl_table(&t, sf);
+    dpas__table_emit(&t, format, b);
+    const dpas_nccl_params *p = &sf->p;
+    dpas__buf_printf(
+        b,
+        "%sbandwidth across nodes: %.4g GB/s per rank x (ranks per node)^%.3g x "
+        "(nodes/2)^-%.3g%s; inside a node: %.4g GB/s%s\n",
+        md ? "\n" : "", p->inter_bw / 1e9, p->kappa, p->gamma,
+        sf->determined & DPAS_SCALEFIT_INTER ? "" : " (assumed: no curve across nodes)",
+        p->intra_bw / 1e9,
+        sf->determined & DPAS_SCALEFIT_INTRA ? "" : " (assumed: no curve inside one node)");
+    dpas__buf_printf(b, "%sfrom the curves: %s%s%s%s%s; the rest from NCCL's constants\n",
+                     md ? "\n" : "", "latencies",
+                     sf->determined & DPAS_SCALEFIT_HOPS ? " (base and hop apart)"
+                                                         : " (base + hops)",
+                     sf->determined & DPAS_SCALEFIT_INTER ? ", the network's bandwidth" : "",
+                     sf->determined & DPAS_SCALEFIT_KAPPA ? ", its growth with ranks per node" : "",
+                     sf->determined & DPAS_SCALEFIT_GAMMA ? ", its loss with node count" : "");
+    dpas__buf_printf(b, "%serror in sample: median %.3g, worst %.3g", md ? "\n" : "",
+                     sf->insample_median, sf->insample_max);
+    if (sf->loro_points)
+        dpas__buf_printf(b,
+                         "; each scale left out and predicted from the others: median %.3g, "
+                         "worst %.3g over %zu sizes (90%% of |ln error| within %.3g)\n",
+                         sf->loro_median, sf->loro_max, sf->loro_points, sf->loro_q90);
+    else
+        dpas__buf_puts(b, "; one scale measured: no scale to leave out\n");
+}
+
 static void predictions_table(dpas__table *t, const dpas_net_prediction *p, size_t np)
 {
-    static const char *const h[] = {"collective",  "ranks",       "bytes",         "alpha_beta_s",
-                                    "piecewise_s", "empirical_s", "default_model", "extrapolated"};
-    t->ncols = 8;
-    for (int c = 1; c < 6; c++)
-        t->type[c] = DPAS__NUM;
-    t->type[7] = DPAS__BOOL;
-    for (int c = 0; c < 8; c++)
-        t->head[c] = h[c];
+    static const char *const h[] = {"collective",  "ranks",  "nodes",       "ranks_per_node",
+                                    "bytes",       "time_s", "basis",       "band_low_s",
+                                    "band_high_s", "nccl_s", "empirical_s", "piecewise_s",
+                                    "alpha_beta_s"};
+    t->ncols = 13;
+    for (int c = 0; c < 13; c++)
+        t->head[c] = h[c], t->type[c] = c == 0 || c == 6 ? DPAS__STR : DPAS__NUM;
     for (size_t i = 0; i < np; i++) {
         char(*row)[DPAS__CELL] = dpas__table_row(t);
         if (!row)
             return;
-        snprintf(row[0], DPAS__CELL, "%s", dpas_collective_name(p[i].collective));
-        snprintf(row[1], DPAS__CELL, "%lld", (long long)p[i].ranks);
-        snprintf(row[2], DPAS__CELL, "%llu", (unsigned long long)p[i].bytes);
-        for (int k = 0; k < DPAS_NETMODEL_KINDS; k++)
-            num(row[3 + k], p[i].seconds[k], "%.4g");
-        if (p[i].default_kind)
-            snprintf(row[6], DPAS__CELL, "%s", dpas_netmodel_kind_name(p[i].default_kind));
-        snprintf(row[7], DPAS__CELL, "%s", p[i].extrapolated ? "true" : "false");
+        const dpas_net_prediction *q = &p[i];
+        snprintf(row[0], DPAS__CELL, "%s", dpas_collective_name(q->collective));
+        snprintf(row[1], DPAS__CELL, "%lld", (long long)q->at.ranks);
+        snprintf(row[2], DPAS__CELL, "%lld", (long long)(q->at.ranks / q->at.per_node));
+        snprintf(row[3], DPAS__CELL, "%lld", (long long)q->at.per_node);
+        snprintf(row[4], DPAS__CELL, "%llu", (unsigned long long)q->bytes);
+        num(row[5], q->time_s, "%.4g");
+        if (dpas_time_basis_name(q->basis))
+            snprintf(row[6], DPAS__CELL, "%s", dpas_time_basis_name(q->basis));
+        num(row[7], q->band_lo, "%.4g");
+        num(row[8], q->band_hi, "%.4g");
+        num(row[9], q->seconds[DPAS_NETMODEL_NCCL - 1], "%.4g");
+        num(row[10], q->seconds[DPAS_NETMODEL_EMPIRICAL - 1], "%.4g");
+        num(row[11], q->seconds[DPAS_NETMODEL_PIECEWISE - 1], "%.4g");
+        num(row[12], q->seconds[DPAS_NETMODEL_ALPHA_BETA - 1], "%.4g");
     }
 }
 
@@ -348,81 +543,106 @@ static void section(dpas__buf *b, int format, const char *title)
         dpas__buf_printf(b, "\n%s\n", title);
 }
 
+static void csv_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_prediction *p,
+                       size_t np)
+{
+    dpas__table t = {0};
+    if (np) {
+        predictions_table(&t, p, np);
+        dpas__table_emit(&t, DPAS_FORMAT_CSV, b);
+        return;
+    }
+    for (size_t i = 0; i < m->ncurves; i++) {
+        dpas__table u = {0};
+        fits_table(&u, &m->curves[i], true);
+        if (i && u.cells) { /* one header for all the tests */
+            dpas__buf part = {0};
+            dpas__table_emit(&u, DPAS_FORMAT_CSV, &part);
+            const char *body = part.data ? strchr(part.data, '\n') : NULL;
+            if (body)
+                dpas__buf_puts(b, body + 1);
+            if (part.oom)
+                b->oom = true;
+            free(part.data);
+        } else {
+            dpas__table_emit(&u, DPAS_FORMAT_CSV, b);
+        }
+    }
+}
+
+static void file_line(dpas__buf *b, const dpas_nccl_log *g, bool md)
+{
+    bool plain = true; /* a name with control characters or quotes is quoted */
+    for (const unsigned char *c = (const unsigned char *)g->origin; *c; c++)
+        plain &= *c >= 0x20 && *c != 0x7f && *c != '"';
+    char *q = plain ? NULL : quote_all(g->origin);
+    if (!plain && !q)
+        b->oom = true;
+    dpas__buf_printf(b, "%sfile %s: %d lines, %zu test%s", md ? "### " : "",
+                     plain ? g->origin
+                     : q   ? q
+                           : "",
+                     g->lines, g->ntests, g->ntests == 1 ? "" : "s");
+    free(q);
+    if (g->foreign_lines)
+        dpas__buf_printf(b, ", %zu line%s skipped (not nccl-tests output; -v names the first)",
+                         g->foreign_lines, g->foreign_lines == 1 ? "" : "s");
+    dpas__buf_puts(b, "\n");
+}
+
+static void curve_head(dpas__buf *b, const dpas_netmodel *m, const dpas_curve *cv, size_t number,
+                       bool md)
+{
+    const dpas_nccl_test *t = cv->test;
+    char lo[32], hi[32], sc[64];
+    human(cv->bytes[0], lo, sizeof lo);
+    human(cv->bytes[cv->n - 1], hi, sizeof hi);
+    scale_text(sc, sizeof sc, cv->ranks, cv->per_node);
+    dpas__buf_printf(b, "\n%s", md ? "### " : "");
+    if (m->ncurves > 1)
+        dpas__buf_printf(b, "test %zu: ", number);
+    dpas__buf_printf(b, "%s on %lld ranks (%s, %s)", coll_name(cv), (long long)cv->ranks, sc,
+                     topo_names[cv->per_node_from]);
+    if (cv->n == 1)
+        dpas__buf_printf(b, ": 1 size, %s", lo);
+    else
+        dpas__buf_printf(b, ": %zu sizes from %s to %s", cv->n, lo, hi);
+    if (t)
+        dpas__buf_printf(b, " (%s%slines %d-%d)", m->nlogs > 1 ? origin_of(m, cv) : "",
+                         m->nlogs > 1 ? ", " : "", t->header_line,
+                         t->npoints ? t->points[t->npoints - 1].line : t->header_line);
+    if (isfinite(cv->peak_busbw)) {
+        char at[32];
+        human(cv->peak_busbw_bytes, at, sizeof at);
+        dpas__buf_printf(b, ", peak busbw %.2f GB/s at %s", cv->peak_busbw / 1e9, at);
+    }
+    dpas__buf_puts(b, "\n");
+    if (t) {
+        dpas__buf_puts(b, md ? "\n" : "");
+        how_found(b, t);
+        dpas__buf_puts(b, "\n");
+        test_warnings(b, "warning: ", origin_of(m, cv), t, "\n");
+    }
+    if (cv->n >= 2 && !cv->bandwidth_reached)
+        dpas__buf_printf(b,
+                         "%sthe sweep stopped before its bandwidth regime: its time grew as "
+                         "size^%.2f over its last two sizes\n",
+                         md ? "\n" : "", cv->end_elasticity);
+}
+
 static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_prediction *p,
                           size_t np, int format)
 {
-    const dpas_nccl_log *g = m->log;
     if (format == DPAS_FORMAT_CSV) {
-        dpas__table t = {0};
-        if (np) {
-            predictions_table(&t, p, np);
-            dpas__table_emit(&t, format, b);
-            return;
-        }
-        for (size_t i = 0; i < m->ncurves; i++) {
-            dpas__table u = {0};
-            fits_table(&u, &m->curves[i], true);
-            if (i && u.cells) { /* one header for all the tests */
-                dpas__buf part = {0};
-                dpas__table_emit(&u, format, &part);
-                const char *body = part.data ? strchr(part.data, '\n') : NULL;
-                if (body)
-                    dpas__buf_puts(b, body + 1);
-                if (part.oom)
-                    b->oom = true;
-                free(part.data);
-            } else {
-                dpas__table_emit(&u, format, b);
-            }
-        }
+        csv_tables(b, m, p, np);
         return;
     }
     bool md = format == DPAS_FORMAT_MARKDOWN;
-    if (g) {
-        bool plain = true; /* a name with control characters or quotes is quoted */
-        for (const unsigned char *c = (const unsigned char *)g->origin; *c; c++)
-            plain &= *c >= 0x20 && *c != 0x7f && *c != '"';
-        char *q = plain ? NULL : quote_all(g->origin);
-        if (!plain && !q)
-            b->oom = true;
-        dpas__buf_printf(b, "%sfile %s: %d lines, %zu test%s", md ? "### " : "",
-                         plain ? g->origin
-                         : q   ? q
-                               : "",
-                         g->lines, g->ntests, g->ntests == 1 ? "" : "s");
-        free(q);
-        if (g->foreign_lines)
-            dpas__buf_printf(b, ", %zu line%s skipped (not nccl-tests output; -v names the first)",
-                             g->foreign_lines, g->foreign_lines == 1 ? "" : "s");
-        dpas__buf_puts(b, "\n");
-    }
+    for (size_t f = 0; f < m->nlogs; f++)
+        file_line(b, m->logs[f], md);
     for (size_t i = 0; i < m->ncurves; i++) {
         const dpas_curve *cv = &m->curves[i];
-        const dpas_nccl_test *t = cv->test;
-        char lo[32], hi[32];
-        human(cv->bytes[0], lo, sizeof lo);
-        human(cv->bytes[cv->n - 1], hi, sizeof hi);
-        if (cv->n == 1)
-            dpas__buf_printf(b, "\n%s%s on %lld ranks: 1 size, %s", md ? "### " : "", coll_name(cv),
-                             (long long)cv->ranks, lo);
-        else
-            dpas__buf_printf(b, "\n%s%s on %lld ranks: %zu sizes from %s to %s", md ? "### " : "",
-                             coll_name(cv), (long long)cv->ranks, cv->n, lo, hi);
-        if (t)
-            dpas__buf_printf(b, " (lines %d-%d)", t->header_line,
-                             t->npoints ? t->points[t->npoints - 1].line : t->header_line);
-        if (isfinite(cv->peak_busbw)) {
-            char at[32];
-            human(cv->peak_busbw_bytes, at, sizeof at);
-            dpas__buf_printf(b, ", peak busbw %.2f GB/s at %s", cv->peak_busbw / 1e9, at);
-        }
-        dpas__buf_puts(b, "\n");
-        if (t) {
-            dpas__buf_puts(b, md ? "\n" : "");
-            how_found(b, t);
-            dpas__buf_puts(b, "\n");
-            test_warnings(b, "warning: ", g->origin, t, "\n");
-        }
+        curve_head(b, m, cv, i + 1, md);
         dpas__buf_puts(b, "\n");
         dpas__table ft = {0};
         fits_table(&ft, cv, false);
@@ -444,8 +664,12 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
         residuals_table(&rs, cv);
         dpas__table_emit(&rs, format, b);
     }
+    for (size_t i = 0; i < m->nscalefits; i++)
+        if (m->scalefits[i].ncurves)
+            nccl_section(b, &m->scalefits[i], format);
     if (np) {
-        section(b, format, "predictions (seconds)");
+        section(b, format,
+                "predictions (seconds): time_s is the default model's, with its basis and band");
         dpas__table pt = {0};
         predictions_table(&pt, p, np);
         dpas__table_emit(&pt, format, b);
@@ -454,171 +678,212 @@ static void render_tables(dpas__buf *b, const dpas_netmodel *m, const dpas_net_p
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
-/* Text as valid UTF-8: any byte that is not part of a valid sequence becomes U+FFFD. */
-static char *utf8_clean(const char *s)
+static void regime_json(dpas__doc *d, const dpas_regime *g)
 {
-    size_t n = strlen(s);
-    char *o = malloc(3 * n + 1);
-    if (!o)
-        return NULL;
-    size_t k = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        size_t len = 0;
-        if (*p < 0x80)
-            len = 1;
-        else if (*p >= 0xc2 && *p <= 0xdf)
-            len = 2;
-        else if (*p >= 0xe0 && *p <= 0xef)
-            len = 3;
-        else if (*p >= 0xf0 && *p <= 0xf4)
-            len = 4;
-        bool ok = len > 0;
-        for (size_t i = 1; ok && i < len; i++)
-            ok = (p[i] & 0xc0) == 0x80;
-        if (ok && len == 3) /* no overlong forms, no surrogates */
-            ok = !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] >= 0xa0);
-        if (ok && len == 4)
-            ok = !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] >= 0x90);
-        if (ok) {
-            memcpy(o + k, p, len);
-            k += len, p += len;
-        } else {
-            memcpy(o + k, "\xef\xbf\xbd", 3);
-            k += 3, p++;
-        }
-    }
-    o[k] = '\0';
-    return o;
+    dpas__doc_open(d, NULL, '{');
+    dpas__doc_u64(d, "from_bytes", g->from_bytes);
+    dpas__doc_u64(d, "to_bytes", g->to_bytes);
+    dpas__doc_int(d, "sizes", (long long)g->count);
+    dpas__doc_real(d, "alpha_s", g->alpha);
+    dpas__doc_real(d, "beta_bytes_per_s", g->beta);
+    dpas__doc_real(d, "max_rel_residual", g->max_rel_residual);
+    dpas__doc_close(d, '{');
 }
 
-static json_t *jstr(const char *s)
+static void fit_json(dpas__doc *d, const dpas_curve *cv, size_t number, const dpas_fit *f)
 {
-    if (!s)
-        return json_null();
-    char *c = utf8_clean(s);
-    json_t *j = c ? json_string(c) : NULL;
-    free(c);
-    return j;
-}
-
-static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-static json_t *jint(long long v) { return json_integer(v); }
-static json_t *ju64(uint64_t v) { return json_integer((json_int_t)v); }
-
-/* json_object_set_new that remembers a failure (NULL value or allocation). */
-static void put(json_t *o, const char *k, json_t *v, bool *bad)
-{
-    if (!v || json_object_set_new(o, k, v))
-        *bad = true;
-}
-
-static void add(json_t *a, json_t *v, bool *bad)
-{
-    if (!v || json_array_append_new(a, v))
-        *bad = true;
-}
-
-static json_t *regime_json(const dpas_regime *g, bool *bad)
-{
-    json_t *o = json_object();
-    if (!o) {
-        *bad = true;
-        return NULL;
-    }
-    put(o, "from_bytes", ju64(g->from_bytes), bad);
-    put(o, "to_bytes", ju64(g->to_bytes), bad);
-    put(o, "sizes", jint((long long)g->count), bad);
-    put(o, "alpha_s", jreal(g->alpha), bad);
-    put(o, "beta_bytes_per_s", jreal(g->beta), bad);
-    put(o, "max_rel_residual", jreal(g->max_rel_residual), bad);
-    return o;
-}
-
-static json_t *fit_json(const dpas_curve *cv, const dpas_fit *f, bool *bad)
-{
-    json_t *o = json_object();
-    if (!o) {
-        *bad = true;
-        return NULL;
-    }
-    put(o, "collective", json_string(coll_name(cv)), bad);
-    put(o, "ranks", jint((long long)cv->ranks), bad);
-    put(o, "model", json_string(dpas_netmodel_kind_name(f->kind)), bad);
-    put(o, "defined", json_boolean(f->defined), bad);
-    put(o, "error", f->defined ? json_null() : jstr(f->reason), bad);
-    put(o, "alpha_s", jreal(f->alpha), bad);
-    put(o, "beta_bytes_per_s", jreal(f->beta), bad);
+    dpas__doc_open(d, NULL, '{');
+    dpas__doc_int(d, "test", (long long)number);
+    dpas__doc_str(d, "collective", coll_name(cv));
+    dpas__doc_int(d, "ranks", (long long)cv->ranks);
+    dpas__doc_int(d, "ranks_per_node", (long long)cv->per_node);
+    dpas__doc_str(d, "model", dpas_netmodel_kind_name(f->kind));
+    dpas__doc_bool(d, "defined", f->defined);
+    dpas__doc_str(d, "error", f->defined ? NULL : f->reason);
+    dpas__doc_real(d, "alpha_s", f->alpha);
+    dpas__doc_real(d, "beta_bytes_per_s", f->beta);
     if (f->kind == DPAS_NETMODEL_PIECEWISE) {
-        json_t *a = json_array();
-        for (size_t r = 0; a && f->defined && r < f->nregimes; r++)
-            add(a, regime_json(&f->regimes[r], bad), bad);
-        put(o, "regimes", a, bad);
+        dpas__doc_open(d, "regimes", '[');
+        for (size_t r = 0; f->defined && r < f->nregimes; r++)
+            regime_json(d, &f->regimes[r]);
+        dpas__doc_close(d, '[');
     }
     if (f->kind == DPAS_NETMODEL_ALPHA_BETA)
-        put(o, "r2", jreal(f->r2), bad);
-    put(o, "max_rel_residual", jreal(f->max_rel_residual), bad);
-    put(o, "max_rel_residual_bytes",
-        isfinite(f->max_rel_residual) ? ju64(cv->bytes[f->worst]) : json_null(), bad);
-    put(o, "median_rel_residual", jreal(f->median_rel_residual), bad);
-    put(o, "residuals_from",
-        json_string(f->kind == DPAS_NETMODEL_EMPIRICAL ? "leave_one_out" : "in_sample"), bad);
-    put(o, "sizes", jint((long long)cv->n), bad);
-    json_t *rs = json_array();
-    for (size_t i = 0; rs && i < cv->n; i++) {
-        json_t *r = json_object();
-        if (!r) {
-            *bad = true;
-            break;
-        }
-        put(r, "bytes", ju64(cv->bytes[i]), bad);
-        put(r, "measured_s", jreal(cv->seconds[i]), bad);
-        put(r, "predicted_s", jreal(f->predicted[i]), bad);
-        put(r, "rel_residual", jreal(f->rel_residual[i]), bad);
-        add(rs, r, bad);
+        dpas__doc_real(d, "r2", f->r2);
+    dpas__doc_real(d, "max_rel_residual", f->max_rel_residual);
+    if (isfinite(f->max_rel_residual))
+        dpas__doc_u64(d, "max_rel_residual_bytes", cv->bytes[f->worst]);
+    else
+        dpas__doc_null(d, "max_rel_residual_bytes");
+    dpas__doc_real(d, "median_rel_residual", f->median_rel_residual);
+    dpas__doc_str(d, "residuals_from",
+                  f->kind == DPAS_NETMODEL_EMPIRICAL ? "leave_one_out" : "in_sample");
+    dpas__doc_int(d, "sizes", (long long)cv->n);
+    dpas__doc_open(d, "residuals", '[');
+    for (size_t i = 0; i < cv->n; i++) {
+        dpas__doc_open(d, NULL, '{');
+        dpas__doc_u64(d, "bytes", cv->bytes[i]);
+        dpas__doc_real(d, "measured_s", cv->seconds[i]);
+        dpas__doc_real(d, "predicted_s", f->predicted[i]);
+        dpas__doc_real(d, "rel_residual", f->rel_residual[i]);
+        dpas__doc_close(d, '{');
     }
-    put(o, "residuals", rs, bad);
-    return o;
+    dpas__doc_close(d, '[');
+    dpas__doc_close(d, '{');
 }
 
-static json_t *test_json(const dpas_curve *cv, bool *bad)
+static void test_json(dpas__doc *d, const dpas_netmodel *m, const dpas_curve *cv, size_t number)
 {
-    json_t *o = json_object();
-    if (!o) {
-        *bad = true;
-        return NULL;
-    }
     const dpas_nccl_test *t = cv->test;
-    put(o, "collective", json_string(coll_name(cv)), bad);
-    put(o, "ranks", jint((long long)cv->ranks), bad);
-    put(o, "collective_from", t ? jstr(source_key(t->collective_from)) : json_null(), bad);
-    put(o, "ranks_from", t ? jstr(source_key(t->ranks_from)) : json_null(), bad);
-    put(o, "name", t ? jstr(t->name) : json_null(), bad);
-    put(o, "type", t ? jstr(t->type) : json_null(), bad);
-    put(o, "redop", t ? jstr(t->redop) : json_null(), bad);
-    put(o, "bus_ratio", t ? jreal(t->bus_ratio) : json_null(), bad);
-    put(o, "rank_lines", t ? jint((long long)t->rank_lines) : json_null(), bad);
-    put(o, "header_line", t ? jint(t->header_line) : json_null(), bad);
-    put(o, "last_line", t && t->npoints ? jint(t->points[t->npoints - 1].line) : json_null(), bad);
-    put(o, "rows", t ? jint((long long)t->npoints) : json_null(), bad);
-    put(o, "sizes", jint((long long)cv->n), bad);
-    put(o, "min_bytes", ju64(cv->bytes[0]), bad);
-    put(o, "max_bytes", ju64(cv->bytes[cv->n - 1]), bad);
-    put(o, "peak_busbw_bytes_per_s", jreal(cv->peak_busbw), bad);
-    put(o, "peak_busbw_at_bytes",
-        isfinite(cv->peak_busbw) ? ju64(cv->peak_busbw_bytes) : json_null(), bad);
-    put(o, "wrong_rows", t ? jint((long long)t->wrong_rows) : json_null(), bad);
-    return o;
+    dpas__doc_open(d, NULL, '{');
+    dpas__doc_int(d, "test", (long long)number);
+    dpas__doc_str(d, "file", t ? origin_of(m, cv) : NULL);
+    dpas__doc_str(d, "collective", coll_name(cv));
+    dpas__doc_int(d, "ranks", (long long)cv->ranks);
+    dpas__doc_int(d, "nodes", (long long)(cv->ranks / cv->per_node));
+    dpas__doc_int(d, "ranks_per_node", (long long)cv->per_node);
+    dpas__doc_str(d, "ranks_per_node_from", topo_keys[cv->per_node_from]);
+    if (t && t->nodes_from) {
+        dpas__doc_int(d, "hosts", (long long)t->nodes);
+        dpas__doc_int(d, "ranks_per_host_min", (long long)t->ranks_per_node_min);
+        dpas__doc_int(d, "ranks_per_host_max", (long long)t->ranks_per_node_max);
+    } else {
+        dpas__doc_null(d, "hosts");
+        dpas__doc_null(d, "ranks_per_host_min");
+        dpas__doc_null(d, "ranks_per_host_max");
+    }
+    if (t)
+        dpas__doc_int(d, "zero_rows", (long long)t->zero_rows);
+    else
+        dpas__doc_null(d, "zero_rows");
+    dpas__doc_str(d, "collective_from", t ? source_key(t->collective_from) : NULL);
+    dpas__doc_str(d, "ranks_from", t ? source_key(t->ranks_from) : NULL);
+    dpas__doc_str(d, "name", t ? t->name : NULL);
+    dpas__doc_str(d, "type", t ? t->type : NULL);
+    dpas__doc_str(d, "redop", t ? t->redop : NULL);
+    dpas__doc_real(d, "bus_ratio", t ? t->bus_ratio : NAN);
+    if (t)
+        dpas__doc_int(d, "rank_lines", (long long)t->rank_lines);
+    else
+        dpas__doc_null(d, "rank_lines");
+    if (t)
+        dpas__doc_int(d, "header_line", t->header_line);
+    else
+        dpas__doc_null(d, "header_line");
+    if (t && t->npoints)
+        dpas__doc_int(d, "last_line", t->points[t->npoints - 1].line);
+    else
+        dpas__doc_null(d, "last_line");
+    if (t)
+        dpas__doc_int(d, "rows", (long long)t->npoints);
+    else
+        dpas__doc_null(d, "rows");
+    dpas__doc_int(d, "sizes", (long long)cv->n);
+    dpas__doc_u64(d, "min_bytes", cv->bytes[0]);
+    dpas__doc_u64(d, "max_bytes", cv->bytes[cv->n - 1]);
+    dpas__doc_real(d, "peak_busbw_bytes_per_s", cv->peak_busbw);
+    if (isfinite(cv->peak_busbw))
+        dpas__doc_u64(d, "peak_busbw_at_bytes", cv->peak_busbw_bytes);
+    else
+        dpas__doc_null(d, "peak_busbw_at_bytes");
+    dpas__doc_real(d, "end_elasticity", cv->end_elasticity);
+    dpas__doc_bool(d, "bandwidth_reached", cv->bandwidth_reached);
+    dpas__doc_real(d, "extrapolation_per_octave", cv->extrapolation_per_octave);
+    if (t)
+        dpas__doc_int(d, "wrong_rows", (long long)t->wrong_rows);
+    else
+        dpas__doc_null(d, "wrong_rows");
+    dpas__doc_close(d, '{');
 }
 
-/* The lines of a notes text as a JSON array, without their "note: " / "warning: " lead. */
-static json_t *lines_json(const char *text, const char *lead, bool *bad)
+static void triple(dpas__doc *d, const char *key, const double *v)
 {
-    json_t *a = json_array();
-    if (!a) {
-        *bad = true;
-        return NULL;
-    }
+    dpas__doc_open_inline(d, key);
+    for (int k = 0; k < 3; k++)
+        dpas__doc_real(d, NULL, v[k]);
+    dpas__doc_close(d, '[');
+}
+
+static void scalefit_json(dpas__doc *d, const dpas_scale_fit *sf)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } det[] = {{DPAS_SCALEFIT_INTER, "inter_bw"},
+               {DPAS_SCALEFIT_INTRA, "intra_bw"},
+               {DPAS_SCALEFIT_KAPPA, "kappa"},
+               {DPAS_SCALEFIT_GAMMA, "gamma"},
+               {DPAS_SCALEFIT_HOPS, "base_and_hop_apart"}};
+    dpas__doc_open(d, NULL, '{');
+    dpas__doc_str(d, "collective", dpas_collective_name(sf->collective));
+    dpas__doc_bool(d, "defined", sf->defined);
+    dpas__doc_str(d, "error", sf->defined ? NULL : sf->reason);
+    dpas__doc_int(d, "curves", (long long)sf->ncurves);
+    dpas__doc_int(d, "scales", (long long)sf->nscales);
+    dpas__doc_int(d, "sizes", (long long)sf->npoints);
+    dpas__doc_open_inline(d, "determined");
+    for (size_t i = 0; i < sizeof det / sizeof *det; i++)
+        if (sf->determined & det[i].bit)
+            dpas__doc_str(d, NULL, det[i].name);
+    dpas__doc_close(d, '[');
+    triple(d, "base_latency_s", sf->p.base_s);
+    triple(d, "hop_latency_s", sf->p.hop_s);
+    triple(d, "bandwidth_share", sf->p.eff);
+    dpas__doc_real(d, "inter_bw_bytes_per_s", sf->defined ? sf->p.inter_bw : NAN);
+    dpas__doc_real(d, "kappa", sf->defined ? sf->p.kappa : NAN);
+    dpas__doc_real(d, "gamma", sf->defined ? sf->p.gamma : NAN);
+    dpas__doc_real(d, "intra_bw_bytes_per_s", sf->defined ? sf->p.intra_bw : NAN);
+    dpas__doc_real(d, "in_sample_median_rel", sf->insample_median);
+    dpas__doc_real(d, "in_sample_max_rel", sf->insample_max);
+    dpas__doc_open(d, "leave_one_scale_out", '{');
+    dpas__doc_int(d, "sizes", (long long)sf->loro_points);
+    dpas__doc_real(d, "median_rel", sf->loro_median);
+    dpas__doc_real(d, "max_rel", sf->loro_max);
+    dpas__doc_real(d, "q90_abs_ln", sf->loro_q90);
+    dpas__doc_real(d, "distance", sf->loro_distance);
+    dpas__doc_close(d, '{');
+    dpas__doc_close(d, '{');
+}
+
+static void prediction_json(dpas__doc *d, const dpas_net_prediction *q)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } notes[] = {{DPAS_NETTIME_LATENCY_BOUND, "latency_bound_sweep"},
+                 {DPAS_NETTIME_NO_INTRA, "no_curve_inside_a_node"},
+                 {DPAS_NETTIME_NO_INTER, "no_curve_across_nodes"},
+                 {DPAS_NETTIME_ASSUMED_TOPOLOGY, "assumed_ranks_per_node"}};
+    dpas__doc_open(d, NULL, '{');
+    dpas__doc_str(d, "collective", dpas_collective_name(q->collective));
+    dpas__doc_int(d, "ranks", (long long)q->at.ranks);
+    dpas__doc_int(d, "nodes", (long long)(q->at.ranks / q->at.per_node));
+    dpas__doc_int(d, "ranks_per_node", (long long)q->at.per_node);
+    dpas__doc_u64(d, "bytes", q->bytes);
+    dpas__doc_real(d, "time_s", q->time_s);
+    dpas__doc_str(d, "basis", dpas_time_basis_name(q->basis));
+    dpas__doc_open_inline(d, "band_s");
+    dpas__doc_real(d, NULL, q->band_lo);
+    dpas__doc_real(d, NULL, q->band_hi);
+    dpas__doc_close(d, '[');
+    dpas__doc_str(d, "model", q->default_kind ? dpas_netmodel_kind_name(q->default_kind) : NULL);
+    dpas__doc_real(d, "nccl_s", q->seconds[DPAS_NETMODEL_NCCL - 1]);
+    dpas__doc_real(d, "empirical_s", q->seconds[DPAS_NETMODEL_EMPIRICAL - 1]);
+    dpas__doc_real(d, "piecewise_s", q->seconds[DPAS_NETMODEL_PIECEWISE - 1]);
+    dpas__doc_real(d, "alpha_beta_s", q->seconds[DPAS_NETMODEL_ALPHA_BETA - 1]);
+    dpas__doc_bool(d, "extrapolated", q->extrapolated);
+    dpas__doc_open_inline(d, "notes");
+    for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
+        if (q->notes & notes[i].bit)
+            dpas__doc_str(d, NULL, notes[i].name);
+    dpas__doc_close(d, '[');
+    dpas__doc_close(d, '{');
+}
+
+/* The lines of a notes text that start with lead, without it, as strings of an array. */
+static void lines_json(dpas__doc *d, const char *key, const char *text, const char *lead)
+{
+    dpas__doc_open(d, key, '[');
     size_t ll = strlen(lead);
     for (const char *p = text; p && *p;) {
         const char *nl = strchr(p, '\n');
@@ -626,91 +891,86 @@ static json_t *lines_json(const char *text, const char *lead, bool *bad)
         if (n >= ll && !memcmp(p, lead, ll)) {
             char *s = malloc(n - ll + 1);
             if (!s) {
-                *bad = true;
+                d->b->oom = true;
                 break;
             }
             memcpy(s, p + ll, n - ll);
             s[n - ll] = '\0';
-            add(a, jstr(s), bad);
+            dpas__doc_str(d, NULL, s);
             free(s);
         }
         p = nl ? nl + 1 : p + n;
     }
-    return a;
+    dpas__doc_close(d, '[');
+}
+
+static void file_json(dpas__doc *d, const dpas_nccl_log *g)
+{
+    dpas__doc_open(d, NULL, '{');
+    dpas__doc_str(d, "file", g->origin);
+    dpas__doc_int(d, "lines", g->lines);
+    dpas__doc_int(d, "tests", (long long)g->ntests);
+    dpas__doc_int(d, "foreign_lines", (long long)g->foreign_lines);
+    if (g->foreign_lines)
+        dpas__doc_int(d, "first_foreign_line", g->first_foreign_line);
+    else
+        dpas__doc_null(d, "first_foreign_line");
+    dpas__doc_str(d, "first_foreign", g->first_foreign);
+    dpas__doc_int(d, "prefixed_lines", (long long)g->prefixed_lines);
+    dpas__doc_int(d, "unselected_tests", (long long)g->unselected);
+    dpas__doc_int(d, "inline_tags", (long long)g->inline_tags);
+    dpas__doc_int(d, "joined_lines", (long long)g->joined_lines);
+    static const char *const reasons[] = {"", "unmodelled", "looks_unmodelled", "zero_only"};
+    dpas__doc_open(d, "skipped_tables", '[');
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        dpas__doc_open(d, NULL, '{');
+        dpas__doc_int(d, "line", s->line);
+        dpas__doc_str(d, "name", s->name);
+        dpas__doc_str(d, "reason", s->reason >= 1 && s->reason <= 3 ? reasons[s->reason] : NULL);
+        dpas__doc_int(d, "rows", (long long)s->rows);
+        dpas__doc_str(d, "columns", s->why[0] ? s->why : NULL);
+        dpas__doc_close(d, '{');
+    }
+    dpas__doc_close(d, '[');
+    dpas__doc_close(d, '{');
 }
 
 static char *render_json(const dpas_netmodel *m, const dpas_net_prediction *p, size_t np,
                          dpas_error *err)
 {
-    bool bad = false;
-    json_t *root = json_object(), *fits = json_array(), *preds = json_array(),
-           *tests = json_array();
-    if (!root || !fits || !preds || !tests) {
-        json_decref(root), json_decref(fits), json_decref(preds), json_decref(tests);
-        dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        return NULL;
-    }
-    put(root, "fits", fits, &bad);
-    put(root, "predictions", preds, &bad);
-    for (size_t i = 0; i < m->ncurves; i++) {
-        for (int k = 0; k < DPAS_NETMODEL_KINDS; k++)
-            add(fits, fit_json(&m->curves[i], &m->curves[i].fits[k], &bad), &bad);
-        add(tests, test_json(&m->curves[i], &bad), &bad);
-    }
-    for (size_t i = 0; i < np; i++) {
-        json_t *o = json_object();
-        if (!o) {
-            bad = true;
-            break;
-        }
-        put(o, "collective", json_string(dpas_collective_name(p[i].collective)), &bad);
-        put(o, "ranks", jint((long long)p[i].ranks), &bad);
-        put(o, "bytes", ju64(p[i].bytes), &bad);
-        put(o, "alpha_beta_s", jreal(p[i].seconds[0]), &bad);
-        put(o, "piecewise_s", jreal(p[i].seconds[1]), &bad);
-        put(o, "empirical_s", jreal(p[i].seconds[2]), &bad);
-        put(o, "default_model",
-            p[i].default_kind ? json_string(dpas_netmodel_kind_name(p[i].default_kind))
-                              : json_null(),
-            &bad);
-        put(o, "extrapolated", json_boolean(p[i].extrapolated), &bad);
-        add(preds, o, &bad);
-    }
-    put(root, "tests", tests, &bad);
-    const dpas_nccl_log *g = m->log;
-    put(root, "file", g ? jstr(g->origin) : json_null(), &bad);
-    put(root, "lines", g ? jint(g->lines) : json_null(), &bad);
-    put(root, "foreign_lines", g ? jint((long long)g->foreign_lines) : json_null(), &bad);
-    put(root, "first_foreign_line",
-        g && g->foreign_lines ? jint(g->first_foreign_line) : json_null(), &bad);
-    put(root, "first_foreign", g ? jstr(g->first_foreign) : json_null(), &bad);
-    put(root, "prefixed_lines", g ? jint((long long)g->prefixed_lines) : json_null(), &bad);
-    put(root, "unselected_tests", g ? jint((long long)g->unselected) : json_null(), &bad);
     char *notes = dpas_netmodel_notes(m, p, np, 1, err);
-    if (!notes) {
-        json_decref(root);
+    if (!notes)
         return NULL;
-    }
-    put(root, "notes", lines_json(notes, "note: ", &bad), &bad);
-    put(root, "warnings", lines_json(notes, "warning: ", &bad), &bad);
+    dpas__buf b = {0};
+    dpas__doc d = {.b = &b};
+    dpas__doc_open(&d, NULL, '{');
+    dpas__doc_open(&d, "files", '[');
+    for (size_t f = 0; f < m->nlogs; f++)
+        file_json(&d, m->logs[f]);
+    dpas__doc_close(&d, '[');
+    dpas__doc_open(&d, "tests", '[');
+    for (size_t i = 0; i < m->ncurves; i++)
+        test_json(&d, m, &m->curves[i], i + 1);
+    dpas__doc_close(&d, '[');
+    dpas__doc_open(&d, "fits", '[');
+    for (size_t i = 0; i < m->ncurves; i++)
+        for (int k = 0; k < DPAS_NETMODEL_KINDS; k++)
+            fit_json(&d, &m->curves[i], i + 1, &m->curves[i].fits[k]);
+    dpas__doc_close(&d, '[');
+    dpas__doc_open(&d, "nccl_models", '[');
+    for (size_t i = 0; i < m->nscalefits; i++)
+        scalefit_json(&d, &m->scalefits[i]);
+    dpas__doc_close(&d, '[');
+    dpas__doc_open(&d, "predictions", '[');
+    for (size_t i = 0; i < np; i++)
+        prediction_json(&d, &p[i]);
+    dpas__doc_close(&d, '[');
+    lines_json(&d, "notes", notes, "note: ");
+    lines_json(&d, "warnings", notes, "warning: ");
+    dpas__doc_close(&d, '{');
     free(notes);
-    char *text = bad ? NULL : json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_decref(root);
-    if (!text) {
-        dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        return NULL;
-    }
-    /* with the newline every payload ends with */
-    size_t n = strlen(text);
-    char *out = malloc(n + 2);
-    if (out) {
-        memcpy(out, text, n);
-        out[n] = '\n', out[n + 1] = '\0';
-    } else {
-        dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    }
-    free(text);
-    return out;
+    return dpas__buf_finish(&b, err);
 }
 
 char *dpas_render_netmodel(const dpas_netmodel *m, const dpas_net_prediction *pred, size_t npred,
@@ -728,76 +988,54 @@ char *dpas_render_netmodel(const dpas_netmodel *m, const dpas_net_prediction *pr
 #define GRID 256
 
 typedef struct plot_data {
+    dpas_net_series *ns;
+    size_t nns;
     dpas_series *s;
-    size_t n;
-    double *mem;
     char (*names)[96];
     char *title;
 } plot_data;
 
 static void plot_free(plot_data *d)
 {
-    free(d->s), free(d->mem), free(d->names), free(d->title);
-    d->s = NULL, d->mem = NULL, d->names = NULL, d->title = NULL;
+    dpas_net_series_free(d->ns, d->nns);
+    free(d->s), free(d->names), free(d->title);
+    memset(d, 0, sizeof *d);
 }
 
-/* Each defined model on a log grid over the measured sizes, then the measured points (last, so
- * that they are drawn on top). */
+/* The analysis' series (each defined model on a log grid over the measured sizes, then the
+ * measured points, drawn last so that they are on top), named. */
 static int plot_build(const dpas_netmodel *m, plot_data *d, dpas_plot_spec *ps, dpas_error *err)
 {
     memset(d, 0, sizeof *d);
-    size_t per = 1 + DPAS_NETMODEL_KINDS;
-    d->s = calloc(per * m->ncurves, sizeof *d->s);
-    d->names = calloc(per * m->ncurves, sizeof *d->names);
-    size_t need = 0;
-    for (size_t i = 0; i < m->ncurves; i++)
-        need += 2 * m->curves[i].n + 2 * GRID * DPAS_NETMODEL_KINDS;
-    d->mem = malloc((need ? need : 1) * sizeof *d->mem);
-    if (!d->s || !d->names || !d->mem) {
-        plot_free(d);
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    }
-    double *mem = d->mem;
-    for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_curve *cv = &m->curves[i];
-        char lead[64] = "";
-        if (m->ncurves > 1)
-            snprintf(lead, sizeof lead, "%s %lld: ", coll_name(cv), (long long)cv->ranks);
-        double lo = log((double)cv->bytes[0]), hi = log((double)cv->bytes[cv->n - 1]);
-        for (int k = 1; k <= DPAS_NETMODEL_KINDS && cv->n > 1; k++) {
-            if (!cv->fits[k - 1].defined)
-                continue;
-            double *gx = mem, *gy = mem + GRID;
-            mem += 2 * GRID;
-            for (int j = 0; j < GRID; j++) {
-                gx[j] = j == GRID - 1 ? (double)cv->bytes[cv->n - 1]
-                                      : exp(lo + (hi - lo) * j / (GRID - 1));
-                dpas_net_time t;
-                dpas_curve_time(cv, k, gx[j], 0, &t, NULL);
-                gy[j] = t.seconds;
-            }
-            snprintf(d->names[d->n], sizeof d->names[0], "%s%s", lead,
-                     k == DPAS_NETMODEL_ALPHA_BETA ? "alpha-beta" : dpas_netmodel_kind_name(k));
-            d->s[d->n] = (dpas_series){d->names[d->n], gx, gy, GRID};
-            d->n++;
-        }
-        double *x = mem, *y = mem + cv->n;
-        mem += 2 * cv->n;
-        for (size_t j = 0; j < cv->n; j++)
-            x[j] = (double)cv->bytes[j], y[j] = cv->seconds[j];
-        snprintf(d->names[d->n], sizeof d->names[0], "%smeasured", lead);
-        d->s[d->n] = (dpas_series){d->names[d->n], x, y, cv->n};
-        d->n++;
-    }
-    const char *o = m->log ? m->log->origin : "";
+    if (dpas_netmodel_series(m, GRID, &d->ns, &d->nns, err))
+        return err ? err->code : DPAS_ENOMEM;
+    d->s = calloc(d->nns ? d->nns : 1, sizeof *d->s);
+    d->names = calloc(d->nns ? d->nns : 1, sizeof *d->names);
+    const char *o = m->nlogs ? m->logs[0]->origin : "";
     const char *base = strrchr(o, '/') ? strrchr(o, '/') + 1 : o;
     static const char what[] = "measured time and the models";
-    size_t tl = strlen(base) + sizeof what + 2;
-    if (!(d->title = malloc(tl))) {
+    size_t tl = strlen(base) + sizeof what + 16;
+    d->title = malloc(tl);
+    if (!d->s || !d->names || !d->title) {
         plot_free(d);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
-    snprintf(d->title, tl, "%s%s%s", base, *base ? ": " : "", what);
+    for (size_t i = 0; i < d->nns; i++) {
+        const dpas_net_series *e = &d->ns[i];
+        const dpas_curve *cv = &m->curves[e->curve];
+        char lead[48] = "";
+        if (m->ncurves > 1)
+            snprintf(lead, sizeof lead, "%s %lld: ", coll_name(cv), (long long)cv->ranks);
+        snprintf(d->names[i], sizeof d->names[0], "%s%s", lead,
+                 e->kind == 0                          ? "measured"
+                 : e->kind == DPAS_NETMODEL_ALPHA_BETA ? "alpha-beta"
+                                                       : dpas_netmodel_kind_name(e->kind));
+        d->s[i] = (dpas_series){d->names[i], e->x, e->y, e->n};
+    }
+    if (m->nlogs > 1)
+        snprintf(d->title, tl, "%s and %zu more: %s", base, m->nlogs - 1, what);
+    else
+        snprintf(d->title, tl, "%s%s%s", base, *base ? ": " : "", what);
     *ps = (dpas_plot_spec){.title = d->title,
                            .xlabel = "size (nccl-tests' size column)",
                            .ylabel = "time",
@@ -814,7 +1052,7 @@ char *dpas_netmodel_svg(const dpas_netmodel *m, dpas_error *err)
     dpas_plot_spec ps;
     if (plot_build(m, &d, &ps, err))
         return NULL;
-    char *svg = dpas_plot_svg(&ps, d.s, d.n, err);
+    char *svg = dpas_plot_svg(&ps, d.s, d.nns, err);
     plot_free(&d);
     return svg;
 }
@@ -826,7 +1064,7 @@ int dpas_netmodel_png(const dpas_netmodel *m, const char *path, dpas_error *err)
     int rc = plot_build(m, &d, &ps, err);
     if (rc)
         return rc;
-    rc = dpas_plot_png(&ps, d.s, d.n, path, err);
+    rc = dpas_plot_png(&ps, d.s, d.nns, path, err);
     plot_free(&d);
     return rc;
 }

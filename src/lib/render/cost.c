@@ -35,10 +35,11 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
                          L->inter_latency * 1e6,
                          c->have_intra ? "" : " (no node: no hierarchical time)");
         if (c->net_kind >= 0)
-            dpas__buf_printf(b, "model     %s: flat times from the measured curves%s\n",
+            dpas__buf_printf(b, "model     %s: flat times from the calibration%s\n",
                              dpas_netmodel_kind_name(c->net_kind),
                              c->net_kind == DPAS_NETMODEL_DEFAULT
-                                 ? " (empirical where measured, piecewise outside)"
+                                 ? " (the measured curve at a measured scale, the nccl model "
+                                   "elsewhere; each with its basis and band)"
                                  : "");
     } else if (!c->have_links) {
         dpas__buf_puts(b, "links     unknown (a custom fleet without fabric and node): no times\n");
@@ -93,13 +94,13 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
         else
             snprintf(name, sizeof name, "%s", r->rule->name);
         dpas_cell cell[11];
-        char from[96];
+        /* which model answered, on what basis, and the band: "nccl, transferred, 0.8-6.6 ms" */
+        char from[160], band[64] = "";
+        const char *basis = dpas_time_basis_name(r->time_basis);
+        if (isfinite(r->time_band_lo_s) && isfinite(r->time_band_hi_s))
+            snprintf(band, sizeof band, ", %.3g-%.3g s", r->time_band_lo_s, r->time_band_hi_s);
         snprintf(from, sizeof from, "%s%s%s%s", r->time_model ? r->time_model : "",
-                 r->time_extrapolated || r->time_rescaled ? " (" : "",
-                 r->time_extrapolated ? (r->time_rescaled ? "extrapolated, " : "extrapolated") : "",
-                 r->time_rescaled       ? "rescaled)"
-                 : r->time_extrapolated ? ")"
-                                        : "");
+                 basis ? ", " : "", basis ? basis : "", band);
         size_t k = 0;
         cell[k++] = dpas_cell_text(name);
         cell[k++] = dpas_cell_text(dpas_schedule_name(r->schedule));
@@ -139,7 +140,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
 /* Every row, every column. */
 static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[18];
+    dpas_column cols[21];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
@@ -160,6 +161,9 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
         cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
         cols[n++] = (dpas_column){"time_extrapolated", DPAS_COL_BOOL, 0};
         cols[n++] = (dpas_column){"time_rescaled", DPAS_COL_BOOL, 0};
+        cols[n++] = (dpas_column){"time_basis", DPAS_COL_TEXT, 0};
+        cols[n++] = (dpas_column){"time_band_low_s", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"time_band_high_s", DPAS_COL_REAL, 0};
     }
     dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
     dpas_writer *w;
@@ -167,7 +171,7 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     for (size_t i = 0; !rc && i < c->nrows; i++) {
         const dpas_cost_row *r = &c->rows[i];
         bool ok = r->realisable;
-        dpas_cell cell[18];
+        dpas_cell cell[21];
         size_t k = 0;
         cell[k++] = dpas_cell_text(r->rule->name);
         cell[k++] = dpas_cell_text(r->rule->convention);
@@ -188,6 +192,9 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
             cell[k++] = ok ? dpas_cell_text(r->time_model) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_rescaled) : dpas_cell_null();
+            cell[k++] = ok ? dpas_cell_text(dpas_time_basis_name(r->time_basis)) : dpas_cell_null();
+            cell[k++] = ok ? real_or_null(r->time_band_lo_s) : dpas_cell_null();
+            cell[k++] = ok ? real_or_null(r->time_band_hi_s) : dpas_cell_null();
         }
         rc = dpas_writer_row(w, cell, err);
     }

@@ -15,7 +15,7 @@
  * when it is one of nccl-tests' own lines; anything else is counted as foreign and skipped,
  * except a line that starts like a data row (inside a table, a whole number; outside, two) and
  * is malformed or misplaced: that is an error, so that a damaged table is never half read. */
-#include "../internal.h"
+#include "nccl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,47 +34,11 @@ const char *dpas_collective_name(int coll)
     return coll >= 0 && coll < DPAS_COLL_COUNT ? coll_names[coll] : NULL;
 }
 
-/* Lower case without '_' and '-', the directory and a _perf / _perf_mpi suffix dropped:
- * "./build/all_reduce_perf" and "AllReduce" are both "allreduce". */
-static int collective_of(const char *text, size_t len)
-{
-    const char *s = text;
-    for (size_t i = 0; i < len; i++)
-        if (text[i] == '/')
-            s = text + i + 1;
-    size_t n = len - (size_t)(s - text);
-    char t[32];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '_' || c == '-')
-            continue;
-        if (k == sizeof t - 1)
-            return -1;
-        t[k++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    }
-    t[k] = '\0';
-    static const char *const suffixes[] = {"perfmpi", "perf"};
-    for (size_t i = 0; i < 2; i++) {
-        size_t l = strlen(suffixes[i]);
-        if (k > l && !strcmp(t + k - l, suffixes[i])) {
-            t[k - l] = '\0';
-            break;
-        }
-    }
-    static const char *const compact[DPAS_COLL_COUNT] = {"allreduce", "allgather", "reducescatter",
-                                                         "broadcast", "reduce"};
-    for (int c = 0; c < DPAS_COLL_COUNT; c++)
-        if (!strcmp(t, compact[c]))
-            return c;
-    return -1;
-}
-
 int dpas_collective_parse(const char *text, int *coll, dpas_error *err)
 {
     char q[96];
-    int c = text ? collective_of(text, strlen(text)) : -1;
-    if (c < 0)
+    int c = text ? dpas__nccl_program_of(text, strlen(text)) : -1;
+    if (c < 0 || c >= DPAS_COLL_COUNT)
         return dpas__fail(err, DPAS_EINVAL, "collective",
                           "collective must be one of all_reduce, all_gather, reduce_scatter, "
                           "broadcast or reduce, got %s",
@@ -382,86 +346,6 @@ static bool same_str(const char *a, tok t, bool has)
     return a && strlen(a) == t.n && !memcmp(a, t.s, t.n);
 }
 
-/* Launcher prefixes, stripped one after another (kubectl's around srun's, say). Returns the
- * kind of the first stripped, or 0; *s is advanced past them. */
-static int strip_prefixes(const char **s, const char *end)
-{
-    int first = 0;
-    for (int round = 0; round < 4; round++) {
-        const char *p = *s;
-        int kind = 0;
-        const char *q = p;
-        while (q < end && (*q == ' ' || *q == '\t'))
-            q++;
-        if (q < end && *q == '[') {
-            /* [J,R]<stdout>:  (mpirun --tag-output) */
-            const char *r = q + 1;
-            while (r < end && is_digit(*r))
-                r++;
-            if (r > q + 1 && r < end && *r == ',') {
-                const char *r2 = ++r;
-                while (r < end && is_digit(*r))
-                    r++;
-                if (r > r2 && end - r >= 3 && r[0] == ']' && r[1] == '<') {
-                    const char *t = r + 2;
-                    while (t < end && *t >= 'a' && *t <= 'z')
-                        t++;
-                    if (end - t >= 2 && t[0] == '>' && t[1] == ':') {
-                        kind = DPAS_NCCL_PREFIX_MPIRUN;
-                        p = t + 2;
-                    }
-                }
-            }
-            if (!kind) { /* [pod/NAME/CONTAINER]  (kubectl logs --prefix) */
-                const char *t = q + 1;
-                bool slash = false;
-                while (t < end && *t != ']' && !is_ws(*t))
-                    slash |= *t++ == '/';
-                if (slash && end - t >= 2 && t[0] == ']' && t[1] == ' ') {
-                    kind = DPAS_NCCL_PREFIX_KUBECTL;
-                    p = t + 2;
-                }
-            }
-        } else if (q < end && is_digit(*q)) {
-            const char *r = q;
-            while (r < end && is_digit(*r))
-                r++;
-            if (end - r >= 2 && r[0] == ':' && r[1] == ' ') { /* N: (srun --label) */
-                kind = DPAS_NCCL_PREFIX_SRUN;
-                p = r + 2;
-            } else if (r - q == 4 && end - r > 6 && r[0] == '-' && is_digit(r[1]) &&
-                       is_digit(r[2]) && r[3] == '-' && is_digit(r[4]) && is_digit(r[5]) &&
-                       r[6] == 'T') { /* 2024-05-01T12:00:00.123456789Z (RFC 3339) */
-                const char *t = r + 7;
-                while (t < end && !is_ws(*t))
-                    t++;
-                if (t < end && *t == ' ' && memchr(r, ':', (size_t)(t - r))) {
-                    kind = DPAS_NCCL_PREFIX_TIMESTAMP;
-                    p = t + 1;
-                }
-            }
-        }
-        if (!kind && p == q && q < end &&
-            ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || is_digit(*q))) {
-            /* host: (pdsh, clush) */
-            const char *r = q;
-            while (r < end && ((*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') ||
-                               is_digit(*r) || *r == '.' || *r == '-' || *r == '_'))
-                r++;
-            if (end - r >= 2 && r[0] == ':' && r[1] == ' ') {
-                kind = DPAS_NCCL_PREFIX_HOST;
-                p = r + 2;
-            }
-        }
-        if (!kind)
-            break;
-        if (!first)
-            first = kind;
-        *s = p;
-    }
-    return first;
-}
-
 /* ---- the reader ----------------------------------------------------------------------------- */
 
 enum {
@@ -473,20 +357,26 @@ enum {
     C_TIME,
     C_ALGBW,
     C_BUSBW,
-    C_WRONG,
+    C_WRONG,    /* out-of-place #wrong */
+    C_WRONG_IP, /* in-place #wrong */
     C_NAME,
     C_RANKS,
     C_NCOLS
 };
 
-/* What the reader keeps of a test beside the public struct: the row that best tells the bus
- * factor (the largest algbw, whose printed digits are the most precise). */
+/* What the reader keeps of a test beside the public struct. */
 typedef struct tpriv {
-    double algbw, busbw, ea, eb;
+    double algbw, busbw, ea, eb; /* the row with the largest algbw (its digits the most precise) */
     int line;
     int has_root;
     long long root;
+    double ilo, ihi; /* busbw/algbw: what every row's rounding allows (the intersection) */
+    size_t nratio;   /* rows in it */
+    int iv_empty;    /* the rows allow no common value */
+    size_t wrong_rows, ip_checked, ip_unchecked, ip_off; /* rows with both #wrong columns */
     int has_redop_col;
+    int name_from;     /* dpas_nccl_source of t->name */
+    int name_line;     /* the command line that named it (DPAS_NCCL_COMMAND) */
     int64_t csv_ranks; /* the CSV ranks column, 0 when none */
     size_t cap;        /* of the test's points */
 } tpriv;
@@ -499,18 +389,26 @@ typedef struct layout {
     int csv;
 } layout;
 
+typedef struct rank_ent {
+    int64_t id;
+    char *host; /* NULL when the line names none */
+    size_t seq; /* order in the file */
+} rank_ent;
+
 typedef struct reader {
     const char *origin;
     int want; /* the caller's collective, -1 when none */
     int64_t want_ranks;
     dpas_nccl_log *log;
     tpriv *priv;
-    size_t cap;
+    size_t cap, skip_cap;
     dpas_error *err;
     /* context of the run being set up */
-    char *pending_name;
-    int64_t *rank_ids;
-    size_t nrank_ids, rank_cap;
+    char *pending_name; /* "# Collective test starting: NAME" */
+    char *cmd_name;     /* a command line or banner naming a program */
+    int cmd_line;
+    rank_ent *ranks;
+    size_t nranks, rank_cap, rank_seq;
     /* the open table */
     int table; /* 0: none; else a serial number */
     int tables;
@@ -518,15 +416,20 @@ typedef struct reader {
     int header_line;
     size_t table_first; /* its tests: log->tests[table_first ..] */
     int ended_line;     /* where the last table ended, for messages */
+    size_t skipping;    /* 1 + its index in log->skipped when the table is skipped unread */
+    int64_t t_rank_lines, t_nodes, t_rpn, t_rpn_min, t_rpn_max; /* its Rank lines */
+    char *t_name; /* its name, and where the name came from */
+    int t_name_from, t_name_line;
+    const dpas__lline *cur; /* the line being read */
     toks tk;
 } reader;
 
 static int oom(reader *r) { return dpas__fail(r->err, DPAS_ENOMEM, "", "out of memory"); }
 
-static int cmp_i64(const void *a, const void *b)
+/* The physical line and column of p, a pointer into the current line. */
+static void pos(const reader *r, const char *p, int *line, int *col)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
+    dpas__lline_pos(r->cur, (size_t)(p - r->cur->text), line, col);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -535,15 +438,63 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Distinct rank numbers of the Rank lines (sorted in place: their order is not used). */
-static int64_t distinct_ranks(reader *r)
+static int cmp_rank(const void *a, const void *b)
 {
-    if (r->nrank_ids > 1)
-        qsort(r->rank_ids, r->nrank_ids, sizeof *r->rank_ids, cmp_i64);
-    int64_t n = 0;
-    for (size_t i = 0; i < r->nrank_ids; i++)
-        n += !i || r->rank_ids[i] != r->rank_ids[i - 1];
-    return n;
+    const rank_ent *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    return strcmp(x, y);
+}
+
+static void forget_ranks(reader *r)
+{
+    for (size_t i = 0; i < r->nranks; i++)
+        free(r->ranks[i].host);
+    r->nranks = 0;
+}
+
+/* What the Rank lines of the run say: distinct ranks, and, when every line names its host, the
+ * nodes (distinct hosts) and ranks per node. */
+static int rank_facts(reader *r)
+{
+    r->t_rank_lines = r->t_nodes = r->t_rpn = r->t_rpn_min = r->t_rpn_max = 0;
+    if (!r->nranks)
+        return 0;
+    qsort(r->ranks, r->nranks, sizeof *r->ranks, cmp_rank);
+    char **hosts = malloc(r->nranks * sizeof *hosts);
+    if (!hosts)
+        return oom(r);
+    size_t n = 0;
+    bool all_hosts = true;
+    for (size_t i = 0; i < r->nranks; i++) {
+        if (i && r->ranks[i].id == r->ranks[i - 1].id)
+            continue; /* the same rank twice: its first line counts */
+        all_hosts &= r->ranks[i].host != NULL;
+        hosts[n++] = r->ranks[i].host;
+    }
+    r->t_rank_lines = (int64_t)n;
+    if (all_hosts) {
+        qsort(hosts, n, sizeof *hosts, cmp_host);
+        int64_t lo = INT64_MAX, hi = 0, run = 0;
+        for (size_t i = 0; i < n; i++) {
+            run++;
+            if (i + 1 == n || strcmp(hosts[i], hosts[i + 1])) {
+                r->t_nodes++;
+                lo = run < lo ? run : lo, hi = run > hi ? run : hi;
+                run = 0;
+            }
+        }
+        r->t_rpn_min = lo, r->t_rpn_max = hi;
+        r->t_rpn = lo == hi ? lo : 0;
+    }
+    free(hosts);
+    return 0;
 }
 
 /* The rank count busbw/algbw gives for a collective: the only whole n >= 2 whose factor lies
@@ -572,78 +523,183 @@ static int64_t ranks_from_ratio(int coll, double rlo, double rhi)
     return (int64_t)a;
 }
 
-/* Decide a finished test's collective and rank count; 1 when it is left out (it does not match
- * the caller's choice), 0 when kept, or an error. */
+static int add_skip(reader *r, const char *name, int reason, int line, size_t rows, const char *why)
+{
+    dpas_nccl_log *g = r->log;
+    if (g->nskipped == r->skip_cap) {
+        size_t cap = r->skip_cap ? r->skip_cap * 2 : 4;
+        dpas_nccl_skipped *s = realloc(g->skipped, cap * sizeof *s);
+        if (!s)
+            return oom(r);
+        g->skipped = s, r->skip_cap = cap;
+    }
+    dpas_nccl_skipped *s = &g->skipped[g->nskipped];
+    memset(s, 0, sizeof *s);
+    if (name && !(s->name = strdup(name)))
+        return oom(r);
+    g->nskipped++;
+    s->reason = reason, s->line = line, s->rows = rows;
+    snprintf(s->why, sizeof s->why, "%s", why);
+    return 0;
+}
+
+/* What a finished test's columns say, for dpas__nccl_candidates. */
+static dpas__nccl_obs observe(dpas_nccl_test *t, const tpriv *p)
+{
+    dpas__nccl_obs o = {0};
+    o.redop = !t->redop                   ? DPAS__REDOP_UNKNOWN
+              : !t->redop[0]              ? DPAS__REDOP_EMPTY
+              : !strcmp(t->redop, "none") ? DPAS__REDOP_NONE
+                                          : DPAS__REDOP_OP;
+    o.root = !p->has_root ? DPAS__ROOT_UNKNOWN : p->root >= 0 ? DPAS__ROOT_SET : DPAS__ROOT_NONE;
+    if (p->line && p->algbw > p->ea) { /* the row with the largest algbw, for the report */
+        t->bus_ratio = p->busbw / p->algbw;
+        t->ratio_line = p->line;
+    }
+    if (p->nratio && !p->iv_empty) {
+        o.ratio = 1, o.rlo = p->ilo, o.rhi = p->ihi;
+    } else if (p->line && p->algbw > p->ea) {
+        o.ratio = 1;
+        o.rlo = (p->busbw - p->eb) / (p->algbw + p->ea);
+        o.rhi = (p->busbw + p->eb) / (p->algbw - p->ea);
+    }
+    o.n = t->rank_lines;
+    if (p->wrong_rows)
+        o.inplace_check = p->ip_checked == p->wrong_rows     ? DPAS__IP_CHECKED
+                          : p->ip_unchecked == p->wrong_rows ? DPAS__IP_UNCHECKED
+                          : p->ip_off == p->wrong_rows       ? DPAS__IP_OFF
+                                                             : DPAS__IP_UNKNOWN;
+    return o;
+}
+
+/* The observations in words: "busbw/algbw = 1 (line 40), redop sum, root -1, on 10 ranks (Rank
+ * lines)". */
+static void describe_obs(const dpas_nccl_test *t, const tpriv *p, const dpas__nccl_obs *o,
+                         char *buf, size_t cap)
+{
+    dpas__buf b = {0};
+    if (isfinite(t->bus_ratio))
+        dpas__buf_printf(&b, "busbw/algbw = %.4g (line %d)", t->bus_ratio, t->ratio_line);
+    else
+        dpas__buf_puts(&b, "busbw/algbw unreadable (no row has an algbw above its rounding)");
+    if (o->redop != DPAS__REDOP_UNKNOWN)
+        dpas__buf_printf(&b, ", redop %s", t->redop[0] ? t->redop : "(empty)");
+    else
+        dpas__buf_puts(&b, ", no redop column");
+    if (p->has_root)
+        dpas__buf_printf(&b, ", root %lld", p->root);
+    else
+        dpas__buf_puts(&b, ", no root column");
+    if (o->n)
+        dpas__buf_printf(&b, ", %lld Rank lines", (long long)o->n);
+    if (o->inplace_check == DPAS__IP_OFF)
+        dpas__buf_puts(&b, ", #wrong N/A (the data check was off)");
+    else if (o->inplace_check == DPAS__IP_UNCHECKED)
+        dpas__buf_puts(&b, ", in-place #wrong N/A (that run was not checked)");
+    int n = snprintf(buf, cap, "%s", b.oom || !b.data ? "?" : b.data);
+    dpas__mark_cut(buf, cap, n);
+    free(b.data);
+}
+
+/* The collective of a finished test: from its name, the caller's choice, or the columns; a
+ * table the columns cannot tell is refused, never guessed. 0 decided, 1 left out (not the
+ * caller's choice), 2 skipped (not a collective dpas models), or an error. */
+static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas__nccl_obs *obs)
+{
+    const char *o = r->origin;
+    int first = t->points[0].line;
+    dpas__nccl_obs ob = *obs;
+    unsigned set = dpas__nccl_candidates(&ob);
+    if (!set && ob.n) { /* the Rank lines and the ratio disagree: the ratio alone */
+        ob.n = 0;
+        set = dpas__nccl_candidates(&ob);
+    }
+    unsigned modelled = set & DPAS__P_MODELLED, other = set & ~DPAS__P_MODELLED;
+    char what[160], fits[120], q[96];
+    describe_obs(t, p, obs, what, sizeof what);
+    dpas__nccl_describe_set(set, fits, sizeof fits);
+    int named = t->name ? dpas__nccl_program_of(t->name, strlen(t->name)) : -1;
+    if (t->name && (named < 0 || named >= DPAS_COLL_COUNT)) { /* a CSV name column */
+        int rc = add_skip(r, t->name, DPAS_NCCL_SKIP_UNMODELLED, t->header_line, t->npoints, "");
+        return rc ? rc : 2;
+    }
+    if (named >= 0) {
+        t->collective = named;
+        t->collective_from = p->name_from;
+        if (!((set >> named) & 1)) {
+            if (p->name_from == DPAS_NCCL_COMMAND)
+                return dpas__fail_at(
+                    r->err, DPAS_EINVAL, "collective", first, 1,
+                    "%s:%d: line %d names %s, but this table's columns (%s) fit %s%s; give "
+                    "--collective if line %d is this table's command",
+                    o, first, p->name_line, dpas__quote(t->name, q, sizeof q), what,
+                    set ? "" : "no collective", set ? fits : "", p->name_line);
+            t->warnings |= DPAS_NCCL_WARN_NAME_DISAGREE;
+        }
+        return r->want >= 0 && named != r->want;
+    }
+    if (r->want >= 0 && (!set || ((set >> r->want) & 1))) {
+        t->collective = r->want;
+        t->collective_from = DPAS_NCCL_GIVEN;
+        return 0;
+    }
+    if (!modelled && other) {
+        int rc =
+            add_skip(r, fits, DPAS_NCCL_SKIP_LOOKS_UNMODELLED, t->header_line, t->npoints, what);
+        return rc ? rc : 2;
+    }
+    if (r->want >= 0)
+        return 1;
+    if (modelled && !(modelled & (modelled - 1)) && !other) {
+        for (int c = 0; c < DPAS_COLL_COUNT; c++)
+            if ((modelled >> c) & 1)
+                t->collective = c;
+        t->collective_from = DPAS_NCCL_BUS_RATIO;
+        return 0;
+    }
+    if (!set)
+        return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
+                             "%s:%d: cannot tell which collective this is: its columns (%s) fit "
+                             "none of nccl-tests' collectives; give --collective",
+                             o, first, what);
+    char others[120] = "";
+    if (other)
+        dpas__nccl_describe_set(other, others, sizeof others);
+    if (modelled & (modelled - 1))
+        return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
+                             "%s:%d: cannot tell which collective this is: no name (\"# Collective "
+                             "test starting\" or a *_perf command line above it), and its columns "
+                             "(%s) fit %s; give --collective with the one it is",
+                             o, first, what, fits);
+    const char *m = "?";
+    for (int c = 0; c < DPAS_COLL_COUNT; c++)
+        if ((modelled >> c) & 1)
+            m = dpas_collective_name(c);
+    return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
+                         "%s:%d: cannot tell which collective this is: no name (\"# Collective "
+                         "test starting\" or a *_perf command line above it), and its columns "
+                         "(%s) fit %s; if it is %s %s, give --collective %s (dpas does not model "
+                         "%s)",
+                         o, first, what, fits, m[0] == 'a' ? "an" : "a", m, m, others);
+}
+
+/* Decide a finished test's collective and rank count: 0 kept, 1 left out (it does not match the
+ * caller's choice), 2 skipped (noted in log->skipped), or an error. */
 static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
 {
     const char *o = r->origin;
-    int first = t->npoints ? t->points[0].line : t->header_line;
-    /* the bus factor, with the rounding of the printed numbers */
-    double rlo = NAN, rhi = NAN;
-    if (p->line && p->algbw > p->ea) {
-        t->bus_ratio = p->busbw / p->algbw;
-        t->ratio_line = p->line;
-        rlo = (p->busbw - p->eb) / (p->algbw + p->ea);
-        rhi = (p->busbw + p->eb) / (p->algbw - p->ea);
+    if (!t->npoints) {
+        int rc = add_skip(r, t->name, DPAS_NCCL_SKIP_ZERO_ONLY, t->header_line, t->zero_rows, "");
+        return rc ? rc : 2;
     }
-    bool near1 = rlo <= 1 && rhi >= 1;
-    bool reduction = t->redop && strcmp(t->redop, "none") != 0;
-    int from_ratio = -1;
-    if (isfinite(rlo)) {
-        if (p->has_root && p->root >= 0)
-            from_ratio = !p->has_redop_col || !reduction ? DPAS_COLL_BROADCAST : DPAS_COLL_REDUCE;
-        else if (rlo > 1)
-            from_ratio = DPAS_COLL_ALL_REDUCE;
-        else if (rhi < 1)
-            from_ratio =
-                !p->has_redop_col || !reduction ? DPAS_COLL_ALL_GATHER : DPAS_COLL_REDUCE_SCATTER;
-        else if (near1 && reduction && p->has_root) /* root -1: all_reduce on 2 ranks */
-            from_ratio = DPAS_COLL_ALL_REDUCE;
-    }
-    /* the collective */
-    int named = -1;
-    if (t->name)
-        named = collective_of(t->name, strlen(t->name));
-    if (named >= 0) {
-        t->collective = named;
-        t->collective_from = t->collective_from ? t->collective_from : DPAS_NCCL_TEST_NAME;
-        if (from_ratio >= 0 && from_ratio != named)
-            t->warnings |= DPAS_NCCL_WARN_NAME_DISAGREE;
-    } else if (!t->name && from_ratio >= 0) {
-        t->collective = from_ratio;
-        t->collective_from = DPAS_NCCL_BUS_RATIO;
-    } else {
-        t->collective = -1;
-        t->collective_from = DPAS_NCCL_UNKNOWN;
-    }
-    if (r->want >= 0) {
-        if (t->collective < 0 && !t->name) {
-            t->collective = r->want;
-            t->collective_from = DPAS_NCCL_GIVEN;
-        } else if (t->collective != r->want) {
-            return 1;
-        }
-    }
-    char q[96];
-    if (t->collective < 0 && t->name)
-        return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
-                             "%s:%d: the test %s is not a collective dpas models (all_reduce, "
-                             "all_gather, reduce_scatter, broadcast, reduce); choose another with "
-                             "--collective",
-                             o, first, dpas__quote(t->name, q, sizeof q));
-    if (t->collective < 0)
-        return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
-                             "%s:%d: cannot tell which collective this is (no \"# Collective test "
-                             "starting\" line, and %s); give --collective all_reduce, all_gather, "
-                             "reduce_scatter, broadcast or reduce",
-                             o, first,
-                             !isfinite(rlo) ? "busbw/algbw cannot be read: no row has a busbw "
-                                              "and an algbw above their rounding"
-                                            : "busbw/algbw and the redop and root columns fit "
-                                              "more than one");
+    int first = t->points[0].line;
+    dpas__nccl_obs obs = observe(t, p);
+    int rc = decide_collective(r, t, p, &obs);
+    if (rc)
+        return rc;
     /* the rank count */
-    if (isfinite(rlo))
-        t->ratio_ranks = ranks_from_ratio(t->collective, rlo, rhi);
+    if (obs.ratio)
+        t->ratio_ranks = ranks_from_ratio(t->collective, obs.rlo, obs.rhi);
     if (t->rank_lines > 0) {
         t->ranks = t->rank_lines;
         t->ranks_from = DPAS_NCCL_RANK_LINES;
@@ -672,11 +728,11 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                              t->collective == DPAS_COLL_BROADCAST ||
                                      t->collective == DPAS_COLL_REDUCE
                                  ? "is 1 at any rank count for it"
-                             : !isfinite(rlo) ? "cannot be read: no row has a busbw and an algbw "
-                                                "above their rounding"
-                                              : "fits no single rank count");
+                             : !obs.ratio ? "cannot be read: no row has a busbw and an algbw "
+                                            "above their rounding"
+                                          : "fits no single rank count");
     /* a size measured twice (a repeated sweep): merged when fitted */
-    uint64_t *sizes = malloc((t->npoints ? t->npoints : 1) * sizeof *sizes);
+    uint64_t *sizes = malloc(t->npoints * sizeof *sizes);
     if (!sizes)
         return oom(r);
     for (size_t i = 0; i < t->npoints; i++)
@@ -697,7 +753,7 @@ static void test_release(dpas_nccl_test *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Close the open table: settle its tests, and drop those the caller did not choose. */
+/* Close the open table: settle its tests, and drop those not read. */
 static int end_table(reader *r, int line)
 {
     if (!r->table)
@@ -705,11 +761,11 @@ static int end_table(reader *r, int line)
     dpas_nccl_log *g = r->log;
     size_t keep = r->table_first;
     for (size_t i = r->table_first; i < g->ntests; i++) {
-        int rc = finish_test(r, &g->tests[i], &r->priv[i]);
+        int rc = r->skipping ? 2 : finish_test(r, &g->tests[i], &r->priv[i]);
         if (rc < 0)
             return rc;
-        if (rc == 1) {
-            g->unselected++;
+        if (rc) {
+            g->unselected += rc == 1;
             test_release(&g->tests[i]);
             continue;
         }
@@ -722,15 +778,19 @@ static int end_table(reader *r, int line)
     }
     g->ntests = keep;
     r->table = 0;
+    r->skipping = 0;
     r->ended_line = line;
+    free(r->t_name);
+    r->t_name = NULL;
     return 0;
 }
 
 static void reset_run(reader *r)
 {
     free(r->pending_name);
-    r->pending_name = NULL;
-    r->nrank_ids = 0;
+    free(r->cmd_name);
+    r->pending_name = r->cmd_name = NULL;
+    forget_ranks(r);
 }
 
 /* The test of the open table that a row with this type and redop belongs to (a table of
@@ -768,17 +828,28 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
     t->collective = -1;
     t->bus_ratio = NAN;
     t->header_line = r->header_line;
-    t->rank_lines = r->L.csv ? 0 : distinct_ranks(r);
+    if (!r->L.csv) {
+        t->rank_lines = r->t_rank_lines;
+        t->nodes = r->t_nodes;
+        t->ranks_per_node = r->t_rpn;
+        t->ranks_per_node_min = r->t_rpn_min;
+        t->ranks_per_node_max = r->t_rpn_max;
+        t->nodes_from = r->t_nodes ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_UNKNOWN;
+    }
     p->has_redop_col = r->L.col[C_REDOP] >= 0;
     p->csv_ranks = csv_ranks;
+    p->ilo = -INFINITY, p->ihi = INFINITY;
     if ((has_type && !(t->type = dup_tok(type))) || (has_redop && !(t->redop = dup_tok(redop))))
         return oom(r);
     if (r->L.csv && has_name) {
         if (!(t->name = dup_tok(name)))
             return oom(r);
-        t->collective_from = DPAS_NCCL_CSV_COLUMN;
-    } else if (!r->L.csv && r->pending_name && !(t->name = strdup(r->pending_name))) {
-        return oom(r);
+        p->name_from = DPAS_NCCL_CSV_COLUMN;
+    } else if (!r->L.csv && r->t_name) {
+        if (!(t->name = strdup(r->t_name)))
+            return oom(r);
+        p->name_from = r->t_name_from;
+        p->name_line = r->t_name_line;
     }
     *out = t, *pout = p;
     return 0;
@@ -786,92 +857,205 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
 
 static const char *time_unit_name(double u) { return u == 1e-3 ? "ms" : "us"; }
 
+/* "#wrong" as printed: 1 a number, 2 N/A, 0 absent or anything else. */
+static int wrong_kind(const toks *tk, int col)
+{
+    if (col < 0 || (size_t)col >= tk->n)
+        return 0;
+    double w;
+    if (tok_double(tk->t[col], &w, NULL))
+        return 1;
+    return tok_is(tk->t[col], "N/A") ? 2 : 0;
+}
+
+/* Facts of one data row that tell the collective: busbw/algbw with its rounding, the root,
+ * the #wrong columns. */
+static void row_facts(reader *r, tpriv *p, const int *col, int line, double alg, double bus,
+                      double ea, double eb)
+{
+    const tok *f = r->tk.t;
+    size_t nf = r->tk.n;
+    if (isfinite(alg) && isfinite(bus) && alg > ea) {
+        double lo = (bus - eb) / (alg + ea), hi = (bus + eb) / (alg - ea);
+        p->ilo = lo > p->ilo ? lo : p->ilo;
+        p->ihi = hi < p->ihi ? hi : p->ihi;
+        p->iv_empty |= p->ilo > p->ihi;
+        p->nratio++;
+        if (!p->line || alg > p->algbw)
+            p->algbw = alg, p->busbw = bus, p->ea = ea, p->eb = eb, p->line = line;
+    }
+    double root;
+    if (!p->has_root && col[C_ROOT] >= 0 && (size_t)col[C_ROOT] < nf &&
+        tok_double(f[col[C_ROOT]], &root, NULL) && root == floor(root) && fabs(root) < 1e9) {
+        p->has_root = 1;
+        p->root = (long long)root;
+    }
+    int wo = wrong_kind(&r->tk, col[C_WRONG]), wi = wrong_kind(&r->tk, col[C_WRONG_IP]);
+    if (wo && wi) {
+        p->wrong_rows++;
+        p->ip_checked += wo == 1 && wi == 1;
+        p->ip_unchecked += wo == 1 && wi == 2;
+        p->ip_off += wo == 2 && wi == 2;
+    }
+}
+
+/* The columns of this row: the table's, less one after an empty redop field. nccl-tests before
+ * 2022-09 printed "" as the op of all_gather, broadcast, alltoall, gather and scatter, and
+ * hypercube still does; "%6s" of "" is blanks, so such a row has one field fewer and a number
+ * where the op goes. Returns the fields a row needs. */
+static size_t row_columns(const reader *r, int *col, bool *empty_redop)
+{
+    memcpy(col, r->L.col, sizeof r->L.col);
+    *empty_redop = false;
+    int k = col[C_REDOP];
+    if (r->L.csv || k < 0 || (size_t)k >= r->tk.n)
+        return r->L.need;
+    char c = r->tk.t[k].s[0];
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        return r->L.need;
+    *empty_redop = true;
+    for (int i = 0; i < C_NCOLS; i++)
+        if (col[i] > k)
+            col[i]--;
+    return (size_t)col[C_TIME] + 1;
+}
+
+/* Errors of a row's field k, at its column. */
+#define FIELD_FAIL(code, field, k, ...)                                                            \
+    do {                                                                                           \
+        int pl_, pc_;                                                                              \
+        pos(r, f[col[k]].s, &pl_, &pc_);                                                           \
+        char b_[64];                                                                               \
+        snprintf(b_, sizeof b_, "%.*s", (int)(f[col[k]].n < 60 ? f[col[k]].n : 60), f[col[k]].s);  \
+        return dpas__fail_at(r->err, code, field, pl_, pc_, "%s:%d:%d: " __VA_ARGS__);             \
+    } while (0)
+
+/* The size and the time of a row, checked against what a clock and a network can produce. */
+static int row_size_time(reader *r, const int *col, uint64_t *size, double *seconds)
+{
+    const char *o = r->origin;
+    tok *f = r->tk.t;
+    char q[96];
+    if (!tok_u64(f[col[C_SIZE]], size))
+        FIELD_FAIL(DPAS_EPARSE, "size", C_SIZE, "size must be a whole number of bytes, got %s", o,
+                   pl_, pc_, dpas__quote(b_, q, sizeof q));
+    if (*size > DPAS_NCCL_MAX_BYTES)
+        FIELD_FAIL(DPAS_ERANGE, "size", C_SIZE,
+                   "size %s B is above 2^50 B (1 PiB), more than any GPU holds; is the row "
+                   "damaged?",
+                   o, pl_, pc_, b_);
+    if (*size == 0)
+        return 0;
+    double t;
+    const char *unit = time_unit_name(r->L.time_unit);
+    if (!tok_double(f[col[C_TIME]], &t, NULL) || !(t > 0))
+        FIELD_FAIL(DPAS_EPARSE, "time", C_TIME, "time must be a number > 0 (%s), got %s", o, pl_,
+                   pc_, unit, dpas__quote(b_, q, sizeof q));
+    *seconds = t * r->L.time_unit;
+    if (*seconds < DPAS_NCCL_MIN_SECONDS)
+        FIELD_FAIL(DPAS_ERANGE, "time", C_TIME,
+                   "time %s %s is below 1 ns, which no clock measures and no collective takes; "
+                   "is the row damaged?",
+                   o, pl_, pc_, b_, unit);
+    if (*seconds > DPAS_NCCL_MAX_SECONDS)
+        FIELD_FAIL(DPAS_ERANGE, "time", C_TIME,
+                   "time %s %s is above a day for one collective; is the row damaged?", o, pl_, pc_,
+                   b_, unit);
+    double rate = (double)*size / *seconds;
+    if (rate > DPAS_NCCL_MAX_BYTES_PER_S)
+        FIELD_FAIL(DPAS_ERANGE, "time", C_TIME,
+                   "%llu B in %s %s is %.3g B/s, above 1 PB/s (500 times NVLink 5's 1.8 TB/s): "
+                   "no network moves that; is the row damaged?",
+                   o, pl_, pc_, (unsigned long long)*size, b_, unit, rate);
+    return 0;
+}
+
+/* algbw is size / time in every collective dpas models: a time in another unit than the header
+ * says is 1000 times off, and a program whose algbw is not size / time (hypercube, alltoallv) is
+ * not one dpas reads. */
+static int row_algbw(reader *r, const int *col, uint64_t size, double seconds, double alg)
+{
+    const char *o = r->origin;
+    tok *f = r->tk.t;
+    if (!isfinite(alg) || alg < 1.0)
+        return 0;
+    double implied = (double)size / seconds / 1e9;
+    if (implied <= 10 * alg && implied >= alg / 10)
+        return 0;
+    const char *unit = time_unit_name(r->L.time_unit);
+    double x = implied / alg;
+    if ((x > 100 && x < 1e4) || (x < 1e-2 && x > 1e-4))
+        FIELD_FAIL(DPAS_EPARSE, "time", C_TIME,
+                   "the time %s %s and the size %llu B give %.4g GB/s, but the row's algbw is %g "
+                   "GB/s: the time is not in %s",
+                   o, pl_, pc_, b_, unit, (unsigned long long)size, implied, alg, unit);
+    FIELD_FAIL(DPAS_EPARSE, "time", C_TIME,
+               "the time %s %s and the size %llu B give %.4g GB/s, but the row's algbw is %g "
+               "GB/s: algbw is size / time in every collective dpas models (is this a hypercube "
+               "or alltoallv table, or a damaged row?)",
+               o, pl_, pc_, b_, unit, (unsigned long long)size, implied, alg);
+}
+
 /* One data row of the open table (its tokens in r->tk). */
-static int data_row(reader *r, int line, const char *phys)
+static int data_row(reader *r, int line)
 {
     const char *o = r->origin;
     tok *f = r->tk.t;
     size_t nf = r->tk.n;
     char q[96];
-#define COLUMN(k) ((int)(f[k].s - phys) + 1)
-    if (nf < r->L.need)
+    int col[C_NCOLS];
+    bool empty_redop;
+    size_t need = row_columns(r, col, &empty_redop);
+    if (nf < need)
         return dpas__fail_at(r->err, DPAS_EPARSE, "file", line, 1,
                              "%s:%d: a data row of %zu fields, but the column header (line %d) "
                              "puts the time in column %d",
                              o, line, nf, r->header_line, r->L.col[C_TIME] + 1);
     uint64_t size;
-    tok ts = f[r->L.col[C_SIZE]];
-    if (!tok_u64(ts, &size) || size == 0 || size > (uint64_t)INT64_MAX) {
-        char b[64];
-        snprintf(b, sizeof b, "%.*s", (int)(ts.n < 60 ? ts.n : 60), ts.s);
-        return dpas__fail_at(r->err, DPAS_EPARSE, "size", line, COLUMN(r->L.col[C_SIZE]),
-                             "%s:%d:%d: size must be a whole number of bytes from 1 to 2^63 - 1, "
-                             "got %s",
-                             o, line, COLUMN(r->L.col[C_SIZE]), dpas__quote(b, q, sizeof q));
-    }
-    double t;
-    tok tt = f[r->L.col[C_TIME]];
-    if (!tok_double(tt, &t, NULL) || !(t > 0)) {
-        char b[64];
-        snprintf(b, sizeof b, "%.*s", (int)(tt.n < 60 ? tt.n : 60), tt.s);
-        return dpas__fail_at(r->err, DPAS_EPARSE, "time", line, COLUMN(r->L.col[C_TIME]),
-                             "%s:%d:%d: time must be a number > 0 (%s), got %s", o, line,
-                             COLUMN(r->L.col[C_TIME]), time_unit_name(r->L.time_unit),
-                             dpas__quote(b, q, sizeof q));
-    }
-    double seconds = t * r->L.time_unit;
-    double alg = NAN, bus = NAN, ea = 0, eb = 0;
-    if (r->L.col[C_ALGBW] >= 0 && (size_t)r->L.col[C_ALGBW] < nf &&
-        tok_double(f[r->L.col[C_ALGBW]], &alg, &ea) && alg < 0)
-        alg = NAN;
-    if (r->L.col[C_BUSBW] >= 0 && (size_t)r->L.col[C_BUSBW] < nf &&
-        tok_double(f[r->L.col[C_BUSBW]], &bus, &eb) && bus < 0)
-        bus = NAN;
-    /* algbw is size / time in every collective read here: a time in another unit than the
-     * header says would be 1000 times off */
-    if (isfinite(alg) && alg >= 1.0) {
-        double implied = (double)size / seconds / 1e9;
-        if (implied > 10 * alg || implied < alg / 10)
-            return dpas__fail_at(r->err, DPAS_EPARSE, "time", line, COLUMN(r->L.col[C_TIME]),
-                                 "%s:%d:%d: the time %.*s %s and the size %llu B give %.4g GB/s, "
-                                 "but the row's algbw is %g GB/s: the time is not in %s",
-                                 o, line, COLUMN(r->L.col[C_TIME]), (int)(tt.n < 30 ? tt.n : 30),
-                                 tt.s, time_unit_name(r->L.time_unit), (unsigned long long)size,
-                                 implied, alg, time_unit_name(r->L.time_unit));
-    }
-    bool wrong = false;
-    if (r->L.col[C_WRONG] >= 0 && (size_t)r->L.col[C_WRONG] < nf) {
-        double w;
-        tok tw = f[r->L.col[C_WRONG]];
-        /* "#wrong" counts wrong elements ("N/A" without the data check) */
-        wrong = tok_double(tw, &w, NULL) && w > 0;
-    }
-    tok none = {"", 0};
-    bool has_type = r->L.col[C_TYPE] >= 0 && (size_t)r->L.col[C_TYPE] < nf;
-    bool has_redop = r->L.col[C_REDOP] >= 0 && (size_t)r->L.col[C_REDOP] < nf;
-    bool has_name = r->L.col[C_NAME] >= 0 && (size_t)r->L.col[C_NAME] < nf && f[r->L.col[C_NAME]].n;
-    int64_t csv_ranks = 0;
-    if (r->L.col[C_RANKS] >= 0 && (size_t)r->L.col[C_RANKS] < nf) {
-        uint64_t v;
-        tok tr = f[r->L.col[C_RANKS]];
-        if (!tok_u64(tr, &v) || v < 1 || v > 1000000000) {
-            char b[64];
-            snprintf(b, sizeof b, "%.*s", (int)(tr.n < 60 ? tr.n : 60), tr.s);
-            return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", line, COLUMN(r->L.col[C_RANKS]),
-                                 "%s:%d:%d: the ranks column must be a whole number from 1 to "
-                                 "10^9, got %s",
-                                 o, line, COLUMN(r->L.col[C_RANKS]), dpas__quote(b, q, sizeof q));
-        }
-        csv_ranks = (int64_t)v;
-    }
-#undef COLUMN
-    dpas_nccl_test *test = NULL;
-    tpriv *p = NULL;
-    int rc = test_for(r, has_type ? f[r->L.col[C_TYPE]] : none, has_type,
-                      has_redop ? f[r->L.col[C_REDOP]] : none, has_redop,
-                      has_name ? f[r->L.col[C_NAME]] : none, has_name, csv_ranks, &test, &p);
+    double seconds = 0;
+    int rc = row_size_time(r, col, &size, &seconds);
     if (rc)
         return rc;
+    double alg = NAN, bus = NAN, ea = 0, eb = 0;
+    if (col[C_ALGBW] >= 0 && (size_t)col[C_ALGBW] < nf && tok_double(f[col[C_ALGBW]], &alg, &ea) &&
+        alg < 0)
+        alg = NAN;
+    if (col[C_BUSBW] >= 0 && (size_t)col[C_BUSBW] < nf && tok_double(f[col[C_BUSBW]], &bus, &eb) &&
+        bus < 0)
+        bus = NAN;
+    if (size && (rc = row_algbw(r, col, size, seconds, alg)))
+        return rc;
+    bool wrong = false;
+    if (col[C_WRONG] >= 0 && (size_t)col[C_WRONG] < nf) {
+        double w;
+        /* "#wrong" counts wrong elements ("N/A" without the data check) */
+        wrong = tok_double(f[col[C_WRONG]], &w, NULL) && w > 0;
+    }
+    tok none = {"", 0};
+    bool has_type = col[C_TYPE] >= 0 && (size_t)col[C_TYPE] < nf;
+    bool has_redop = empty_redop || (col[C_REDOP] >= 0 && (size_t)col[C_REDOP] < nf);
+    tok redop = empty_redop ? none : has_redop ? f[col[C_REDOP]] : none;
+    bool has_name = col[C_NAME] >= 0 && (size_t)col[C_NAME] < nf && f[col[C_NAME]].n;
+    int64_t csv_ranks = 0;
+    if (col[C_RANKS] >= 0 && (size_t)col[C_RANKS] < nf) {
+        uint64_t v;
+        if (!tok_u64(f[col[C_RANKS]], &v) || v < 1 || v > 1000000000)
+            FIELD_FAIL(DPAS_EINVAL, "ranks", C_RANKS,
+                       "the ranks column must be a whole number from 1 to 10^9, got %s", o, pl_,
+                       pc_, dpas__quote(b_, q, sizeof q));
+        csv_ranks = (int64_t)v;
+    }
+    dpas_nccl_test *test = NULL;
+    tpriv *p = NULL;
+    rc = test_for(r, has_type ? f[col[C_TYPE]] : none, has_type, redop, has_redop,
+                  has_name ? f[col[C_NAME]] : none, has_name, csv_ranks, &test, &p);
+    if (rc)
+        return rc;
+    if (size == 0) { /* all_gather and alltoall print these when the per-rank count rounds to 0 */
+        if (!test->zero_rows++)
+            test->zero_row_line = line;
+        return 0;
+    }
     if (test->npoints == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 32;
         dpas_nccl_point *pts = realloc(test->points, cap * sizeof *pts);
@@ -880,23 +1064,18 @@ static int data_row(reader *r, int line, const char *phys)
         test->points = pts;
         p->cap = cap;
     }
-    test->points[test->npoints++] =
-        (dpas_nccl_point){size, seconds, alg * 1e9, bus * 1e9, line, wrong};
+    test->points[test->npoints++] = (dpas_nccl_point){.bytes = size,
+                                                      .seconds = seconds,
+                                                      .algbw = alg * 1e9,
+                                                      .busbw = bus * 1e9,
+                                                      .seconds_inplace = NAN,
+                                                      .line = line,
+                                                      .wrong = wrong};
     test->wrong_rows += wrong;
-    if (isfinite(alg) && isfinite(bus) && alg > ea && (!p->line || alg > p->algbw)) {
-        p->algbw = alg, p->busbw = bus, p->ea = ea, p->eb = eb, p->line = line;
-        p->has_root = 0;
-        if (r->L.col[C_ROOT] >= 0 && (size_t)r->L.col[C_ROOT] < nf) {
-            double root;
-            if (tok_double(f[r->L.col[C_ROOT]], &root, NULL) && root == floor(root) &&
-                fabs(root) < 1e9) {
-                p->has_root = 1;
-                p->root = (long long)root;
-            }
-        }
-    }
+    row_facts(r, p, col, line, alg, bus, ea, eb);
     return 0;
 }
+#undef FIELD_FAIL
 
 /* A column header line: "size count type redop root time algbw busbw #wrong ..." (with or
  * without '#'), or v1's "bytes N type op time algbw busbw res". */
@@ -927,7 +1106,7 @@ static bool column_header(const toks *tk, layout *L)
         else if (tok_is(f[i], "busbw"))
             k = C_BUSBW;
         else if (tok_is(f[i], "#wrong") || tok_is(f[i], "wrong"))
-            k = C_WRONG;
+            k = L->col[C_WRONG] < 0 ? C_WRONG : C_WRONG_IP; /* out-of-place, then in-place */
         if (k >= 0) {
             if (L->col[k] < 0)
                 L->col[k] = (int)i;
@@ -974,7 +1153,9 @@ static bool csv_header(const toks *tk, layout *L)
     return true;
 }
 
-/* Close the open table and open a new one with layout L. */
+/* Close the open table and open a new one with layout L, named by the run's "# Collective test
+ * starting" line or, failing it, by a command line or banner above it. A table named as a test
+ * dpas does not model is skipped unread. */
 static int start_table(reader *r, const layout *L, int line)
 {
     int rc = end_table(r, line);
@@ -984,31 +1165,105 @@ static int start_table(reader *r, const layout *L, int line)
     r->header_line = line;
     r->table = ++r->tables;
     r->table_first = r->log->ntests;
+    if (L->csv)
+        return 0;
+    if ((rc = rank_facts(r)))
+        return rc;
+    const char *name = r->pending_name ? r->pending_name : r->cmd_name;
+    if (!name)
+        return 0;
+    if (!(r->t_name = strdup(name)))
+        return oom(r);
+    r->t_name_from = r->pending_name ? DPAS_NCCL_TEST_NAME : DPAS_NCCL_COMMAND;
+    r->t_name_line = r->pending_name ? 0 : r->cmd_line;
+    free(r->cmd_name); /* a command names one table */
+    r->cmd_name = NULL;
+    int prog = dpas__nccl_program_of(name, strlen(name));
+    if (prog >= 0 && prog < DPAS_COLL_COUNT)
+        return 0;
+    if ((rc = add_skip(r, name, DPAS_NCCL_SKIP_UNMODELLED, line, 0, "")))
+        return rc;
+    r->skipping = r->log->nskipped;
     return 0;
 }
 
-/* Remember the first foreign line, whole. */
-static int foreign(reader *r, int line, const char *phys, const char *end)
+/* Remember the first foreign line, whole; a line that names a nccl-tests program (a command
+ * line, a banner) names the next table. */
+static int foreign(reader *r, int line, const char *s, const char *end)
 {
     dpas_nccl_log *g = r->log;
+    const char *w = NULL;
+    size_t wn = 0;
+    int prog = dpas__nccl_command_program(s, end, &w, &wn);
+    if (prog != -1) {
+        free(r->cmd_name);
+        r->cmd_name = NULL;
+        if (prog >= 0) {
+            if (!(r->cmd_name = malloc(wn + 1)))
+                return oom(r);
+            memcpy(r->cmd_name, w, wn);
+            r->cmd_name[wn] = '\0';
+            r->cmd_line = line;
+        }
+    }
     if (g->foreign_lines++)
         return 0;
     g->first_foreign_line = line;
-    size_t n = (size_t)(end - phys);
+    size_t n = (size_t)(end - s);
     if (!(g->first_foreign = malloc(n + 1)))
         return oom(r);
-    memcpy(g->first_foreign, phys, n);
+    memcpy(g->first_foreign, s, n);
     g->first_foreign[n] = '\0';
     return 0;
 }
 
-/* One physical line, without its newline and trailing CRs: *ours = 0 when it is not one of
- * nccl-tests' lines. */
-static int read_line(reader *r, int line, const char *phys, const char *e, bool *ours)
+/* "Rank R Group G Pid P on HOST device D [BUS] NAME", or without Group, or (2017) "Rank R on
+ * HOST device D [BUS] NAME": *ours = false when it is not one. */
+static int rank_line(reader *r, int line, bool *ours)
+{
+    const tok *f = r->tk.t;
+    size_t nf = r->tk.n, on = 0;
+    bool device = false;
+    for (size_t i = 2; i < nf; i++) {
+        device |= tok_is(f[i], "device");
+        if (!on && tok_is(f[i], "on"))
+            on = i;
+    }
+    uint64_t id;
+    if (!device || !on || !tok_u64(f[1], &id) || id > (uint64_t)INT64_MAX) {
+        *ours = false;
+        return 0;
+    }
+    int rc = end_table(r, line);
+    if (rc)
+        return rc;
+    if (r->nranks == r->rank_cap) {
+        size_t cap = r->rank_cap ? r->rank_cap * 2 : 16;
+        rank_ent *a = realloc(r->ranks, cap * sizeof *a);
+        if (!a)
+            return oom(r);
+        r->ranks = a, r->rank_cap = cap;
+    }
+    rank_ent *e = &r->ranks[r->nranks];
+    e->id = (int64_t)id;
+    e->seq = r->rank_seq++;
+    e->host = NULL;
+    if (on + 1 < nf && !tok_is(f[on + 1], "device") && !(e->host = dup_tok(f[on + 1])))
+        return oom(r);
+    r->nranks++;
+    return 0;
+}
+
+/* One logical line: *ours = false when it is not one of nccl-tests' lines. */
+static int read_line(reader *r, const dpas__lline *l, bool *ours)
 {
     dpas_nccl_log *g = r->log;
-    const char *b = phys;
-    int prefix = strip_prefixes(&b, e);
+    r->cur = l;
+    int line = l->segs[0].line;
+    const char *b = l->text, *e = l->text + l->len;
+    int prefix = dpas__nccl_strip_prefixes(&b, e);
+    if (l->prefix)
+        prefix = l->prefix;
     while (b < e && is_ws(*b))
         b++;
     *ours = true;
@@ -1034,28 +1289,10 @@ static int read_line(reader *r, int line, const char *phys, const char *e, bool 
         rc = end_table(r, line);
     } else if (nf >= 4 && tok_is(f[0], "nThread") && tok_is(f[2], "nGpus")) {
         rc = end_table(r, line);
-        r->nrank_ids = 0; /* a new run: its own Rank lines follow */
+        forget_ranks(r); /* a new run: its own Rank lines follow */
     } else if (nf >= 4 && tok_is(f[0], "Rank") && tok_digits(f[1]) &&
                (tok_is(f[2], "Group") || tok_is(f[2], "Pid") || tok_is(f[2], "on"))) {
-        /* "Rank R Group G Pid P on HOST device D [BUS] NAME", or without Group, or (2017)
-         * "Rank R on HOST device D [BUS] NAME" */
-        bool device = false, on = false;
-        for (size_t i = 2; i < nf; i++)
-            device |= tok_is(f[i], "device"), on |= tok_is(f[i], "on");
-        device &= on;
-        uint64_t id;
-        if (!device || !tok_u64(f[1], &id) || id > (uint64_t)INT64_MAX) {
-            *ours = false;
-        } else if (!(rc = end_table(r, line))) {
-            if (r->nrank_ids == r->rank_cap) {
-                size_t cap = r->rank_cap ? r->rank_cap * 2 : 16;
-                int64_t *ids = realloc(r->rank_ids, cap * sizeof *ids);
-                if (!ids)
-                    return oom(r);
-                r->rank_ids = ids, r->rank_cap = cap;
-            }
-            r->rank_ids[r->nrank_ids++] = (int64_t)id;
-        }
+        rc = rank_line(r, line, ours);
     } else if (nf == 2 && tok_is(f[0], "Using") && tok_is(f[1], "devices")) {
         rc = end_table(r, line);
     } else if (column_header(&r->tk, &L)) {
@@ -1076,8 +1313,10 @@ static int read_line(reader *r, int line, const char *phys, const char *e, bool 
                ((r->table && !r->L.csv) || (nf >= 2 && tok_digits(f[1])))) {
         /* a data row: inside a table any line that starts with a whole number (a cut row is an
          * error, not a foreign line); outside, one that starts with two */
-        if (r->table && !r->L.csv)
-            rc = data_row(r, line, phys);
+        if (r->skipping)
+            g->skipped[r->skipping - 1].rows++;
+        else if (r->table && !r->L.csv)
+            rc = data_row(r, line);
         else if (r->ended_line)
             rc = dpas__fail_at(r->err, DPAS_EPARSE, "file", line, 1,
                                "%s:%d: a data row after the table that ended at line %d (a footer "
@@ -1095,7 +1334,7 @@ static int read_line(reader *r, int line, const char *phys, const char *e, bool 
             rc = start_table(r, &L, line);
         else if (r->table && r->L.csv && r->tk.n > (size_t)r->L.col[C_SIZE] &&
                  tok_digits(r->tk.t[r->L.col[C_SIZE]]))
-            rc = data_row(r, line, phys);
+            rc = data_row(r, line);
         else
             *ours = false;
     } else {
@@ -1104,6 +1343,69 @@ static int read_line(reader *r, int line, const char *phys, const char *e, bool 
     if (!rc && *ours && prefix && !g->prefixed_lines++)
         g->prefix = prefix;
     return rc;
+}
+
+static int on_line(void *ctx, const dpas__lline *l)
+{
+    reader *r = ctx;
+    bool ours;
+    int rc = read_line(r, l, &ours);
+    if (!rc && !ours)
+        rc = foreign(r, l->segs[0].line, l->text, l->text + l->len);
+    return rc;
+}
+
+/* Why a file gave no test, as an error. */
+static int no_test(reader *r, const char *collective, int want, int64_t ranks)
+{
+    dpas_nccl_log *g = r->log;
+    const char *origin = r->origin;
+    dpas_error *err = r->err;
+    char q[120], what[96] = "";
+    snprintf(what, sizeof what, "%s%stest%s", collective ? dpas_collective_name(want) : "",
+             collective ? " " : "", ranks ? " on " : "");
+    if (ranks)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%lld ranks", (long long)ranks);
+    if (g->unselected)
+        return dpas__fail(err, DPAS_EINVAL, collective ? "collective" : "ranks",
+                          "%s: no %s; the file has %zu test%s of other collectives or rank "
+                          "counts",
+                          origin, what, g->unselected, g->unselected == 1 ? "" : "s");
+    if (g->nskipped) {
+        const dpas_nccl_skipped *s = &g->skipped[0];
+        char first[320];
+        int n;
+        if (s->reason == DPAS_NCCL_SKIP_UNMODELLED)
+            n = snprintf(first, sizeof first,
+                         "the test %s (line %d) is not a collective dpas models",
+                         dpas__quote(s->name, q, sizeof q), s->line);
+        else if (s->reason == DPAS_NCCL_SKIP_LOOKS_UNMODELLED)
+            n = snprintf(first, sizeof first,
+                         "the columns of the table at line %d (%s) fit only %s", s->line, s->why,
+                         s->name);
+        else
+            n = snprintf(first, sizeof first, "the table at line %d has only rows of size 0",
+                         s->line);
+        dpas__mark_cut(first, sizeof first, n);
+        return dpas__fail(err, DPAS_EINVAL, "collective",
+                          "%s: no table dpas can read: %s%s; calibrate from an all_reduce, "
+                          "all_gather, reduce_scatter, broadcast or reduce test",
+                          origin, first,
+                          g->nskipped == 1   ? ""
+                          : g->nskipped == 2 ? " (and 1 other table)"
+                                             : " (and other tables)");
+    }
+    if (g->foreign_lines)
+        return dpas__fail(err, DPAS_EPARSE, "file",
+                          "%s: no nccl-tests rows found (expected a column header and lines of "
+                          "size, count, type, ..., time; a run that failed prints none); %zu "
+                          "line%s not nccl-tests output, the first (line %d): %s",
+                          origin, g->foreign_lines, g->foreign_lines == 1 ? " is" : "s are",
+                          g->first_foreign_line, dpas__quote(g->first_foreign, q, sizeof q));
+    return dpas__fail(err, DPAS_EPARSE, "file",
+                      "%s: no nccl-tests rows found (expected a column header and lines of size, "
+                      "count, type, ..., time)",
+                      origin);
 }
 
 int dpas_nccl_read(const char *text, size_t len, const char *origin, const char *collective,
@@ -1131,56 +1433,21 @@ int dpas_nccl_read(const char *text, size_t len, const char *origin, const char 
     reader r = {0};
     r.origin = origin, r.want = want, r.want_ranks = ranks;
     r.log = g, r.err = err;
-    int rc = 0, line = 0;
-    const char *s = text, *stop = text + len;
-    while (!rc && s < stop) {
-        const char *nl = memchr(s, '\n', (size_t)(stop - s));
-        const char *end = nl ? nl : stop, *phys = s;
-        s = nl ? nl + 1 : stop;
-        if (line == INT_MAX) {
-            rc = dpas__fail(err, DPAS_ERANGE, "file", "%s: more than %d lines", origin, INT_MAX);
-            break;
-        }
-        line++;
-        while (end > phys && end[-1] == '\r')
-            end--;
-        bool ours;
-        rc = read_line(&r, line, phys, end, &ours);
-        if (!rc && !ours)
-            rc = foreign(&r, line, phys, end);
-    }
+    int lines = 0;
+    int rc = dpas__nccl_lines(text ? text : "", len, origin, on_line, &r, &lines, &g->inline_tags,
+                              &g->joined_lines, err);
     if (!rc)
-        rc = end_table(&r, line);
-    g->lines = line;
+        rc = end_table(&r, lines);
+    g->lines = lines;
     free(r.tk.t);
     free(r.priv);
-    free(r.rank_ids);
+    forget_ranks(&r);
+    free(r.ranks);
     free(r.pending_name);
-    if (!rc && g->ntests == 0) {
-        char q[120], what[96] = "";
-        snprintf(what, sizeof what, "%s%stest%s", collective ? dpas_collective_name(want) : "",
-                 collective ? " " : "", ranks ? " on " : "");
-        if (ranks)
-            snprintf(what + strlen(what), sizeof what - strlen(what), "%lld ranks",
-                     (long long)ranks);
-        if (g->unselected)
-            rc = dpas__fail(err, DPAS_EINVAL, collective ? "collective" : "ranks",
-                            "%s: no %s; the file has %zu test%s of other collectives or rank "
-                            "counts",
-                            origin, what, g->unselected, g->unselected == 1 ? "" : "s");
-        else if (g->foreign_lines)
-            rc = dpas__fail(err, DPAS_EPARSE, "file",
-                            "%s: no nccl-tests rows found (expected lines of size, count, type, "
-                            "..., time); %zu line%s not nccl-tests output, the first (line %d): "
-                            "%s",
-                            origin, g->foreign_lines, g->foreign_lines == 1 ? " is" : "s are",
-                            g->first_foreign_line, dpas__quote(g->first_foreign, q, sizeof q));
-        else
-            rc = dpas__fail(err, DPAS_EPARSE, "file",
-                            "%s: no nccl-tests rows found (expected lines of size, count, type, "
-                            "..., time)",
-                            origin);
-    }
+    free(r.cmd_name);
+    free(r.t_name);
+    if (!rc && g->ntests == 0)
+        rc = no_test(&r, collective, want, ranks);
     if (rc) {
         dpas_nccl_log_free(g);
         return rc;
@@ -1209,6 +1476,9 @@ void dpas_nccl_log_free(dpas_nccl_log *g)
         return;
     for (size_t i = 0; i < g->ntests; i++)
         test_release(&g->tests[i]);
+    for (size_t i = 0; i < g->nskipped; i++)
+        free(g->skipped[i].name);
+    free(g->skipped);
     free(g->tests);
     free(g->origin);
     free(g->first_foreign);

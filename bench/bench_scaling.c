@@ -1,0 +1,228 @@
+/* How well a calibration transfers to a scale it did not measure (issue 19's goals), on real
+ * series of one cluster at several rank counts (tests/data/nccl-scaling, README there):
+ *   leave one scale out: every file of a series at one scale is left out, the calibration is
+ *     fitted on the others, and the left-out times are predicted at the left-out scale;
+ *   from one file at about 4x the ranks: fitted on one file, predicted at a file with 3.5 to
+ *     4.5 times its ranks.
+ * For each case: the median and worst |predicted - measured| / measured over the sizes >= 1 MiB,
+ * the share of measured times inside the predicted band (sizes >= 1 MiB and all sizes), and the
+ * median band width (high / low). Also the time of one calibration of the 2160-rank file.
+ *
+ * usage: bench_scaling DIR   (prints markdown tables) */
+#include "dpas/dpas.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct series {
+    const char *name, *collective;
+    const char *files[8];
+} series;
+
+static const series serieses[] = {
+    {"Polaris NCCL 2.18",
+     "all_reduce",
+     {"polaris_nccl2.18_tuned_2nodes_8ranks_all_reduce.dat",
+      "polaris_nccl2.18_tuned_8nodes_32ranks_all_reduce.dat",
+      "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat"}},
+    {"Polaris NCCL 2.18",
+     "all_gather",
+     {"polaris_nccl2.18_tuned_2nodes_8ranks_all_gather.dat",
+      "polaris_nccl2.18_tuned_8nodes_32ranks_all_gather.dat",
+      "polaris_nccl2.18_tuned_128nodes_512ranks_all_gather.dat",
+      "polaris_nccl2.18_tuned_540nodes_2160ranks_all_gather.dat"}},
+    {"Polaris NCCL 2.21",
+     "all_reduce",
+     {"polaris_nccl2.21_tuned_2nodes_8ranks_all_reduce.dat",
+      "polaris_nccl2.21_tuned_8nodes_32ranks_all_reduce.dat",
+      "polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat"}},
+#define H100(c)                                                                                   \
+    {"H100 x 1-10 nodes",                                                                          \
+     c,                                                                                            \
+     {"xxrjun_h100_1node_x4gpus_five_tests.log", "xxrjun_h100_1node_x8gpus_five_tests.log",      \
+      "xxrjun_h100_10nodes_x1gpus_five_tests.log", "xxrjun_h100_10nodes_x2gpus_five_tests.log",  \
+      "xxrjun_h100_10nodes_x4gpus_five_tests.log", "xxrjun_h100_10nodes_x8gpus_five_tests.log"}}
+    H100("all_reduce"),
+    H100("all_gather"),
+    H100("reduce_scatter"),
+};
+
+static const char *dir;
+
+static int load(const char *const *names, size_t n, const char *coll, dpas_netmodel **m)
+{
+    const char *paths[8];
+    char buf[8][1024];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(buf[i], sizeof buf[i], "%s/%s", dir, names[i]);
+        paths[i] = buf[i];
+    }
+    dpas_calib_options opt = {.collective = coll};
+    dpas_error e = {0};
+    if (dpas_netmodel_load_files(paths, n, &opt, m, &e)) {
+        fprintf(stderr, "bench_scaling: %s\n", e.message);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct tally {
+    size_t cases, within, n_all, in_all;
+    double meds[64], worsts[64], covers[64];
+} tally;
+
+/* Predict the measured curve `truth` from model m; print one row. */
+static void score(const char *label, const dpas_netmodel *m, const dpas_curve *truth, double goal,
+                  tally *t)
+{
+    dpas_scale at = {truth->ranks, truth->per_node};
+    dpas_net_prediction *p = NULL;
+    size_t np = 0;
+    dpas_error e = {0};
+    if (dpas_netmodel_predict_at(m, truth->bytes, truth->n, &at, 1, &p, &np, &e)) {
+        printf("| %s | error: %s |\n", label, e.message);
+        return;
+    }
+    double err[4096], width[4096];
+    size_t n = 0, in = 0, all = 0, in_all = 0;
+    for (size_t i = 0; i < np && i < truth->n; i++) {
+        double meas = truth->seconds[i], pred = p[i].time_s;
+        bool inside = meas >= p[i].band_lo && meas <= p[i].band_hi;
+        all++, in_all += inside;
+        if (truth->bytes[i] < (1u << 20))
+            continue;
+        err[n] = fabs(pred / meas - 1);
+        width[n] = p[i].band_hi / p[i].band_lo;
+        in += inside;
+        n++;
+    }
+    dpas_free(p);
+    double worst = 0;
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, err[i]);
+    double med = median(err, n), wmed = median(width, n);
+    printf("| %s | %zu | %.1f%% | %.1f%% | %.0f%% | %.0f%% | x%.2f |\n", label, n, med * 100,
+           worst * 100, n ? 100.0 * (double)in / (double)n : NAN,
+           all ? 100.0 * (double)in_all / (double)all : NAN, wmed);
+    if (t->cases < 64) {
+        t->meds[t->cases] = med, t->worsts[t->cases] = worst;
+        t->covers[t->cases] = n ? (double)in / (double)n : NAN;
+    }
+    t->cases++, t->within += med <= goal, t->n_all += all, t->in_all += in_all;
+}
+
+static void summary(const char *what, tally *t, double goal)
+{
+    double meds[64], cov[64];
+    size_t k = t->cases < 64 ? t->cases : 64;
+    memcpy(meds, t->meds, k * sizeof *meds), memcpy(cov, t->covers, k * sizeof *cov);
+    printf("\n%s: %zu cases, %zu with median error <= %.0f%%; median of the medians %.1f%%; "
+           "median share inside the band (>= 1 MiB) %.0f%%, over all sizes %.0f%%\n\n",
+           what, t->cases, t->within, goal * 100, median(meds, k) * 100, median(cov, k) * 100,
+           t->n_all ? 100.0 * (double)t->in_all / (double)t->n_all : NAN);
+}
+
+static const char *const head = "| series, held-out scale | sizes >= 1 MiB | median error | worst "
+                                "| inside band (>= 1 MiB) | inside band (all) | median band |\n"
+                                "|---|---|---|---|---|---|---|\n";
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: bench_scaling DIR\n");
+        return 2;
+    }
+    dir = argv[1];
+    tally loro = {0}, x4 = {0};
+    printf("## Leave one scale out\n\n%s", head);
+    for (size_t s = 0; s < sizeof serieses / sizeof *serieses; s++) {
+        const series *S = &serieses[s];
+        size_t nf = 0;
+        while (nf < 8 && S->files[nf])
+            nf++;
+        dpas_netmodel *whole;
+        if (load(S->files, nf, S->collective, &whole))
+            continue;
+        for (size_t c = 0; c < whole->ncurves; c++) {
+            const dpas_curve *cv = &whole->curves[c];
+            const char *rest[8];
+            size_t nr = 0;
+            for (size_t f = 0; f < nf; f++) /* every file but the one measured at that scale */
+                if (f != whole->curves[c].log)
+                    rest[nr++] = S->files[f];
+            dpas_netmodel *m;
+            if (load(rest, nr, S->collective, &m))
+                continue;
+            char label[256];
+            snprintf(label, sizeof label, "%s %s, %lld x %lld", S->name, S->collective,
+                     (long long)(cv->ranks / cv->per_node), (long long)cv->per_node);
+            score(label, m, cv, 0.25, &loro);
+            dpas_netmodel_free(m);
+        }
+        dpas_netmodel_free(whole);
+    }
+    summary("leave one scale out", &loro, 0.25);
+    printf("## From one file at about 4x the ranks\n\n%s", head);
+    for (size_t s = 0; s < sizeof serieses / sizeof *serieses; s++) {
+        const series *S = &serieses[s];
+        size_t nf = 0;
+        while (nf < 8 && S->files[nf])
+            nf++;
+        dpas_netmodel *whole;
+        if (load(S->files, nf, S->collective, &whole))
+            continue;
+        for (size_t a = 0; a < whole->ncurves; a++)
+            for (size_t b = 0; b < whole->ncurves; b++) {
+                const dpas_curve *from = &whole->curves[a], *to = &whole->curves[b];
+                double r = (double)to->ranks / (double)from->ranks;
+                if (r < 3.5 || r > 4.5)
+                    continue;
+                dpas_netmodel *m;
+                if (load(&S->files[from->log], 1, S->collective, &m))
+                    continue;
+                char label[256];
+                snprintf(label, sizeof label, "%s %s, %lldx%lld from %lldx%lld", S->name,
+                         S->collective, (long long)(to->ranks / to->per_node),
+                         (long long)to->per_node, (long long)(from->ranks / from->per_node),
+                         (long long)from->per_node);
+                score(label, m, to, 0.40, &x4);
+                dpas_netmodel_free(m);
+            }
+        dpas_netmodel_free(whole);
+    }
+    summary("from one file at about 4x the ranks", &x4, 0.40);
+    /* the time of one calibration of the 2160-rank file (median of 21) */
+    double ms[21];
+    for (int i = 0; i < 21; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const char *f = "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat";
+        dpas_netmodel *m;
+        if (load(&f, 1, NULL, &m))
+            return 1;
+        dpas_netmodel_free(m);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms[i] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    }
+    printf("calibration of the 2160-rank file (read and fit): median %.1f ms of 21\n",
+           median(ms, 21));
+    return 0;
+}

@@ -1,0 +1,500 @@
+/* A time model with the structure of NCCL's own (src/graph/tuning.cc in NVIDIA/nccl), fitted to
+ * nccl-tests curves, so that a prediction at another scale changes what physically changes.
+ *
+ * NCCL predicts each collective's time for every algorithm and protocol and runs the fastest:
+ *   time = latency + bytes / algorithm bandwidth
+ *   ring latency  = base + (steps - inter) x intra hop + inter x inter hop, where a ring
+ *                   AllReduce has 2(n-1) steps, 2(nodes-1) of them between nodes (n-1 and
+ *                   nodes-1 for the others);
+ *   tree latency  = base + 2 ((g-1) x intra hop + log2(nodes) x inter hop) (AllReduce only;
+ *                   g ranks per node, log2 rounded down as NCCL's log2i);
+ *   bandwidth     = the bus bandwidth of the node's links (inside one node: its NVLink or PCI;
+ *                   across nodes: its network cards, which grow with the ranks per node),
+ *                   times each protocol's share of it (LL and LL128 carry flags with the data),
+ *                   times 0.92 for the tree; the ring moves nccl-tests' bus factor x bytes per
+ *                   rank, the tree 2 x bytes.
+ * Here the latencies (base and inter-node hop per protocol; an intra-node hop is NCCL's ratio of
+ * the NVLink and network hop latencies times the inter-node one), the bandwidths (inside a node;
+ * across nodes per rank, with an exponent on the ranks per node and one on the node count when
+ * the curves measured several) and the protocols' shares are fitted to every curve of one
+ * collective at once, by least squares on ln(model / measured), with NCCL's constants as a weak
+ * prior where the curves do not tell (one scale cannot separate a base from a hop latency). */
+#include "ncclmodel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LL, LL128, SIMPLE, NPROTO };
+enum { RING, TREE, NALGO };
+
+/* NCCL's NVLink hop latency over its network hop latency (tuning.cc's hwLat, NVLINK / NET rows),
+ * per algorithm and protocol; the same from NCCL 2.18 to 2.29. */
+static const double intra_ratio[NALGO][NPROTO] = {{0.6 / 2.7, 1.9 / 4.0, 3.4 / 14.0},
+                                                  {0.6 / 5.0, 1.25 / 8.5, 4.0 / 14.0}};
+/* NCCL's base latencies (baseLat, ring) and network hop latencies (hwLat NET, ring), seconds: the
+ * prior where the curves cannot separate the two. */
+static const double base_prior[NPROTO] = {6.6e-6, 14.0e-6, 8.4e-6};
+static const double hop_prior[NPROTO] = {2.7e-6, 4.0e-6, 14.0e-6};
+/* The protocols' share of the bus bandwidth in NCCL's model (ring LL x .5, LL128 x .92). */
+static const double eff_prior[2] = {0.5, 0.92};
+#define TREE_SHARE 0.92 /* NCCL: a tree AllReduce reaches .92 of the bus bandwidth */
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+/* What a scale means for one collective: hops and bus factor. */
+typedef struct geom {
+    double ranks, per_node, nodes;
+    double ring_intra, ring_inter; /* a ring's steps inside nodes and between them */
+    double factor;                 /* nccl-tests' bus factor: bytes per rank / bytes */
+    bool tree;                     /* AllReduce: a tree is a candidate */
+    double tree_intra, tree_inter; /* a tree's hops (both directions) */
+} geom;
+
+static void geom_of(int coll, double ranks, double per_node, geom *g)
+{
+    double nodes = per_node > 0 ? ranks / per_node : 1;
+    if (nodes < 1)
+        nodes = 1;
+    g->ranks = ranks, g->per_node = per_node > 0 ? per_node : ranks, g->nodes = nodes;
+    double steps, factor;
+    dpas_collective_ring(coll, (int64_t)ranks, &steps, &factor, NULL);
+    bool ar = coll == DPAS_COLL_ALL_REDUCE;
+    double inter = nodes > 1 ? (ar ? 2 : 1) * (nodes - 1) : 0;
+    if (inter > steps)
+        inter = steps;
+    g->ring_intra = steps - inter, g->ring_inter = inter, g->factor = factor;
+    g->tree = ar;
+    g->tree_intra = 2 * (g->per_node - 1);
+    g->tree_inter = nodes >= 2 ? 2 * floor(log2(nodes)) : 0;
+}
+
+static double bandwidth(const dpas_nccl_params *p, const geom *g)
+{
+    if (g->nodes <= 1)
+        return p->intra_bw;
+    return p->inter_bw * pow(g->per_node, p->kappa) * pow(g->nodes / 2, -p->gamma);
+}
+
+/* A scale's candidates (algorithm x protocol) under given parameters: time = lat + coef x bytes;
+ * the fastest runs. */
+typedef struct cands {
+    int n;
+    double lat[NALGO * NPROTO], coef[NALGO * NPROTO];
+} cands;
+
+static void cands_of(const dpas_nccl_params *p, const geom *g, cands *c)
+{
+    double bw = bandwidth(p, g);
+    c->n = 0;
+    for (int k = 0; k < NPROTO; k++) {
+        double b = bw * p->eff[k];
+        c->lat[c->n] =
+            p->base_s[k] + p->hop_s[k] * (g->ring_intra * intra_ratio[RING][k] + g->ring_inter);
+        c->coef[c->n++] = g->factor / b;
+        if (g->tree) {
+            c->lat[c->n] =
+                p->base_s[k] + p->hop_s[k] * (g->tree_intra * intra_ratio[TREE][k] + g->tree_inter);
+            c->coef[c->n++] = 2 / (b * TREE_SHARE);
+        }
+    }
+}
+
+static double cands_time(const cands *c, double bytes)
+{
+    double best = INFINITY;
+    for (int i = 0; i < c->n; i++) {
+        double t = c->lat[i] + c->coef[i] * bytes;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+static double time_at(const dpas_nccl_params *p, const geom *g, double bytes)
+{
+    if (g->ranks <= 1)
+        return 0;
+    cands c;
+    cands_of(p, g, &c);
+    return cands_time(&c, bytes);
+}
+
+double dpas__ncclm_time(const dpas_nccl_params *p, int coll, double bytes, double ranks,
+                        double per_node)
+{
+    geom g;
+    geom_of(coll, ranks, per_node, &g);
+    return time_at(p, &g, bytes);
+}
+
+double dpas__scale_distance(double r1, double g1, double r2, double g2)
+{
+    /* along the two axes that change what runs: the node count and the ranks per node */
+    return fabs(log((r1 / g1) / (r2 / g2))) + fabs(log(g1 / g2));
+}
+
+/* ---- fitting -------------------------------------------------------------------------------- */
+
+/* The parameters as a vector: logs of the latencies and bandwidths, kappa and gamma as they are. */
+enum { T_BASE = 0, T_HOP = 3, T_INTER = 6, T_KAPPA = 7, T_INTRA = 8, T_EFF = 9, T_GAMMA = 11, NT };
+
+static void unpack(const double *th, dpas_nccl_params *p)
+{
+    for (int k = 0; k < NPROTO; k++) {
+        p->base_s[k] = exp(th[T_BASE + k]);
+        p->hop_s[k] = exp(th[T_HOP + k]);
+    }
+    p->inter_bw = exp(th[T_INTER]);
+    p->kappa = th[T_KAPPA];
+    p->intra_bw = exp(th[T_INTRA]);
+    p->eff[LL] = fmin(1.0, exp(th[T_EFF]));
+    p->eff[LL128] = fmin(1.0, exp(th[T_EFF + 1]));
+    p->eff[SIMPLE] = 1.0;
+    p->gamma = fmax(0.0, th[T_GAMMA]);
+}
+
+typedef struct fitctx {
+    const dpas_curve *const *cvs;
+    size_t n;
+    geom *g;
+    double full[NT]; /* every parameter; the active ones are overwritten from the search */
+    int active[NT];  /* indices of the searched parameters */
+    int nactive;
+    double prior[NT]; /* the centre of each parameter's prior */
+    double weight[NT];
+} fitctx;
+
+static double loss(fitctx *c, const double *x)
+{
+    for (int i = 0; i < c->nactive; i++)
+        c->full[c->active[i]] = x[i];
+    dpas_nccl_params p;
+    unpack(c->full, &p);
+    double total = 0;
+    for (size_t j = 0; j < c->n; j++) {
+        const dpas_curve *cv = c->cvs[j];
+        cands k;
+        cands_of(&p, &c->g[j], &k);
+        double s = 0;
+        for (size_t i = 0; i < cv->n; i++) {
+            double r = log(cands_time(&k, (double)cv->bytes[i]) / cv->seconds[i]);
+            s += r * r;
+        }
+        total += s / (double)cv->n;
+    }
+    total /= (double)c->n;
+    for (int i = 0; i < c->nactive; i++) {
+        int k = c->active[i];
+        double d = x[i] - c->prior[k];
+        total += c->weight[k] * d * d;
+    }
+    return isfinite(total) ? total : INFINITY;
+}
+
+/* Nelder and Mead's simplex search (reflection 1, expansion 2, contraction and shrink 1/2),
+ * deterministic: from x (dim values) with the given steps, until the simplex's values agree to
+ * a relative 1e-10 or after maxit iterations. x gets the best point; returns its value. */
+static double simplex(fitctx *c, double *x, const double *step, int dim, int maxit)
+{
+    double pts[NT + 1][NT], val[NT + 1], cen[NT], xr[NT], xe[NT], xc[NT];
+    for (int i = 0; i <= dim; i++) {
+        memcpy(pts[i], x, (size_t)dim * sizeof *x);
+        if (i)
+            pts[i][i - 1] += step[i - 1];
+        val[i] = loss(c, pts[i]);
+    }
+    for (int it = 0; it < maxit; it++) {
+        for (int i = 1; i <= dim; i++) /* insertion sort: best first */
+            for (int j = i; j > 0 && val[j] < val[j - 1]; j--) {
+                double t = val[j];
+                val[j] = val[j - 1], val[j - 1] = t;
+                for (int k = 0; k < dim; k++)
+                    t = pts[j][k], pts[j][k] = pts[j - 1][k], pts[j - 1][k] = t;
+            }
+        if (fabs(val[dim] - val[0]) <= 1e-10 * (fabs(val[0]) + 1e-12))
+            break;
+        for (int k = 0; k < dim; k++) {
+            cen[k] = 0;
+            for (int i = 0; i < dim; i++)
+                cen[k] += pts[i][k] / dim;
+            xr[k] = 2 * cen[k] - pts[dim][k];
+        }
+        double fr = loss(c, xr);
+        if (fr < val[0]) {
+            for (int k = 0; k < dim; k++)
+                xe[k] = 3 * cen[k] - 2 * pts[dim][k];
+            double fe = loss(c, xe);
+            memcpy(pts[dim], fe < fr ? xe : xr, (size_t)dim * sizeof *x);
+            val[dim] = fe < fr ? fe : fr;
+        } else if (fr < val[dim - 1]) {
+            memcpy(pts[dim], xr, (size_t)dim * sizeof *x);
+            val[dim] = fr;
+        } else {
+            for (int k = 0; k < dim; k++)
+                xc[k] = cen[k] + 0.5 * (pts[dim][k] - cen[k]);
+            double fc = loss(c, xc);
+            if (fc < val[dim]) {
+                memcpy(pts[dim], xc, (size_t)dim * sizeof *x);
+                val[dim] = fc;
+            } else {
+                for (int i = 1; i <= dim; i++) {
+                    for (int k = 0; k < dim; k++)
+                        pts[i][k] = pts[0][k] + 0.5 * (pts[i][k] - pts[0][k]);
+                    val[i] = loss(c, pts[i]);
+                }
+            }
+        }
+    }
+    int b = 0;
+    for (int i = 1; i <= dim; i++)
+        if (val[i] < val[b])
+            b = i;
+    memcpy(x, pts[b], (size_t)dim * sizeof *x);
+    return val[b];
+}
+
+static double median_of(double *v, size_t n);
+
+/* The bus bandwidth a curve reached at its largest size (nccl-tests' busbw, from the time). */
+static double reached_busbw(const dpas_curve *cv, const geom *g)
+{
+    double x = (double)cv->bytes[cv->n - 1], t = cv->seconds[cv->n - 1];
+    return g->factor * x / t;
+}
+
+int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale_fit *sf)
+{
+    memset(&sf->p, 0, sizeof sf->p);
+    sf->collective = coll;
+    sf->determined = 0;
+    sf->defined = 0;
+    size_t points = 0;
+    fitctx c = {.cvs = cvs, .n = n};
+    if (!(c.g = calloc(n ? n : 1, sizeof *c.g)))
+        return DPAS_ENOMEM;
+    double *inter = malloc((n ? n : 1) * sizeof *inter),
+           *intra = malloc((n ? n : 1) * sizeof *intra);
+    if (!inter || !intra) {
+        free(c.g), free(inter), free(intra);
+        return DPAS_ENOMEM;
+    }
+    size_t ninter = 0, nintra = 0;
+    double pn[2] = {0, 0}, nd[3] = {0, 0, 0};
+    int npn = 0, nnd = 0;
+    for (size_t j = 0; j < n; j++) {
+        geom_of(coll, (double)cvs[j]->ranks, (double)cvs[j]->per_node, &c.g[j]);
+        points += cvs[j]->n;
+        double bw = reached_busbw(cvs[j], &c.g[j]);
+        if (c.g[j].nodes > 1) {
+            inter[ninter++] = bw / c.g[j].per_node;
+            bool seen = false; /* distinct ranks per node (two suffice) and node counts (three) */
+            for (int i = 0; i < npn; i++)
+                seen |= pn[i] == c.g[j].per_node;
+            if (!seen && npn < 2)
+                pn[npn++] = c.g[j].per_node;
+            seen = false;
+            for (int i = 0; i < nnd; i++)
+                seen |= nd[i] == c.g[j].nodes;
+            if (!seen && nnd < 3)
+                nd[nnd++] = c.g[j].nodes;
+        } else {
+            intra[nintra++] = bw;
+        }
+    }
+    if (points < 4) {
+        snprintf(sf->reason, sizeof sf->reason,
+                 "%zu measured size%s of %s; the nccl model needs at least 4", points,
+                 points == 1 ? "" : "s", dpas_collective_name(coll));
+        free(c.g), free(inter), free(intra);
+        return 0;
+    }
+    /* the bandwidths start where the curves ended; an unmeasured one is assumed equal to the
+     * measured one at the same ranks per node (set again after the fit) */
+    double inter0 = ninter ? median_of(inter, ninter) : NAN;
+    double intra0 = nintra ? median_of(intra, nintra) : NAN;
+    free(inter), free(intra);
+    if (!ninter)
+        inter0 = intra0 / (double)cvs[0]->per_node;
+    if (!nintra)
+        intra0 = inter0 * (pn[0] > 0 ? pn[0] : 1);
+    for (int k = 0; k < NPROTO; k++) {
+        c.prior[T_BASE + k] = log(base_prior[k]);
+        c.prior[T_HOP + k] = log(hop_prior[k]);
+        c.weight[T_BASE + k] = c.weight[T_HOP + k] = 0.01;
+    }
+    c.prior[T_INTER] = log(inter0), c.prior[T_INTRA] = log(intra0);
+    c.prior[T_KAPPA] = 1, c.prior[T_GAMMA] = 0;
+    c.prior[T_EFF] = log(eff_prior[0]), c.prior[T_EFF + 1] = log(eff_prior[1]);
+    for (int k = T_INTER; k < NT; k++)
+        c.weight[k] = 1e-4;
+    memcpy(c.full, c.prior, sizeof c.full);
+    sf->determined |= ninter ? DPAS_SCALEFIT_INTER : 0;
+    sf->determined |= nintra ? DPAS_SCALEFIT_INTRA : 0;
+    sf->determined |= npn >= 2 ? DPAS_SCALEFIT_KAPPA : 0;
+    sf->determined |= nnd >= 3 ? DPAS_SCALEFIT_GAMMA : 0;
+    for (int k = 0; k < NT; k++) {
+        bool on = k < T_INTER || k == T_EFF || k == T_EFF + 1 || (k == T_INTER && ninter) ||
+                  (k == T_INTRA && nintra) || (k == T_KAPPA && npn >= 2) ||
+                  (k == T_GAMMA && nnd >= 3);
+        if (on)
+            c.active[c.nactive++] = k;
+    }
+    /* three starts (the hops at NCCL's, e and e^2 times it), the best refined */
+    double best[NT], x[NT], step[NT], bestv = INFINITY;
+    for (int s = 0; s < 3; s++) {
+        for (int i = 0; i < c.nactive; i++) {
+            int k = c.active[i];
+            x[i] = c.prior[k] + (k >= T_HOP && k < T_HOP + NPROTO ? s : 0);
+            step[i] = k == T_KAPPA || k == T_GAMMA ? 0.2 : 0.5;
+        }
+        double v = simplex(&c, x, step, c.nactive, 300 * c.nactive);
+        if (v < bestv)
+            bestv = v, memcpy(best, x, sizeof x);
+    }
+    for (int i = 0; i < c.nactive; i++)
+        step[i] = 0.1;
+    simplex(&c, best, step, c.nactive, 300 * c.nactive);
+    loss(&c, best); /* leaves the best in c.full */
+    unpack(c.full, &sf->p);
+    if (!ninter) /* no curve across nodes: a network card as fast as the node's links */
+        sf->p.inter_bw = sf->p.intra_bw / (double)cvs[0]->per_node;
+    if (!nintra) /* no curve inside one node: the node's links as fast as its network cards */
+        sf->p.intra_bw = sf->p.inter_bw * pow(pn[0] > 0 ? pn[0] : 1, sf->p.kappa);
+    sf->determined |= DPAS_SCALEFIT_HOPS * (nnd + (nintra > 0) >= 2);
+    free(c.g);
+    sf->defined = isfinite(bestv);
+    if (!sf->defined)
+        snprintf(sf->reason, sizeof sf->reason, "the nccl model's fit did not converge");
+    return 0;
+}
+
+/* ---- anchoring and leave one scale out ------------------------------------------------------ */
+
+/* How fast a curve's departure from the model fades with the distance between scales: half at
+ * ln 4 (4x the ranks, or 4x the ranks per node). */
+#define ANCHOR_FADE 0.5
+
+double dpas__ncclm_anchored(const dpas_nccl_params *p, const dpas_curve *const *cvs, size_t n,
+                            double bytes, double ranks, double per_node)
+{
+    if (ranks <= 1)
+        return 0;
+    int coll = n ? cvs[0]->collective : DPAS_COLL_ALL_REDUCE;
+    double t = dpas__ncclm_time(p, coll, bytes, ranks, per_node);
+    double wsum = 0, acc = 0;
+    for (size_t j = 0; j < n; j++) {
+        const dpas_curve *cv = cvs[j];
+        if (cv->ranks < 2 || !cv->n)
+            continue;
+        double x = bytes;
+        if (x < (double)cv->bytes[0])
+            x = (double)cv->bytes[0];
+        if (x > (double)cv->bytes[cv->n - 1])
+            x = (double)cv->bytes[cv->n - 1];
+        double te = dpas__curve_empirical(cv, x);
+        double tm = dpas__ncclm_time(p, coll, x, (double)cv->ranks, (double)cv->per_node);
+        if (!(te > 0) || !(tm > 0))
+            continue;
+        double w = exp(-ANCHOR_FADE * dpas__scale_distance(ranks, per_node, (double)cv->ranks,
+                                                           (double)cv->per_node));
+        acc += w * log(te / tm);
+        wsum += w;
+    }
+    if (wsum > 1)
+        acc /= wsum;
+    return t * exp(acc);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts v. */
+static double median_of(double *v, size_t n)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double quantile_of(double *v, size_t n, double q) /* v sorted */
+{
+    if (!n)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - (double)i) : v[n - 1];
+}
+
+int dpas__ncclm_loro(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale_fit *sf)
+{
+    sf->loro_points = 0;
+    sf->loro_median = sf->loro_max = sf->loro_q90 = sf->loro_distance = NAN;
+    size_t total = 0;
+    for (size_t j = 0; j < n; j++)
+        total += cvs[j]->n;
+    const dpas_curve **rest = malloc((n ? n : 1) * sizeof *rest);
+    double *rel = malloc((total ? total : 1) * sizeof *rel);
+    double *lg = malloc((total ? total : 1) * sizeof *lg);
+    double *dist = malloc((total ? total : 1) * sizeof *dist);
+    if (!rest || !rel || !lg || !dist) {
+        free(rest), free(rel), free(lg), free(dist);
+        return DPAS_ENOMEM;
+    }
+    size_t m = 0;
+    int rc = 0;
+    for (size_t s = 0; s < n && !rc; s++) {
+        bool first = true; /* each scale once: at its first curve */
+        for (size_t j = 0; j < s; j++)
+            first &= !(cvs[j]->ranks == cvs[s]->ranks && cvs[j]->per_node == cvs[s]->per_node);
+        if (!first)
+            continue;
+        size_t nr = 0;
+        for (size_t j = 0; j < n; j++)
+            if (!(cvs[j]->ranks == cvs[s]->ranks && cvs[j]->per_node == cvs[s]->per_node))
+                rest[nr++] = cvs[j];
+        if (!nr)
+            continue;
+        dpas_scale_fit q = {0};
+        if ((rc = dpas__ncclm_fit(rest, nr, coll, &q)) || !q.defined)
+            continue;
+        /* a scale whose bandwidth kind (inside one node, across nodes) the others never
+         * measured is a guess, flagged and widened where it is asked; it says nothing of how
+         * well the model transfers */
+        bool one = cvs[s]->per_node >= cvs[s]->ranks;
+        if (!(q.determined & (one ? DPAS_SCALEFIT_INTRA : DPAS_SCALEFIT_INTER)))
+            continue;
+        double d = INFINITY;
+        for (size_t j = 0; j < nr; j++)
+            d = fmin(d, dpas__scale_distance((double)cvs[s]->ranks, (double)cvs[s]->per_node,
+                                             (double)rest[j]->ranks, (double)rest[j]->per_node));
+        for (size_t j = 0; j < n; j++) {
+            const dpas_curve *cv = cvs[j];
+            if (!(cv->ranks == cvs[s]->ranks && cv->per_node == cvs[s]->per_node))
+                continue;
+            for (size_t i = 0; i < cv->n; i++) {
+                double t = dpas__ncclm_anchored(&q.p, rest, nr, (double)cv->bytes[i],
+                                                (double)cv->ranks, (double)cv->per_node);
+                if (!(t > 0))
+                    continue;
+                rel[m] = fabs(t / cv->seconds[i] - 1);
+                lg[m] = fabs(log(t / cv->seconds[i]));
+                dist[m++] = d;
+            }
+        }
+    }
+    if (!rc && m) {
+        sf->loro_points = m;
+        sf->loro_median = median_of(rel, m);
+        sf->loro_max = rel[m - 1];
+        qsort(lg, m, sizeof *lg, cmp_dbl);
+        sf->loro_q90 = quantile_of(lg, m, 0.9);
+        sf->loro_distance = median_of(dist, m);
+    }
+    free(rest), free(rel), free(lg), free(dist);
+    return rc;
+}
