@@ -281,9 +281,20 @@ class Bucketing(_Pre):
 
 # ---- attacks --------------------------------------------------------------------------------
 
+def _no_extras(cls, extras):
+    """An attack's keyword arguments beyond ByzFL's: an ArgumentTypeError naming them (a bare
+    TypeError from Python's signature check is not the binding's error class)."""
+    for key in extras:
+        raise ArgumentTypeError(f"{cls.__name__}() got an unexpected keyword argument {key!r}",
+                                key)
+
+
 class _Attack:
     """An attack: __call__(honest_vectors) -> the one vector the Byzantine clients send."""
     name = ""
+
+    def __init__(self, **extras):
+        _no_extras(type(self), extras)
 
     def _parameters(self):
         return {}
@@ -304,7 +315,8 @@ class InnerProductManipulation(_Attack):
     """-tau times the honest mean (Xie, Koyejo and Gupta, UAI 2019); tau = 2 by default."""
     name = "ipm"
 
-    def __init__(self, tau=2.0):
+    def __init__(self, tau=2.0, **extras):
+        _no_extras(type(self), extras)
         self.tau = _real("tau", tau)
 
     def _parameters(self):
@@ -317,7 +329,8 @@ class ALittleIsEnough(_Attack):
     to the paper's z_max)."""
     name = "alie"
 
-    def __init__(self, tau=1.5):
+    def __init__(self, tau=1.5, **extras):
+        _no_extras(type(self), extras)
         self.tau = _real("tau", tau)
 
     def _parameters(self):
@@ -326,7 +339,8 @@ class ALittleIsEnough(_Attack):
 
 class _Optimal(_Attack):
     def __init__(self, agg=None, pre_agg_list=None, f=1, evals=20, start=0.0, delta=10.0,
-                 ratio=0.8):
+                 ratio=0.8, **extras):
+        _no_extras(type(self), extras)
         self.agg = Average() if agg is None else agg
         if not isinstance(self.agg, _Aggregator):
             raise ArgumentTypeError(f"agg must be a dpas.byzfl aggregator, got "
@@ -375,7 +389,8 @@ class Mimic(_Attack):
     """A copy of honest vector epsilon (Karimireddy, He and Jaggi, ICLR 2022)."""
     name = "mimic"
 
-    def __init__(self, epsilon=0):
+    def __init__(self, epsilon=0, **extras):
+        _no_extras(type(self), extras)
         self.epsilon = _k._int("epsilon", epsilon, minimum=0)
 
     def _parameters(self):
@@ -388,7 +403,8 @@ class Gaussian(_Attack):
     numpy's or torch's)."""
     name = "gaussian"
 
-    def __init__(self, mu=0.0, sigma=1.0, *, seed=None):
+    def __init__(self, mu=0.0, sigma=1.0, *, seed=None, **extras):
+        _no_extras(type(self), extras)
         self.mu = _real("mu", mu)
         self.sigma = _real("sigma", sigma)
         if not self.sigma >= 0:

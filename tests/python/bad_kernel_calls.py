@@ -108,6 +108,8 @@ CASES = {
     "byzfl_clipping_zero": (lambda: byzfl.Clipping(0.0), ValueError, "c must be > 0"),
     "byzfl_bucketing_zero": (lambda: byzfl.Bucketing(0), ValueError, "s must be >= 1, got 0"),
     "byzfl_unknown_keyword": (lambda: byzfl.Krum(1, gamma=2), TypeError, "unexpected keyword argument 'gamma'"),
+    "byzfl_attack_unknown_keyword": (lambda: byzfl.SignFlipping(scale=2), TypeError, "SignFlipping() got an unexpected keyword argument 'scale'"),
+    "byzfl_ipm_unknown_keyword": (lambda: byzfl.InnerProductManipulation(epsilon=2), TypeError, "InnerProductManipulation() got an unexpected keyword argument 'epsilon'"),
     "byzfl_optimal_agg": (lambda: byzfl.Optimal_InnerProductManipulation(agg=len), TypeError, "agg must be a dpas.byzfl aggregator"),
     "byzfl_krum_condition": (lambda: byzfl.Krum(2)(H), ValueError, "krum (byzfl) needs 2f < n, got n = 3 and f = 2"),
 }
