@@ -111,7 +111,7 @@ print(f"  {'geometric median, 3 iterations':<34} {passes:6.2f} passes of the mea
       f"{'met' if passes <= 10 else 'NOT met'}")
 for r in ("monna", "caf", "smea", "arc", "clipping", "bucketing"):
     x = byz[r] / goal[r]
-    print(f"  {r + ': NumPy (ByzFL) / dpas':<34} {x:6.1f}x ({byz[r]:.3f} s / {goal[r]:.4f} s)   "
+    print(f"  {r + ': NumPy (ByzFL) / dpas':<34} {x:6.1f}x ({byz[r]:.3f} s / {goal[r]:.5f} s)   "
           f"goal >= 20x   {'met' if x >= 20 else 'NOT met'}")
 for rule in ("mean", "median", "krum"):
     base = kinds[f"{rule}:array"]
