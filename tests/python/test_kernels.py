@@ -175,40 +175,16 @@ class Aggregate(unittest.TestCase):
 
     def test_docs_page(self):
         # docs/kernels.md's Python examples, as doctests: the page shows real output
+        try:
+            import torch  # noqa: F401 (the page shows a tensor)
+        except ImportError:
+            self.skipTest("torch is not installed for this python3")
         page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                             "kernels.md")
         r = doctest.testfile(page, module_relative=False, optionflags=doctest.ELLIPSIS,
                              verbose=False)
         self.assertGreater(r.attempted, 5)
         self.assertEqual(r.failed, 0)
-
-    def test_python_page(self):
-        # docs/python.md's kernel examples (plain fences: test_dpas.py runs its ```python ones
-        # on a python3 that may lack numpy): every >>> block that imports numpy, as doctests
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            self.skipTest("torch is not installed for this python3")
-        page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
-                            "python.md")
-        blocks, block, info = [], None, None
-        with open(page, encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("```"):
-                    if block is None:
-                        block, info = [], line[3:].strip()
-                    else:
-                        if info == "" and any(">>> import numpy" in x for x in block):
-                            blocks.append("".join(block))
-                        block = None
-                elif block is not None:
-                    block.append(line)
-        self.assertTrue(blocks)
-        test = doctest.DocTestParser().get_doctest("\n".join(blocks), {}, page, page, 0)
-        runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS)
-        runner.run(test)
-        self.assertGreater(runner.summarize(verbose=False).attempted, 5)
-        self.assertEqual(runner.summarize(verbose=False).failed, 0)
 
 
 try:
