@@ -63,7 +63,10 @@ static int goals(size_t d, int reps)
         for (size_t g = 0; g < ng; g++) {
             const dpas_rule *rule;
             dpas_error e;
-            dpas_rule_find(gs[g].rule ? gs[g].rule : gs[g].pre, NULL, &rule, NULL);
+            if (dpas_rule_find(gs[g].rule ? gs[g].rule : gs[g].pre, NULL, &rule, &e)) {
+                fprintf(stderr, "%s: %s\n", gs[g].label, e.message);
+                return 1;
+            }
             dpas_preagg pre = {rule, gs[g].c, gs[g].s, gs[g].s ? 1 : 0};
             dpas_agg_opts o = {.f = gs[g].f, .iterations = gs[g].iterations, .workspace = ws};
             if (gs[g].iterations)
