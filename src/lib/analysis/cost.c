@@ -172,7 +172,7 @@ static int check_opts(const dpas_cost_opts *o, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "compute_rate",
                           "compute_rate must be a finite number >= 0 FLOP/s, got %g",
                           o->compute_rate);
-    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_EMPIRICAL))
+    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_KINDS))
         return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
                           o->net_kind);
     return 0;
