@@ -269,7 +269,7 @@ static int cost_rules(dpas_request *rq, dpas_error *err)
     const char *list = text_of(rq, DPAS_KEY_RULE), *conv = text_of(rq, DPAS_KEY_CONVENTION);
     char **items = NULL, q[96];
     size_t n = 0;
-    int rc;
+    int rc = 0;
     if (!list && !conv)
         return 0;
     if (list && (rc = dpas__request_split("rule", list, &items, &n, err)))

@@ -128,8 +128,8 @@ static int metrics(dpas_request *rq, dpas_error *err)
     if (!list) {
         dpas_sweep_default_metrics(sw, sched, rule);
     } else {
-        char **items;
-        size_t n;
+        char **items = NULL;
+        size_t n = 0;
         int rc = dpas__request_split("attr", list, &items, &n, err);
         for (size_t i = 0; !rc && i < n; i++) {
             int m = dpas_metric_from_name(items[i]);
@@ -139,7 +139,7 @@ static int metrics(dpas_request *rq, dpas_error *err)
             else
                 sw->metrics[sw->nmetrics++] = m; /* no name twice: at most one of each */
         }
-        if (!rc)
+        if (items)
             free(items[0]), free(items);
         if (rc)
             return rc;
