@@ -30,6 +30,7 @@ test-asan: build-asan
 bench: build bench-scaling
 	bash bench/run.sh
 	bash bench/kernels.sh
+	bash bench/torch.sh
 
 # How well calibrations transfer to scales they did not measure (docs/calibration.md)
 bench-scaling: build

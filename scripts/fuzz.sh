@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target for FUZZ_SECONDS (default 60) on a working copy of its committed
 # corpus, then prints each target's executions, coverage and corpus size. A crash, leak or
-# timeout stops with the input saved in build-fuzz/artifacts/.
+# timeout stops with the input saved in build-fuzz/artifacts/. http and http_wire share a corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"width count yaml json nccl cli writer yamldoc sweep"}
+targets=${FUZZ_TARGETS:-"width count yaml json nccl cli writer yamldoc sweep http http_wire"}
 mkdir -p build-fuzz/work build-fuzz/artifacts build-fuzz/logs
 status=0
 for t in $targets; do
@@ -14,7 +14,7 @@ for t in $targets; do
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   if ! "build-fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="build-fuzz/artifacts/$t-" \
-        "build-fuzz/work/$t" "tests/fuzz/corpus/$t" > "$log" 2>&1; then
+        "build-fuzz/work/$t" "tests/fuzz/corpus/${t%_wire}" > "$log" 2>&1; then
     echo "fuzz_$t: FAILED (see $log and build-fuzz/artifacts/)"
     tail -30 "$log"
     status=1

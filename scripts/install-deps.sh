@@ -7,8 +7,12 @@ pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev 
       libclang-rt-14-dev python3-numpy)
 # dpas serve: the HTTP server's library, and a real browser for its page test
 pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-core)
+# its gzip (zlib's header; the library is opened at run time) and the OpenAPI test's schemas
+pkgs+=(zlib1g-dev python3-jsonschema)
 # the kernels' anchors and the DDP hook's tests: PyTorch (Debian's)
 pkgs+=(python3-torch)
+# dpas.torch.bench and the training test: scikit-learn's digits (shipped in the package, no download)
+pkgs+=(python3-sklearn)
 pkgs+=(iproute2)  # ip and tc: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 missing=()

@@ -91,6 +91,8 @@ enum {
 #define DPAS_NCCL_MAX_SECONDS 86400.0    /* a day for one collective */
 #define DPAS_NCCL_MAX_BYTES (1ull << 50) /* 1 PiB: no GPU holds such a buffer */
 #define DPAS_NCCL_MAX_BYTES_PER_S 1e15   /* size / time: 1 PB/s, 500x NVLink 5 */
+/* Tests in one table (nccl-tests -d all -o all prints at most 12 types x 6 operations). */
+#define DPAS_NCCL_MAX_TESTS_PER_TABLE 4096
 
 typedef struct dpas_nccl_point {
     uint64_t bytes;         /* the size column */

@@ -34,6 +34,11 @@ typedef struct dpas_memory {
     double utilisation;  /* state / capacity */
     int fits;            /* state <= capacity */
     double accelerators_per_replica; /* the seed's accelerators / dp_degree (a mean when unequal) */
+    /* Where it would fit: the smallest ZeRO stage (0 to 3; stages need zero16) that fits at this
+     * dp_degree, -1 when none does; the largest dp_degree (1 to the accelerators) that fits at
+     * this stage, 0 when none does. */
+    int smallest_zero_stage;
+    int64_t largest_dp_degree;
 } dpas_memory;
 
 /* DPAS_ERANGE names "state_bytes", "capacity_bytes" or "headroom_bytes"; an accelerator of 0 B

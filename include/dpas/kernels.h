@@ -124,6 +124,14 @@ DPAS_API int dpas_aggregate_selected(const dpas_rule *rule, const float *const *
                                      size_t d, const dpas_agg_opts *o, const int64_t *selected,
                                      size_t nselected, float *out, dpas_error *err);
 
+/* The non-finite policy above on its own, for a schedule that holds each gradient in parts (a
+ * shard per rank) and must decide as dpas_aggregate would on the whole gradients: bad[i] != 0
+ * marks gradient i as holding a NaN or an Inf in some part. 0 when their number, *k (may be
+ * NULL), is at most f: the rule then runs on the n - k others with f - k; else DPAS_EINVAL with
+ * dpas_aggregate's own message for the same gradients. */
+DPAS_API int dpas_nonfinite_check(const dpas_rule *rule, const unsigned char *bad, size_t n,
+                                  int64_t f, size_t *k, dpas_error *err);
+
 /* Which instruction set the kernels use here by default: "avx512", "avx2" or "generic". */
 DPAS_API const char *dpas_kernel_isa(void);
 /* Is this instruction set available here (DPAS_ISA_GENERIC always is)? */

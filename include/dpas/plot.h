@@ -35,7 +35,11 @@ typedef struct dpas_plot_spec {
  * input gives the same bytes). Caller owns the string (dpas_free). */
 DPAS_API char *dpas_plot_svg(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
                              dpas_error *err);
-/* The same chart as a PNG file through cairo; DPAS_EINVAL when built without cairo. */
+/* The same chart as PNG bytes through cairo: *png (caller owns it: dpas_free) and *len;
+ * DPAS_EINVAL when built without cairo or when libcairo.so.2 cannot be loaded. */
+DPAS_API int dpas_plot_png_data(const dpas_plot_spec *spec, const dpas_series *series,
+                                size_t nseries, unsigned char **png, size_t *len, dpas_error *err);
+/* The same written to the file at path through dpas_write_output (field "plot"). */
 DPAS_API int dpas_plot_png(const dpas_plot_spec *spec, const dpas_series *series, size_t nseries,
                            const char *path, dpas_error *err);
 DPAS_API int dpas_have_cairo(void);

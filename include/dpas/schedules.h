@@ -65,7 +65,8 @@ typedef struct dpas_links {
  * missing (a custom fleet without fabric or node). */
 DPAS_API int dpas_scenario_links(const dpas_scenario *s, dpas_links *out, dpas_error *err);
 
-/* alpha-beta time of one step of a schedule, in seconds. */
+/* alpha-beta time of one step of a schedule, in seconds: 0 at dp_degree 1 (one replica
+ * exchanges nothing), flat and hierarchical alike. */
 DPAS_API int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s,
                                 const dpas_rule *rule, int64_t iterations, dpas_topology topo,
                                 const dpas_links *links, double *seconds, dpas_error *err);

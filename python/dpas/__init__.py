@@ -501,3 +501,7 @@ del _roots
 # The aggregation kernels and attacks (numpy only when they are called).
 from .kernels import aggregate, attack, select  # noqa: E402
 __all__ += ["aggregate", "attack", "select"]
+
+from .output import write_output  # noqa: E402
+
+__all__ += ["write_output"]

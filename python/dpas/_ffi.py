@@ -161,7 +161,8 @@ class Convention(ctypes.Structure):
 
 class Memory(ctypes.Structure):
     _fields_ = [("state", Bytes), ("capacity", Bytes), ("headroom", Bytes),
-                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double)]
+                ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double),
+                ("smallest_zero_stage", c_int), ("largest_dp_degree", c_i64)]
 
 
 class InventoryRow(ctypes.Structure):
@@ -257,6 +258,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_err_name": (c_char_p, [c_int]),
         "dpas_err_title": (c_char_p, [c_int]),
         "dpas_free": (None, [c_void_p]),
+        "dpas_write_output": (c_int, [c_char_p, c_char_p, c_char_p, c_size_t, E]),
         "dpas_registry_builtin": (c_int, [P(c_void_p), E]),
         "dpas_registry_free": (None, [c_void_p]),
         "dpas_registry_count": (c_size_t, [c_void_p, c_int]),

@@ -253,6 +253,8 @@ class MemoryCheck(_Row):
     headroom_bytes: Quantity
     utilisation: float
     fits: bool
+    smallest_zero_stage_that_fits: Optional[int]
+    largest_dp_degree_that_fits: Optional[int]
     source: str
     message: Optional[str] = None
     _keys: Tuple[str, ...] = _keys_field()
@@ -267,7 +269,7 @@ class MemoryCheck(_Row):
     KEYS: ClassVar[Tuple[str, ...]] = (
         "scenario", "state", "zero_stage", "state_bytes", "capacity_bytes",
         "accelerators_per_replica", "accelerator", "headroom_bytes", "utilisation", "fits",
-        "source")
+        "smallest_zero_stage_that_fits", "largest_dp_degree_that_fits", "source")
 
     @classmethod
     def _from_c(cls, label: Optional[str], conv: _ffi.Convention, zero: int, m: _ffi.Memory,
@@ -277,5 +279,10 @@ class MemoryCheck(_Row):
                    state_bytes=quantity(m.state), capacity_bytes=quantity(m.capacity),
                    accelerators_per_replica=per_replica, accelerator=accelerator,
                    headroom_bytes=Quantity(head if m.fits else -head, "byte"),
-                   utilisation=m.utilisation, fits=bool(m.fits), source=_text(conv.source) or "",
+                   utilisation=m.utilisation, fits=bool(m.fits),
+                   smallest_zero_stage_that_fits=(m.smallest_zero_stage
+                                                  if m.smallest_zero_stage >= 0 else None),
+                   largest_dp_degree_that_fits=(m.largest_dp_degree
+                                                if m.largest_dp_degree >= 1 else None),
+                   source=_text(conv.source) or "",
                    message=message, _keys=cls.KEYS)

@@ -153,17 +153,10 @@ static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_err
     char *svg = dpas_netmodel_svg(m, err);
     if (!svg)
         return cli_fail(c, err);
-    FILE *f = fopen(plot, "wb");
-    bool ok = f && fputs(svg, f) >= 0;
-    if (f && fclose(f))
-        ok = false;
+    int rc = dpas_write_output(plot, "--plot", svg, strlen(svg), err);
     dpas_free(svg);
-    if (!ok) {
-        dpas_error e = {.code = DPAS_EIO};
-        snprintf(e.field, sizeof e.field, "plot");
-        snprintf(e.message, sizeof e.message, "cannot write %s", plot);
-        return cli_fail(c, &e);
-    }
+    if (rc)
+        return cli_fail(c, err);
     return 0;
 }
 

@@ -361,63 +361,26 @@ static int collect(cli *c, const sweep_args *x, const dpas_sweep *sw, int ym, pl
     return 0;
 }
 
-/* Open the plot's file for writing without blocking (a FIFO, a device): a regular file or a new
- * one only. NULL, or why not. */
-static const char *plot_file(const char *path, FILE **out)
-{
-    struct stat st;
-    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return strerror(errno);
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return "not a regular file";
-    }
-    if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0) || !(*out = fdopen(fd, "wb"))) {
-        const char *why = strerror(errno);
-        close(fd);
-        return why;
-    }
-    return NULL;
-}
-
 static int write_plot(cli *c, const char *path, const plot_data *p)
 {
     dpas_error err = {0};
     size_t l = strlen(path);
-    if (!strcmp(path + l - 4, ".png")) { /* cairo opens the path itself: check it first */
-        FILE *f = NULL;
-        const char *why = plot_file(path, &f);
-        if (f)
-            fclose(f);
-        if (why) {
-            char q[96];
-            err.code = DPAS_EIO;
-            snprintf(err.field, sizeof err.field, "--plot");
-            snprintf(err.message, sizeof err.message, "--plot: cannot write %s: %s",
-                     dpas_quote(path, q, sizeof q), why);
-            return cli_fail(c, &err);
-        }
-        return dpas_plot_png(&p->spec, p->ser, p->n1, path, &err) ? cli_fail(c, &err) : 0;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    int rc;
+    if (l > 4 && !strcmp(path + l - 4, ".png")) {
+        rc = dpas_plot_png_data(&p->spec, p->ser, p->n1, &data, &len, &err);
+    } else {
+        data = (unsigned char *)dpas_plot_svg(&p->spec, p->ser, p->n1, &err);
+        rc = data ? 0 : -1;
+        len = data ? strlen((const char *)data) : 0;
     }
-    char *svg = dpas_plot_svg(&p->spec, p->ser, p->n1, &err);
-    if (!svg)
-        return cli_fail(c, &err);
-    FILE *f = NULL;
-    const char *why = plot_file(path, &f);
-    int bad = why != NULL || fputs(svg, f) < 0;
-    if (f && fclose(f) && !why)
-        why = strerror(errno), bad = 1;
-    dpas_free(svg);
-    if (bad) {
-        char q[96];
-        err.code = DPAS_EIO;
-        snprintf(err.field, sizeof err.field, "--plot");
-        snprintf(err.message, sizeof err.message, "--plot: cannot write %s: %s",
-                 dpas_quote(path, q, sizeof q), why ? why : "write error");
-        return cli_fail(c, &err);
-    }
-    return 0;
+    /* made whole in memory first, then written through dpas_write_output: regular files only,
+     * never blocking on a FIFO, nothing written when the plot failed */
+    if (!rc)
+        rc = dpas_write_output(path, "--plot", data, len, &err);
+    dpas_free(data);
+    return rc ? cli_fail(c, &err) : 0;
 }
 
 /* Pass two: the table, streamed. Nothing is written before the first point that is kept. */

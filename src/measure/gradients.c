@@ -65,6 +65,15 @@ void gradient_of(const opts *o, int nranks, int r, size_t j0, size_t j1, float *
     int byz = r >= nranks - (int)o->byzantine;
     if (byz && o->attack == ATTACK_ALIE) {
         alie(o, nranks, j0, j1, out);
+    } else if (byz && (o->attack == ATTACK_INF || o->attack == ATTACK_NAN)) {
+        /* non-finite gradients: all of one (every shard sees it), or one coordinate of the other
+         * (the last: on the sharded schedules only the last rank holds it) */
+        for (size_t j = j0; j < j1; j++) {
+            float h = honest(o->seed, r, j);
+            out[j - j0] = o->attack == ATTACK_INF      ? copysignf(INFINITY, h)
+                          : j + 1 == (size_t)o->params ? NAN
+                                                       : h;
+        }
     } else {
         float s = !byz ? 1.0f : o->attack == ATTACK_SIGNFLIP ? -1.0f : (float)o->attack_scale;
         for (size_t j = j0; j < j1; j++)

@@ -66,6 +66,8 @@ static int timed_steps(const opts *o, step_ctx *c, rank_row *row, int *visible)
     /* a rank that failed stops; the others must stop at the same collective: the kernels fail
      * on every rank alike (same rule, same n), so this is where they meet */
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_failed && failed) /* every rank failed in the same step with the same error */
+        measure_say("%s", step_error(c)->message);
     if (!any_failed) {
         qsort(times, (size_t)o->iters, sizeof(double), cmpd);
         qsort(comp, (size_t)o->iters, sizeof(double), cmpd);

@@ -16,7 +16,13 @@
 /* Exit status: 0 ok, 1 bad input, 3 a check failed. */
 enum { MEASURE_OK = 0, MEASURE_BAD = 1, MEASURE_CHECK = 3 };
 
-typedef enum attack_kind { ATTACK_SIGNFLIP, ATTACK_SCALED, ATTACK_ALIE } attack_kind;
+typedef enum attack_kind {
+    ATTACK_SIGNFLIP,
+    ATTACK_SCALED,
+    ATTACK_ALIE,
+    ATTACK_INF, /* every coordinate +-Inf (the honest coordinate's sign) */
+    ATTACK_NAN  /* the honest gradient with its last coordinate NaN */
+} attack_kind;
 typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
 
 typedef struct opts {
@@ -80,6 +86,8 @@ typedef struct step_ctx step_ctx;
 int step_open(const opts *o, const layout *L, step_ctx **out);
 int step_run(step_ctx *c, double *compute_s);
 const float *step_aggregate(const step_ctx *c);
+/* Why the step failed: the same error on every rank (step.c agrees on it). */
+const dpas_error *step_error(const step_ctx *c);
 void step_close(step_ctx *c);
 
 /* ---- the result, as typed rows ---- */
@@ -118,6 +126,7 @@ typedef struct summary {
     int inside_band;                           /* time_median_s within them; -1: no band */
     double algbw, busbw;                       /* GB/s, nccl-tests' terms */
     double max_abs_diff, dist_mean, dist_rule; /* NAN when not computed */
+    int have_dist; /* the distances were computed (a NaN or an Inf gradient makes dist_mean NaN) */
     int bytes_ok;
     char checksum[20];
 } summary;

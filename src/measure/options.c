@@ -40,7 +40,8 @@ static const char *help =
     "  --schedule S          allreduce (default), allgather, sharded, sharded_distance\n"
     "  --f F                 Byzantine ranks the rule guards against (default: the most it can)\n"
     "  --byzantine K         the last K ranks send adversarial gradients\n"
-    "  --attack A            signflip (default), scaled (x --attack-scale, default 100) or alie\n"
+    "  --attack A            signflip (default), scaled (x --attack-scale, default 100), alie,\n"
+    "                        inf (every coordinate +-Inf) or nan (the last coordinate NaN)\n"
     "  --iters I             timed steps (default 5), after --warmup W (default 2)\n"
     "  --iterations T        centered_clipping iterations (default 10)\n"
     "  --verify yes|no       compare with the single-process kernel on rank 0 (default: yes\n"
@@ -189,7 +190,7 @@ static const struct option long_opts[] = {{"params", 1, 0, 'p'},
 
 /* The words of the options that take one. */
 static const char *const w_grad[] = {"fp32", "bf16", NULL};
-static const char *const w_attack[] = {"signflip", "scaled", "alie", NULL};
+static const char *const w_attack[] = {"signflip", "scaled", "alie", "inf", "nan", NULL};
 static const char *const w_yesno[] = {"no", "yes", NULL};
 static const char *const w_format[] = {"text", "json", "csv", NULL};
 static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "sharded_distance",

@@ -170,7 +170,7 @@ static void json_summary(FILE *f, const report *r)
                             : "false");
     json_num(f, "%.6g", s->max_abs_diff);
     fputs(",\n  \"distance_from_honest_mean\": ", f);
-    if (isnan(s->dist_mean)) {
+    if (!s->have_dist) {
         fputs("null", f);
     } else {
         fputs("{\"mean\": ", f);
@@ -270,9 +270,16 @@ static int render_text(const report *r, FILE *f)
                 s->verified ? "agrees with" : "DIFFERS from", s->max_abs_diff);
     else
         fprintf(f, "; not verified against the single-process kernel\n");
-    if (!isnan(s->dist_mean) && o->byzantine)
-        fprintf(f, "distance from the honest mean (relative): mean %.4g, %s %.4g\n", s->dist_mean,
-                o->rule->name, s->dist_rule);
+    if (s->have_dist && o->byzantine) {
+        if (isfinite(s->dist_mean))
+            fprintf(f, "distance from the honest mean (relative): mean %.4g, %s %.4g\n",
+                    s->dist_mean, o->rule->name, s->dist_rule);
+        else /* a NaN or an Inf gradient: the plain mean is no number */
+            fprintf(f,
+                    "distance from the honest mean (relative): mean none (non-finite "
+                    "gradients), %s %.4g\n",
+                    o->rule->name, s->dist_rule);
+    }
     return rc;
 }
 

@@ -38,16 +38,23 @@ static void compare(const opts *o, const float *const *rows, int N, size_t d, co
     int exact = (o->schedule != DPAS_SCHED_ALLREDUCE || o->rule->id == DPAS_RULE_SIGN_MAJORITY) &&
                 o->width == 4 && o->rule->id != DPAS_RULE_CENTERED_CLIPPING;
     double diff = 0, scale = 0;
-    dpas_aggregate(o->rule, rows, (size_t)N, d, &ao, ref, NULL, NULL, NULL);
-    for (size_t j = 0; j < d; j++) {
+    dpas_error e;
+    /* the kernel refusing what the distributed run answered is a mismatch, as is a NaN or an Inf
+     * on either side (fmax would drop a NaN: it is tested for, not compared) */
+    int ok = dpas_aggregate(o->rule, rows, (size_t)N, d, &ao, ref, NULL, NULL, &e) == 0;
+    for (size_t j = 0; ok && j < d; j++) {
+        if (!isfinite(ref[j]) || !isfinite(agg[j])) {
+            ok = 0;
+            break;
+        }
         diff = fmax(diff, fabs((double)ref[j] - (double)agg[j]));
         scale = fmax(scale, fabs((double)ref[j]));
     }
     /* bit-identical where the arithmetic is the same; else within float rounding of sums taken
      * in another order (and, for bf16, of the wire's rounding) */
-    s->verified = exact ? memcmp(ref, agg, d * sizeof(float)) == 0
-                        : diff <= (o->width == 2 ? 2e-2 : 1e-4) * fmax(1.0, scale);
-    s->max_abs_diff = diff;
+    s->verified = ok && (exact ? memcmp(ref, agg, d * sizeof(float)) == 0
+                               : diff <= (o->width == 2 ? 2e-2 : 1e-4) * fmax(1.0, scale));
+    s->max_abs_diff = ok ? diff : NAN; /* null in JSON: no difference could be measured */
 }
 
 void verify_aggregate(const opts *o, int N, const float *agg, summary *s)
@@ -70,6 +77,7 @@ void verify_aggregate(const opts *o, int N, const float *agg, summary *s)
         }
         compare(o, rows, N, d, agg, ref, s);
         distances(o, rows, N, d, agg, s);
+        s->have_dist = 1;
     } else if (wanted) {
         fprintf(
             stderr,

@@ -43,14 +43,18 @@ int srv_load_scenario(srv_request *rq, const char *const *override, dpas_spec *s
                       dpas_scenario *s, const char **label, dpas_error *err)
 {
     int rc;
-    if (rq->body) { /* a scenario file; the query overrides it as flags override a file */
+    size_t blen;
+    const char *body = srv_scenario_body(rq, &blen); /* the body, or its "scenario" part */
+    if (body) { /* a scenario file; the query overrides it as flags override a file */
         int is_json = -1;
         const char *ct = rq->content_type;
+        if (rq->multipart)
+            ct = NULL; /* the part's own type is not read: its text decides, as for a file */
         if (ct && !strncmp(ct, "application/json", 16))
             is_json = 1;
         else if (ct && strstr(ct, "yaml"))
             is_json = 0;
-        if ((rc = dpas_spec_load_text(spec, rq->body, rq->body_len, is_json, "request body", err)))
+        if ((rc = dpas_spec_load_text(spec, body, blen, is_json, "request body", err)))
             return rc;
     }
     if (rq->rest &&
@@ -243,7 +247,7 @@ static void list_free(char **items)
 
 static void report(srv_request *rq, srv_response *r)
 {
-    dpas_render_opts ro = {.format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
+    dpas_render_opts ro = {.format = rq->format, .units = DPAS_UNITS_SI};
     if (opt_attrs(rq, r, &ro.attrs) || srv_opt_bool(rq, r, "explain", &ro.explain))
         return;
     dpas_spec *spec = NULL;
@@ -263,13 +267,13 @@ void srv_api_scenarios(srv_request *rq, srv_response *r)
 {
     dpas_error err;
     memset(&err, 0, sizeof err);
-    srv_json(r, dpas_render_list(rq->reg, DPAS_KIND_SCENARIO, DPAS_FORMAT_JSON, &err), &err);
+    srv_json(r, dpas_render_list(rq->reg, DPAS_KIND_SCENARIO, rq->format, &err), &err);
 }
 
 void srv_api_cost(srv_request *rq, srv_response *r)
 {
     dpas_cost_opts co = {.f = -1};
-    dpas_cost_view view = {.format = DPAS_FORMAT_JSON, .units = DPAS_UNITS_SI};
+    dpas_cost_view view = {.format = rq->format, .units = DPAS_UNITS_SI};
     dpas_error err;
     memset(&err, 0, sizeof err);
     if (srv_opt_int(rq, r, "f", 0, INT64_MAX, &co.f) ||
@@ -340,6 +344,17 @@ void srv_api_cost(srv_request *rq, srv_response *r)
         }
         list_free(items);
     }
+    srv_calibration cal;
+    if (srv_calibration_load(rq, r, &cal)) {
+        free(rules);
+        return;
+    }
+    if (cal.net) { /* as --calibration FILE [--network-model M] */
+        co.links = &cal.links;
+        co.links_source = cal.source;
+        co.net = cal.net;
+        co.net_kind = cal.kind;
+    }
     dpas_spec *spec = NULL;
     dpas_scenario s;
     dpas_report rep;
@@ -352,6 +367,7 @@ void srv_api_cost(srv_request *rq, srv_response *r)
     }
     dpas_cost_free(cost);
     dpas_spec_free(spec);
+    srv_calibration_free(&cal);
     free(rules);
 }
 
@@ -373,7 +389,7 @@ void srv_api_rules(srv_request *rq, srv_response *r)
         srv_error(r, srv_status_of(err.code), &err);
         return;
     }
-    srv_json(r, dpas_render_rules(rows, nrows, n > 0, f >= 0, DPAS_FORMAT_JSON, &err), &err);
+    srv_json(r, dpas_render_rules(rows, nrows, n > 0, f >= 0, rq->format, &err), &err);
 }
 
 void srv_api_inventory(srv_request *rq, srv_response *r)
@@ -397,8 +413,7 @@ void srv_api_inventory(srv_request *rq, srv_response *r)
         if (rc)
             srv_error(r, srv_status_of(err.code), &err);
         else
-            srv_json(r,
-                     dpas_render_inventory(rows, n, DPAS_FORMAT_JSON, DPAS_UNITS_SI, label, &err),
+            srv_json(r, dpas_render_inventory(rows, n, rq->format, DPAS_UNITS_SI, label, &err),
                      &err);
     }
     free(rows);
@@ -412,7 +427,9 @@ void srv_api_memory(srv_request *rq, srv_response *r)
     const dpas_convention *conv = NULL;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    if (srv_opt_int(rq, r, "zero", 0, 3, &zero))
+    int require_fit = 1; /* require_fit=false: a state that does not fit is an answer, not a
+                            422 (as the Python binding's MemoryCheck with fits False) */
+    if (srv_opt_int(rq, r, "zero", 0, 3, &zero) || srv_opt_bool(rq, r, "require_fit", &require_fit))
         return;
     if (dpas_convention_find(state ? state : "zero16", &conv, &err)) {
         srv_error(r, 400, &err);
@@ -426,16 +443,16 @@ void srv_api_memory(srv_request *rq, srv_response *r)
     if (!scenario(rq, r, &spec, &s, &rep, &label)) {
         if (dpas_memory_check(&s, conv, (int)zero, &m, &err)) {
             srv_error(r, srv_status_of(err.code), &err);
-        } else if (!m.fits) { /* the CLI's exit 2: a physics violation */
+        } else if (!m.fits && require_fit) { /* the CLI's exit 2: a physics violation */
             err.code = DPAS_EPHYSICS;
             snprintf(err.field, sizeof err.field, "memory");
             dpas_memory_message(&s, conv, (int)zero, &m, err.message, sizeof err.message);
             srv_error(r, 422, &err);
         } else {
-            srv_json(r,
-                     dpas_render_memory(&s, conv, (int)zero, &m, DPAS_FORMAT_JSON, DPAS_UNITS_SI,
-                                        label, &err),
-                     &err);
+            srv_json(
+                r,
+                dpas_render_memory(&s, conv, (int)zero, &m, rq->format, DPAS_UNITS_SI, label, &err),
+                &err);
         }
     }
     dpas_spec_free(spec);
@@ -450,7 +467,7 @@ void srv_api_registry(srv_request *rq, srv_response *r)
         srv_fail(r, 404, DPAS_ENOENT, "kind", "%s", err.message);
         return;
     }
-    srv_json(r, dpas_render_list(rq->reg, kind, DPAS_FORMAT_JSON, &err), &err);
+    srv_json(r, dpas_render_list(rq->reg, kind, rq->format, &err), &err);
 }
 
 /* predict=SIZE,...: byte counts with units (16MiB, 1GB), as calibrate --predict. */
@@ -502,7 +519,24 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     size_t nsizes;
     if (opt_sizes(rq, r, &sizes, &nsizes))
         return;
-    if (!rq->body || !rq->body_len) {
+    const char *log = rq->body;
+    size_t log_len = rq->body_len;
+    const char *origin = "request body";
+    if (rq->multipart) { /* the log as the "calibration" part of a form, as cost and sweep take it */
+        size_t nparts = 0;
+        const srv_part *p = srv_part_get(rq, "calibration", &nparts);
+        if (nparts > 1) {
+            srv_fail(r, 400, DPAS_EINVAL, "calibration",
+                     "%zu calibration parts: give one nccl-tests log", nparts);
+            free(sizes);
+            return;
+        }
+        log = p ? p->data : NULL;
+        log_len = p ? p->len : 0;
+        if (p && p->filename)
+            origin = p->filename;
+    }
+    if (!log || !log_len) {
         srv_fail(r, 400, DPAS_EINVAL, "body",
                  "calibrate needs nccl-tests output (all_reduce_perf, all_gather_perf, ...) as the "
                  "request body");
@@ -512,49 +546,15 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
-    if (dpas_netmodel_from_text(rq->body, rq->body_len, "request body", cv, ranks, &m, &err) ||
-        dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
+    if (dpas_netmodel_from_text(log, log_len, origin, cv, ranks, &m, &err))
+        srv_error(r, srv_status_of(err.code), &err);
+    else if (srv_budget_calibrate(m->ncurves, nsizes, r)) /* rows counted before they are made */
+        ;
+    else if (dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
         srv_error(r, srv_status_of(err.code), &err);
     else /* the notes the CLI prints on stderr in text are in the JSON payload */
-        srv_json(r, dpas_render_netmodel(m, pred, npred, DPAS_FORMAT_JSON, &err), &err);
+        srv_json(r, dpas_render_netmodel(m, pred, npred, rq->format, &err), &err);
     dpas_free(pred);
     dpas_netmodel_free(m);
     free(sizes);
-}
-
-void srv_api_index(srv_request *rq, srv_response *r)
-{
-    (void)rq;
-    /* static text: the endpoints and their keys (docs/serve.md describes each) */
-    static char index[] = "{\n"
-                          "  \"name\": \"dpas\",\n"
-                          "  \"version\": \"" DPAS_VERSION "\",\n"
-                          "  \"endpoints\": [\n"
-                          "    {\"path\": \"/api/v1/scenarios/NAME\", \"methods\": [\"GET\"], "
-                          "\"as\": \"dpas show NAME -o json\"},\n"
-                          "    {\"path\": \"/api/v1/eval\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas eval -o json\"},\n"
-                          "    {\"path\": \"/api/v1/cost\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas cost -o json\"},\n"
-                          "    {\"path\": \"/api/v1/rules\", \"methods\": [\"GET\"], \"as\": "
-                          "\"dpas rules -o json\"},\n"
-                          "    {\"path\": \"/api/v1/inventory\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas inventory -o json\"},\n"
-                          "    {\"path\": \"/api/v1/memory\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas memory -o json\"},\n"
-                          "    {\"path\": \"/api/v1/sweep\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas sweep -o json\"},\n"
-                          "    {\"path\": \"/api/v1/plot.svg\", \"methods\": [\"GET\", \"POST\"], "
-                          "\"as\": \"dpas sweep --plot FILE.svg\"},\n"
-                          "    {\"path\": \"/api/v1/calibrate\", \"methods\": [\"POST\"], \"as\": "
-                          "\"dpas calibrate FILE -o json\"},\n"
-                          "    {\"path\": \"/api/v1/registry/KIND\", \"methods\": [\"GET\"], "
-                          "\"as\": \"dpas list KIND -o json\"}\n"
-                          "  ]\n"
-                          "}\n";
-    r->status = 200;
-    r->type = "application/json; charset=utf-8";
-    r->body = index;
-    r->len = sizeof index - 1;
-    r->free_body = NULL;
 }

@@ -33,6 +33,8 @@ static const int sweep_input[DPAS_SWEEP_INPUT_COUNT] = {DPAS_INPUT_DP_DEGREE,
 typedef struct sweep_req {
     dpas_sweep sw;
     dpas_spec *spec;
+    srv_calibration cal;
+    char *range[2]; /* dp_degree and parameters ranges with a step's '+' restored */
     char *placeholder[DPAS_INPUT_COUNT];
     const char *text[DPAS_SWEEP_INPUT_COUNT];
     const char *key[DPAS_SWEEP_INPUT_COUNT];
@@ -43,6 +45,8 @@ static void sweep_free(sweep_req *x)
 {
     dpas_sweep_axis_free(&x->sw.axes[0]);
     dpas_sweep_axis_free(&x->sw.axes[1]);
+    srv_calibration_free(&x->cal);
+    free(x->range[0]), free(x->range[1]);
     for (int k = 0; k < DPAS_INPUT_COUNT; k++)
         free(x->placeholder[k]);
     dpas_spec_free(x->spec);
@@ -123,6 +127,20 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
         if (k == DPAS_SWEEP_WORKLOAD && !x->text[k] &&
             (x->text[k] = srv_query_get(rq->query, "model")))
             x->key[k] = "model";
+        /* '+' in a query is a space (form encoding): "dp_degree=8..64+8" arrives as
+         * "8..64 8". A space can stand nowhere in a range and '+' only before its step, so
+         * a range's one space after ".." is read as the '+' it was. */
+        const char *v = x->text[k], *dots = v ? strstr(v, "..") : NULL;
+        if (dots && (k == DPAS_SWEEP_DP_DEGREE || k == DPAS_SWEEP_PARAMETERS) &&
+            strchr(dots, ' ') && strchr(dots, ' ') == strrchr(v, ' ')) {
+            char **copy = &x->range[k == DPAS_SWEEP_PARAMETERS];
+            if (!(*copy = strdup(v))) {
+                srv_fail(r, 500, DPAS_ENOMEM, x->key[k], "out of memory");
+                return -1;
+            }
+            *strchr(*copy, ' ') = '+';
+            x->text[k] = *copy;
+        }
     }
     /* which inputs vary (at most two); the scenario is resolved with each varied input at a
      * value valid for any point: a count at 1, a name at its first value (as the CLI) */
@@ -174,6 +192,10 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
             return -1;
         }
     }
+    if (srv_calibration_load(rq, r, &x->cal))
+        return -1;
+    if (x->cal.net) /* as --calibration FILE [--network-model M] */
+        x->sw.links = &x->cal.links, x->sw.net = x->cal.net, x->sw.net_kind = x->cal.kind;
     const char *label = NULL;
     if (!(x->spec = dpas_spec_new())) {
         srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
@@ -216,7 +238,7 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x)
     x->n0 = x->sw.axes[0].n;
     x->n1 = x->sw.naxes > 1 ? x->sw.axes[1].n : 1;
     if (x->n1 && x->n0 > SRV_MAX_SWEEP_POINTS / x->n1) {
-        srv_fail(r, 400, DPAS_ERANGE, dpas_sweep_input_name(x->sw.axes[0].input),
+        srv_fail(r, 422, DPAS_ERANGE, dpas_sweep_input_name(x->sw.axes[0].input),
                  "the sweep has %llu points, over the server's limit of %d per request "
                  "(dpas sweep on the command line has no such limit)",
                  (unsigned long long)x->n0 * x->n1, SRV_MAX_SWEEP_POINTS);
@@ -274,7 +296,7 @@ void srv_api_sweep(srv_request *rq, srv_response *r)
     dpas_column cols[2 + DPAS_METRIC_COUNT];
     dpas_cell cells[2 + DPAS_METRIC_COUNT];
     dpas_sweep_columns(&x.sw, cols);
-    dpas_writer_opts wo = {.format = DPAS_FORMAT_JSON, .stream = 1};
+    dpas_writer_opts wo = {.format = rq->format, .stream = 1};
     dpas_writer *w = NULL;
     dpas_error err, pe;
     sink_buf b = {0};
@@ -296,7 +318,8 @@ void srv_api_sweep(srv_request *rq, srv_response *r)
     if (!rc && !w) {
         srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw.axes[0].input),
                  "every point of the sweep was left out; the first: %s", first);
-    } else if (rc || (rc = dpas_writer_end(w, &err)) || sink(&b, "\n", 1)) {
+    } else if (rc || (rc = dpas_writer_end(w, &err)) ||
+               (rq->format == DPAS_FORMAT_JSON && sink(&b, "\n", 1))) {
         if (!err.code)
             err.code = DPAS_ENOMEM, snprintf(err.message, sizeof err.message, "out of memory");
         srv_error(r, srv_status_of(err.code), &err);

@@ -2,7 +2,9 @@
 #include "../cli/cli.h"
 #include "serve.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +12,32 @@
 
 static const char *serve_help =
     "usage: dpas serve [--bind ADDR] [--port N] [--threads N] [--timeout S] [--quiet]\n"
+    "                  [--allow-host NAMES] [--allow-origin ORIGINS] [--workers N] [--queue N]\n"
+    "                  [--cpu-limit S]\n"
     "\n"
     "The calculator in a browser and an HTTP JSON API over the same library: open\n"
     "http://127.0.0.1:8080/ for the page; /api/v1/eval, cost, rules, inventory, memory,\n"
     "sweep, plot.svg, calibrate (POST), scenarios/NAME and registry/KIND answer with the\n"
-    "objects of 'dpas COMMAND -o json' (GET /api/v1 lists them; docs/serve.md has the details).\n"
+    "objects of 'dpas COMMAND -o json' (GET /api/v1 lists them, /api/v1/openapi.json\n"
+    "describes them; docs/serve.md has the details).\n"
     "\n"
     "  --bind ADDR     a numeric IPv4 or IPv6 address to listen on (default 127.0.0.1; any\n"
     "                  other than loopback is warned about: there is no authentication)\n"
     "  --port N        TCP port (default 8080; 0 picks a free one)\n"
-    "  --threads N     worker threads, each serving many connections (default: the CPUs, at\n"
-    "                  most 64)\n"
+    "  --threads N     I/O threads, each serving many connections and answering the cheap\n"
+    "                  requests (default: the CPUs, at most 64)\n"
     "  --timeout S     seconds a request may take to arrive, and an idle connection may stay\n"
     "                  open (default 10)\n"
     "  --quiet         no access log (one line per request on stderr otherwise)\n"
+    "  --allow-host NAMES  host names (comma-separated) to answer to beyond the --bind\n"
+    "                  address (and localhost on loopback): any other Host is refused (421)\n"
+    "  --allow-origin ORIGINS  origins (http://NAME[:PORT], comma-separated) whose pages may\n"
+    "                  read the answers; any other cross-origin request is refused (403)\n"
+    "  --workers N     heavy requests (calibrate, sweep, plot.svg) run at once, each in a\n"
+    "                  process of its own (default: the CPUs, at most 64)\n"
+    "  --queue N       heavy requests that may wait beyond those; more are refused (503)\n"
+    "                  (default 16)\n"
+    "  --cpu-limit S   seconds of CPU a heavy request may use (default 10); beyond, 503\n"
     "  -o json         errors as JSON objects on stdout (the server writes nothing else there)\n"
     "  -h, --help      this help\n"
     "\n"
@@ -31,7 +45,18 @@ static const char *serve_help =
     "it cleanly.\n";
 
 /* Long options only; their values are letters so that the CLI's repeat check covers them. */
-enum { S_BIND = 'b', S_PORT = 'p', S_THREADS = 't', S_TIMEOUT = 'T', S_QUIET = 'q' };
+enum {
+    S_BIND = 'b',
+    S_PORT = 'p',
+    S_THREADS = 't',
+    S_TIMEOUT = 'T',
+    S_QUIET = 'q',
+    S_ALLOW_HOST = 'H',
+    S_ALLOW_ORIGIN = 'O',
+    S_WORKERS = 'w',
+    S_QUEUE = 'Q',
+    S_CPU = 'C'
+};
 
 static int loopback(const char *addr)
 {
@@ -52,6 +77,20 @@ static int int_option(cli *c, const char *flag, const char *v, int64_t lo, int64
     return 0;
 }
 
+/* Seconds as a decimal number, whole argument, within [lo, hi]. */
+static int seconds_option(cli *c, const char *flag, const char *v, double lo, double hi,
+                          double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = *v ? strtod(v, &end) : 0;
+    if (!*v || !end || *end || errno || !isfinite(x) || x < lo || x > hi)
+        return cli_usage(c, "serve", "%s must be a number of seconds from %g to %g, got \"%s\"",
+                         flag, lo, hi, v);
+    *out = x;
+    return 0;
+}
+
 int cmd_serve(cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
@@ -61,14 +100,21 @@ int cmd_serve(cli *c, int argc, char **argv)
                                          {"threads", required_argument, 0, S_THREADS},
                                          {"timeout", required_argument, 0, S_TIMEOUT},
                                          {"quiet", no_argument, 0, S_QUIET},
+                                         {"allow-host", required_argument, 0, S_ALLOW_HOST},
+                                         {"allow-origin", required_argument, 0, S_ALLOW_ORIGIN},
+                                         {"workers", required_argument, 0, S_WORKERS},
+                                         {"queue", required_argument, 0, S_QUEUE},
+                                         {"cpu-limit", required_argument, 0, S_CPU},
                                          {0, 0, 0, 0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int cpus = ncpu < 1 ? 1 : ncpu > SRV_MAX_THREADS ? SRV_MAX_THREADS : (int)ncpu;
     srv_options o = {.bind = "127.0.0.1",
                      .port = 8080,
                      .timeout = SRV_DEFAULT_TIMEOUT,
-                     .threads = ncpu < 1                 ? 1
-                                : ncpu > SRV_MAX_THREADS ? SRV_MAX_THREADS
-                                                         : (int)ncpu,
+                     .threads = cpus,
+                     .workers = cpus < SRV_MAX_WORKERS ? cpus : SRV_MAX_WORKERS,
+                     .queue = 16,
+                     .cpu_limit = SRV_DEFAULT_CPU_LIMIT,
                      .log = c->err};
     int opt, rc;
     cli_begin(c, opts);
@@ -94,6 +140,20 @@ int cmd_serve(cli *c, int argc, char **argv)
                 return rc;
             break;
         case S_QUIET: o.quiet = 1; break;
+        case S_ALLOW_HOST: o.allow_hosts = optarg; break; /* checked by srv_start */
+        case S_ALLOW_ORIGIN: o.allow_origins = optarg; break;
+        case S_WORKERS:
+            if ((rc = int_option(c, "--workers", optarg, 1, SRV_MAX_WORKERS, &o.workers)))
+                return rc;
+            break;
+        case S_QUEUE:
+            if ((rc = int_option(c, "--queue", optarg, 0, SRV_MAX_QUEUE, &o.queue)))
+                return rc;
+            break;
+        case S_CPU:
+            if ((rc = seconds_option(c, "--cpu-limit", optarg, 0.001, 3600, &o.cpu_limit)))
+                return rc;
+            break;
         default: return cli_bad_option(c, "serve", argv);
         }
     }

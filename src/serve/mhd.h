@@ -20,6 +20,10 @@
     X(MHD_destroy_response)                                                                        \
     X(MHD_lookup_connection_value)                                                                 \
     X(MHD_get_connection_info)                                                                     \
+    X(MHD_suspend_connection)                                                                      \
+    X(MHD_resume_connection)                                                                       \
+    X(MHD_add_connection)                                                                          \
+    X(MHD_run)                                                                                     \
     X(MHD_get_version)
 
 typedef struct srv_mhd {

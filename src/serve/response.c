@@ -39,12 +39,15 @@ void srv_fail(srv_response *r, int status, int code, const char *field, const ch
 {
     dpas_error e;
     va_list ap;
+    char msg[2048];
     memset(&e, 0, sizeof e);
-    e.code = code;
-    snprintf(e.field, sizeof e.field, "%s", field ? field : "");
     va_start(ap, fmt);
-    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* through the library's one mechanism: a message or a field too long for the error object
+     * ends in "..." on a whole character, never silently cut */
+    dpas_error_set(&e, code, field ? field : "", "%s%s", msg,
+                   n >= 0 && (size_t)n >= sizeof msg ? "..." : "");
     srv_error(r, status, &e);
 }
 

@@ -4,27 +4,26 @@
 
 #include <string.h>
 
-enum { NO_INPUTS = 0, INPUTS = 1, INPUTS_BUT_SCENARIO = 2, ANY_QUERY = 3 };
+enum {
+    NO_INPUTS = SRV_NO_INPUTS,
+    INPUTS = SRV_INPUTS,
+    INPUTS_BUT_SCENARIO = SRV_INPUTS_BUT_SCENARIO,
+    ANY_QUERY = SRV_ANY_QUERY
+};
 
-typedef struct route {
-    const char *path;
-    int prefix; /* path ends in '/' and a resource name follows it */
-    unsigned methods;
-    int query; /* which keys: NO_INPUTS, INPUTS, INPUTS_BUT_SCENARIO, or ANY_QUERY (the page) */
-    const char *const *opts;
-    srv_handler fn;
-} route;
+typedef srv_route_info route;
 
 static const char *const o_none[] = {NULL};
 static const char *const o_eval[] = {"attr", "explain", NULL};
-static const char *const o_cost[] = {"rule",  "convention", "schedule",     "f",
-                                     "steps", "iterations", "compute_rate", NULL};
+static const char *const o_cost[] = {"rule",       "convention",   "schedule",      "f", "steps",
+                                     "iterations", "compute_rate", "network_model", NULL};
 static const char *const o_rules[] = {"n", "f", "convention", NULL};
-static const char *const o_memory[] = {"state", "zero", NULL};
+static const char *const o_memory[] = {"state", "zero", "require_fit", NULL};
 static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
-static const char *const o_sweep[] = {"rule", "schedule", "convention", "iterations", "attr", NULL};
-static const char *const o_plot[] = {"rule", "schedule", "convention", "iterations",
-                                     "attr", "y",        "title",      NULL};
+static const char *const o_sweep[] = {"rule", "schedule",      "convention", "iterations",
+                                      "attr", "network_model", NULL};
+static const char *const o_plot[] = {"rule", "schedule", "convention",    "iterations", "attr",
+                                     "y",    "title",    "network_model", NULL};
 
 static void page(srv_request *rq, srv_response *r);
 
@@ -37,6 +36,7 @@ static const route routes[] = {
     {"/favicon.svg", 0, GH, NO_INPUTS, o_none, page},
     {"/api/v1", 0, GH, NO_INPUTS, o_none, srv_api_index},
     {"/api/v1/", 0, GH, NO_INPUTS, o_none, srv_api_index},
+    {"/api/v1/openapi.json", 0, GH, NO_INPUTS, o_none, srv_api_openapi},
     {"/api/v1/scenarios", 0, GH, NO_INPUTS, o_none, srv_api_scenarios},
     {"/api/v1/scenarios/", 1, GH, INPUTS_BUT_SCENARIO, o_eval, srv_api_scenario},
     {"/api/v1/eval", 0, GHP, INPUTS, o_eval, srv_api_eval},
@@ -49,6 +49,19 @@ static const route routes[] = {
     {"/api/v1/calibrate", 0, SRV_POST, NO_INPUTS, o_calibrate, srv_api_calibrate},
     {"/api/v1/registry/", 1, GH, NO_INPUTS, o_none, srv_api_registry},
 };
+
+const srv_route_info *srv_route_at(size_t i)
+{
+    return i < sizeof routes / sizeof routes[0] ? &routes[i] : NULL;
+}
+
+static int takes(const route *rt, const char *key)
+{
+    for (size_t i = 0; rt->opts[i]; i++)
+        if (!strcmp(rt->opts[i], key))
+            return 1;
+    return 0;
+}
 
 static void page(srv_request *rq, srv_response *r)
 {
@@ -102,17 +115,20 @@ void srv_route(srv_request *rq, srv_response *r)
                              : !strcmp(rq->path, routes[i].path))
             rt = &routes[i];
     }
+    /* the client's path and method are quoted, escaped and, when long, cut with a visible "..."
+     * (dpas_quote), so that the rest of the sentence always survives */
+    char qp[200], qm[72];
     if (!rt) {
         srv_fail(r, 404, DPAS_ENOENT, "path",
-                 "nothing at %.200s; the page is at / and the API under /api/v1/ (GET /api/v1 "
+                 "nothing at %s; the page is at / and the API under /api/v1/ (GET /api/v1 "
                  "lists it)",
-                 rq->path);
+                 dpas_quote(rq->path, qp, sizeof qp));
         return;
     }
     if (!(rt->methods & (unsigned)rq->method)) {
         r->allow = allow_text(rt->methods);
         srv_fail(r, 405, DPAS_EINVAL, "method", "method %s is not allowed on %s; allowed: %s",
-                 rq->method_name, rt->path, r->allow);
+                 dpas_quote(rq->method_name, qm, sizeof qm), rt->path, r->allow);
         return;
     }
     char name[256];
@@ -120,7 +136,8 @@ void srv_route(srv_request *rq, srv_response *r)
         const char *rest = rq->path + strlen(rt->path);
         dpas_error e;
         if (strchr(rest, '/')) {
-            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %.200s", rq->path);
+            srv_fail(r, 404, DPAS_ENOENT, "path", "nothing at %s",
+                     dpas_quote(rq->path, qp, sizeof qp));
             return;
         }
         int st = srv_decode_segment(rest, strlen(rest), name, sizeof name, "the resource name", &e);
@@ -157,7 +174,28 @@ void srv_route(srv_request *rq, srv_response *r)
             return;
         }
     }
+    /* a multipart body: a scenario file, and a calibration where the route uses one */
+    dpas_error pe;
+    int pst = srv_parts_parse(rq, rt->query == INPUTS || rt->query == INPUTS_BUT_SCENARIO,
+                              takes(rt, "network_model") || rt->fn == srv_api_calibrate, &pe);
+    if (pst) {
+        srv_error(r, pst, &pe);
+        srv_parts_free(rq);
+        srv_query_free(&q);
+        return;
+    }
+    if (rt->query != ANY_QUERY && srv_negotiate_format(rq, rt->fn, r)) {
+        srv_parts_free(rq);
+        srv_query_free(&q);
+        return;
+    }
     rt->fn(rq, r);
+    for (size_t i = 0; r->status < 400 && i < rq->nparts; i++)
+        if (!rq->parts[i].used)
+            srv_fail(r, 500, DPAS_EINVAL, rq->parts[i].name,
+                     "the body part \"%s\" was not read by %s (a bug in dpas serve)",
+                     rq->parts[i].name, rt->path);
+    srv_parts_free(rq);
     /* every key a route takes is read by its handler: one left unread would be a value given
      * and silently ignored, a bug of the server rather than of the request */
     for (size_t i = 0; rt->query != ANY_QUERY && r->status < 400 && i < q.n; i++)
@@ -167,4 +205,15 @@ void srv_route(srv_request *rq, srv_response *r)
                      rt->path);
     srv_query_free(&q);
     rq->query = NULL;
+}
+
+int srv_route_is_heavy(const char *path)
+{
+    /* the routes whose work grows with the request: a fit over every size of every test, a
+     * sweep or a plot of up to SRV_MAX_ROWS points */
+    static const char *const heavy[] = {"/api/v1/calibrate", "/api/v1/sweep", "/api/v1/plot.svg"};
+    for (size_t i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
+        if (!strcmp(path, heavy[i]))
+            return 1;
+    return 0;
 }

@@ -24,7 +24,10 @@
 #define SRV_MAX_VALUE 1024        /* one decoded query value, bytes: 414 */
 #define SRV_MAX_PARAMS 48         /* query parameters of one request: 414 */
 #define SRV_MAX_BODY (256 * 1024) /* request body (a scenario file, nccl-tests output): 413 */
-#define SRV_MAX_SWEEP_POINTS 4096 /* points of one sweep or plot: 400 */
+#define SRV_MAX_ROWS                                                                               \
+    4096 /* rows of one answer: a sweep's or plot's points, calibrate's
+                                     fits and predictions: 422 */
+#define SRV_MAX_SWEEP_POINTS SRV_MAX_ROWS
 #define SRV_CONN_MEMORY                                                                            \
     (32 * 1024)                 /* libmicrohttpd's buffer per connection: request line and
                                        headers beyond it are refused by libmicrohttpd itself */
@@ -33,6 +36,11 @@
 #define SRV_DEFAULT_TIMEOUT                                                                        \
     10 /* seconds: a request must be complete within it; idle
                                        keep-alive connections are closed after it */
+/* The budget of a heavy request (calibrate, sweep, plot.svg), run in a process of its own. */
+#define SRV_DEFAULT_CPU_LIMIT 10.0   /* seconds of CPU (--cpu-limit): 503 beyond */
+#define SRV_MAX_WORKERS 64           /* --workers: heavy requests run at once */
+#define SRV_MAX_QUEUE 1024           /* --queue: heavy requests waiting; more: 503 */
+#define SRV_MAX_RESPONSE (64u << 20) /* bytes a heavy request's process may hand back: 500 */
 
 /* ---- one request and its response ----------------------------------------------------------- */
 
@@ -58,7 +66,25 @@ typedef struct srv_response {
     const char *allow;         /* the Allow header of a 405, or NULL */
     const char *cache;         /* Cache-Control, or NULL for no-store */
     char warning[300];         /* an X-Dpas-Warning header (printable ASCII), or "" */
+    int retry_after;           /* seconds, for a Retry-After header (a 503 when busy); 0: none */
+    const char *allow_origin;  /* Access-Control-Allow-Origin: an --allow-origin, or NULL */
+    int preflight;             /* a CORS preflight's answer: the Access-Control-Allow-* headers */
+    /* set by srv_negotiate_finish (negotiate.c) */
+    char etag[48];        /* an ETag header (quoted), or "" */
+    const char *encoding; /* Content-Encoding ("gzip"), or NULL */
+    const char *vary;     /* a Vary header, or NULL */
 } srv_response;
+
+/* One part of a multipart/form-data body (multipart.c): a scenario file or a calibration. */
+typedef struct srv_part {
+    const char *name;     /* "scenario" or "calibration" */
+    const char *filename; /* as the client named it, or NULL */
+    const char *data;     /* NUL-terminated copy of its content (owned by the request) */
+    size_t len;
+    int used; /* read by the handler */
+} srv_part;
+
+#define SRV_MAX_PARTS 8
 
 typedef struct srv_request {
     int method; /* SRV_GET, SRV_HEAD or SRV_POST */
@@ -72,7 +98,37 @@ typedef struct srv_request {
     size_t body_len;
     const char *content_type; /* or NULL */
     const dpas_registry *reg; /* the built-in registry, loaded once, read-only */
+    char *path_store;         /* path's storage (srv_request_init; srv_request_fini frees it) */
+    /* content negotiation (negotiate.c): the request's headers, NULL when absent */
+    const char *accept, *accept_encoding, *if_none_match;
+    int format; /* DPAS_FORMAT_JSON, or DPAS_FORMAT_CSV when Accept prefers text/csv */
+    /* a multipart/form-data body, split by srv_parts_parse (multipart.c) */
+    srv_part parts[SRV_MAX_PARTS];
+    size_t nparts;
+    int multipart; /* the body was multipart/form-data */
+    char *parts_store;
 } srv_request;
+
+typedef struct srv_guard srv_guard; /* guard.c */
+
+/* A complete request as HTTP framing delivers it (libmicrohttpd in the server; the fuzz target's
+ * own reading of raw bytes): every string NUL-terminated, a header NULL when absent. */
+typedef struct srv_incoming {
+    const char *method;                              /* as sent */
+    const char *target;                              /* the raw request target: path and query */
+    const char *host, *origin, *acrm, *content_type; /* acrm: Access-Control-Request-Method */
+    const char *accept, *accept_encoding, *if_none_match; /* content negotiation (negotiate.c) */
+    const char *body;                                /* NUL-terminated, or NULL: none */
+    size_t body_len;
+} srv_incoming;
+
+/* The request for the router: the path split from the query (copied: path_store), the body and
+ * its type, the registry. 0, or -1 when out of memory. Strings stay the caller's. */
+int srv_request_init(srv_request *rq, const srv_incoming *in, const dpas_registry *reg);
+void srv_request_fini(srv_request *rq);
+/* What is checked before a route is looked for: who asks (srv_guard_check: Host and Origin) and a
+ * body on a method that takes none. 0: route it; else r holds the answer. */
+int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq, srv_response *r);
 
 /* An error response: the library's error object (dpas_render_error_json) with this status. */
 void srv_error(srv_response *r, int status, const dpas_error *e);
@@ -105,6 +161,33 @@ typedef void (*srv_handler)(srv_request *rq, srv_response *r);
 
 /* Answer one complete request: route it, check its method and query keys, run its handler. */
 void srv_route(srv_request *rq, srv_response *r);
+/* Is path one of the heavy routes (calibrate, sweep, plot.svg), whose requests run in a process
+ * of their own with a CPU budget rather than on the thread that reads the connection? */
+int srv_route_is_heavy(const char *path);
+
+/* ---- who may ask (guard.c): Host and Origin ---------------------------------------------------- */
+
+/* The hosts the server answers to (its --bind address; localhost too when that is loopback; any
+ * IP literal when it is a wildcard; the --allow-host names) and the origins allowed to read its
+ * answers (--allow-origin). NULL with err filled (the option and the value) when a name or an
+ * origin is malformed. */
+srv_guard *srv_guard_new(const char *bind, const char *allow_hosts, const char *allow_origins,
+                         dpas_error *err);
+void srv_guard_free(srv_guard *g);
+/* Check a request's Host and Origin headers (NULL when absent; acrm the
+ * Access-Control-Request-Method of a preflight, or NULL): 0, the request goes on (r->allow_origin
+ * set for an allowed cross origin); else r holds the answer: 400 (no or a malformed Host), 421 (a
+ * Host not served here), 403 (a cross origin not allowed), or 204 (a CORS preflight). */
+int srv_guard_check(const srv_guard *g, const char *method, const char *host, const char *origin,
+                    const char *acrm, srv_response *r);
+
+/* ---- budgets (budget.c) ---------------------------------------------------------------------- */
+
+/* The rows calibrate would answer for tests read from its body (fits and predictions: tests x
+ * (3 + npredict)), counted before any prediction is made or rendered: 0, or -1 with r filled
+ * (422 beyond SRV_MAX_ROWS). Reading and fitting are bounded by the body's size and the CPU
+ * limit. */
+int srv_budget_calibrate(size_t tests, size_t npredict, srv_response *r);
 
 /* Scenario inputs from the body (a YAML or JSON file) and the query (which overrides it);
  * override, when not NULL, holds a value per dpas_input that replaces the query's (a sweep's
@@ -138,15 +221,77 @@ int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out);
 /* The embedded page resource at path (index.html, app.js, app.css, favicon.svg); 0 if none. */
 int srv_page(const char *path, srv_response *r);
 
+/* ---- the route table, read by the OpenAPI document (route.c, openapi.c) ------------------------ */
+
+enum { SRV_NO_INPUTS = 0, SRV_INPUTS = 1, SRV_INPUTS_BUT_SCENARIO = 2, SRV_ANY_QUERY = 3 };
+
+typedef struct srv_route_info {
+    const char *path;
+    int prefix; /* a resource name follows the path */
+    unsigned methods;
+    int query; /* SRV_NO_INPUTS, SRV_INPUTS, SRV_INPUTS_BUT_SCENARIO or SRV_ANY_QUERY (the page) */
+    const char *const *opts; /* the keys it takes beyond the scenario inputs */
+    srv_handler fn;
+} srv_route_info;
+
+/* The i-th route, or NULL past the end. */
+const srv_route_info *srv_route_at(size_t i);
+
+void srv_api_openapi(srv_request *rq, srv_response *r);
+
+/* ---- content negotiation (negotiate.c) -------------------------------------------------------- */
+
+/* The format an API handler renders in, from Accept: CSV when the client prefers text/csv and
+ * the handler can write it (its CLI command has -o csv), else JSON; 406 with the error filled
+ * when the client accepts neither. 0, or -1 (the error response is filled). */
+int srv_negotiate_format(srv_request *rq, srv_handler fn, srv_response *r);
+/* After the handler: the Content-Type of a CSV answer, the ETag of a GET or HEAD answered 200
+ * and its 304 when If-None-Match names it, gzip when Accept-Encoding allows it, and Vary. */
+void srv_negotiate_finish(const srv_request *rq, srv_response *r);
+
+/* ---- multipart bodies (multipart.c) and calibrations (calibration.c) -------------------------- */
+
+/* Split a multipart/form-data body into its parts (a no-op for any other body). Parts are named
+ * "scenario" (at most one) where the route takes scenario inputs and "calibration" where it
+ * takes one; anything else is an error. 0, or the HTTP status with err filled. */
+int srv_parts_parse(srv_request *rq, int takes_scenario, int takes_calibration, dpas_error *err);
+void srv_parts_free(srv_request *rq);
+/* The part named name (marking it used), or NULL; *count (when not NULL) how many there are. */
+const srv_part *srv_part_get(srv_request *rq, const char *name, size_t *count);
+/* The scenario file of a request: its multipart "scenario" part, or its whole body when it is
+ * not multipart; NULL when none. */
+const char *srv_scenario_body(srv_request *rq, size_t *len);
+
+/* A calibration from the request's "calibration" part (an nccl-tests log) and its
+ * network_model key: the inter-node links of its AllReduce alpha-beta line and its network
+ * model, as `--calibration FILE --network-model M` gives them. *net is NULL when the request
+ * has none. 0, or -1 with the error response filled. */
+typedef struct srv_calibration {
+    dpas_netmodel *net;
+    dpas_links links;
+    int kind;           /* dpas_netmodel_kind */
+    const char *source; /* the part's file name, or "calibration" */
+} srv_calibration;
+int srv_calibration_load(srv_request *rq, srv_response *r, srv_calibration *cal);
+void srv_calibration_free(srv_calibration *cal);
+
 /* ---- the server (server.c) -------------------------------------------------------------------- */
 
 typedef struct srv_options {
     const char *bind; /* a numeric IPv4 or IPv6 address */
     int port;         /* 0: any free port */
     int threads;
-    int timeout; /* seconds */
-    int quiet;   /* no access log */
-    FILE *log;   /* where "listening on", warnings and the access log go */
+    int timeout;               /* seconds */
+    int quiet;                 /* no access log */
+    FILE *log;                 /* where "listening on", warnings and the access log go */
+    const char *allow_hosts;   /* --allow-host: comma-separated names, or NULL */
+    const char *allow_origins; /* --allow-origin: comma-separated origins, or NULL */
+    int workers;               /* heavy requests run at once, each in a process of its own */
+    int queue;                 /* heavy requests that may wait beyond those; more are 503 */
+    double cpu_limit;          /* seconds of CPU one heavy request may use; beyond, 503 */
+    int direct;                /* the fuzz target: no threads and no listening socket (the caller
+                                  adds connections and runs the daemon), heavy requests answered on
+                                  the caller's thread without a process or a budget */
 } srv_options;
 
 typedef struct srv_server srv_server;
@@ -159,5 +304,36 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err);
 void srv_watch(srv_server *s);
 /* Close every connection, join the threads, free everything. Accepts NULL. */
 void srv_stop(srv_server *s);
+/* A direct server (opt->direct): hand it a connected socket (it is closed by the server), and
+ * let it do what it can without blocking (read, answer, write, close). 0, or -1 when refused. */
+int srv_direct_add(srv_server *s, int fd);
+void srv_direct_run(srv_server *s);
+
+/* ---- the heavy lane (lane.c): a bounded queue and worker threads, each request in a process ---- */
+
+typedef struct srv_lane srv_lane;
+typedef struct srv_job srv_job;
+struct srv_job {
+    srv_job *next;
+    srv_request rq; /* the request, its strings owned by the caller until done is called */
+    srv_response r; /* the answer, filled before done */
+    void (*done)(srv_job *job); /* called once, from a worker thread or srv_lane_stop; the job is
+                                   the caller's again after it */
+    void *ctx;
+};
+/* workers threads; queue jobs may wait; cpu_limit seconds of CPU per job; wall seconds at most
+ * per job whatever its CPU (a process that blocks). NULL with err filled. */
+srv_lane *srv_lane_new(int workers, int queue, double cpu_limit, double wall, dpas_error *err);
+/* Reserve a place for one job: 0, or -1 when every worker is busy and the queue is full (then
+ * answer 503). A reserved place is used by exactly one srv_lane_submit. */
+int srv_lane_reserve(srv_lane *l);
+void srv_lane_submit(srv_lane *l, srv_job *job);
+/* Fill r with the 503 of a full lane (Retry-After). */
+void srv_lane_busy(const srv_lane *l, srv_response *r);
+/* Stop: running processes are killed, waiting jobs answered 503, every job's done is called and
+ * the threads are joined before it returns; a job submitted later is answered 503 at once. */
+void srv_lane_stop(srv_lane *l);
+/* Stop (if not yet) and free. Accepts NULL. */
+void srv_lane_free(srv_lane *l);
 
 #endif

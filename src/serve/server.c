@@ -2,7 +2,9 @@
  * per-request state from the request line to the last byte of the response; the limits on
  * URLs and bodies; the deadline by which a request must be complete (enforced by srv_watch, as
  * libmicrohttpd's own timeout is one of inactivity, which a client sending a byte a second never
- * reaches); the security headers on every response; one access-log line per request. */
+ * reaches); the Host and Origin a request must have (guard.c); heavy requests handed to the
+ * heavy lane (lane.c) on a suspended connection, so that the I/O threads only ever answer cheap
+ * ones; the security headers on every response; one access-log line per request. */
 #include "mhd.h"
 #include "serve.h"
 
@@ -32,6 +34,8 @@ struct srv_server {
     srv_mhd mhd;
     struct MHD_Daemon *daemon;
     dpas_registry *reg;
+    srv_guard *guard;
+    srv_lane *lane; /* NULL for a direct server: heavy requests answered where they arrive */
     srv_options opt;
     pthread_mutex_t lock; /* the connection list and last_log */
     srv_conn *conns;
@@ -41,7 +45,9 @@ struct srv_server {
 
 /* One request, from its request line (uri_log) to the end of its response (completed). */
 typedef struct srv_req {
+    srv_server *S;
     srv_conn *conn;
+    struct MHD_Connection *mc;
     struct timespec start;
     char *uri;      /* the raw request target, at most SRV_MAX_URL bytes of it */
     size_t uri_len; /* its full length */
@@ -49,10 +55,15 @@ typedef struct srv_req {
     size_t body_len, body_cap;
     int started, answered;
     int too_large; /* a body over SRV_MAX_BODY (or one that could not be stored) */
+    int lane;      /* LANE_NONE, LANE_RUNNING (the connection is suspended), LANE_DONE */
+    srv_job job;   /* the heavy lane's job: the request and, when done, its answer */
     int status;
     size_t bytes;
-    char method[16], version[16];
+    char *method; /* as the client sent it, whole (owned) */
+    char version[16];
 } srv_req;
+
+enum { LANE_NONE = 0, LANE_RUNNING, LANE_DONE };
 
 static double ms_since(const struct timespec *t0, const struct timespec *t1)
 {
@@ -95,8 +106,7 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* everything the client wrote is escaped: a log line cannot be forged from a request */
     log_text(target, sizeof target, q->uri ? q->uri : "", q->uri ? strlen(q->uri) : 0);
-    log_text(method, sizeof method, q->method[0] ? q->method : "-",
-             q->method[0] ? strlen(q->method) : 1);
+    log_text(method, sizeof method, q->method ? q->method : "-", q->method ? strlen(q->method) : 1);
     log_text(version, sizeof version, q->version, strlen(q->version));
     const char *note = "";
     if (!q->answered) {
@@ -224,7 +234,30 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     const union MHD_ConnectionInfo *ci =
         S->mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     q->conn = ci ? ci->socket_context : NULL;
+    q->S = S;
+    q->mc = c;
     return q;
+}
+
+/* Retry-After, and the CORS headers of an --allow-origin: an answer to an allowed origin, a
+ * preflight's, and Vary: Origin on every answer when some origin may read them (a cache must not
+ * hand one origin's answer to another). */
+static int cors_headers(srv_server *S, struct MHD_Response *resp, const srv_response *r)
+{
+    char ra[16];
+    snprintf(ra, sizeof ra, "%d", r->retry_after);
+    return (!r->retry_after ||
+            S->mhd.MHD_add_response_header(resp, "Retry-After", ra) == MHD_YES) &&
+           (!S->opt.allow_origins ||
+            S->mhd.MHD_add_response_header(resp, "Vary", "Origin") == MHD_YES) &&
+           (!r->allow_origin || S->mhd.MHD_add_response_header(resp, "Access-Control-Allow-Origin",
+                                                               r->allow_origin) == MHD_YES) &&
+           (!r->preflight ||
+            (S->mhd.MHD_add_response_header(resp, "Access-Control-Allow-Methods",
+                                            "GET, HEAD, POST") == MHD_YES &&
+             S->mhd.MHD_add_response_header(resp, "Access-Control-Allow-Headers", "Content-Type") ==
+                 MHD_YES &&
+             S->mhd.MHD_add_response_header(resp, "Access-Control-Max-Age", "600") == MHD_YES));
 }
 
 static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req *q, srv_response *r)
@@ -239,15 +272,21 @@ static enum MHD_Result respond(srv_server *S, struct MHD_Connection *c, srv_req 
             r->free_body(r->body);
         return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
     }
-    int ok = S->mhd.MHD_add_response_header(resp, "Content-Type", r->type) == MHD_YES &&
+    int ok = (!r->type || /* a 204 has no body and no type */
+              S->mhd.MHD_add_response_header(resp, "Content-Type", r->type) == MHD_YES) &&
              S->mhd.MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Content-Security-Policy", SRV_CSP) == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Referrer-Policy", "no-referrer") == MHD_YES &&
              S->mhd.MHD_add_response_header(resp, "Cache-Control",
                                             r->cache ? r->cache : "no-store") == MHD_YES &&
              (!r->allow || S->mhd.MHD_add_response_header(resp, "Allow", r->allow) == MHD_YES) &&
+             (!r->etag[0] || S->mhd.MHD_add_response_header(resp, "ETag", r->etag) == MHD_YES) &&
+             (!r->encoding ||
+              S->mhd.MHD_add_response_header(resp, "Content-Encoding", r->encoding) == MHD_YES) &&
+             (!r->vary || S->mhd.MHD_add_response_header(resp, "Vary", r->vary) == MHD_YES) &&
              (!r->warning[0] ||
-              S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES);
+              S->mhd.MHD_add_response_header(resp, "X-Dpas-Warning", r->warning) == MHD_YES) &&
+             cors_headers(S, resp, r);
     enum MHD_Result rc = ok ? S->mhd.MHD_queue_response(c, (unsigned)r->status, resp) : MHD_NO;
     S->mhd.MHD_destroy_response(resp);
     q->answered = 1;
@@ -265,15 +304,20 @@ static enum MHD_Result refuse(srv_server *S, struct MHD_Connection *c, srv_req *
     return respond(S, c, q, &r);
 }
 
-static int method_of(const char *m)
+/* The heavy lane is done with a job: the connection is resumed, and libmicrohttpd calls
+ * on_request again, which sends the answer. Called from a worker thread (or from srv_stop). */
+static void job_done(srv_job *job)
 {
-    return !strcmp(m, "GET")    ? SRV_GET
-           : !strcmp(m, "HEAD") ? SRV_HEAD
-           : !strcmp(m, "POST") ? SRV_POST
-                                : 0;
+    srv_req *q = job->ctx;
+    srv_server *S = q->S;
+    struct MHD_Connection *mc = q->mc;
+    pthread_mutex_lock(&S->lock);
+    q->lane = LANE_DONE; /* the last touch of q from this thread: it is the I/O thread's again */
+    pthread_mutex_unlock(&S->lock);
+    S->mhd.MHD_resume_connection(mc);
 }
 
-/* A complete request: route it and answer. */
+/* A complete request: check who asks, route it and answer, or hand it to the heavy lane. */
 static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req *q)
 {
     if (q->conn) {
@@ -281,35 +325,48 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         q->conn->busy = 1;
         pthread_mutex_unlock(&S->lock);
     }
-    srv_request rq;
-    memset(&rq, 0, sizeof rq);
-    rq.method = method_of(q->method);
-    rq.method_name = q->method;
-    char *mark = strchr(q->uri, '?');
-    if (mark) {
-        *mark = '\0'; /* the path, for the router; restored for the log below */
-        rq.raw_query = mark + 1;
-        rq.raw_query_len = strlen(mark + 1);
-    } else {
-        rq.raw_query = "";
-    }
-    rq.path = q->uri;
-    if (q->body) {
+    if (q->body)
         q->body[q->body_len] = '\0';
-        rq.body = q->body;
-        rq.body_len = q->body_len;
-    }
-    rq.content_type = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-    rq.reg = S->reg;
+    srv_incoming in = {
+        .method = q->method,
+        .target = q->uri,
+        .host = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+        .origin = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+        .acrm =
+            S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method"),
+        .content_type = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
+        .accept = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+        .accept_encoding = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"),
+        .if_none_match = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match"),
+        .body = q->body,
+        .body_len = q->body_len};
+    srv_request *rq = &q->job.rq; /* kept in q: the heavy lane works on it after we return */
+    if (srv_request_init(rq, &in, S->reg))
+        return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
     srv_response r;
     memset(&r, 0, sizeof r);
-    if (rq.body && rq.method != SRV_POST && rq.method)
-        srv_fail(&r, 400, DPAS_EINVAL, "body", "%s takes no request body", q->method);
-    else
-        srv_route(&rq, &r);
-    if (mark)
-        *mark = '?';
-    return respond(S, c, q, &r);
+    if (srv_screen(S->guard, &in, rq, &r)) {
+        srv_negotiate_finish(rq, &r);
+        return respond(S, c, q, &r);
+    }
+    if (!S->lane || !srv_route_is_heavy(rq->path)) { /* cheap: answered here, at once */
+        srv_route(rq, &r);
+        srv_negotiate_finish(rq, &r); /* CSV's type, ETag and 304, gzip, Vary */
+        return respond(S, c, q, &r);
+    }
+    if (srv_lane_reserve(S->lane)) {
+        srv_lane_busy(S->lane, &r);
+        srv_negotiate_finish(rq, &r);
+        return respond(S, c, q, &r);
+    }
+    /* suspended before the job can finish: a job's done always finds the connection suspended */
+    q->job.r = r; /* the guard's Access-Control-Allow-Origin, kept for the answer */
+    q->job.done = job_done;
+    q->job.ctx = q;
+    q->lane = LANE_RUNNING;
+    S->mhd.MHD_suspend_connection(c);
+    srv_lane_submit(S->lane, &q->job);
+    return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -321,6 +378,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)url; /* decoded by libmicrohttpd; the router decodes the raw target itself, strictly */
     if (!q || !q->uri)
         return MHD_NO; /* out of memory when the request line arrived: close the connection */
+    if (q->lane != LANE_NONE) { /* resumed by job_done: the heavy lane's answer */
+        pthread_mutex_lock(&S->lock);
+        int done = q->lane == LANE_DONE;
+        pthread_mutex_unlock(&S->lock);
+        if (!done || q->answered)
+            return MHD_YES;
+        return respond(S, c, q, &q->job.r);
+    }
     if (q->answered) { /* an early refusal is queued: the rest of the body is discarded */
         *upload_size = 0;
         return MHD_YES;
@@ -330,7 +395,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          * after it, so only the refusals that should close it are sent here; everything else
          * is answered on the last call, once the whole request has arrived. */
         q->started = 1;
-        snprintf(q->method, sizeof q->method, "%s", method);
+        if (!(q->method = strdup(method)))
+            return MHD_NO;
         snprintf(q->version, sizeof q->version, "%s", version);
         if (q->uri_len > SRV_MAX_URL) {
             char msg[128];
@@ -401,7 +467,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         pthread_mutex_unlock(&S->lock);
     }
     access_log(S, q, dropped, toe);
+    if (q->lane == LANE_DONE && !q->answered && q->job.r.free_body) /* never sent */
+        q->job.r.free_body(q->job.r.body);
     free(q->uri);
+    srv_request_fini(&q->job.rq);
+    free(q->method);
     free(q->body);
     free(q);
     *req_cls = NULL;
@@ -426,14 +496,18 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
         srv_stop(S);
         return NULL;
     }
-    if (dpas_registry_builtin(&S->reg, err)) {
+    if (dpas_registry_builtin(&S->reg, err) ||
+        !(S->guard = srv_guard_new(opt->bind, opt->allow_hosts, opt->allow_origins, err))) {
         srv_stop(S);
         return NULL;
     }
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     struct sockaddr *sa;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    /* suspend and resume: a heavy request waits for the heavy lane on a suspended connection */
+    unsigned flags = opt->direct ? MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG
+                                 : MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                                       MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, opt->bind, &v4.sin_addr) == 1) {
@@ -455,15 +529,21 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
         srv_stop(S);
         return NULL;
     }
+    if (!opt->direct && !(S->lane = srv_lane_new(opt->workers, opt->queue, opt->cpu_limit,
+                                                 10 * opt->cpu_limit + 10, err))) {
+        srv_stop(S);
+        return NULL;
+    }
+    /* a direct server (the fuzz target) has no thread and no socket of its own */
     S->daemon = S->mhd.MHD_start_daemon(
         flags, (uint16_t)opt->port, NULL, NULL, on_request, S, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
         S, /* first, so that every message goes through it */
-        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)opt->threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)opt->timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONN_MEMORY,
-        MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_URI_LOG_CALLBACK, on_uri, S,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, S, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-        S, MHD_OPTION_END);
+        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)(opt->direct ? 0 : opt->threads), MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)SRV_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONN_MEMORY, MHD_OPTION_STRICT_FOR_CLIENT,
+        (int)1, MHD_OPTION_URI_LOG_CALLBACK, on_uri, S, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        S, MHD_OPTION_NOTIFY_CONNECTION, on_connection, S, MHD_OPTION_END);
     if (!S->daemon) {
         err->code = DPAS_EIO;
         snprintf(err->message, sizeof err->message, "cannot listen on %s port %d: %s", opt->bind,
@@ -484,9 +564,28 @@ void srv_stop(srv_server *S)
 {
     if (!S)
         return;
+    /* the lane first: its jobs answered and their connections resumed, since libmicrohttpd must
+     * not be stopped with a connection suspended */
+    srv_lane_stop(S->lane);
     if (S->daemon)
         S->mhd.MHD_stop_daemon(S->daemon); /* closes every connection, joins every thread */
+    srv_lane_free(S->lane);
+    srv_guard_free(S->guard);
     dpas_registry_free(S->reg);
     pthread_mutex_destroy(&S->lock);
     free(S);
 }
+
+int srv_direct_add(srv_server *S, int fd)
+{
+    struct sockaddr_in peer;
+    memset(&peer, 0, sizeof peer);
+    peer.sin_family = AF_INET;
+    peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return S->mhd.MHD_add_connection(S->daemon, fd, (const struct sockaddr *)&peer, sizeof peer) ==
+                   MHD_YES
+               ? 0
+               : -1;
+}
+
+void srv_direct_run(srv_server *S) { S->mhd.MHD_run(S->daemon); }

@@ -5,12 +5,15 @@ nothing on stdout; with -o json exactly one JSON error object on stdout ({"statu
 
 Arguments may name files made for the run in a scratch directory: {fifo} a FIFO with no writer
 (a read that blocked would hang the case: the timeout fails it), {big} a 2 MiB YAML file, {tmp}
-the directory itself.
+the directory itself; for output paths (issue 21: a write that blocked would hang the case too)
+{fifo_svg} and {fifo_png} FIFOs with no reader, {sock_svg} and {sock_png} UNIX sockets, {null_svg}
+and {null_png} links to /dev/null, {dir_png} a directory.
 
 Usage: python3 bad_inputs.py DPAS CASE   ('list' prints the case names)"""
 import json
 import os
 import shlex
+import socket
 import subprocess
 import sys
 import tempfile
@@ -40,12 +43,24 @@ def main():
     cwd = os.path.join(HERE, "bad")
     scratch = tempfile.TemporaryDirectory()
     tmp = scratch.name
+    socks = []
     if any("{" in a for a in args):
         os.mkfifo(os.path.join(tmp, "fifo.yaml"))
         with open(os.path.join(tmp, "big.yaml"), "w") as f:
             f.write("dp_degree: 8\n" + ("#" * 1023 + "\n") * 2048)
-        args = [a.replace("{fifo}", os.path.join(tmp, "fifo.yaml"))
-                 .replace("{big}", os.path.join(tmp, "big.yaml")).replace("{tmp}", tmp) for a in args]
+        for ext in ("svg", "png"):
+            os.mkfifo(os.path.join(tmp, "fifo." + ext))
+            os.symlink("/dev/null", os.path.join(tmp, "null." + ext))
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(os.path.join(tmp, "sock." + ext))  # bound, not listening: nobody reads
+            socks.append(s)
+        os.mkdir(os.path.join(tmp, "dir.png"))
+        names = {"fifo": "fifo.yaml", "big": "big.yaml", "fifo_svg": "fifo.svg", "fifo_png": "fifo.png",
+                 "sock_svg": "sock.svg", "sock_png": "sock.png", "null_svg": "null.svg",
+                 "null_png": "null.png", "dir_png": "dir.png"}
+        for k, v in names.items():
+            args = [a.replace("{%s}" % k, os.path.join(tmp, v)) for a in args]
+        args = [a.replace("{tmp}", tmp) for a in args]
     p = subprocess.run([dpas] + args, cwd=cwd, capture_output=True, timeout=60)
     err = p.stderr.decode("utf-8", "replace")
     problems = []

@@ -18,7 +18,14 @@ The draw is seeded (--seed), bounded in count (--count) and in time (--seconds):
 runs the same command lines in the same order, and a slow build (ASan) runs fewer of them. A
 failure prints the command line and the files to reproduce it.
 
+Issue 21 adds the same for the other front ends: `http` draws requests from the HTTP API's
+grammar and sends them to a `dpas serve` (run under the sanitizers in that build); `python` draws
+calls into the Python binding with arguments of every type (its libdpas instrumented in that
+build). Their contracts are written at http_runs and python_runs.
+
 Usage: contract.py DPAS [--seed N] [--count N] [--seconds S]
+       contract.py DPAS http [--seed N] [--count N] [--seconds S]
+       contract.py python [--seed N] [--count N] [--seconds S]
        contract.py DPAS promises     the issue's examples, each checked once"""
 import csv
 import io
@@ -411,12 +418,311 @@ def promises(dpas):
     return 1 if problems else 0
 
 
+# ---- the HTTP API (issue 21) ---------------------------------------------------------------------
+
+# The endpoints, the methods they answer and the keys they take beyond the scenario inputs.
+ENDPOINTS = {
+    "/api/v1/eval": ["attr", "explain"],
+    "/api/v1/cost": ["rule", "convention", "schedule", "f", "steps", "iterations", "compute_rate"],
+    "/api/v1/rules": ["n", "f", "convention"],
+    "/api/v1/inventory": [],
+    "/api/v1/memory": ["state", "zero"],
+    "/api/v1/sweep": ["rule", "schedule", "convention", "iterations", "attr"],
+    "/api/v1/plot.svg": ["rule", "schedule", "convention", "iterations", "attr", "y", "title"],
+    "/api/v1/calibrate": ["collective", "ranks", "predict"],
+    "/api/v1/scenarios/" + REF: ["attr", "explain"],
+    "/api/v1/registry/models": [],
+    "/api/v1": [],
+    "/": [],
+}
+JUNK_PATHS = ["/nope", "/api/v1/eval/", "/api/v1/scenarios/Nope", "/api/v1/registry/gpus",
+              "/api/v1/registry/models/GPT3", "/%FF", "/api/v1/../../etc/passwd", "/app.js",
+              "/" + "x" * 300, "/api/v1/scenarios/%C3%28"]
+SCENARIO_KEYS = {"model": MODELS, "workload": MODELS, "parameters": PARAMS, "fleet": FLEETS,
+                 "nodes": COUNTS, "accelerators_per_node": COUNTS, "dp_degree": COUNTS + SWEEP_DP,
+                 "gradient_bytes_per_param": WIDTHS, "checkpoint_bytes_per_param": WIDTHS,
+                 "weight_bytes_per_param": WIDTHS, "scenario": [REF, "Nope"], "name": LABELS,
+                 "workload_name": LABELS, "fleet_name": LABELS, "node": ["DGX_H100", "nope"],
+                 "fabric": ["InfiniBand_HDR", "nope"]}
+OPTION_VALUES = {"attr": ["gradient_bytes", "accelerators,gather_traffic_ratio", "speed"] + METRICS,
+                 "explain": ["true", "false", "1", "maybe"], "rule": RULES,
+                 "schedule": SCHEDULES, "convention": ["blanchard", "byzfl", "all", "nope"],
+                 "f": COUNTS, "steps": COUNTS, "iterations": COUNTS, "n": COUNTS,
+                 "compute_rate": ["1e12", "0", "-1", "nan", "1e400"],
+                 "state": ["zero16", "adam_state", "nope"], "zero": ["0", "1", "3", "4", "-1"],
+                 "y": METRICS, "title": LABELS, "collective": ["all_reduce", "all_gather", "teleport"],
+                 "ranks": ["8", "16", "1", "0", "x"], "predict": ["1GB", "16MiB,1GB", "0", "1.5", "1e400"]}
+HERE = os.path.dirname(os.path.abspath(__file__))
+OURS = {200, 204, 400, 403, 404, 405, 413, 414, 421, 422}
+MHD_OWN = {400, 413, 414, 431, 505}  # libmicrohttpd's refusals, without the server's headers
+
+
+def http_request(rng, d, n, port):
+    """(raw request bytes, method, a description) drawn from the API's grammar."""
+    from urllib.parse import quote
+    path = rng.choice(list(ENDPOINTS)) if rng.random() < 0.9 else rng.choice(JUNK_PATHS)
+    posts = path in ("/api/v1/eval", "/api/v1/cost", "/api/v1/inventory", "/api/v1/memory",
+                     "/api/v1/sweep", "/api/v1/plot.svg", "/api/v1/calibrate")
+    r = rng.random()
+    if path == "/api/v1/calibrate":
+        r = 0.9 if r < 0.9 else r  # POST, mostly
+    method = ("GET" if r < (0.5 if posts else 0.85) else "POST" if r < 0.93 else "HEAD" if r < 0.96
+              else rng.choice(["OPTIONS", "PUT", "DELETE", "BREW", "get", "X" * 80]))
+    params = []
+    if path in ENDPOINTS:
+        keys = list(ENDPOINTS[path])
+        if path not in ("/api/v1/rules", "/api/v1/calibrate", "/api/v1", "/"):
+            keys += list(SCENARIO_KEYS)
+        for k in keys:
+            if rng.random() < (0.5 if k in ("model", "fleet", "dp_degree", "gradient_bytes_per_param",
+                                            "checkpoint_bytes_per_param") else 0.15):
+                pool = SCENARIO_KEYS.get(k) or OPTION_VALUES.get(k) or ["x"]
+                params.append((k, pick(rng, pool)))
+        if rng.random() < 0.05:
+            params.append(("bogus", "1"))
+        if params and rng.random() < 0.05:
+            params.append(rng.choice(params))  # a key twice
+    def enc(v):
+        x = rng.random()
+        if x < 0.85:
+            return quote(v, safe=",.")
+        if x < 0.92:
+            return v.replace(" ", "+").replace("\n", "%0A").replace("\t", "%09")
+        return rng.choice(["%G1", "%", "%C3%28", "%00", "%ED%A0%80", "a%2", "%FF"])
+    query = "&".join(k + "=" + enc(v) for k, v in params)
+    if rng.random() < 0.03:
+        query += rng.choice(["&", "&&x=1", "=1", "&=", "x"])
+    target = path + ("?" + query if query else "")
+    body = b""
+    if method == "POST" and rng.random() < 0.8:
+        x = rng.random()
+        if path == "/api/v1/calibrate" and x < 0.7:
+            src = os.path.join(HERE, "..", "..", "examples", "nccl",
+                               rng.choice(["all_reduce_perf_8ranks_synthetic.txt",
+                                           "all_gather_perf_8ranks_synthetic.txt",
+                                           "all_reduce_16ranks_synthetic.csv"]))
+            body = open(src, "rb").read()
+            if rng.random() < 0.3:
+                body = body[: rng.randrange(len(body) + 1)]
+        elif x < 0.9:
+            with open(scenario_file(rng, d, n), "rb") as f:
+                body = f.read()
+        else:
+            body = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))
+    headers = []
+    h = rng.random()
+    host = ("127.0.0.1:%d" % port if h < 0.85 else "localhost:%d" % port if h < 0.9 else
+            rng.choice(["attacker.example:%d" % port, "[::1]:%d" % port, "a b", "", "127.0.0.1:99999"]))
+    version = "HTTP/1.1" if rng.random() < 0.97 else "HTTP/1.0"
+    if host or version == "HTTP/1.1":
+        headers.append(("Host", host))
+    if rng.random() < 0.1:
+        headers.append(("Origin", rng.choice(["http://127.0.0.1:%d" % port, "http://attacker.example",
+                                              "null"])))
+    if body:
+        headers.append(("Content-Length", str(len(body))))
+        if rng.random() < 0.5:
+            headers.append(("Content-Type", rng.choice(["application/json", "application/yaml",
+                                                        "text/plain", "application/x-yaml"])))
+    head = "%s %s %s\r\n" % (method, target, version)
+    head += "".join("%s: %s\r\n" % kv for kv in headers) + "Connection: close\r\n\r\n"
+    return head.encode("utf-8", "surrogateescape") + body, method, "%s %s (%s)" % (method, target[:300], host)
+
+
+def check_http(method, st, hd, body, bad):
+    if st is None:
+        bad.append("no answer")
+        return
+    ours = hd.get("content-security-policy", "").startswith("default-src 'self'")
+    if not ours:
+        if st not in MHD_OWN:
+            bad.append(f"status {st} without the server's headers")
+        return
+    if st not in OURS:
+        bad.append(f"status {st} is not one the server documents (500: a bug; 503: busy or over the "
+                   f"CPU limit, which sequential requests never are)")
+    if hd.get("x-content-type-options") != "nosniff" or not hd.get("cache-control"):
+        bad.append(f"the security headers are missing: {hd!r}")
+    if st != 204 and method != "HEAD" and hd.get("content-length") != str(len(body)):
+        bad.append(f"Content-Length {hd.get('content-length')} for {len(body)} bytes")
+    if method == "HEAD" or st == 204:
+        return
+    if hd.get("content-type", "").startswith("application/json"):
+        try:
+            obj = strict_json(body)
+            if st >= 400 and not (isinstance(obj, dict) and obj.get("status") == "error"
+                                  and obj.get("title") and isinstance(obj.get("reason"), str)
+                                  and obj.get("reason")):
+                bad.append(f"status {st}: not an error object: {body[:200]!r}")
+        except (ValueError, UnicodeDecodeError) as e:
+            bad.append(f"the body is not JSON ({e}): {body[:200]!r}")
+    elif st >= 400:
+        bad.append(f"status {st} with type {hd.get('content-type')!r}")
+
+
+def http_runs(dpas, seed, count, seconds):
+    """Random requests to `dpas serve`, drawn from the API's grammar: every answer keeps the
+    server's contract (a documented status, never 500; the security headers; a Content-Length
+    that is the body's; strict JSON, an error object for an error), and the server lives on and
+    stops cleanly, without a sanitizer's report."""
+    sys.path.insert(0, os.path.join(HERE, "..", "serve"))
+    from serve_util import Server, raw_exchange
+    rng = random.Random(seed)
+    problems, runs, start, codes = [], 0, time.monotonic(), {}
+    with tempfile.TemporaryDirectory() as d:
+        srv = Server(dpas, "--quiet", "--workers", "2", "--cpu-limit", "120", env=env())
+        try:
+            for n in range(count):
+                if runs >= 20 and time.monotonic() - start > seconds:
+                    break
+                raw, method, what = http_request(rng, d, n, srv.port)
+                st, hd, body = raw_exchange(srv.port, raw, timeout=120)
+                runs += 1
+                codes[st] = codes.get(st, 0) + 1
+                bad = []
+                check_http(method, st, hd, body, bad)
+                if not srv.alive():
+                    bad.append("the server died")
+                if bad:
+                    problems.append((what, bad))
+                if len(problems) >= 5 or not srv.alive():
+                    break
+        finally:
+            code = srv.stop()
+        log = srv.log()
+        if code != 0:
+            problems.append(("SIGTERM", [f"the server did not stop cleanly: {code!r}"]))
+        if "Sanitizer" in log or "runtime error:" in log:
+            problems.append(("the server's stderr", [log[-2000:]]))
+    print(f"contract: seed {seed}: {runs} random HTTP requests in {time.monotonic() - start:.1f} s, "
+          f"{len(problems)} broke the contract (statuses: "
+          + ", ".join(f"{k}: {v}" for k, v in sorted(codes.items(), key=lambda kv: str(kv[0]))) + ")")
+    for what, bad in problems:
+        print("  " + what)
+        for b in bad:
+            print("    " + b)
+    return 1 if problems else 0
+
+
+# ---- the Python binding (issue 21) ---------------------------------------------------------------
+
+def python_runs(seed, count, seconds):
+    """Random calls into the Python binding (dpas on sys.path, DPAS_LIBRARY its libdpas): each
+    returns, or raises one of the binding's classes (a dpas.Error, a ValueError, or
+    ArgumentTypeError, a TypeError), never another exception (ctypes.ArgumentError,
+    OverflowError, AttributeError, KeyError, UnicodeError, SystemError) and never a crash (a
+    sanitizer's abort ends the test). Each call is printed before it runs, so that a crash names
+    it."""
+    import decimal
+    import fractions
+    import dpas
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    rng = random.Random(seed)
+    ints = [0, 1, 2, 8, 128, -1, 2**63, 2**64 + 64, -2**63 - 1, True, False, 8.0, 2.5, float("nan"),
+            float("inf"), decimal.Decimal("8"), fractions.Fraction(17, 2), "8", None, [8], 10**30]
+    texts = ["GPT3", "Training_1K", "bf16", "14 B", "2 B", "median", "krum", "allgather", "GTP3",
+             "", "GPT3\x00x", "\ud800", "x" * 5000, "é中", 5, 2.0, None, b"GPT3", ["median"], True]
+    def text(): return pick(rng, texts)
+    def num(): return pick(rng, ints)
+    def grads():
+        if np is None or rng.random() < 0.1:
+            return rng.choice([[[1.0, 2.0], [3.0, 4.0]], "x", None, 3])
+        n, d = rng.choice([(1, 4), (3, 5), (5, 8), (7, 3), (0, 4), (4, 0)])
+        a = np.random.default_rng(rng.randrange(1 << 30)).standard_normal((n, d)).astype(
+            rng.choice([np.float32, np.float32, np.float64, np.int32]))
+        if n and d and rng.random() < 0.3:
+            a[rng.randrange(n), rng.randrange(d)] = rng.choice([np.nan, np.inf, -np.inf, 3e38])
+        if rng.random() < 0.1:
+            a = a.T  # not C-contiguous
+        if rng.random() < 0.05:
+            a = a.reshape(-1)  # one dimension
+        return a
+    def scenario():
+        return dpas.DataParallelAttackSurfaceScenario(
+            workload=rng.choice(["GPT3", "Llama3_70B", dpas.Workload(pick(rng, [7e9, 1000, "7B", -1, 0]))]),
+            fleet=rng.choice(["Training_1K", dpas.Fleet(nodes=pick(rng, [4, 0, -1, 2.5]),
+                                                         accelerators_per_node=pick(rng, [8, 0, True]))]),
+            dp_degree=pick(rng, [8, 16, 0, 10**20, 2.5, True, "8"]),
+            gradient_bytes_per_param=pick(rng, ["bf16", "2 B", 2, 0, -2, float("nan"), "x", None]),
+            checkpoint_bytes_per_param=pick(rng, ["14 B", 14, "nope"]),
+            weight_bytes_per_param=pick(rng, [None, "2 B", 0]))
+    calls = [
+        ("Scenario", lambda: scenario()),
+        ("rules", lambda: dpas.rules(n=pick(rng, [None] + ints), f=pick(rng, [None] + ints),
+                                     convention=pick(rng, [None, "byzfl", "all", "nope", 3]))),
+        ("cost", lambda: scenario().cost(rule=pick(rng, [None, "median", ["krum", "median"], [], "nope", 3]),
+                                         schedule=pick(rng, [None, "allgather", ["sharded"], "warp", 0]),
+                                         f=pick(rng, [None] + ints), steps=pick(rng, [1] + ints),
+                                         iterations=pick(rng, [None] + ints),
+                                         compute_rate=pick(rng, [None, 1e12, 0, -1, float("nan"), "1e12"]))),
+        ("inventory", lambda: scenario().inventory()),
+        ("memory", lambda: scenario().memory(state=text(), zero=num())),
+        ("report", lambda: scenario().report(explain=pick(rng, [False, True, 1, "yes"]))),
+        ("attribute", lambda: getattr(scenario(), rng.choice(["accelerators", "gradient_bytes",
+                                                               "weight_bytes", "gather_traffic_ratio"]))),
+        ("write_output", lambda: dpas.write_output(pick(rng, ["/dev/null", "/nonexistent/x.svg",
+                                                              "/tmp", "a\x00b", 3, None, b"/dev/full"]),
+                                                   pick(rng, ["<svg/>", b"x", 3, None]))),
+    ]
+    if np is not None:
+        calls += [
+            ("aggregate", lambda: dpas.aggregate(pick(rng, ["median", "mean", "krum", "trimmed_mean",
+                                                            "centered_clipping", "nope", 3, None]),
+                                                 grads(), f=pick(rng, [0, 1, 2] + ints))),
+            ("select", lambda: dpas.select(pick(rng, ["krum", "multi_krum", "bulyan", "median", "nope"]),
+                                           grads(), f=pick(rng, [0, 1] + ints))),
+            ("attack", lambda: dpas.attack(pick(rng, ["sign_flip", "alie", "nan", "inf", "nope", 3]),
+                                           grads(), pick(rng, [1, 2, 0] + ints))),
+        ]
+    allowed = (dpas.Error, dpas.ArgumentTypeError)
+    # The one class of escape known when this was written: the kernels' functions convert f and
+    # their options with int(), so inf, NaN and ints beyond a C long escape as OverflowError or a
+    # bare ValueError. Issue 21 gives their argument checks to another change; until it lands
+    # these are counted and shown, not failed. Anything else fails.
+    def known(name, e):
+        return (name in ("aggregate", "select", "attack") and type(e) in (OverflowError, ValueError)
+                and ("convert" in str(e)))
+    problems, runs, start, outcome = [], 0, time.monotonic(), {}
+    for _ in range(count):
+        if runs >= 20 and time.monotonic() - start > seconds:
+            break
+        name, fn = rng.choice(calls)
+        runs += 1
+        print(f"call {runs}: {name}", flush=True)
+        try:
+            fn()
+            outcome["returned"] = outcome.get("returned", 0) + 1
+        except allowed as e:
+            outcome[type(e).__name__] = outcome.get(type(e).__name__, 0) + 1
+        except Exception as e:  # noqa: BLE001 - anything else breaks the contract
+            if known(name, e):
+                key = f"known: {name} {type(e).__name__} ({e})"
+                outcome[key] = outcome.get(key, 0) + 1
+                continue
+            problems.append((name, f"{type(e).__name__}: {str(e)[:300]}"))
+            if len(problems) >= 5:
+                break
+    print(f"contract: seed {seed}: {runs} random Python calls in {time.monotonic() - start:.1f} s, "
+          f"{len(problems)} broke the contract (outcomes: "
+          + ", ".join(f"{k}: {v}" for k, v in sorted(outcome.items())) + ")")
+    for name, what in problems:
+        print(f"  {name}: {what}")
+    return 1 if problems else 0
+
+
 def main():
-    dpas = os.path.abspath(sys.argv[1])
-    if len(sys.argv) > 2 and sys.argv[2] == "promises":
+    if len(sys.argv) > 1 and sys.argv[1] == "python":
+        mode, dpas = "python", None
+    else:
+        dpas = os.path.abspath(sys.argv[1])
+        mode = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] in ("promises", "http") else "cli"
+    if mode == "promises":
         return promises(dpas)
     seed, count, seconds = 12, 300, 20.0
-    args = sys.argv[2:]
+    args = [a for a in sys.argv[2:] if a not in ("http", "python")]
     for i in range(0, len(args) - 1, 2):
         if args[i] == "--seed":
             seed = int(args[i + 1])
@@ -424,6 +730,10 @@ def main():
             count = int(args[i + 1])
         elif args[i] == "--seconds":
             seconds = float(args[i + 1])
+    if mode == "http":
+        return http_runs(dpas, seed, count, seconds)
+    if mode == "python":
+        return python_runs(seed, count, seconds)
     return random_runs(dpas, seed, count, seconds)
 
 

@@ -1,8 +1,53 @@
-/* nccl-tests output: never a crash; every defined fit has finite alpha >= 0 and beta > 0, the
+/* nccl-tests output: never a crash; what the reader keeps holds together (every point within
+ * the documented bounds, nodes and ranks per node consistent with the Rank lines, every skipped
+ * table with its reason and line); every defined fit has finite alpha >= 0 and beta > 0, the
  * piecewise regimes tile the sizes in order, every rendering is produced. */
 #include "fuzz.h"
 
 #include <math.h>
+
+static void check_log(const dpas_nccl_log *g)
+{
+    for (size_t i = 0; i < g->ntests; i++) {
+        const dpas_nccl_test *t = &g->tests[i];
+        PROPERTY(t->npoints >= 1 && t->collective >= 0 && t->collective < DPAS_COLL_COUNT &&
+                     t->ranks >= 1,
+                 "test %zu: %zu points, collective %d, %lld ranks", i, t->npoints, t->collective,
+                 (long long)t->ranks);
+        for (size_t j = 0; j < t->npoints; j++) {
+            const dpas_nccl_point *p = &t->points[j];
+            PROPERTY(p->bytes >= 1 && p->bytes <= DPAS_NCCL_MAX_BYTES &&
+                         p->seconds >= DPAS_NCCL_MIN_SECONDS &&
+                         p->seconds <= DPAS_NCCL_MAX_SECONDS && p->line >= 1 && p->line <= g->lines,
+                     "test %zu point %zu: %llu B in %g s at line %d", i, j,
+                     (unsigned long long)p->bytes, p->seconds, p->line);
+        }
+        if (t->nodes_from) {
+            PROPERTY(t->nodes >= 1 && t->nodes <= t->rank_lines &&
+                         t->ranks_per_node_min >= 1 &&
+                         t->ranks_per_node_min <= t->ranks_per_node_max &&
+                         (t->ranks_per_node ? t->ranks_per_node * t->nodes == t->rank_lines &&
+                                                  t->ranks_per_node_min == t->ranks_per_node_max
+                                            : t->ranks_per_node_min < t->ranks_per_node_max),
+                     "test %zu: %lld Rank lines, %lld nodes x %lld (%lld to %lld)", i,
+                     (long long)t->rank_lines, (long long)t->nodes,
+                     (long long)t->ranks_per_node, (long long)t->ranks_per_node_min,
+                     (long long)t->ranks_per_node_max);
+        } else {
+            PROPERTY(t->nodes == 0 && t->ranks_per_node == 0, "test %zu: nodes without a source",
+                     i);
+        }
+        PROPERTY(!t->zero_rows || (t->zero_row_line >= 1 && t->zero_row_line <= g->lines),
+                 "test %zu: rows of size 0 at line %d", i, t->zero_row_line);
+    }
+    for (size_t i = 0; i < g->nskipped; i++) {
+        const dpas_nccl_skipped *s = &g->skipped[i];
+        PROPERTY(s->reason >= DPAS_NCCL_SKIP_UNMODELLED && s->reason <= DPAS_NCCL_SKIP_ZERO_ONLY &&
+                     s->line >= 1 && s->line <= g->lines &&
+                     (s->reason == DPAS_NCCL_SKIP_ZERO_ONLY || s->name),
+                 "skipped table %zu: reason %d, line %d", i, s->reason, s->line);
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -13,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     PROPERTY(m->ncurves >= 1, "no curve and no error");
+    for (size_t i = 0; i < m->nlogs; i++)
+        check_log(m->logs[i]);
     for (size_t i = 0; i < m->ncurves; i++) {
         const dpas_curve *cv = &m->curves[i];
         PROPERTY(cv->n >= 1 && cv->ranks >= 1, "curve %zu: %zu sizes, %lld ranks", i, cv->n,

@@ -15,11 +15,14 @@ D = 1 << 20  # coordinates: divisible by 2, 4 and 8, so shards are equal
 S = 4 * D    # fp32 gradient bytes
 
 
-def expected(schedule, n):
+def expected(schedule, n, rule=None):
     if schedule in ("allreduce", "sharded"):
         return 2 * (n - 1) * S // n
     if schedule == "allgather":
         return (n - 1) * S
+    if schedule == "sharded_distance" and rule == "centered_clipping":
+        # an AllReduce of the n partial norms (8 B each) per iteration, 10 iterations
+        return 2 * (n - 1) * S // n + 2 * (n - 1) * 8 * 10
     if schedule == "sharded_distance":
         return 2 * (n - 1) * S // n + 8 * (n - 1) ** 2
     raise ValueError(schedule)
@@ -37,6 +40,36 @@ CASES["np8_allgather_multi_krum_bf16"] = (8, ["--schedule", "allgather", "--rule
 CASES["np8_byzantine_scaled"] = (8, ["--schedule", "sharded", "--rule", "median", "--byzantine", "3",
                                      "--attack", "scaled"], "byzantine")
 CASES["np2_krum_infeasible"] = (2, ["--schedule", "sharded_distance", "--rule", "krum"], "error")
+
+# Non-finite gradients from Byzantine ranks (issue 21): every schedule applies the kernels' policy
+# to the whole gradients, as the single-process kernel does. "--attack inf" makes every coordinate
+# +-Inf; "--attack nan" only the last one, which on the sharded schedules only the last rank holds.
+# Within f: the non-finite gradients are left out, the aggregate is finite and verified against
+# the single-process kernel (which leaves them out itself), every rank holds the same. Beyond f:
+# every rank stops in the same step with the kernel's own error, exit 1, nothing on stdout, no
+# rank left waiting in a collective (the run's timeout would fail the case).
+NONFINITE_OK = {
+    "np4_allreduce_sign_majority_nan": (4, ["--schedule", "allreduce", "--rule", "sign_majority"], 1, "nan"),
+    "np4_allgather_median_inf": (4, ["--schedule", "allgather", "--rule", "median"], 1, "inf"),
+    "np4_sharded_median_nan": (4, ["--schedule", "sharded", "--rule", "median"], 1, "nan"),
+    "np8_sharded_trimmed_mean_nan": (8, ["--schedule", "sharded", "--rule", "trimmed_mean", "--f", "3"], 2, "nan"),
+    "np4_sharded_distance_centered_clipping_inf": (4, ["--schedule", "sharded_distance", "--rule", "centered_clipping"], 1, "inf"),
+    "np4_sharded_distance_centered_clipping_nan": (4, ["--schedule", "sharded_distance", "--rule", "centered_clipping"], 1, "nan"),
+    "np8_sharded_distance_krum_nan": (8, ["--schedule", "sharded_distance", "--rule", "krum"], 2, "nan"),
+    "np8_sharded_distance_bulyan_inf": (8, ["--schedule", "sharded_distance", "--rule", "bulyan", "--f", "1"], 1, "inf"),
+}
+NONFINITE_ERROR = {
+    "np4_allreduce_mean_inf": (4, ["--schedule", "allreduce", "--rule", "mean"], 1, "inf", "mean"),
+    "np4_allgather_median_nan_over_f": (4, ["--schedule", "allgather", "--rule", "median"], 2, "nan", "median"),
+    "np4_sharded_median_nan_over_f": (4, ["--schedule", "sharded", "--rule", "median"], 2, "nan", "median"),
+    "np4_sharded_distance_centered_clipping_inf_over_f": (
+        4, ["--schedule", "sharded_distance", "--rule", "centered_clipping"], 2, "inf", "centered_clipping"),
+    "np8_sharded_distance_krum_nan_over_f": (8, ["--schedule", "sharded_distance", "--rule", "krum"], 3, "nan", "krum"),
+}
+for name, (n, args, byz, attack) in NONFINITE_OK.items():
+    CASES["nonfinite_" + name] = (n, args + ["--byzantine", str(byz), "--attack", attack], "nonfinite")
+for name, (n, args, byz, attack, rule) in NONFINITE_ERROR.items():
+    CASES["nonfinite_" + name] = (n, args + ["--byzantine", str(byz), "--attack", attack], "nonfinite_error")
 
 # Bad input: exit 1, a message naming the option, the value and the rule, nothing on stdout.
 BAD = {
@@ -146,6 +179,18 @@ def main():
         assert "krum (blanchard) needs n >= 2f + 3" in p.stderr, p.stderr
         assert p.stdout == "", p.stdout
         return 0
+    if kind == "nonfinite_error":
+        byz = int(args[args.index("--byzantine") + 1])
+        rule = NONFINITE_ERROR[sys.argv[3][len("nonfinite_"):]][4]
+        # the kernels' own sentence, once (rank 0 speaks for all): the rows are the last ranks
+        rows = ", ".join(str(r) for r in range(n - byz, n))
+        want = (f"{byz} gradients have a NaN or Inf coordinate (rows {rows})" if byz > 1 else
+                f"1 gradient has a NaN or Inf coordinate (row {rows})")
+        assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+        assert p.stderr.count("dpas-measure: error: ") == 1, p.stderr
+        assert want in p.stderr and f"given to {rule}" in p.stderr, (want, p.stderr)
+        assert p.stdout == "", p.stdout
+        return 0
     if p.returncode != 0:
         print(f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
         return 1
@@ -158,11 +203,19 @@ def main():
     if kind == "bf16":
         want = (n - 1) * 2 * D  # 2-byte elements on the wire
     else:
-        want = expected(sched, n)
+        want = expected(sched, n, args[args.index("--rule") + 1] if "--rule" in args else None)
     for r in j["per_rank"]:
         assert r["predicted_bytes"] == want, (r, want)
         ratio = r["measured_bytes"] / want
         assert abs(ratio - 1) <= 0.005, f"rank {r['rank']}: measured {r['measured_bytes']} vs {want}"
+    if kind == "nonfinite":
+        # left out, not averaged in: the rule's aggregate is a finite distance from the honest mean
+        # (the plain mean of the gradients, Inf and NaN among them, is no number: null)
+        assert j["max_abs_diff"] is not None, j
+        dist = j["distance_from_honest_mean"]
+        assert dist["mean"] is None and dist["rule"] is not None, dist
+        if "sign_majority" not in args:  # a vote's signs are not near the mean's values
+            assert dist["rule"] < 1, dist
     if kind == "byzantine":
         dist = j["distance_from_honest_mean"]
         # 3 of 8 ranks send 100x their gradient: the mean is dragged ~37x the honest norm away,

@@ -8,20 +8,22 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import uuid
 
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)/")
 
 
 class Server:
-    def __init__(self, dpas, *args, start_timeout=60.0):
+    def __init__(self, dpas, *args, start_timeout=60.0, env=None):
         self.lines = []
         self.proc = subprocess.Popen(
             [dpas, "serve", "--bind", "127.0.0.1", "--port", "0", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.port = None
         deadline = time.monotonic() + start_timeout
         buf = b""
@@ -96,6 +98,46 @@ class Server:
     def get_json(self, path, method="GET", body=None, headers=None):
         status, hdrs, data = self.request(method, path, body, headers)
         return status, hdrs, json.loads(data.decode("utf-8"))
+
+
+def raw_exchange(port, data, timeout=60.0):
+    """Send raw bytes on a new connection and read until the server closes it: (status or None,
+    headers as a dict of lower-case names, body bytes)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        s.sendall(data)
+        buf = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    except OSError:
+        pass
+    finally:
+        s.close()
+    head, _, body = buf.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split()[1]) if lines and lines[0].startswith(b"HTTP/1.") else None
+    headers = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(b":")
+        headers[k.strip().lower().decode()] = v.strip().decode(errors="replace")
+    return status, headers, body
+
+
+def multipart(parts, boundary=None):
+    """(body, Content-Type) of a multipart/form-data body; parts: (name, filename or None, bytes)."""
+    b = boundary or "dpas-" + uuid.uuid4().hex
+    out = b""
+    for name, filename, data in parts:
+        disp = 'form-data; name="%s"' % name
+        if filename:
+            disp += '; filename="%s"' % filename
+        out += b"--" + b.encode() + b"\r\nContent-Disposition: " + disp.encode() + b"\r\n"
+        out += b"Content-Type: text/plain\r\n\r\n" + data + b"\r\n"
+    out += b"--" + b.encode() + b"--\r\n"
+    return out, "multipart/form-data; boundary=" + b
 
 
 def cli_json(dpas, *args):

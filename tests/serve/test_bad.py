@@ -108,7 +108,7 @@ CASES = [
     ("NUL byte", req("GET", "/api/v1/eval?model=GPT3%00x"), 400, "model", True),
     ("newline", req("GET", "/api/v1/eval?model=GPT3%0Ax"), 400, "model", True),
     ("invalid UTF-8 key", req("GET", "/api/v1/eval?%FF=1"), 400, "query", True),
-    ("raw byte 0xff", b"GET /api/v1/eval?model=\xff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ("raw byte 0xff", b"GET /api/v1/eval?model=\xff HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
      400, "model", True),
     ("invalid UTF-8 in the path", req("GET", "/api/v1/scenarios/%FF"), 400, "path", True),
     ("valid UTF-8, unknown model", req("GET", "/api/v1/eval?" + REF.replace("GPT3", "%E2%88%9E")),
@@ -163,11 +163,6 @@ CASES = [
     ("undefined attribute asked", req("GET", "/api/v1/eval?" + REF + "&attr=weight_bytes"), 400,
      None, True),
     # sweeps and plots
-    ("sweep of 10^8 points", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..100000000+1")),
-     400, "dp_degree", True),
-    ("sweep over the point cap", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..1024+1")
-                                     + "&schedule=allreduce,allgather,ps,ps_separate,sharded"), 400,
-     "dp_degree", True),
     ("sweep with nothing varying", req("GET", "/api/v1/sweep?" + REF), 400, "dp_degree", True),
     ("sweep of three inputs", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
                                   .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")),
@@ -215,6 +210,50 @@ CASES = [
      400, None, True),
     ("calibrate predict 0 bytes", req("POST", "/api/v1/calibrate?predict=1MiB,0", body=b"x\n"), 400,
      "predict", True),
+    # issue 21: who may ask (the Host and the Origin a request must have)
+    ("Host of a rebound name", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: attacker.example:8080"),
+     421, "host", True),
+    ("Host of a rebound name, page", req("GET", "/").replace(b"Host: 127.0.0.1", b"Host: attacker.example"),
+     421, "host", True),
+    ("Host under localhost", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: localhost.attacker.example"),
+     421, "host", True),
+    ("Host another loopback address", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: 127.0.0.2"),
+     421, "host", True),
+    ("Host IPv6 on an IPv4 server", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: [::1]:8080"),
+     421, "host", True),
+    ("Host with userinfo", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: user@127.0.0.1"),
+     400, "host", True),
+    ("Host port 99999", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: 127.0.0.1:99999"),
+     400, "host", True),
+    ("Host unbracketed IPv6", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: ::1"),
+     400, "host", True),
+    ("HTTP/1.0 without Host", b"GET /api/v1/rules HTTP/1.0\r\n\r\n", 400, "host", True),
+    ("POST from another origin", req("POST", "/api/v1/eval", [("Origin", "http://attacker.example")],
+                                     b"dp_degree: 8\n"), 403, "origin", True),
+    ("Origin null", req("GET", "/api/v1/rules", [("Origin", "null")]), 403, "origin", True),
+    ("a preflight, cross origin off", req("OPTIONS", "/api/v1/eval", [("Origin", "http://app.example"),
+                                                                     ("Access-Control-Request-Method", "POST")]),
+     403, "origin", True),
+    # issue 21: the rows of an answer (refused before the work; '+' written %2B, not a space)
+    ("sweep over the row budget", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..1024%2B1")
+                                      + "&schedule=allreduce,allgather,ps,ps_separate,sharded"), 422,
+     "dp_degree", True),
+    ("sweep of 10^8 points", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=1..100000000%2B1")),
+     422, "dp_degree", True),
+    ("plot over the row budget", req("GET", "/api/v1/plot.svg?" + REF.replace("=128", "=1..5000%2B1")),
+     422, "dp_degree", True),
+    ("calibrate of 1400 tests", req("POST", "/api/v1/calibrate", body=(
+        "name,gpus,size,time\n" + "".join("all_reduce,%d,1024,%d\n" % (g, 100 + g) for g in range(2, 1402))
+    ).encode()), 400, "tests", True),  # the library's own cap: 256 tests per calibration
+    ("calibrate predicting 150 sizes of 30 tests", req("POST", "/api/v1/calibrate?predict=" + ",".join(
+        "%dKiB" % (i + 1) for i in range(150)), body=(
+        "name,gpus,size,time\n" + "".join("all_reduce,%d,%d,%d\n" % (g, sz, sz // 10 + g)
+                                          for g in range(2, 32) for sz in (1024, 4096, 16384))
+    ).encode()), 422, "body", True),
+    # issue 21: the path and the method of a 404 and a 405 are quoted, and a cut is marked
+    ("a 300-byte path", req("GET", "/" + "p" * 300), 404, "path", True),
+    ("an 80-byte method", req("B" * 80, "/api/v1/eval"), 405, "method", True),
+    ("a long nested path", req("GET", "/api/v1/registry/" + "k" * 250 + "/x"), 404, "path", True),
     # refused by libmicrohttpd before the server sees them: status only
     ("1 MB URL", req("GET", "/api/v1/eval?model=" + "M" * 1_000_000), 414, None, False),
     ("malformed request line", b"GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n", 400, None, False),
@@ -252,6 +291,13 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
             T.check(bool(hd.get("allow")), "%s: an Allow header" % name)
         T.check(srv.alive(), "%s: the server is alive" % name)
     T.check(ours >= 40, "at least 40 bad requests answered with the error object (%d)" % ours)
+    # the cut of a long path or method is marked, and the rest of the sentence is kept
+    for data, head, tail in [(req("GET", "/" + "p" * 300), '"/ppp', '..."; the page is at /'),
+                             (req("B" * 80, "/api/v1/eval"), 'method "BBB', '..." is not allowed on /api/v1/eval'),
+                             (req("GET", "/api/v1/registry/" + "k" * 250 + "/x"), 'nothing at "/api/v1/registry/kkk', '..."')]:
+        st, _, body, _ = exchange(srv.port, data)
+        reason = json.loads(body).get("reason", "") if st else ""
+        T.check(head in reason and tail in reason, "a cut marked with ...: %r" % reason)
     print("%d bad requests, %d answered with the error object" % (len(CASES), ours))
 
     # a client that sends its headers slowly is dropped within the timeout

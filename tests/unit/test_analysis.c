@@ -255,6 +255,17 @@ static void test_times(void **state)
     near(t, 2 * 127 * 350e9 / 25e9 + 2 * 7e-6);
     assert_int_equal(dpas_schedule_time(DPAS_SCHED_INNETWORK, &s, mean, 0, DPAS_TOPO_FLAT, &L, &t, &e), 0);
     near(t, 350e9 / 25e9 + 2 * 7e-6);
+    /* one replica exchanges nothing: 0 s on both topologies, for every schedule (mlsysim's ring
+     * AllReduce is 0 at n = 1; the intra-node phase once gave 2 x 7/8 x 350e9/450e9 = 1.36 s) */
+    s.dp_degree = 1;
+    for (int k = 0; k < DPAS_SCHED_COUNT; k++)
+        for (int topo = DPAS_TOPO_FLAT; topo <= DPAS_TOPO_HIERARCHICAL; topo++) {
+            t = -1;
+            assert_int_equal(dpas_schedule_time((dpas_schedule_id)k, &s, median, 0,
+                                                (dpas_topology)topo, &L, &t, &e), 0);
+            assert_double_exact(t, 0.0);
+        }
+    s.dp_degree = 128;
     /* a custom fleet has no links */
     s.fabric_entry = NULL;
     assert_int_equal(dpas_scenario_links(&s, &L, &e), DPAS_EINVAL);
@@ -288,6 +299,36 @@ static void test_memory(void **state)
     assert_int_equal(dpas_memory_check(&s, c, 0, &m, &e), 0);
     /* does not fit: the shortfall 2800000000000 - 687194767360, exact */
     assert_int_equal(m.headroom.whole, 2112805232640ull);
+    /* where it would fit. The memory of all 1024 H100s: 1024 x 80 x 2^30 = 87960930222080 B.
+     * Stage 0: 16P = 2.8e12 per replica fits when N <= 87960930222080 / 2.8e12 = 31.4, so 31;
+     * at N = 128 stage 2 ((2 + 14/128) x 175e9 = 369.1e9 <= 687.2e9) is the first that fits. */
+    assert_int_equal(m.largest_dp_degree, 31);
+    assert_int_equal(m.smallest_zero_stage, 2);
+    /* stage 1: (4N + 12) x 175e9 <= 87960930222080 when N <= (502.63 - 12) / 4 = 122.66 */
+    assert_int_equal(dpas_memory_check(&s, c, 1, &m, &e), 0);
+    assert_int_equal(m.largest_dp_degree, 122);
+    /* stage 3: 16 x 175e9 <= 87960930222080 at any N, up to all 1024 accelerators */
+    assert_int_equal(dpas_memory_check(&s, c, 3, &m, &e), 0);
+    assert_int_equal(m.largest_dp_degree, 1024);
+    assert_int_equal(m.smallest_zero_stage, 2);
+    /* megatron18, no ZeRO stages: 18 x 175e9 = 3.15e12 fits when N <= 27.92 */
+    const dpas_convention *mc;
+    assert_int_equal(dpas_convention_find("megatron18", &mc, &e), 0);
+    assert_int_equal(dpas_memory_check(&s, mc, 0, &m, &e), 0);
+    assert_int_equal(m.largest_dp_degree, 27);
+    assert_int_equal(m.smallest_zero_stage, -1);
+    char msg[512];
+    dpas_memory_message(&s, mc, 0, &m, msg, sizeof msg);
+    assert_non_null(strstr(msg, "utilisation 4.58; it fits at dp_degree <= 27"));
+    /* a model too large for the whole fleet at every stage: 1e15 parameters x 16 B/1024 */
+    dpas_scenario big = s;
+    big.parameters = 1000000000000000ull;
+    assert_int_equal(dpas_memory_check(&big, c, 0, &m, &e), 0);
+    assert_int_equal(m.largest_dp_degree, 0);
+    assert_int_equal(m.smallest_zero_stage, -1);
+    dpas_memory_message(&big, c, 0, &m, msg, sizeof msg);
+    assert_non_null(strstr(msg, "; it fits at no dp_degree on this fleet and no ZeRO stage"));
+    assert_int_equal(dpas_memory_check(&s, c, 0, &m, &e), 0);
     assert_int_equal(dpas_convention_find("adam_state", &c, &e), 0);
     assert_int_equal(dpas_memory_check(&s, c, 1, &m, &e), DPAS_EINVAL);
     assert_msg_contains(e, "ZeRO stages partition the zero16 state");

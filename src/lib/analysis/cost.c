@@ -139,8 +139,8 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              "iterations",
              (long long)c->iterations);
     if (c->f >= 0)
-        note(c, "tolerates: the rule's bound holds for f = %lld at dp_degree %lld", (long long)c->f,
-             (long long)N);
+        note(c, "tolerates: whether the rule's max_f at dp_degree %lld reaches f = %lld",
+             (long long)N, (long long)c->f);
     if (c->net_kind >= 0)
         note(c,
              "flat times from the calibration's measured curves (network model %s: %s); "

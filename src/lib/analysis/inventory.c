@@ -2,6 +2,7 @@
  * one replica's training state fits the memory of its accelerators. */
 #include "../internal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,8 +60,10 @@ int dpas_convention_find(const char *name, const dpas_convention **out, dpas_err
                       dpas__quote(name ? name : "", q, sizeof q), list);
 }
 
-int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
-                      dpas_memory *out, dpas_error *err)
+/* The check itself, at the scenario's dp_degree and one stage; dpas_memory_check adds where the
+ * state would fit. */
+static int memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+                        dpas_memory *out, dpas_error *err)
 {
     int rc;
     if ((rc = dpas_scenario_validate(s, err)))
@@ -111,6 +114,45 @@ int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero
     out->fits = dpas__bytes_cmp(out->state, out->capacity) <= 0;
     return dpas__bytes_field(dpas__bytes_absdiff(out->capacity, out->state, &out->headroom, err),
                              "headroom_bytes", err);
+}
+
+/* Does the state fit at dp_degree n and this stage? A check that fails (a byte count out of
+ * range) counts as not fitting. */
+static bool fits_at(const dpas_scenario *s, const dpas_convention *c, int zero_stage, int64_t n)
+{
+    dpas_scenario t = *s;
+    dpas_memory m;
+    t.dp_degree = n;
+    return !memory_check(&t, c, zero_stage, &m, NULL) && m.fits;
+}
+
+int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+                      dpas_memory *out, dpas_error *err)
+{
+    int rc = memory_check(s, c, zero_stage, out, err);
+    if (rc)
+        return rc;
+    /* The smallest ZeRO stage that fits at this dp_degree (stages partition zero16 only). */
+    out->smallest_zero_stage = -1;
+    for (int z = 0; z <= (strcmp(c->name, "zero16") ? 0 : 3) && out->smallest_zero_stage < 0; z++)
+        if (z == zero_stage ? out->fits : fits_at(s, c, z, s->dp_degree))
+            out->smallest_zero_stage = z;
+    /* The largest dp_degree that fits at this stage. Per replica the state is a + b/N bytes
+     * (b = 0 at stage 0, a = 0 at stage 3) and the memory M x A/N, so it fits when
+     * a N + b <= M A: a condition that holds for every N up to a bound, or for none, or for all
+     * (a = 0). A bisection over 1..accelerators finds the bound. */
+    int64_t lo = 0, hi = s->nodes * s->accelerators_per_node; /* checked by the validation */
+    if (fits_at(s, c, zero_stage, hi))
+        lo = hi;
+    while (hi - lo > 1) { /* fits at lo (or lo = 0), not at hi */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (fits_at(s, c, zero_stage, mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    out->largest_dp_degree = lo;
+    return 0;
 }
 
 static void add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char *item,

@@ -340,7 +340,8 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
         if (on)
             c.active[c.nactive++] = k;
     }
-    /* three starts (the hops at NCCL's, e and e^2 times it), the best refined */
+    /* three starts (the hops at NCCL's, e and e^2 times it), screened briefly; the best
+     * refined to convergence */
     double best[NT], x[NT], step[NT], bestv = INFINITY;
     for (int s = 0; s < 3; s++) {
         for (int i = 0; i < c.nactive; i++) {
@@ -348,7 +349,7 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
             x[i] = c.prior[k] + (k >= T_HOP && k < T_HOP + NPROTO ? s : 0);
             step[i] = k == T_KAPPA || k == T_GAMMA ? 0.2 : 0.5;
         }
-        double v = simplex(&c, x, step, c.nactive, 300 * c.nactive);
+        double v = simplex(&c, x, step, c.nactive, 60 * c.nactive);
         if (v < bestv)
             bestv = v, memcpy(best, x, sizeof x);
     }

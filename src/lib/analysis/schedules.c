@@ -267,6 +267,13 @@ int dpas_schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dpa
     if ((rc = dpas_bytes_of(s->parameters, s->gradient_bytes_per_param, &g, err)))
         return rc;
     const double sb = dpas_bytes_to_double(g), N = (double)s->dp_degree;
+    /* One replica exchanges nothing with anyone: 0 s on every topology, as mlsysim's ring
+     * AllReduce is 0 at n = 1. (A replica spanning several accelerators still reduces inside
+     * itself, but that is model parallelism's traffic, not data parallelism's.) */
+    if (s->dp_degree <= 1) {
+        *seconds = 0.0;
+        return 0;
+    }
     if (topo == DPAS_TOPO_FLAT) {
         *seconds = flat_time(sched, sb, N, rule, iterations, L->inter_bandwidth, L->inter_latency);
         return 0;

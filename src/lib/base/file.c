@@ -64,3 +64,59 @@ int dpas__read_file(const char *path, const char *what, size_t max, char **text,
     *len = n;
     return 0;
 }
+
+/* Why a descriptor that is not a regular file is refused, in a reader's words. */
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m)    ? "it is a directory"
+           : S_ISFIFO(m) ? "not a regular file (a FIFO)"
+           : S_ISCHR(m)  ? "not a regular file (a character device)"
+           : S_ISBLK(m)  ? "not a regular file (a block device)"
+           : S_ISSOCK(m) ? "not a regular file (a socket)"
+                         : "not a regular file";
+}
+
+int dpas_write_output(const char *path, const char *field, const void *data, size_t len,
+                      dpas_error *err)
+{
+    char q[160];
+    struct stat st;
+    if (!path || !*path)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: the output path is empty", field);
+    dpas_quote(path, q, sizeof q);
+    /* O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of waiting for one, and
+     * one with a reader opens and is refused below; O_NOCTTY: a terminal never becomes ours */
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int e = errno;
+        const char *why = e == ENXIO    ? "not a regular file (a FIFO or a socket with no reader)"
+                          : e == EISDIR ? "it is a directory"
+                                        : strerror(e);
+        return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
+    }
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = kind_of(st.st_mode);
+    else if (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, 0) != 0)
+        why = strerror(errno);
+    const char *p = data;
+    size_t left = why ? 0 : len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            why = w < 0 ? strerror(errno) : "nothing was written";
+            break;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (close(fd) != 0 && !why)
+        why = strerror(errno);
+    if (why)
+        return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
+    return 0;
+}

@@ -212,6 +212,21 @@ static int too_many_nonfinite(const unsigned char *bad, size_t n, size_t k, size
                       k > shown ? ", ..." : "", f, rule->name);
 }
 
+int dpas_nonfinite_check(const dpas_rule *rule, const unsigned char *bad, size_t n, int64_t f,
+                         size_t *k, dpas_error *err)
+{
+    if (!rule || (n && !bad))
+        return dpas__fail(err, DPAS_EINVAL, "x", "the rule or the marks are NULL");
+    if (f < 0)
+        return dpas__fail(err, DPAS_EINVAL, "f", "f must be >= 0, got %lld", (long long)f);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += bad[i] != 0;
+    if (k)
+        *k = count;
+    return too_many_nonfinite(bad, n, count, (size_t)f, rule, err);
+}
+
 /* The finite rows: rows[0..n') (indices into x) and their pointers. */
 typedef struct subset {
     size_t n;

@@ -192,11 +192,23 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
     dpas__buf_bytes_marked(&ex, m->state, " B");
     state_name(c, zero, name, sizeof name);
     per_replica(m, apr, sizeof apr);
+    /* where it would fit, as dpas_memory_check found it */
+    char where[160] = "", stage[40] = "", dp[64] = "";
+    bool zero16 = !strcmp(c->name, "zero16");
+    if (m->smallest_zero_stage > zero)
+        snprintf(stage, sizeof stage, "with ZeRO stage %d", m->smallest_zero_stage);
+    if (m->largest_dp_degree >= 1)
+        snprintf(dp, sizeof dp, "at dp_degree <= %lld", (long long)m->largest_dp_degree);
+    if (*stage || *dp)
+        snprintf(where, sizeof where, "; it fits %s%s%s", stage, *stage && *dp ? ", or " : "", dp);
+    else
+        snprintf(where, sizeof where, "; it fits at no dp_degree on this fleet%s",
+                 zero16 && zero < 3 ? " and no ZeRO stage" : "");
     size_t n = (size_t)snprintf(buf, cap,
                                 "one replica's training state (%s = %s, %s) exceeds the memory of "
-                                "its %s %s accelerators (%s): utilisation %.3g",
+                                "its %s %s accelerators (%s): utilisation %.3g%s",
                                 ex.data ? ex.data : "?", st, name, apr,
-                                s->node_entry->accelerator->name, capb, m->utilisation);
+                                s->node_entry->accelerator->name, capb, m->utilisation, where);
     free(ex.data);
     return n;
 }
@@ -253,19 +265,33 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
         dpas__buf_json_str(&b, s->node_entry->accelerator->path);
         dpas__buf_puts(&b, ",\n  ");
         json_signed_bytes(&b, "headroom_bytes", sign, m->headroom);
-        dpas__buf_printf(&b, ",\n  \"utilisation\": %s,\n  \"fits\": %s,\n  \"source\": ", util,
+        dpas__buf_printf(&b, ",\n  \"utilisation\": %s,\n  \"fits\": %s,\n", util,
                          m->fits ? "true" : "false");
+        /* where it would fit: null when nowhere */
+        if (m->smallest_zero_stage >= 0)
+            dpas__buf_printf(&b, "  \"smallest_zero_stage_that_fits\": %d,\n",
+                             m->smallest_zero_stage);
+        else
+            dpas__buf_puts(&b, "  \"smallest_zero_stage_that_fits\": null,\n");
+        if (m->largest_dp_degree >= 1)
+            dpas__buf_printf(&b, "  \"largest_dp_degree_that_fits\": %lld,\n",
+                             (long long)m->largest_dp_degree);
+        else
+            dpas__buf_puts(&b, "  \"largest_dp_degree_that_fits\": null,\n");
+        dpas__buf_puts(&b, "  \"source\": ");
         dpas__buf_json_str(&b, c->source);
         dpas__buf_puts(&b, "\n}\n");
         return dpas__buf_finish(&b, err);
     }
     dpas__buf src = {0};
     dpas__buf_printf(&src, "%s (%s)", name, c->source);
-    char *v[7] = {dpas__buf_finish(&src, NULL),
+    char *v[9] = {dpas__buf_finish(&src, NULL),
                   bytes_value("", m->state, "", hs),
                   bytes_value("", m->capacity, "", hc),
                   NULL,
                   bytes_value(sign, m->headroom, sign, hhum),
+                  NULL,
+                  NULL,
                   NULL,
                   NULL};
     dpas__buf x = {0};
@@ -273,17 +299,26 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     v[3] = dpas__buf_finish(&x, NULL);
     v[5] = strdup(util);
     v[6] = strdup(m->fits ? "yes" : "no");
+    char zs[32] = "none", dps[32] = "none";
+    if (m->smallest_zero_stage >= 0)
+        snprintf(zs, sizeof zs, "%d", m->smallest_zero_stage);
+    if (m->largest_dp_degree >= 1)
+        snprintf(dps, sizeof dps, "%lld", (long long)m->largest_dp_degree);
+    v[7] = strdup(zs);
+    v[8] = strdup(dps);
     static const char *const k[] = {"state",
                                     "state_bytes",
                                     "capacity_bytes",
                                     "accelerators_per_replica",
                                     "headroom_bytes",
                                     "utilisation",
-                                    "fits"};
+                                    "fits",
+                                    "smallest_zero_stage_that_fits",
+                                    "largest_dp_degree_that_fits"};
     static const dpas_column cols[2] = {{"quantity", DPAS_COL_TEXT, 0},
                                         {"value", DPAS_COL_TEXT, 0}};
     int rc = 0;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 9; i++)
         if (!v[i])
             rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     if (format == DPAS_FORMAT_TEXT)
@@ -292,14 +327,14 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     dpas_writer *w = NULL;
     if (!rc)
         rc = dpas_writer_new(cols, 2, &wo, dpas__sink_buf, &b, &w, err);
-    for (int i = 0; !rc && i < 7; i++) {
+    for (int i = 0; !rc && i < 9; i++) {
         dpas_cell cells[2] = {dpas_cell_text(k[i]), dpas_cell_text(v[i])};
         rc = dpas_writer_row(w, cells, err);
     }
     if (!rc)
         rc = dpas_writer_end(w, err);
     dpas_writer_free(w);
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 9; i++)
         free(v[i]);
     return finish(&b, rc, err);
 }

@@ -88,13 +88,13 @@ static void reader_notes(dpas__buf *b, const dpas_nccl_log *g, bool verbose)
         const dpas_nccl_skipped *s = &g->skipped[i];
         dpas__buf_printf(b, "note: %s:%d: ", o, s->line);
         if (s->reason == DPAS_NCCL_SKIP_UNMODELLED)
-            dpas__buf_printf(b, "%s skipped (%zu rows): dpas does not model it\n", s->name,
-                             s->rows);
+            dpas__buf_printf(b, "%s skipped (%zu row%s): dpas does not model it\n", s->name,
+                             s->rows, s->rows == 1 ? "" : "s");
         else if (s->reason == DPAS_NCCL_SKIP_LOOKS_UNMODELLED)
             dpas__buf_printf(b,
-                             "a table skipped (%zu rows): its columns (%s) fit only %s, which "
+                             "a table skipped (%zu row%s): its columns (%s) fit only %s, which "
                              "dpas does not model\n",
-                             s->rows, s->why, s->name);
+                             s->rows, s->rows == 1 ? "" : "s", s->why, s->name);
         else
             dpas__buf_printf(b, "a table skipped: its %zu rows all have size 0\n", s->rows);
     }

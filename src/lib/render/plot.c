@@ -330,7 +330,7 @@ char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, d
 /* clang-format off */
 #define CAIRO_FUNCS(X)                                                                      \
     X(cairo_image_surface_create) X(cairo_create) X(cairo_destroy)                          \
-    X(cairo_surface_write_to_png) X(cairo_surface_destroy) X(cairo_set_source_rgb)          \
+    X(cairo_surface_write_to_png_stream) X(cairo_surface_destroy) X(cairo_set_source_rgb)          \
     X(cairo_set_line_width) X(cairo_move_to) X(cairo_line_to) X(cairo_stroke) X(cairo_arc)  \
     X(cairo_fill) X(cairo_select_font_face) X(cairo_set_font_size) X(cairo_text_extents)    \
     X(cairo_save) X(cairo_translate) X(cairo_rotate) X(cairo_show_text) X(cairo_restore)    \
@@ -437,6 +437,13 @@ static void cr_rect(canvas *c, double rx, double ry, double w, double h, const c
         x->api->cairo_new_path(x->cr);
     }
 }
+
+static cairo_status_t png_chunk(void *closure, const unsigned char *data, unsigned int len)
+{
+    dpas__buf *b = closure;
+    dpas__buf_append(b, (const char *)data, len);
+    return b->oom ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
+}
 #endif
 
 int dpas_have_cairo(void)
@@ -451,9 +458,11 @@ int dpas_have_cairo(void)
 #endif
 }
 
-int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, const char *path,
-                  dpas_error *err)
+int dpas_plot_png_data(const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
+                       unsigned char **out, size_t *len, dpas_error *err)
 {
+    *out = NULL;
+    *len = 0;
 #ifdef DPAS_HAVE_CAIRO
     layout L;
     int rc = layout_fit(sp, s, ns, &L, err);
@@ -469,18 +478,39 @@ int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, con
     canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, &x};
     rc = draw(&c, sp, s, ns, &L, err);
     api.cairo_destroy(x.cr);
-    if (!rc && api.cairo_surface_write_to_png(surf, path) != CAIRO_STATUS_SUCCESS)
-        rc = dpas__fail(err, DPAS_EIO, "plot", "cannot write PNG %s", path);
+    /* encoded in memory: the caller writes it through dpas_write_output (cairo opening a path
+     * itself would block on a FIFO and write into a device) */
+    dpas__buf png = {0};
+    if (!rc && api.cairo_surface_write_to_png_stream(surf, png_chunk, &png) != CAIRO_STATUS_SUCCESS)
+        rc = dpas__fail(err, png.oom ? DPAS_ENOMEM : DPAS_EIO, "plot", "cannot encode the PNG");
     api.cairo_surface_destroy(surf);
     /* cairo keeps font caches for the life of the process: leave it loaded rather than unmap
      * code its caches may still reach (dlclose would not unload it anyway while in use) */
-    return rc;
+    if (rc) {
+        free(png.data);
+        return rc;
+    }
+    *out = (unsigned char *)png.data;
+    *len = png.len;
+    return 0;
 #else
-    (void)sp, (void)s, (void)ns, (void)path;
+    (void)sp, (void)s, (void)ns;
     return dpas__fail(err, DPAS_EINVAL, "plot",
                       "this dpas was built without cairo: write an .svg "
                       "instead (or install libcairo2-dev and rebuild)");
 #endif
+}
+
+int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, const char *path,
+                  dpas_error *err)
+{
+    unsigned char *png = NULL;
+    size_t len = 0;
+    int rc = dpas_plot_png_data(sp, s, ns, &png, &len, err);
+    if (!rc)
+        rc = dpas_write_output(path, "plot", png, len, err);
+    dpas_free(png);
+    return rc;
 }
 
 /* ---- Unicode characters ---- */

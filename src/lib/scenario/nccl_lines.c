@@ -141,6 +141,11 @@ void dpas__lline_pos(const dpas__lline *l, size_t off, int *line, int *col)
 
 /* ---- joining each process's chunks ----------------------------------------------------------- */
 
+/* Lines open at once (processes whose last chunk did not end its line): beyond this the oldest
+ * is handed over as it is, so that a hostile file cannot make the search quadratic. nccl-tests'
+ * rows come from one process; other processes' lines seldom straddle a chunk. */
+#define DPAS__MAX_OPEN_LINES 64
+
 /* A process's line not yet ended. */
 typedef struct open_line {
     tag t;
@@ -242,6 +247,8 @@ static int tagged_line(splitter *sp, int line, const char *phys, const char *t, 
         if (!o && !next) {
             rc = emit(sp, s, (size_t)(e - s), line, col, outer ? outer : DPAS_NCCL_PREFIX_MPIRUN);
         } else {
+            if (!o && sp->nopen == DPAS__MAX_OPEN_LINES && (rc = close_open(sp, 0)))
+                return rc; /* the oldest, as far as it goes */
             if (!o) {
                 if (sp->nopen == sp->cap) {
                     size_t cap = sp->cap ? sp->cap * 2 : 4;

@@ -354,7 +354,8 @@ enum {
     C_TYPE,
     C_REDOP,
     C_ROOT,
-    C_TIME,
+    C_TIME,    /* out-of-place time */
+    C_TIME_IP, /* in-place time */
     C_ALGBW,
     C_BUSBW,
     C_WRONG,    /* out-of-place #wrong */
@@ -384,8 +385,8 @@ typedef struct tpriv {
 /* Where a table's columns are. */
 typedef struct layout {
     int col[C_NCOLS];
-    size_t need; /* fields a row needs to reach size and time */
-    double time_unit;
+    size_t need;     /* fields a row needs to reach size and time */
+    double time_div; /* printed time / time_div = seconds: 1e6 (us) or 1e3 (v1's ms) */
     int csv;
 } layout;
 
@@ -409,6 +410,7 @@ typedef struct reader {
     int cmd_line;
     rank_ent *ranks;
     size_t nranks, rank_cap, rank_seq;
+    int facts_done; /* t_rank_lines .. are those of ranks[] */
     /* the open table */
     int table; /* 0: none; else a serial number */
     int tables;
@@ -457,12 +459,16 @@ static void forget_ranks(reader *r)
     for (size_t i = 0; i < r->nranks; i++)
         free(r->ranks[i].host);
     r->nranks = 0;
+    r->facts_done = 0;
 }
 
 /* What the Rank lines of the run say: distinct ranks, and, when every line names its host, the
  * nodes (distinct hosts) and ranks per node. */
 static int rank_facts(reader *r)
 {
+    if (r->facts_done) /* the same Rank lines as the last table's */
+        return 0;
+    r->facts_done = 1;
     r->t_rank_lines = r->t_nodes = r->t_rpn = r->t_rpn_min = r->t_rpn_max = 0;
     if (!r->nranks)
         return 0;
@@ -808,6 +814,15 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
             return 0;
         }
     }
+    if (g->ntests - r->table_first >= DPAS_NCCL_MAX_TESTS_PER_TABLE) {
+        int pl, pc;
+        pos(r, r->tk.t[0].s, &pl, &pc);
+        return dpas__fail_at(r->err, DPAS_ERANGE, "file", pl, 1,
+                             "%s:%d: more than %d tests (types, operations%s) in the table of "
+                             "line %d",
+                             r->origin, pl, DPAS_NCCL_MAX_TESTS_PER_TABLE,
+                             r->L.csv ? ", names, rank counts" : "", r->header_line);
+    }
     if (g->ntests == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 4;
         dpas_nccl_test *t = realloc(g->tests, cap * sizeof *t);
@@ -855,7 +870,7 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
     return 0;
 }
 
-static const char *time_unit_name(double u) { return u == 1e-3 ? "ms" : "us"; }
+static const char *time_unit_name(double div) { return div == 1e3 ? "ms" : "us"; }
 
 /* "#wrong" as printed: 1 a number, 2 N/A, 0 absent or anything else. */
 static int wrong_kind(const toks *tk, int col)
@@ -930,8 +945,8 @@ static size_t row_columns(const reader *r, int *col, bool *empty_redop)
         return dpas__fail_at(r->err, code, field, pl_, pc_, "%s:%d:%d: " __VA_ARGS__);             \
     } while (0)
 
-/* The size and the time of a row, checked against what a clock and a network can produce. */
-static int row_size_time(reader *r, const int *col, uint64_t *size, double *seconds)
+/* The size of a row: a whole number of bytes up to DPAS_NCCL_MAX_BYTES (0: a row to skip). */
+static int row_size(reader *r, const int *col, uint64_t *size)
 {
     const char *o = r->origin;
     tok *f = r->tk.t;
@@ -944,29 +959,42 @@ static int row_size_time(reader *r, const int *col, uint64_t *size, double *seco
                    "size %s B is above 2^50 B (1 PiB), more than any GPU holds; is the row "
                    "damaged?",
                    o, pl_, pc_, b_);
-    if (*size == 0)
+    return 0;
+}
+
+/* The time of column k (C_TIME, or C_TIME_IP: NaN when the row has none), checked against what
+ * a clock and a network can produce. Seconds are the printed decimal divided by 10^6 (or 10^3):
+ * division by an exact power of ten gives the double nearest the printed value. */
+static int row_time(reader *r, const int *col, int k, uint64_t size, double *seconds)
+{
+    const char *o = r->origin;
+    tok *f = r->tk.t;
+    char q[96];
+    const char *what = k == C_TIME ? "time" : "in-place time";
+    *seconds = NAN;
+    if (k != C_TIME && (col[k] < 0 || (size_t)col[k] >= r->tk.n))
         return 0;
     double t;
-    const char *unit = time_unit_name(r->L.time_unit);
-    if (!tok_double(f[col[C_TIME]], &t, NULL) || !(t > 0))
-        FIELD_FAIL(DPAS_EPARSE, "time", C_TIME, "time must be a number > 0 (%s), got %s", o, pl_,
-                   pc_, unit, dpas__quote(b_, q, sizeof q));
-    *seconds = t * r->L.time_unit;
+    const char *unit = time_unit_name(r->L.time_div);
+    if (!tok_double(f[col[k]], &t, NULL) || !(t > 0))
+        FIELD_FAIL(DPAS_EPARSE, "time", k, "%s must be a number > 0 (%s), got %s", o, pl_, pc_,
+                   what, unit, dpas__quote(b_, q, sizeof q));
+    *seconds = t / r->L.time_div;
     if (*seconds < DPAS_NCCL_MIN_SECONDS)
-        FIELD_FAIL(DPAS_ERANGE, "time", C_TIME,
-                   "time %s %s is below 1 ns, which no clock measures and no collective takes; "
+        FIELD_FAIL(DPAS_ERANGE, "time", k,
+                   "%s %s %s is below 1 ns, which no clock measures and no collective takes; "
                    "is the row damaged?",
-                   o, pl_, pc_, b_, unit);
+                   o, pl_, pc_, what, b_, unit);
     if (*seconds > DPAS_NCCL_MAX_SECONDS)
-        FIELD_FAIL(DPAS_ERANGE, "time", C_TIME,
-                   "time %s %s is above a day for one collective; is the row damaged?", o, pl_, pc_,
-                   b_, unit);
-    double rate = (double)*size / *seconds;
+        FIELD_FAIL(DPAS_ERANGE, "time", k,
+                   "%s %s %s is above a day for one collective; is the row damaged?", o, pl_, pc_,
+                   what, b_, unit);
+    double rate = (double)size / *seconds;
     if (rate > DPAS_NCCL_MAX_BYTES_PER_S)
-        FIELD_FAIL(DPAS_ERANGE, "time", C_TIME,
+        FIELD_FAIL(DPAS_ERANGE, "time", k,
                    "%llu B in %s %s is %.3g B/s, above 1 PB/s (500 times NVLink 5's 1.8 TB/s): "
                    "no network moves that; is the row damaged?",
-                   o, pl_, pc_, (unsigned long long)*size, b_, unit, rate);
+                   o, pl_, pc_, (unsigned long long)size, b_, unit, rate);
     return 0;
 }
 
@@ -982,7 +1010,7 @@ static int row_algbw(reader *r, const int *col, uint64_t size, double seconds, d
     double implied = (double)size / seconds / 1e9;
     if (implied <= 10 * alg && implied >= alg / 10)
         return 0;
-    const char *unit = time_unit_name(r->L.time_unit);
+    const char *unit = time_unit_name(r->L.time_div);
     double x = implied / alg;
     if ((x > 100 && x < 1e4) || (x < 1e-2 && x > 1e-4))
         FIELD_FAIL(DPAS_EPARSE, "time", C_TIME,
@@ -1012,8 +1040,12 @@ static int data_row(reader *r, int line)
                              "puts the time in column %d",
                              o, line, nf, r->header_line, r->L.col[C_TIME] + 1);
     uint64_t size;
-    double seconds = 0;
-    int rc = row_size_time(r, col, &size, &seconds);
+    double seconds = NAN, inplace = NAN;
+    int rc = row_size(r, col, &size);
+    if (!rc && size)
+        rc = row_time(r, col, C_TIME, size, &seconds);
+    if (!rc && size)
+        rc = row_time(r, col, C_TIME_IP, size, &inplace);
     if (rc)
         return rc;
     double alg = NAN, bus = NAN, ea = 0, eb = 0;
@@ -1068,7 +1100,7 @@ static int data_row(reader *r, int line)
                                                       .seconds = seconds,
                                                       .algbw = alg * 1e9,
                                                       .busbw = bus * 1e9,
-                                                      .seconds_inplace = NAN,
+                                                      .seconds_inplace = inplace,
                                                       .line = line,
                                                       .wrong = wrong};
     test->wrong_rows += wrong;
@@ -1100,7 +1132,7 @@ static bool column_header(const toks *tk, layout *L)
         else if (tok_is(f[i], "root"))
             k = C_ROOT;
         else if (tok_is(f[i], "time") || tok_is(f[i], "cputime"))
-            k = C_TIME;
+            k = L->col[C_TIME] < 0 ? C_TIME : C_TIME_IP; /* out-of-place, then in-place */
         else if (tok_is(f[i], "algbw"))
             k = C_ALGBW;
         else if (tok_is(f[i], "busbw"))
@@ -1121,7 +1153,7 @@ static bool column_header(const toks *tk, layout *L)
     if (L->col[C_TIME] < 0)
         return false;
     L->need = (size_t)L->col[C_TIME] + 1;
-    L->time_unit = tok_is(f[0], "bytes") ? 1e-3 : 1e-6; /* v1 printed milliseconds */
+    L->time_div = tok_is(f[0], "bytes") ? 1e3 : 1e6; /* v1 printed milliseconds */
     L->csv = 0;
     return true;
 }
@@ -1148,7 +1180,7 @@ static bool csv_header(const toks *tk, layout *L)
     if (L->col[C_SIZE] < 0 || L->col[C_TIME] < 0)
         return false;
     L->need = (size_t)(L->col[C_TIME] > L->col[C_SIZE] ? L->col[C_TIME] : L->col[C_SIZE]) + 1;
-    L->time_unit = 1e-6;
+    L->time_div = 1e6;
     L->csv = 1;
     return true;
 }
@@ -1178,10 +1210,10 @@ static int start_table(reader *r, const layout *L, int line)
     r->t_name_line = r->pending_name ? 0 : r->cmd_line;
     free(r->cmd_name); /* a command names one table */
     r->cmd_name = NULL;
-    int prog = dpas__nccl_program_of(name, strlen(name));
+    int prog = dpas__nccl_program_of(r->t_name, strlen(r->t_name));
     if (prog >= 0 && prog < DPAS_COLL_COUNT)
         return 0;
-    if ((rc = add_skip(r, name, DPAS_NCCL_SKIP_UNMODELLED, line, 0, "")))
+    if ((rc = add_skip(r, r->t_name, DPAS_NCCL_SKIP_UNMODELLED, line, 0, "")))
         return rc;
     r->skipping = r->log->nskipped;
     return 0;
@@ -1237,6 +1269,8 @@ static int rank_line(reader *r, int line, bool *ours)
     int rc = end_table(r, line);
     if (rc)
         return rc;
+    if (r->facts_done) /* Rank lines after a table: a new run's (so each line is counted once) */
+        forget_ranks(r);
     if (r->nranks == r->rank_cap) {
         size_t cap = r->rank_cap ? r->rank_cap * 2 : 16;
         rank_ent *a = realloc(r->ranks, cap * sizeof *a);
@@ -1300,19 +1334,20 @@ static int read_line(reader *r, const dpas__lline *l, bool *ours)
     } else if (tok_is(f[0], "(B)") || tok_is(f[0], "out-of-place")) {
         for (size_t i = 0; i < nf && r->table && !r->L.csv; i++) {
             if (tok_is(f[i], "(ms)"))
-                r->L.time_unit = 1e-3;
+                r->L.time_div = 1e3;
             else if (tok_is(f[i], "(us)"))
-                r->L.time_unit = 1e-6;
+                r->L.time_div = 1e6;
         }
     } else if (nf >= 3 &&
                ((tok_is(f[0], "Out") && tok_is(f[1], "of") && tok_is(f[2], "bounds")) ||
                 (tok_is(f[0], "Avg") && tok_is(f[1], "bus") && tok_is(f[2], "bandwidth")))) {
         rc = end_table(r, line);
         reset_run(r); /* the run is over: its name and Rank lines are not the next one's */
-    } else if (!hash && tok_digits(f[0]) && !memchr(b, ',', (size_t)(e - b)) &&
-               ((r->table && !r->L.csv) || (nf >= 2 && tok_digits(f[1])))) {
-        /* a data row: inside a table any line that starts with a whole number (a cut row is an
-         * error, not a foreign line); outside, one that starts with two */
+    } else if (!hash && tok_digits(f[0]) &&
+               ((r->table && !r->L.csv) ||
+                (nf >= 2 && tok_digits(f[1]) && !memchr(b, ',', (size_t)(e - b))))) {
+        /* a data row: inside a table any line that starts with a whole number (a cut or damaged
+         * row is an error, not a foreign line); outside, one that starts with two */
         if (r->skipping)
             g->skipped[r->skipping - 1].rows++;
         else if (r->table && !r->L.csv)

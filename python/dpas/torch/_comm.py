@@ -1,0 +1,153 @@
+"""The hook's transport: point-to-point messages on a process group of its own, counted.
+
+The hook's bulk data moves as isend/irecv pairs (gloo's all_gather on large buffers is slow on
+loopback: a 16 MB all_gather took 2.1 s where the all_reduce of the same tensor took 49 ms;
+point-to-point messages of at most ``chunk`` bytes each took 80 ms), each message at most
+``chunk_bytes``; the small, fixed-size rounds (statuses, commitments, audit samples) are
+all_gathers of byte blocks. Every message is counted (payload bytes, messages, all_gather
+rounds) so that the bytes the transport writes can be predicted (dpas.torch.wire).
+
+Only the worker thread of one HookState uses a Comm, on a process group created for it, so its
+collectives never interleave with DDP's own (its buffer broadcasts, its bucket rebuild).
+"""
+import typing
+
+import torch
+import torch.distributed as dist
+
+
+def _bytes(t: torch.Tensor) -> torch.Tensor:
+    """t's bytes (a uint8 view of the same memory): every dtype travels alike, bfloat16 too,
+    which gloo's collectives refuse in torch 1.13."""
+    if not t.is_contiguous():
+        raise ValueError("dpas.torch: internal: a message must be contiguous")
+    return t.view(torch.uint8) if t.dtype != torch.uint8 else t
+
+
+class Counter:
+    """Payload bytes this rank wrote, by purpose, and the messages that carried them."""
+
+    def __init__(self):
+        self.payload = {"schedule": 0, "protocol": 0, "simulation": 0, "fallback": 0}
+        self.messages = {"schedule": 0, "protocol": 0, "simulation": 0, "fallback": 0}
+        self.rounds = {"schedule": 0, "protocol": 0, "simulation": 0, "fallback": 0}
+        self.round_bytes = {"schedule": 0, "protocol": 0, "simulation": 0, "fallback": 0}
+
+    def snapshot(self) -> dict:
+        return {"payload": dict(self.payload), "messages": dict(self.messages),
+                "rounds": dict(self.rounds), "round_bytes": dict(self.round_bytes)}
+
+
+def message_count(sizes: typing.Sequence[int], chunk_bytes: int) -> int:
+    """The messages Comm.exchange makes of tensors of these byte sizes, in order: each cut into
+    pieces of at most chunk_bytes, consecutive pieces grouped while they fit in chunk_bytes."""
+    count, size = 0, 0
+    for nbytes in sizes:
+        for off in range(0, nbytes, chunk_bytes):
+            n = min(chunk_bytes, nbytes - off)
+            if count and size + n <= chunk_bytes:
+                size += n
+            else:
+                count, size = count + 1, n
+    return count
+
+
+class Comm:
+    def __init__(self, group, chunk_bytes: int):
+        self.group = group
+        self.rank = dist.get_rank(group)
+        self.world = dist.get_world_size(group)
+        self.granks = dist.get_process_group_ranks(group)  # group rank -> global rank
+        self.chunk_bytes = chunk_bytes
+        self.count = Counter()
+
+    def exchange(self, sends: typing.Dict[int, typing.Any],
+                 recvs: typing.Dict[int, typing.Any], purpose: str) -> None:
+        """Sends sends[peer] to each peer and receives recvs[peer] from each: a 1-D contiguous
+        tensor, or a list of (purpose, tensor), whose sizes both sides know. Every tensor
+        travels as its bytes, cut into pieces of at most chunk_bytes; consecutive pieces that
+        fit together in chunk_bytes go as one message (packed into a buffer: a small status
+        rides with the data), a lone piece as itself (no copy). Both sides cut and group alike.
+        Empty tensors are not sent (gloo divides by the size). Returns when every message has
+        gone and come."""
+        work, unpack = [], []
+        for peer, ts in sends.items():
+            for tag, group in enumerate(self._messages(ts, purpose)):
+                if len(group) == 1:
+                    msg = group[0][1]
+                else:
+                    msg = torch.cat([piece for _, piece in group])
+                work.append(dist.isend(msg, self.granks[peer], group=self.group, tag=tag))
+                for what, piece in group:
+                    self.count.payload[what] += piece.numel()
+                self.count.messages[group[0][0]] += 1
+        for peer, ts in recvs.items():
+            for tag, group in enumerate(self._messages(ts, purpose)):
+                if len(group) == 1:
+                    msg = group[0][1]
+                else:
+                    msg = torch.empty(sum(piece.numel() for _, piece in group),
+                                      dtype=torch.uint8)
+                    unpack.append((msg, group))
+                work.append(dist.irecv(msg, self.granks[peer], group=self.group, tag=tag))
+        for w in work:
+            w.wait()
+        for msg, group in unpack:
+            off = 0
+            for _, piece in group:
+                piece.copy_(msg[off:off + piece.numel()])
+                off += piece.numel()
+
+    def _messages(self, ts, purpose):
+        """The messages of one peer's tensors: lists of (purpose, piece)."""
+        items = [(purpose, ts)] if isinstance(ts, torch.Tensor) else ts
+        groups: list = []
+        size = 0
+        for what, t in items:
+            for _, piece in self._pieces(_bytes(t)):
+                n = piece.numel()
+                if groups and size + n <= self.chunk_bytes:
+                    groups[-1].append((what, piece))
+                    size += n
+                else:
+                    groups.append([(what, piece)])
+                    size = n
+        return groups
+
+    def _pieces(self, t: torch.Tensor):
+        n = t.numel()
+        step = self.chunk_bytes
+        return [(i, t[off:min(n, off + step)]) for i, off in enumerate(range(0, n, step))]
+
+    def allgather_rows(self, x: torch.Tensor, out: torch.Tensor, purpose: str,
+                       to: typing.Optional[typing.Sequence[int]] = None,
+                       frm: typing.Optional[typing.Sequence[int]] = None,
+                       block: typing.Optional[torch.Tensor] = None,
+                       blocks: typing.Optional[torch.Tensor] = None) -> None:
+        """out[r] = rank r's x (out: (world, d)); to/frm restrict the peers (default all).
+        With block (uint8), also blocks[r] = rank r's block, after the data in the same
+        messages (counted as protocol)."""
+        to = range(self.world) if to is None else to
+        frm = range(self.world) if frm is None else frm
+        if block is None:
+            sends = {p: x for p in to if p != self.rank}
+            recvs = {p: out[p] for p in frm if p != self.rank}
+        else:
+            sends = {p: [(purpose, x), ("protocol", block)] for p in to if p != self.rank}
+            recvs = {p: [(purpose, out[p]), ("protocol", blocks[p])] for p in frm
+                     if p != self.rank}
+            blocks[self.rank].copy_(block)
+        self.exchange(sends, recvs, purpose)
+        if self.rank in frm:
+            out[self.rank].copy_(x)
+
+    def allgather_bytes(self, block: bytes, purpose: str = "protocol") -> typing.List[bytes]:
+        """Every rank's block (all of one size): one all_gather of uint8."""
+        t = torch.frombuffer(bytearray(block), dtype=torch.uint8) if block else \
+            torch.zeros(1, dtype=torch.uint8)
+        out = torch.empty((self.world, t.numel()), dtype=torch.uint8)
+        dist.all_gather(list(out.unbind(0)), t, group=self.group)
+        self.count.rounds[purpose] += 1
+        self.count.round_bytes[purpose] += t.numel() * (self.world - 1)
+        return [bytes(out[r].numpy().tobytes()) for r in range(self.world)] if block else \
+            [b"" for _ in range(self.world)]

@@ -1,0 +1,670 @@
+"""The communication hook: its state, its argument checks, and the engine that runs a step.
+
+A step (one backward) hands the hook DDP's buckets one at a time, as their gradients are ready.
+The hook queues each bucket to a worker thread of its own and returns an uncompleted Future at
+once, so the backward goes on while the worker exchanges the bucket (on a process group of its
+own, gloo, point-to-point messages); DDP waits for the Futures only when the backward is done.
+When the last bucket has been exchanged, the worker agrees with the other ranks on the step's
+status, aggregates the whole gradient (every bucket's rows side by side: the rule sees whole
+vectors, whatever the number of buckets), and completes every Future of the step, with the
+aggregate or with the same error on every rank.
+"""
+import dataclasses
+import hashlib
+import itertools
+import struct
+import os
+import queue
+import threading
+import typing
+import warnings
+
+import torch
+import torch.distributed as dist
+
+import dpas
+from dpas import _check
+from dpas.errors import ArgumentTypeError, InvalidValue
+
+from . import attacks as _attacks
+from ._comm import Comm
+
+SCHEDULES = ("allgather", "sharded")
+PREAGGREGATORS = ("bucketing", "nnm")
+OWNER_ATTACKS = ("lie", "cover", "accuse")
+_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+MESSAGE_BYTES = 200  # the longest error message a status block carries (longer ones: cut, marked)
+STATUS_BYTES = 2 + MESSAGE_BYTES  # a status block: the message's length (2 bytes), the message
+
+
+class StepFailed(RuntimeError):
+    """A step the ranks agreed to fail: the same message on every rank, in the same step.
+    (Raised inside DDP's backward, it reaches the caller as a RuntimeError with this message.)"""
+
+
+class BufferBroadcastWarning(UserWarning):
+    """DDP broadcasts rank 0's buffers (BatchNorm statistics) at every forward: the robust
+    hook does not see them, so a Byzantine rank 0 sets every replica's buffers."""
+
+
+@dataclasses.dataclass
+class HookState:
+    """What the hook needs and what it records (read it after training). Made by robust_hook;
+    the fields below the line are written by the hook."""
+    rule: str
+    f: int
+    schedule: str = "allgather"
+    convention: typing.Optional[str] = None
+    threads: int = 1
+    options: typing.Dict[str, typing.Any] = dataclasses.field(default_factory=dict)
+    attack: typing.Optional[str] = None
+    attack_parameters: typing.Dict[str, typing.Any] = dataclasses.field(default_factory=dict)
+    byzantine_ranks: typing.Tuple[int, ...] = ()
+    omniscient: bool = False
+    momentum: float = 0.0
+    pre: typing.Tuple[str, ...] = ()
+    bucket_size: int = 2
+    audit: int = 64
+    owner_attack: typing.Optional[str] = None
+    owner_attack_parameters: typing.Dict[str, float] = dataclasses.field(default_factory=dict)
+    seed: int = 0
+    chunk_bytes: int = 4 << 20
+    keep_gathered: bool = False
+    process_group: typing.Any = None
+    # ---- recorded ----
+    calls: int = 0
+    steps: int = 0
+    padded_coordinates: int = 0
+    banned: typing.Dict[int, str] = dataclasses.field(default_factory=dict)
+    detections: typing.List[dict] = dataclasses.field(default_factory=list)
+    fallbacks: int = 0
+    bucket_sizes: typing.List[int] = dataclasses.field(default_factory=list)
+    attack_factor: typing.Optional[float] = None
+    last_gathered: typing.Any = None
+    last_aggregate: typing.Any = None
+    _engine: typing.Any = dataclasses.field(default=None, repr=False)
+
+    @property
+    def world(self) -> int:
+        return self._engine.world
+
+    @property
+    def rank(self) -> int:
+        return self._engine.rank
+
+    @property
+    def is_byzantine(self) -> bool:
+        return self.rank in self.byzantine_ranks
+
+    @property
+    def f_effective(self) -> int:
+        """f less one for each Byzantine rank the sharded schedule's verification has banned
+        (a proven liar, or one of a pair it could not tell apart)."""
+        return self._engine.f_eff
+
+    @property
+    def bytes(self) -> dict:
+        """The payload bytes this rank handed to the transport, by purpose (schedule: the
+        schedule's data; protocol: statuses, commitments, audits; simulation: the omniscient
+        attackers' view of the honest vectors; fallback: the sharded schedule's re-gathers
+        after a detected lie), and the messages and all_gather rounds that carried them."""
+        return self._engine.comm.count.snapshot()
+
+    @property
+    def simulation_bytes(self) -> int:
+        return self._engine.comm.count.payload["simulation"]
+
+    def close(self) -> None:
+        """Stops the worker thread and destroys the hook's process group (collective: every
+        rank calls it)."""
+        if self._engine is not None:
+            self._engine.close()
+
+
+# ---- argument checks ---------------------------------------------------------------------------
+
+def _count(field: str, v: typing.Any, minimum: int = 0) -> int:
+    return _check.int64(field, v, minimum=minimum)
+
+
+def _ranks(v: typing.Any, world: int) -> typing.Tuple[int, ...]:
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise ArgumentTypeError(f"byzantine_ranks must be a list of ranks, got "
+                                f"{type(v).__name__} {v!r}", "byzantine_ranks")
+    out = []
+    for r in v:
+        r = _count("byzantine_ranks", r)
+        if r >= world:
+            raise InvalidValue(f"byzantine_ranks: rank {r} is outside the world (ranks 0 to "
+                               f"{world - 1})", "byzantine_ranks")
+        if r in out:
+            raise InvalidValue(f"byzantine_ranks lists rank {r} twice", "byzantine_ranks")
+        out.append(r)
+    return tuple(sorted(out))
+
+
+def _is_coordinatewise(rule: str, convention) -> bool:
+    row = next(r for r in dpas.rules(convention=convention) if r.rule == rule)
+    return bool(row.coordinatewise)
+
+
+def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
+                convention: typing.Optional[str] = None, threads: int = 1,
+                attack: typing.Optional[str] = None,
+                byzantine_ranks: typing.Iterable[int] = (),
+                attack_parameters: typing.Optional[typing.Dict[str, typing.Any]] = None,
+                omniscient: typing.Optional[bool] = None, momentum: float = 0.0,
+                pre: typing.Iterable[str] = (), bucket_size: int = 2, audit: int = 64,
+                owner_attack: typing.Optional[str] = None,
+                owner_attack_parameters: typing.Optional[typing.Dict[str, float]] = None,
+                seed: int = 0, chunk_bytes: int = 4 << 20, process_group=None, timeout=None,
+                **options) -> typing.Tuple[HookState, typing.Callable]:
+    """(state, hook) for DistributedDataParallel.register_comm_hook(state, hook) (or use
+    dpas.torch.register, which also checks DDP's buffer broadcast). Collective: every rank calls
+    it, after torch.distributed.init_process_group, with the same arguments; every argument is
+    checked here, alike on every rank, so a bad one fails before training, never inside DDP's
+    backward. See docs/torch.md for each argument."""
+    world = dist.get_world_size(process_group)
+    _check.text("rule", rule)
+    f = _count("f", f)
+    _check.text("schedule", schedule)
+    if schedule not in SCHEDULES:
+        raise InvalidValue(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}",
+                           "schedule")
+    threads = _count("threads", threads, minimum=0)
+    byz = _ranks(byzantine_ranks, world)
+    if attack is None:
+        if byz and owner_attack is None:
+            raise InvalidValue("byzantine_ranks given without an attack (or an owner_attack)",
+                               "byzantine_ranks")
+        if attack_parameters:
+            raise InvalidValue("attack_parameters given without an attack", "attack_parameters")
+        params: dict = {}
+    if attack is not None or owner_attack is not None:
+        what = f"attack {attack!r}" if attack is not None else f"owner_attack {owner_attack!r}"
+        if not byz:
+            raise InvalidValue(f"{what} needs byzantine_ranks (at least one rank "
+                               f"between 0 and {world - 1})", "byzantine_ranks")
+        if len(byz) >= world:
+            raise InvalidValue(f"byzantine_ranks: all {world} ranks are Byzantine; an attack "
+                               f"needs at least one honest rank", "byzantine_ranks")
+    if attack is not None:
+        params = _attacks.check(attack, attack_parameters, byz, world)
+    a = _attacks.ATTACKS.get(attack) if attack else None
+    if omniscient is not None:
+        _check.flag("omniscient", omniscient)
+    if a is not None and a.knows == "honest" and omniscient is False:
+        raise InvalidValue(f"attack {attack!r} is made from the honest vectors: it needs "
+                           f"omniscient=True (or None)", "omniscient")
+    omniscient = bool(omniscient) if omniscient is not None else \
+        bool(a is not None and a.knows == "honest")
+    momentum = _check.real("momentum", momentum)
+    if not 0.0 <= momentum < 1.0:
+        raise InvalidValue(f"momentum must be in [0, 1), got {momentum}", "momentum")
+    if isinstance(pre, str) or not hasattr(pre, "__iter__"):
+        raise ArgumentTypeError(f"pre must be a list of pre-aggregators, got "
+                                f"{type(pre).__name__} {pre!r}", "pre")
+    pre = tuple(pre)
+    for p in pre:
+        _check.text("pre", p)
+        if p not in PREAGGREGATORS:
+            raise InvalidValue(f"pre: unknown pre-aggregator {p!r} (known: "
+                               f"{', '.join(PREAGGREGATORS)})", "pre")
+    if len(set(pre)) != len(pre):
+        raise InvalidValue(f"pre lists a pre-aggregator twice: {list(pre)}", "pre")
+    pre = tuple(p for p in PREAGGREGATORS if p in pre)  # bucketing, then nnm
+    if "nnm" in options:
+        raise InvalidValue("nnm: give pre=['nnm'] (the hook applies NNM to whole vectors)",
+                           "nnm")
+    bucket_size = _count("bucket_size", bucket_size, minimum=1)
+    audit = _count("audit", audit)
+    chunk_bytes = _count("chunk_bytes", chunk_bytes, minimum=1024)
+    seed = _count("seed", seed)
+    # the rule, f, threads and options as the kernel checks them, for the rows it will get
+    rows = world
+    if "bucketing" in pre:
+        if bucket_size < 2:
+            raise InvalidValue(f"bucket_size must be >= 2 with bucketing, got {bucket_size}",
+                               "bucket_size")
+        rows = -(-world // bucket_size)
+    if schedule == "sharded":
+        _check_sharded(rule, convention, world, pre)
+    import numpy
+    dpas.aggregate(rule, numpy.zeros((rows, 1), numpy.float32), f, convention=convention,
+                   threads=threads, nnm="nnm" in pre, **options)
+    if schedule == "sharded":
+        if owner_attack is not None:
+            _check.text("owner_attack", owner_attack)
+            if owner_attack not in OWNER_ATTACKS:
+                raise InvalidValue(f"owner_attack must be one of {', '.join(OWNER_ATTACKS)}, "
+                                   f"got {owner_attack!r}", "owner_attack")
+    elif owner_attack is not None:
+        raise InvalidValue("owner_attack applies to the sharded schedule only", "owner_attack")
+    if owner_attack_parameters is not None and owner_attack is None:
+        raise InvalidValue("owner_attack_parameters given without an owner_attack",
+                           "owner_attack_parameters")
+    if owner_attack_parameters is not None and not isinstance(owner_attack_parameters, dict):
+        raise ArgumentTypeError(f"owner_attack_parameters must be a dict, got "
+                                f"{type(owner_attack_parameters).__name__}",
+                                "owner_attack_parameters")
+    oparams = {}
+    for k, v in (owner_attack_parameters or {}).items():
+        if k not in ("fraction", "value"):
+            raise InvalidValue(f"owner_attack_parameters: unknown {k!r} (fraction, value)",
+                               "owner_attack_parameters")
+        oparams[k] = _check.real(f"owner_attack_parameters[{k!r}]", v)
+    if not 0 < oparams.setdefault("fraction", 0.25) <= 1:
+        raise InvalidValue(f"owner_attack_parameters['fraction'] must be in (0, 1], got "
+                           f"{oparams['fraction']}", "owner_attack_parameters")
+    oparams.setdefault("value", 1e6)
+    if schedule != "sharded" and audit != 64:
+        raise InvalidValue("audit applies to the sharded schedule only", "audit")
+    state = HookState(rule=rule, f=f, schedule=schedule, convention=convention,
+                      threads=threads, options=dict(options), attack=attack,
+                      attack_parameters=params, byzantine_ranks=byz, omniscient=omniscient,
+                      momentum=momentum, pre=pre, bucket_size=bucket_size, audit=audit,
+                      owner_attack=owner_attack, owner_attack_parameters=oparams, seed=seed,
+                      chunk_bytes=chunk_bytes, process_group=process_group)
+    state._engine = _Engine(state, timeout)
+    return state, _hook
+
+
+def _check_sharded(rule: str, convention, world: int, pre) -> None:
+    """The sharded schedule only for the rules dpas's cost model says it realises, on raw rows."""
+    if pre:
+        raise InvalidValue(f"the sharded schedule runs the rule on each shard of the raw rows: "
+                           f"pre-aggregators ({', '.join(pre)}) need whole vectors or mix rows "
+                           f"(use schedule='allgather')", "pre")
+    s = dpas.DataParallelAttackSurfaceScenario(
+        workload=dpas.Workload(world), fleet=dpas.Fleet(nodes=world, accelerators_per_node=1),
+        dp_degree=world, gradient_bytes_per_param="4 B", checkpoint_bytes_per_param="4 B")
+    row = s.cost(rule=rule, schedule="sharded", convention=convention)[0]
+    if not row["realisable"]:
+        raise InvalidValue(f"the sharded schedule cannot run {rule}: {row['why']} "
+                           f"(use schedule='allgather')", "rule")
+
+
+def register(ddp, rule: str, f: int, **kwargs) -> HookState:
+    """robust_hook(rule, f, **kwargs) registered on the DistributedDataParallel model ddp; warns
+    (BufferBroadcastWarning) when ddp broadcasts buffers, which the hook cannot make robust:
+    construct DDP with broadcast_buffers=False (each replica keeps its own buffers)."""
+    if getattr(ddp, "broadcast_buffers", False) and any(True for _ in ddp.module.buffers()):
+        warnings.warn("dpas.torch: this DistributedDataParallel model broadcasts rank 0's "
+                      "buffers at every forward, around the robust hook: a Byzantine rank 0 "
+                      "sets every replica's buffers (BatchNorm statistics). Construct it with "
+                      "broadcast_buffers=False.", BufferBroadcastWarning, stacklevel=2)
+    state, hook = robust_hook(rule, f, **kwargs)
+    ddp.register_comm_hook(state, hook)
+    return state
+
+
+class _Failure:
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+def _unwrap(fut):
+    v = fut.value()
+    if isinstance(v, _Failure):
+        raise StepFailed(v.message)
+    return v
+
+
+def _hook(state: HookState, bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
+    return state._engine.submit(bucket)
+
+
+# ---- the engine --------------------------------------------------------------------------------
+
+class _Job:
+    __slots__ = ("index", "last", "buf", "params", "fut", "x", "sent", "known", "rows",
+                 "result", "dtype", "device", "d", "shard", "padded")
+
+    def __init__(self, index, last, buf, params, fut):
+        self.index, self.last, self.buf, self.params, self.fut = index, last, buf, params, fut
+        self.dtype, self.device, self.d = buf.dtype, buf.device, buf.numel()
+        self.x = self.sent = self.known = self.rows = self.result = self.shard = None
+        self.padded = None
+
+
+def _message(e: BaseException) -> str:
+    text = f"{type(e).__name__}: {e}".split("\n")[0]
+    return text
+
+
+def _cut(text: str, limit: int) -> str:
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    mark = f" [cut: {len(raw)} bytes]"
+    return raw[:limit - len(mark)].decode("utf-8", "ignore") + mark
+
+
+class _Engine:
+    def __init__(self, state: HookState, timeout):
+        self.state = state
+        kw = {"timeout": timeout} if timeout is not None else {}
+        pg = state.process_group
+        ranks = dist.get_process_group_ranks(pg) if pg is not None else \
+            list(range(dist.get_world_size()))
+        self.group = dist.new_group(ranks, backend="gloo", **kw)
+        self.comm = Comm(self.group, state.chunk_bytes)
+        self.rank, self.world = self.comm.rank, self.comm.world
+        self.f_eff = state.f
+        self.active = list(range(self.world))  # the sharded schedule's unbanned ranks
+        self.whole_rule = not _is_coordinatewise(state.rule, state.convention) or \
+            "nnm" in state.pre
+        a = _attacks.ATTACKS.get(state.attack) if state.attack else None
+        self.attack = a
+        self.defer = a is not None and a.whole
+        self.honest = [r for r in range(self.world) if r not in state.byzantine_ranks]
+        self.ctx = _attacks.Context(self._aggregate_plain, state.byzantine_ranks, self.world)
+        self.momenta: dict = {}
+        self.matrix: typing.Optional[torch.Tensor] = None  # the allgather's (N, D), kept
+        self.layout: typing.List[int] = []                   # its buckets' sizes
+        self.jobs: typing.List[_Job] = []
+        self.failure: typing.Optional[str] = None
+        self.step = 0
+        self.q: "queue.Queue" = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="dpas-torch-hook", daemon=True)
+        self.thread.start()
+
+    # -- the hook's side (DDP's thread) --
+    def submit(self, bucket) -> torch.futures.Future:
+        buf = bucket.buffer()
+        if buf.dtype not in _DTYPES:
+            raise TypeError(f"dpas.torch: gradient buckets must be float32, bfloat16 or "
+                            f"float16, got {buf.dtype}")
+        params = list(bucket.parameters()) if hasattr(bucket, "parameters") else None
+        index = bucket.index() if hasattr(bucket, "index") else 0
+        last = bucket.is_last() if hasattr(bucket, "is_last") else True
+        fut: torch.futures.Future = torch.futures.Future()
+        self.state.calls += 1
+        job = _Job(index, last, buf.detach(), params, fut)
+        # the worker completes fut with a tensor or a _Failure; a failure raises in the
+        # callback, so that the Future DDP waits on carries a real error (not a value)
+        out = fut.then(_unwrap)
+        if last:  # nothing of the backward is left to overlap: once the worker has done the
+            # step's other buckets (in order: the messages of one group must keep their order),
+            # the last one is done here, without a hand-off to the worker's thread
+            self.q.join()
+            self._process(job)
+        else:
+            self.q.put(job)
+        return out
+
+    def close(self) -> None:
+        if self.thread.is_alive():
+            self.q.put(None)
+            self.thread.join()
+        self.q = None
+        dist.destroy_process_group(self.group)
+
+    # -- the worker thread --
+    def _run(self) -> None:
+        while True:
+            job = self.q.get()
+            try:
+                if job is None:
+                    return
+                self._process(job)
+            finally:
+                self.q.task_done()
+
+    def _process(self, job: _Job) -> None:
+        try:
+            self.jobs.append(job)
+            self._bucket(job)
+            if job.last:
+                self._finish()
+        except BaseException as e:  # a collective failed (a peer died, the timeout): the
+            # step cannot be agreed on; fail this rank's Futures rather than hang them
+            err = StepFailed(f"dpas.torch: step {self.step}: the hook's transport failed on "
+                             f"rank {self.rank}: {_message(e)}")
+            for j in self.jobs:
+                if not j.fut.done():
+                    j.fut.set_result(_Failure(str(err)))
+            self.jobs, self.failure = [], None
+            self.step += 1
+
+    def _local(self, what: str, fn, default=None):
+        """A computation of this rank alone: its exception becomes the step's failure (reported
+        to every rank at the agreement) instead of leaving the protocol."""
+        try:
+            return fn()
+        except Exception as e:
+            if self.failure is None:
+                self.failure = f"{what}: {_message(e)}"
+            return default() if callable(default) else default
+
+    def _bucket(self, job: _Job) -> None:
+        st = self.state
+        zeros = lambda: torch.zeros(job.d, dtype=job.dtype)  # noqa: E731
+        job.x = self._local("preparing its bucket", lambda: self._prepare(job), zeros)
+        byz = st.is_byzantine
+        if st.attack is not None and st.omniscient:
+            # the simulation's omniscience: the honest ranks send their vector to the Byzantine
+            # ranks (its bytes are the simulation's, not the schedule's)
+            full = torch.empty((self.world, job.d), dtype=job.dtype)
+            self.comm.allgather_rows(job.x, full, "simulation",
+                                     to=st.byzantine_ranks if not byz else (),
+                                     frm=self.honest if byz else ())
+            if byz:
+                job.known = full[self.honest]
+        if self.defer:
+            return  # the attack needs the whole honest vectors: every exchange at the end
+        job.sent = self._local("attack", lambda: self._attack_bucket(job), lambda: job.x) \
+            if byz and st.attack is not None else job.x
+        self._exchange(job)
+
+    def _prepare(self, job: _Job) -> torch.Tensor:
+        x = job.buf.to("cpu").contiguous()
+        beta = self.state.momentum
+        if beta == 0.0:
+            return x
+        keys = job.params if job.params else [("bucket", job.index)]
+        sizes = [p.numel() for p in job.params] if job.params else [job.d]
+        if sum(sizes) != job.d:
+            raise ValueError(f"bucket {job.index}: its parameters hold {sum(sizes)} coordinates, "
+                             f"its buffer {job.d} (sparse gradients are not supported)")
+        out = torch.empty_like(x)
+        off = 0
+        for key, n in zip(keys, sizes):
+            g = x[off:off + n].float()
+            m = self.momenta.get(key)  # m = beta m + (1 - beta) g in float32, m starts at 0
+            m = g * (1 - beta) if m is None else m * beta + g * (1 - beta)
+            self.momenta[key] = m
+            out[off:off + n] = m.to(x.dtype)
+            off += n
+        return out
+
+    def _attack_rows(self, known_rows, whole: bool):
+        import numpy as np
+        st = self.state
+        nbyz = len(st.byzantine_ranks)
+        self.ctx.step = self.step
+        out = _attacks.rows(st.attack, st.attack_parameters,
+                            np.ascontiguousarray(known_rows), nbyz, self.ctx)
+        if whole and self.ctx.last_factor is not None:
+            st.attack_factor = self.ctx.last_factor
+        return out[st.byzantine_ranks.index(self.rank)]
+
+    def _attack_bucket(self, job: _Job) -> torch.Tensor:
+        known = job.known if job.known is not None else job.x.reshape(1, -1)
+        row = self._attack_rows(known.float().numpy(), False)
+        return torch.from_numpy(row).to(job.dtype)
+
+    def _exchange(self, job: _Job) -> None:
+        if self.state.schedule == "allgather":
+            job.rows = self._rows_target(job)
+            if job.last:  # the step's status travels with its last bucket: every local step
+                # (momentum, attack) is behind, only the kernel, the same on every rank, ahead
+                block = torch.frombuffer(bytearray(status_block(self.failure)), dtype=torch.uint8)
+                self.statuses = torch.empty((self.world, STATUS_BYTES), dtype=torch.uint8)
+                self.comm.allgather_rows(job.sent, job.rows, "schedule", block=block,
+                                         blocks=self.statuses)
+            else:
+                self.comm.allgather_rows(job.sent, job.rows, "schedule")
+        else:
+            from . import _sharded
+            _sharded.scatter(self, job)
+
+    def _finish(self) -> None:
+        st = self.state
+        jobs = self.jobs
+        st.bucket_sizes = [j.d for j in jobs]
+        if self.defer:
+            self._deferred_attack(jobs)
+            for j in jobs:
+                self._exchange(j)
+        if st.schedule == "allgather":
+            results, error = self._finish_allgather(jobs)
+        else:
+            from . import _sharded
+            results, error = _sharded.finish(self, jobs)
+        for j, r in zip(jobs, results if error is None else [None] * len(jobs)):
+            if error is not None:
+                j.fut.set_result(_Failure(error))
+            else:
+                j.fut.set_result(r.to(j.device).view_as(j.buf))
+        st.steps += 1
+        self.step += 1
+        self.jobs, self.failure = [], None
+
+    def _deferred_attack(self, jobs) -> None:
+        byz = self.state.is_byzantine
+        for j in jobs:
+            j.sent = j.x
+        if not byz:
+            return
+
+        def run():
+            known = torch.cat([j.known.float() for j in jobs], dim=1).numpy()
+            row = self._attack_rows(known, True)
+            off = 0
+            for j in jobs:
+                j.sent = torch.from_numpy(row[off:off + j.d].copy()).to(j.dtype)
+                off += j.d
+        self._local("attack", run)
+
+    # -- allgather: status, then the whole aggregate --
+    def _error_from(self, messages: typing.List[typing.Optional[str]]) -> typing.Optional[str]:
+        failed = [r for r, m in enumerate(messages) if m]
+        if not failed:
+            return None
+        r0 = failed[0]
+        which = "rank" if len(failed) == 1 else "ranks"
+        return (f"dpas.torch: step {self.step} failed on {which} "
+                f"{', '.join(map(str, failed))}: rank {r0}: {messages[r0]}")
+
+    def _finish_allgather(self, jobs):
+        error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
+                                  for r in range(self.world)])
+        if error is not None:
+            return None, error
+        rows = [j.rows for j in jobs]
+        try:
+            agg = self._aggregate_whole(rows)
+        except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
+            # same error on every rank
+            return None, f"dpas.torch: step {self.step}: {_message(e)}"
+        return self._split(agg, jobs), None
+
+    def _rows_target(self, job: _Job) -> torch.Tensor:
+        """Where bucket job's N rows are received: float32 buckets straight into their columns
+        of a (N, D) matrix kept from step to step while DDP's layout stays (no concatenation,
+        no fresh pages each step); otherwise a matrix of their own."""
+        i = len(self.jobs) - 1
+        off = sum(j.d for j in self.jobs[:-1])
+        whole = self.matrix
+        if (whole is not None and job.dtype == torch.float32 and i < len(self.layout) and
+                self.layout[i] == job.d and all(j.dtype == torch.float32 for j in self.jobs)):
+            return whole[:, off:off + job.d]
+        return torch.empty((self.world, job.d), dtype=job.dtype)
+
+    def _matrix(self, rows: typing.List[torch.Tensor]) -> torch.Tensor:
+        """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it."""
+        whole = self.matrix
+        if (whole is not None and len(rows) == len(self.layout) and
+                [r.shape[1] for r in rows] == self.layout and
+                all(r.dtype == torch.float32 and r.data_ptr() == whole[:, off:].data_ptr()
+                    for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1])))):
+            return whole
+        sizes = [r.shape[1] for r in rows]
+        if (self.state.schedule == "allgather" and len(rows[0]) == self.world and
+                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14):
+            self.layout, self.matrix = sizes, torch.empty((self.world, sum(sizes)))
+        if len(rows) == 1 and rows[0].dtype == torch.float32:
+            return rows[0].contiguous()
+        return torch.cat([r.float() for r in rows], dim=1).contiguous()
+
+    def _aggregate_whole(self, rows) -> torch.Tensor:
+        m = self._matrix(rows)
+        out = torch.from_numpy(self._aggregate_plain(m.numpy()))
+        if self.state.keep_gathered:
+            self.state.last_gathered = m.clone()
+            self.state.last_aggregate = out.clone()
+        return out
+
+    def _aggregate_plain(self, m, f: typing.Optional[int] = None):
+        """The rule with its pre-aggregation on the rows m ((n, d) float32 numpy): bucketing
+        (Karimireddy et al. 2022: the rows in a random order, shared by every rank through the
+        seed and the step, averaged in groups of bucket_size), then NNM and the rule."""
+        import numpy as np
+        st = self.state
+        f = self.f_eff if f is None else f
+        if "bucketing" in st.pre:
+            g = np.random.default_rng([st.seed, self.step])
+            perm = g.permutation(m.shape[0])
+            s = st.bucket_size
+            m = np.stack([m[perm[i:i + s]].mean(axis=0, dtype=np.float64).astype(np.float32)
+                          for i in range(0, m.shape[0], s)])
+        return dpas.aggregate(st.rule, np.ascontiguousarray(m), f, convention=st.convention,
+                              threads=st.threads, nnm="nnm" in st.pre, **st.options)
+
+    def _split(self, agg: torch.Tensor, jobs) -> typing.List[torch.Tensor]:
+        """Each bucket's part, in a tensor of its own: DDP (torch 1.13) reads a hook's result
+        as if it began its storage (a slice at an offset lands on the wrong coordinates)."""
+        out, off = [], 0
+        for j in jobs:
+            part = agg[off:off + j.d]
+            out.append(part.to(j.dtype) if off == 0 else part.to(j.dtype, copy=True))
+            off += j.d
+        return out
+
+
+def status_block(failure: typing.Optional[str]) -> bytes:
+    """A rank's status: the length of its failure's message (0: none), then the message (UTF-8,
+    at most MESSAGE_BYTES: a longer one is cut and says so), zero-padded to STATUS_BYTES."""
+    raw = _cut(failure, MESSAGE_BYTES).encode("utf-8") if failure else b""
+    while len(raw) > MESSAGE_BYTES:  # (a character cut in the middle: drop it)
+        raw = raw[:-1]
+    return struct.pack("<H", len(raw)) + raw.ljust(MESSAGE_BYTES, b"\0")
+
+
+def status_message(block: bytes) -> typing.Optional[str]:
+    (n,) = struct.unpack_from("<H", block, 0)
+    if n == 0:
+        return None
+    if n > MESSAGE_BYTES:
+        return "sent an unreadable status block"
+    return block[2:2 + n].decode("utf-8", "replace")
+
+
+def commit(secret: bytes) -> str:
+    return hashlib.sha256(secret).hexdigest()
+
+
+def new_secret() -> bytes:
+    return os.urandom(16)
+
+
+def isfinite_rows(m) -> typing.List[int]:
+    """For each row of m ((n, c) float32 numpy), the first non-finite coordinate, or -1."""
+    import numpy as np
+    bad = ~np.isfinite(m)
+    anyb = bad.any(axis=1)
+    return [int(np.argmax(bad[i])) if anyb[i] else -1 for i in range(m.shape[0])]
+

@@ -1,0 +1,324 @@
+"""The sharded schedule, verified: no rank trusts another's shard.
+
+Per bucket, as it comes (overlapping the backward): every active rank sends shard k of its
+vector to the rank that owns shard k (scatter). At the end of the step:
+
+A1  agreement, before any aggregate moves: every rank all-gathers its status (a local failure's
+    message), the rows it found non-finite in its shards (with the first such coordinate, the
+    proof) and a commitment sha256(secret) to a 16-byte secret. The union U of the non-finite
+    rows is excluded from every shard (counted against f, the kernel's policy for a whole
+    gradient); a failure anywhere, or more than f non-finite rows, is the same error on every
+    rank now.
+R2  each owner publishes its aggregated shards to every rank (point-to-point).
+R3  every rank reveals its secret; a secret that does not match its commitment bans its rank.
+    The audit seed is sha256 of the revealed secrets: no owner knew it when it published.
+R4  each owner reports, for `audit` coordinates of each of its shards drawn with the seed, the
+    values every rank sent it there.
+R5  every rank checks its own values in every owner's reports (and the non-finite proofs that
+    name it) and all-gathers its objections, with a byte that says whether its own aggregation
+    failed. (With audit = 0, R3 and R4 are skipped: the trusting schedule.)
+Verdict (every rank alike, from what every rank received): an owner whose published values
+differ from the rule recomputed on its own report is a proven liar and is banned; an owner
+objected to is banned together with the lowest objector (one of the two lied: an honest rank
+is lost only with a Byzantine one). After a ban, or an owner's failure, the step falls back to
+gathering every active rank's vector and aggregating locally, so no rank uses an unverified
+shard and every rank ends the step with the same bits or the same error.
+
+A lying owner that changes k of its shard's c coordinates is caught in that step with
+probability 1 - C(c - k, m) / C(c, m) >= 1 - (1 - k/c)^m for m = min(audit, c) coordinates
+audited (every lie when audit >= c); what it reports can hide a lie only behind its colluders'
+values, which the rule tolerates anyway (an honest sender objects to any value of its own
+misreported).
+
+Threat model: a Byzantine rank controls the values it contributes (its vector, its shard's
+aggregate, its reports, its secret, its objections), not the transport (gloo relays all_gather
+blocks; a real deployment against a network adversary needs authenticated point-to-point
+channels, as BTARD signs its messages). A rank can always stop the job (by not sending); that
+is left to the process group's timeout.
+"""
+import hashlib
+import struct
+import typing
+
+import numpy as np
+import torch
+
+import dpas
+
+from . import _hook
+
+def _shard(job, k: int, n: int) -> torch.Tensor:
+    """Shard k of the vector this rank sends (c coordinates; the last one padded with zeros
+    when N does not divide d: only that shard is copied)."""
+    c = job.shard
+    start, end = k * c, min(job.d, (k + 1) * c)
+    if end - start == c:
+        return job.sent[start:end]
+    if job.padded is None:
+        job.padded = {}
+    if k not in job.padded:  # (a shard past d, when N is close to d, is all padding)
+        have = max(0, end - start)
+        job.padded[k] = torch.cat([job.sent[start:start + have],
+                                   torch.zeros(c - have, dtype=job.sent.dtype)])
+    return job.padded[k]
+
+
+def scatter(eng, job) -> None:
+    """Shard k of this rank's vector to active[k]; this rank's shard of every active vector."""
+    active = eng.active
+    n = len(active)
+    job.shard = -(-job.d // n)
+    if eng.rank not in active:  # a banned rank's vector is no longer taken
+        job.rows = None
+        return
+    c = job.shard
+    eng.state.padded_coordinates += c * n - job.d
+    me = active.index(eng.rank)
+    rows = torch.empty((n, c), dtype=job.sent.dtype)
+    rows[me] = _shard(job, me, n)
+    sends = {active[k]: _shard(job, k, n) for k in range(n) if k != me}
+    recvs = {active[i]: rows[i] for i in range(n) if i != me}
+    eng.comm.exchange(sends, recvs, "schedule")
+    job.rows = rows
+
+
+def a1_bytes(world: int) -> int:
+    """The A1 block: status, commitment, a (bucket, coordinate) per rank."""
+    return _hook.STATUS_BYTES + 32 + 8 * world
+
+
+def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
+    """The R4 block: n values (float32) at each audited coordinate."""
+    return sum(4 * n * min(audit, c) for c in shards)
+
+
+def _kernel(eng, m: np.ndarray, f: int) -> np.ndarray:
+    st = eng.state
+    return dpas.aggregate(st.rule, np.ascontiguousarray(m, dtype=np.float32), f,
+                          convention=st.convention, threads=st.threads, **st.options)
+
+
+def _bits(t: torch.Tensor) -> bytes:
+    return t.contiguous().view(torch.uint8).numpy().tobytes()
+
+
+def _round(x: np.ndarray, dtype) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(x)).to(dtype)
+
+
+def finish(eng, jobs):
+    """The step's end: agreement, aggregation, publication, audit, verdict. Returns (results,
+    None) or (None, the error every rank raises)."""
+    st = eng.state
+    rank, world = eng.rank, eng.world
+    active = list(eng.active)
+    n = len(active)
+    owner = rank in active
+    me = active.index(rank) if owner else -1
+    nb = len(jobs)
+
+    # ---- A1: statuses, non-finite rows with their proofs, commitments ----
+    proofs = [(-1, -1)] * world
+    if owner:
+        def find():
+            for b, j in enumerate(jobs):
+                for i, col in enumerate(_hook.isfinite_rows(j.rows.float().numpy())):
+                    r = active[i]
+                    if col >= 0 and proofs[r][0] < 0:
+                        proofs[r] = (b, col)
+        eng._local("non-finite check", find)
+    secret = _hook.new_secret()
+    block = _hook.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
+        b"".join(struct.pack("<ii", b, c) for b, c in proofs)
+    a1 = eng.comm.allgather_bytes(block)
+    failed = [r for r in range(world) if _hook.status_message(a1[r])]
+    if failed:
+        which = "rank" if len(failed) == 1 else "ranks"
+        return None, (f"dpas.torch: step {eng.step} failed on {which} "
+                      f"{', '.join(map(str, failed))}: rank {failed[0]}: "
+                      f"{_hook.status_message(a1[failed[0]])}")
+    off = _hook.STATUS_BYTES
+    commits = [a1[r][off:off + 32] for r in range(world)]
+    claims = {}  # row -> (claimer, bucket, coordinate)
+    for o in active:
+        for r in range(world):
+            b, c = struct.unpack_from("<ii", a1[o], off + 32 + 8 * r)
+            if b >= 0 and r in active and r not in claims:
+                if b < nb and 0 <= c < jobs[b].shard:
+                    claims[r] = (o, b, c)
+    U = sorted(claims)
+    if len(U) > eng.f_eff:
+        probe = np.zeros((n, 1), np.float32)
+        probe[[active.index(r) for r in U]] = np.nan
+        try:
+            _kernel(eng, probe, eng.f_eff)
+        except ValueError as e:
+            return None, f"dpas.torch: step {eng.step}: {_hook._message(e)}"
+    excluded = [active.index(r) for r in U]
+
+    # ---- aggregation of this rank's shards ----
+    published: typing.List[torch.Tensor] = []
+    own_fail = None
+    lies: typing.Dict[int, np.ndarray] = {}
+    g = np.random.default_rng([st.seed, eng.step, rank, 7])
+    for b, j in enumerate(jobs):
+        if not owner:
+            published.append(torch.zeros(j.shard, dtype=j.dtype))
+            continue
+        m = j.rows.float().numpy()
+        if excluded:  # (a copy: the rows are reported as received)
+            m = m.copy()
+            m[excluded] = np.nan
+        try:
+            agg = _round(_kernel(eng, m, eng.f_eff), j.dtype)
+        except (ValueError, MemoryError) as e:
+            own_fail = own_fail or _hook._message(e)
+            agg = torch.zeros(j.shard, dtype=j.dtype)
+        if st.is_byzantine and st.owner_attack in ("lie", "cover"):
+            k = max(1, int(round(st.owner_attack_parameters["fraction"] * j.shard)))
+            pos = np.sort(g.choice(j.shard, size=min(k, j.shard), replace=False))
+            agg[torch.from_numpy(pos)] = torch.tensor(st.owner_attack_parameters["value"],
+                                                      dtype=j.dtype)
+            lies[b] = pos
+        published.append(agg)
+
+    # ---- R2: publication: each owner's shards, straight into their rows ----
+    pub = [torch.empty((n, j.shard), dtype=j.dtype) for j in jobs]
+    sends = {}
+    if owner:
+        for b in range(nb):
+            pub[b][me] = published[b]
+        mine = [("schedule", p) for p in published]
+        sends = {p: mine for p in range(world) if p != rank}
+    recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)]
+             for o in active if o != rank}
+    eng.comm.exchange(sends, recvs, "schedule")
+
+    banned: typing.Dict[int, str] = {}
+    m_b = [min(st.audit, j.shard) for j in jobs]
+    positions: list = [[np.arange(0)] * n for _ in jobs]
+    reports = [b""] * world
+    if st.audit > 0:
+        # ---- R3: reveal, seed ----
+        got = eng.comm.allgather_bytes(secret)
+        for r in active:
+            if hashlib.sha256(got[r]).digest() != commits[r]:
+                banned[r] = "revealed a secret that does not match its commitment"
+        seed = hashlib.sha256(b"".join(got[r] for r in active if r not in banned)).digest()
+        for b, j in enumerate(jobs):
+            for k in range(n):
+                if st.audit >= j.shard:
+                    positions[b][k] = np.arange(j.shard)
+                else:
+                    rg = np.random.default_rng([int.from_bytes(seed[:8], "little"), b, k])
+                    positions[b][k] = np.sort(rg.choice(j.shard, size=st.audit, replace=False))
+
+        # ---- R4: reports ----
+        report = bytearray()
+        for b, j in enumerate(jobs):
+            if owner and m_b[b]:
+                vals = j.rows[:, torch.from_numpy(positions[b][me])].float().numpy().copy()
+                if st.is_byzantine and st.owner_attack == "cover" and b in lies:
+                    hit = np.isin(positions[b][me], lies[b])
+                    vals[:, hit] = np.float32(st.owner_attack_parameters["value"])
+                report += vals.astype("<f4").tobytes()
+            else:
+                report += bytes(4 * n * m_b[b])
+        reports = eng.comm.allgather_bytes(bytes(report))
+
+    def reported(o: int, b: int) -> np.ndarray:
+        at = sum(4 * n * m_b[i] for i in range(b))
+        return np.frombuffer(reports[o], dtype="<f4", count=n * m_b[b],
+                             offset=at).reshape(n, m_b[b]).astype(np.float32)
+
+    # ---- objections: my own values in every owner's report, and the proofs naming me ----
+    objections = bytearray(world)
+    if owner:
+        for k, o in enumerate(active):
+            if o == rank:
+                continue
+            bad = False
+            for b, j in enumerate(jobs):
+                if not m_b[b]:
+                    continue
+                mine = _shard(j, k, n)[torch.from_numpy(positions[b][k])].float().numpy()
+                if mine.tobytes() != reported(o, b)[me].tobytes():  # (exact: a float32 holds
+                    # every float16 and bfloat16 value)
+                    bad = True
+            claim = claims.get(rank)
+            if claim is not None and claim[0] == o:
+                if bool(torch.isfinite(_shard(jobs[claim[1]], k, n)[claim[2]])):
+                    bad = True
+            objections[o] = 1 if bad else 0
+        if st.is_byzantine and st.owner_attack == "accuse":
+            honest_owners = [o for o in active if o not in st.byzantine_ranks]
+            if honest_owners:
+                objections[honest_owners[0]] = 1
+
+    # ---- recomputation at the audited coordinates: every rank, every owner ----
+    for k, o in enumerate(active):
+        if o in banned:
+            continue
+        for b, j in enumerate(jobs):
+            if not m_b[b]:
+                continue
+            r = reported(o, b).copy()
+            if excluded:
+                r[excluded] = np.nan
+            try:
+                again = _round(_kernel(eng, r, eng.f_eff), j.dtype)
+            except ValueError:
+                again = None
+            seen = pub[b][k][torch.from_numpy(positions[b][k])]
+            if again is None or _bits(again) != _bits(seen):
+                banned[o] = (f"published an aggregate that differs from the rule on its own "
+                             f"report (bucket {b})")
+                break
+
+    # ---- R5: each rank's failure to aggregate (a byte) and its objections; the verdict ----
+    r5 = eng.comm.allgather_bytes((b"\1" if own_fail else b"\0") + bytes(objections))
+    flags, obj = [b[0] for b in r5], [b[1:] for b in r5]
+    pairs = []
+    for o in active:
+        if o in banned:
+            continue
+        objectors = [r for r in active if r != o and obj[r][o] and r not in banned]
+        if objectors:
+            pairs.append((o, objectors[0]))
+    owner_failed = [o for o in active if flags[o] == 1 and o not in banned]
+    for o, r in pairs:
+        if o in banned or r in banned:
+            continue
+        banned[o] = f"objected to by rank {r} (one of the two lied)"
+        banned[r] = f"objected to owner {o} (one of the two lied)"
+    for o, why in banned.items():
+        st.detections.append({"step": eng.step, "rank": o, "why": why})
+        st.banned[o] = why
+    lost = len([o for o in banned if not banned[o].startswith("objected to owner")])
+    if not banned and not owner_failed:
+        # (each bucket's tensor begins its storage: DDP reads it from there)
+        return [pub[b].reshape(-1)[:j.d] for b, j in enumerate(jobs)], None
+    return _fallback(eng, jobs, banned, lost)
+
+
+def _fallback(eng, jobs, banned, lost):
+    """Every active rank's vector to every rank; each aggregates the whole gradient itself."""
+    st = eng.state
+    st.fallbacks += 1
+    eng.active = [r for r in eng.active if r not in banned]
+    eng.f_eff -= lost
+    if eng.f_eff < 0:
+        return None, (f"dpas.torch: step {eng.step}: the verification banned more Byzantine "
+                      f"ranks than f = {st.f} ({', '.join(map(str, sorted(st.banned)))})")
+    active = eng.active
+    rows = []
+    for j in jobs:
+        full = torch.empty((eng.world, j.d), dtype=j.dtype)
+        eng.comm.allgather_rows(j.sent, full, "fallback",
+                                to=range(eng.world) if eng.rank in active else (), frm=active)
+        rows.append(full[active])
+    try:
+        agg = eng._aggregate_whole(rows)
+    except (ValueError, MemoryError) as e:
+        return None, f"dpas.torch: step {eng.step}: {_hook._message(e)}"
+    return eng._split(agg, jobs), None

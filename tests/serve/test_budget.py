@@ -1,0 +1,161 @@
+"""dpas serve, the budget of a request (issue 21): a slow request never holds up a cheap one, a
+full heavy lane answers 503 at once, a request over its CPU time is stopped (503), and answers
+over the row budget are refused before any work (422).
+
+Nothing here asserts on time. The guarantee "a slow request never delays a cheap one" is checked
+as an order of events: with one worker and heavy requests queued behind a running one, cheap
+requests are answered while the heavy ones are still running (their process is alive and their
+answers have not arrived), and a heavy request beyond the queue is refused while they run. The
+cheap requests' latency with the lane busy, and without, is printed as a figure.
+
+Usage: test_budget.py DPAS"""
+
+import json
+import os
+import random
+import select
+import socket
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_util import Checks, Server  # noqa: E402
+
+DPAS = sys.argv[1]
+T = Checks()
+EVAL = ("/api/v1/eval?model=GPT3&fleet=Training_1K&dp_degree=128&gradient_bytes_per_param=bf16"
+        "&checkpoint_bytes_per_param=14B")
+
+
+def heavy_body():
+    """nccl-tests output as CSV: one test of 4096 sizes with times in no order, so that the
+    piecewise fit (quadratic in the sizes) has work to do: 110 KB, about 0.2 s of CPU here."""
+    rng = random.Random(7)
+    rows = ["name,gpus,size,time"]
+    rows += ["all_reduce,8,%d,%.2f" % (64 + 4 * i, rng.uniform(1, 1e5)) for i in range(4096)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def send(port, method, target, body=b""):
+    """A request on a new connection, not read yet: the socket."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=120)
+    head = "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n" % (method, target, port)
+    if body:
+        head += "Content-Length: %d\r\n" % len(body)
+    s.sendall(head.encode() + b"\r\n" + body)
+    return s
+
+
+def answered(s):
+    """Has an answer (or the end of the stream) arrived on s? Without waiting."""
+    r, _, _ = select.select([s], [], [], 0)
+    return bool(r)
+
+
+def read(s, timeout=300):
+    """(status, headers, body) of the answer on s."""
+    s.settimeout(timeout)
+    buf = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    head, _, body = buf.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split()[1]) if lines and lines[0].startswith(b"HTTP/1.") else None
+    headers = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(b":")
+        headers[k.strip().lower().decode()] = v.strip().decode(errors="replace")
+    return status, headers, body
+
+
+def children(pid):
+    """The server's child processes (a heavy request each)."""
+    out = []
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def wait_for(cond, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def cheap(srv):
+    t0 = time.perf_counter()
+    st, _, body = srv.request("GET", EVAL)
+    return st, time.perf_counter() - t0, body
+
+
+BODY = heavy_body()
+
+# ---- a slow request never holds up a cheap one ---------------------------------------------------
+with Server(DPAS, "--quiet", "--workers", "1", "--queue", "2", "--cpu-limit", "600") as srv:
+    idle = [cheap(srv)[1] for _ in range(20)]
+    st, _, body = srv.request("POST", "/api/v1/calibrate", BODY)
+    T.check(st == 200 and len(json.loads(body)["fits"]) == 4, "the heavy request alone: 200 (%s)" % st)
+    # three heavy requests: one runs (one process), two wait in the queue
+    slow = [send(srv.port, "POST", "/api/v1/calibrate", BODY)]
+    T.check(wait_for(lambda: len(children(srv.proc.pid)) == 1), "the first heavy request runs in a process")
+    slow += [send(srv.port, "POST", "/api/v1/calibrate", BODY) for _ in range(2)]
+    time.sleep(0.05)  # let the server read them into its queue
+    busy = []
+    for _ in range(20):
+        st, dt, body = cheap(srv)
+        busy.append(dt)
+        T.check(st == 200 and json.loads(body)["attributes"], "a cheap request beside the heavy ones: 200")
+    # the queue is full: a fourth heavy request is refused at once, not queued
+    st, hd, body = read(send(srv.port, "POST", "/api/v1/calibrate", BODY))
+    obj = json.loads(body)
+    T.check(st == 503 and hd.get("retry-after") == "1" and obj.get("field") == "request"
+            and "busy" in obj.get("reason", ""), "a full lane: 503 with Retry-After (%s %s)" % (st, body[:200]))
+    # all of that happened while the heavy requests ran: the last one has not been answered
+    still = not answered(slow[-1]) and len(children(srv.proc.pid)) == 1
+    T.check(still, "the cheap requests and the refusal were answered while the heavy ones still ran")
+    for s in slow:
+        st, _, body = read(s)
+        T.check(st == 200 and len(json.loads(body)["fits"]) == 4, "each heavy request answered in the end (%s)" % st)
+    T.check(wait_for(lambda: not children(srv.proc.pid)), "no process is left behind")
+    print("cheap requests (GET /api/v1/eval): median %.2f ms, max %.2f ms with the heavy lane busy "
+          "(one heavy request running, two queued); median %.2f ms, max %.2f ms idle"
+          % (1e3 * statistics.median(busy), 1e3 * max(busy), 1e3 * statistics.median(idle), 1e3 * max(idle)))
+
+# ---- a request over its CPU time is stopped ------------------------------------------------------
+with Server(DPAS, "--quiet", "--workers", "1", "--cpu-limit", "0.01") as srv:
+    st, hd, body = srv.request("POST", "/api/v1/calibrate", BODY)
+    obj = json.loads(body)
+    T.check(st == 503 and obj.get("status") == "error" and obj.get("field") == "request"
+            and "0.01 s of CPU time" in obj.get("reason", "") and "--cpu-limit" in obj["reason"],
+            "over the CPU budget: 503 naming the limit (%s %s)" % (st, body[:300]))
+    T.check(hd.get("content-security-policy", "").startswith("default-src"), "the 503 has the security headers")
+    T.check(wait_for(lambda: not children(srv.proc.pid)), "the stopped process is gone")
+    st, _, _ = srv.request("GET", EVAL)
+    T.check(st == 200, "the server answers after a request was stopped (%s)" % st)
+    code = srv.stop()
+    T.check(code == 0, "the server stops cleanly (exit %r)" % code)
+
+# ---- the server stops cleanly with heavy requests running and waiting ----------------------------
+with Server(DPAS, "--quiet", "--workers", "1", "--queue", "4", "--cpu-limit", "600") as srv:
+    slow = [send(srv.port, "POST", "/api/v1/calibrate", BODY) for _ in range(3)]
+    T.check(wait_for(lambda: len(children(srv.proc.pid)) == 1), "a heavy request runs")
+    time.sleep(0.05)
+    code = srv.stop()
+    T.check(code == 0, "SIGTERM with heavy requests running and queued: exit 0 (%r)" % code)
+    for s in slow:
+        st, _, body = read(s, timeout=60)
+        T.check(st in (503, None), "a heavy request cut by the stop: 503 or closed (%s)" % st)
+
+T.done()

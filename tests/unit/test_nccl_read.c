@@ -1,0 +1,671 @@
+/* The nccl-tests reader on every real log the project holds (tests/data/nccl-real and
+ * tests/data/nccl-scaling, copied byte for byte from public repositories; sources in their
+ * READMEs) and on small texts written here for each thing the reader must take or refuse.
+ * Expected values are written by hand from the files' own lines (counted rows, Rank lines and
+ * their hosts, "# Collective test starting" names) or from the READMEs, never from the reader. */
+#include "check.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+static dpas_nccl_log *read_text(const char *text, const char *coll, int64_t ranks)
+{
+    dpas_nccl_log *g = NULL;
+    dpas_error e = {0};
+    if (dpas_nccl_read(text, strlen(text), "t.txt", coll, ranks, &g, &e))
+        fail_msg("read failed: %s", e.message);
+    return g;
+}
+
+static dpas_error read_error(const char *text, const char *coll, int64_t ranks)
+{
+    dpas_nccl_log *g = NULL;
+    dpas_error e = {0};
+    if (!dpas_nccl_read(text, strlen(text), "t.txt", coll, ranks, &g, &e)) {
+        dpas_nccl_log_free(g);
+        fail_msg("read did not fail: %s", text);
+    }
+    assert_null(g);
+    assert_non_null(strchr(e.message, ':'));
+    assert_null(strchr(e.message, '\n')); /* one line */
+    return e;
+}
+
+static void assert_near(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want)))
+        fail_msg("got %.10g, want %.10g within %g", got, want, rel);
+}
+
+/* ---- every real file -------------------------------------------------------------------------- */
+
+typedef struct want_test {
+    int collective;
+    int64_t ranks, nodes, ranks_per_node; /* nodes 0: the file does not say */
+    size_t sizes, zero_rows;
+    int header_line;
+} want_test;
+
+typedef struct real_file {
+    const char *path;    /* under tests/data */
+    const char *given;   /* --collective the file needs, or NULL */
+    const char *refused; /* as it is (without `given`): part of the one-line reason, or NULL */
+    size_t ntests;
+    want_test t[3];
+    size_t nskipped;
+    const char *skipped[2]; /* their names */
+    int skipped_line[2];
+} real_file;
+
+#define AR DPAS_COLL_ALL_REDUCE
+#define AG DPAS_COLL_ALL_GATHER
+#define RS DPAS_COLL_REDUCE_SCATTER
+
+/* By hand from the files:
+ * - nccl-real (its README): 01 and 02 have 16 Rank lines on two hosts (8 each); 03, 04 (srun
+ *   --label) and 05 (mpirun --tag-output) have no Rank lines, their rank counts come from
+ *   busbw/algbw (README); 06 has 2 Rank lines on two hosts; 07 has no name and no data check
+ *   (#wrong N/A): all_gather (README) or alltoall alike, so it needs --collective.
+ * - Polaris: "Rank" lines 4 per host (x3006c0s1b1n0 ...), 8 / 32 / 512 / 2160 of them; all_reduce
+ *   tables have 29 rows (4 B to 1 GiB); all_gather tables start with rows of size 0 (5, 7, 11 and
+ *   14 of them at 8, 32, 512 and 2160 ranks: the per-rank count of 4 B .. 4 KiB rounds to 0)
+ *   before 24, 22, 18 and 15 rows of size > 0. The 512-rank all_reduce run failed ("start failed
+ *   on x3006c0s1b1n0: CXI alloc failed ...", its two lines are the whole file).
+ * - xxrjun: five tests per file, named by "# Collective test starting", 10 rows each, Rank lines
+ *   on 10 hosts (cnode3-002 .. cnode3-011) with 1, 2, 4 or 8 each, or on one host with 4 or 8;
+ *   alltoall_perf and sendrecv_perf are skipped.
+ * - AWS p5: 16 Rank lines on test-nccl-worker-0 and -1 (8 each), one table of 32 rows (8 B to
+ *   16 GiB) under mpirun tags, inside the rows in v2.20.3-1 and v2.22.3-1. */
+#define NOSKIP 0, {NULL, NULL}, {0, 0}
+static const real_file files[] = {
+    {"nccl-real/01_ztan_h100_16ranks_all_reduce.txt", NULL, NULL, 1, {{AR, 16, 2, 8, 31, 0, 23}}, NOSKIP},
+    {"nccl-real/02_oci_a100_16ranks_all_reduce_kubectl.txt", NULL, NULL, 1,
+     {{AR, 16, 2, 8, 31, 0, 26}}, NOSKIP},
+    {"nccl-real/03_aws_p4de_2nodes_all_reduce_srun_label.txt", NULL, NULL, 1,
+     {{AR, 16, 0, 0, 29, 0, 2}}, NOSKIP},
+    {"nccl-real/04_aws_p5_2nodes_all_reduce_srun_label.txt", NULL, NULL, 1,
+     {{AR, 16, 0, 0, 32, 0, 2}}, NOSKIP},
+    {"nccl-real/05_aws_batch_p5_all_reduce_mpi_tag_output.txt", NULL, NULL, 1,
+     {{AR, 8, 0, 0, 32, 0, 3}}, NOSKIP},
+    {"nccl-real/06_gb10_2ranks_all_gather_one_size.txt", NULL, NULL, 1, {{AG, 2, 2, 1, 1, 0, 11}}, NOSKIP},
+    {"nccl-real/07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather",
+     "fit all_gather or alltoall; if it is an all_gather, give --collective all_gather", 1,
+     {{AG, 16, 0, 0, 11, 0, 6}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_2nodes_8ranks_all_reduce.dat", NULL, NULL, 1,
+     {{AR, 8, 2, 4, 29, 0, 14}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_8nodes_32ranks_all_reduce.dat", NULL, NULL, 1,
+     {{AR, 32, 8, 4, 29, 0, 38}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_128nodes_512ranks_all_reduce.dat", NULL,
+     "no nccl-tests rows found (expected a column header and lines of size, count, type, ..., "
+     "time; a run that failed prints none); 2 lines are not nccl-tests output, the first (line "
+     "1): \"start failed on x3006c0s1b1n0: CXI alloc failed on cxi0",
+     0, {{0, 0, 0, 0, 0, 0, 0}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat", NULL, NULL, 1,
+     {{AR, 2160, 540, 4, 29, 0, 2166}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_2nodes_8ranks_all_gather.dat", NULL, NULL, 1,
+     {{AG, 8, 2, 4, 24, 5, 14}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_8nodes_32ranks_all_gather.dat", NULL, NULL, 1,
+     {{AG, 32, 8, 4, 22, 7, 38}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_128nodes_512ranks_all_gather.dat", NULL, NULL, 1,
+     {{AG, 512, 128, 4, 18, 11, 518}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.18_tuned_540nodes_2160ranks_all_gather.dat", NULL, NULL, 1,
+     {{AG, 2160, 540, 4, 15, 14, 2166}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.21_tuned_2nodes_8ranks_all_reduce.dat", NULL, NULL, 1,
+     {{AR, 8, 2, 4, 29, 0, 14}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.21_tuned_8nodes_32ranks_all_reduce.dat", NULL, NULL, 1,
+     {{AR, 32, 8, 4, 29, 0, 38}}, NOSKIP},
+    {"nccl-scaling/polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat", NULL, NULL, 1,
+     {{AR, 2160, 540, 4, 29, 0, 2166}}, NOSKIP},
+    {"nccl-scaling/xxrjun_h100_10nodes_x1gpus_five_tests.log", NULL, NULL, 3,
+     {{AR, 10, 10, 1, 10, 0, 20}, {AG, 10, 10, 1, 10, 0, 57}, {RS, 10, 10, 1, 10, 0, 94}},
+     2, {"alltoall_perf", "sendrecv_perf"}, {131, 168}},
+    {"nccl-scaling/xxrjun_h100_10nodes_x2gpus_five_tests.log", NULL, NULL, 3,
+     {{AR, 20, 10, 2, 10, 0, 30}, {AG, 20, 10, 2, 10, 0, 77}, {RS, 20, 10, 2, 10, 0, 124}},
+     2, {"alltoall_perf", "sendrecv_perf"}, {171, 218}},
+    {"nccl-scaling/xxrjun_h100_10nodes_x4gpus_five_tests.log", NULL, NULL, 3,
+     {{AR, 40, 10, 4, 10, 0, 50}, {AG, 40, 10, 4, 10, 0, 117}, {RS, 40, 10, 4, 10, 0, 184}},
+     2, {"alltoall_perf", "sendrecv_perf"}, {251, 318}},
+    {"nccl-scaling/xxrjun_h100_10nodes_x8gpus_five_tests.log", NULL, NULL, 3,
+     {{AR, 80, 10, 8, 10, 0, 90}, {AG, 80, 10, 8, 10, 0, 197}, {RS, 80, 10, 8, 10, 0, 304}},
+     2, {"alltoall_perf", "sendrecv_perf"}, {411, 518}},
+    {"nccl-scaling/xxrjun_h100_1node_x4gpus_five_tests.log", NULL, NULL, 3,
+     {{AR, 4, 1, 4, 10, 0, 14}, {AG, 4, 1, 4, 10, 0, 45}, {RS, 4, 1, 4, 10, 0, 76}},
+     2, {"alltoall_perf", "sendrecv_perf"}, {107, 138}},
+    {"nccl-scaling/xxrjun_h100_1node_x8gpus_five_tests.log", NULL, NULL, 3,
+     {{AR, 8, 1, 8, 10, 0, 18}, {AG, 8, 1, 8, 10, 0, 53}, {RS, 8, 1, 8, 10, 0, 88}},
+     2, {"alltoall_perf", "sendrecv_perf"}, {123, 158}},
+    {"nccl-scaling/aws_p5_h100_2nodes_16ranks_v2.20.3-1.log", NULL, NULL, 1,
+     {{AR, 16, 2, 8, 32, 0, 2903}}, NOSKIP},
+    {"nccl-scaling/aws_p5_h100_2nodes_16ranks_v2.22.3-1.log", NULL, NULL, 1,
+     {{AR, 16, 2, 8, 32, 0, 2903}}, NOSKIP},
+    {"nccl-scaling/aws_p5_h100_2nodes_16ranks_v2.22.3-1-with-tuner.log", NULL, NULL, 1,
+     {{AR, 16, 2, 8, 32, 0, 2919}}, NOSKIP},
+};
+
+static void check_file(const real_file *F)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", DPAS_TEST_DATA, F->path);
+    dpas_nccl_log *g = NULL;
+    dpas_error e = {0};
+    int rc = dpas_nccl_read_file(path, NULL, 0, &g, &e);
+    if (F->refused) {
+        if (!rc)
+            fail_msg("%s: read, but should be refused", F->path);
+        if (!strstr(e.message, F->refused) || strchr(e.message, '\n'))
+            fail_msg("%s: refused with \"%s\", want \"%s\" on one line", F->path, e.message,
+                     F->refused);
+        if (!F->given)
+            return;
+        rc = dpas_nccl_read_file(path, F->given, 0, &g, &e);
+    }
+    if (rc)
+        fail_msg("%s: %s", F->path, e.message);
+    if (g->ntests != F->ntests)
+        fail_msg("%s: %zu tests, want %zu", F->path, g->ntests, F->ntests);
+    for (size_t i = 0; i < F->ntests; i++) {
+        const dpas_nccl_test *t = &g->tests[i];
+        const want_test *w = &F->t[i];
+        if (t->collective != w->collective || t->ranks != w->ranks || t->nodes != w->nodes ||
+            t->ranks_per_node != w->ranks_per_node || t->npoints != w->sizes ||
+            t->zero_rows != w->zero_rows || t->header_line != w->header_line)
+            fail_msg("%s test %zu: %s on %lld ranks, %lld nodes x %lld, %zu sizes, %zu of size 0, "
+                     "header at line %d; want %s on %lld ranks, %lld nodes x %lld, %zu sizes, %zu "
+                     "of size 0, line %d",
+                     F->path, i, dpas_collective_name(t->collective), (long long)t->ranks,
+                     (long long)t->nodes, (long long)t->ranks_per_node, t->npoints, t->zero_rows,
+                     t->header_line, dpas_collective_name(w->collective), (long long)w->ranks,
+                     (long long)w->nodes, (long long)w->ranks_per_node, w->sizes, w->zero_rows,
+                     w->header_line);
+        assert_int_equal(t->nodes_from, w->nodes ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_UNKNOWN);
+        if (w->nodes)
+            assert_true(t->ranks_per_node_min == w->ranks_per_node &&
+                        t->ranks_per_node_max == w->ranks_per_node);
+        assert_int_equal(t->warnings, 0);
+    }
+    assert_int_equal(g->nskipped, F->nskipped);
+    for (size_t i = 0; i < F->nskipped; i++) {
+        assert_string_equal(g->skipped[i].name, F->skipped[i]);
+        assert_int_equal(g->skipped[i].reason, DPAS_NCCL_SKIP_UNMODELLED);
+        assert_int_equal(g->skipped[i].line, F->skipped_line[i]);
+        assert_int_equal(g->skipped[i].rows, 10);
+    }
+    dpas_nccl_log_free(g);
+}
+
+static void test_every_real_file(void **state)
+{
+    (void)state;
+    size_t n = sizeof files / sizeof files[0];
+    assert_int_equal(n, 27); /* 7 in nccl-real, 20 in nccl-scaling */
+    for (size_t i = 0; i < n; i++)
+        check_file(&files[i]);
+}
+
+/* The AWS p5 rows, tags inside them, read as the files print them: line 2905 of v2.20.3-1 is
+ * 8 B in 85.14 us (out of place); line 2936 16 GiB in 66108 us, busbw 487.27. */
+static void test_aws_rows_with_tags(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = NULL;
+    dpas_error e = {0};
+    assert_int_equal(dpas_nccl_read_file(DPAS_TEST_DATA
+                                         "/nccl-scaling/aws_p5_h100_2nodes_16ranks_v2.20.3-1.log",
+                                         NULL, 0, &g, &e),
+                     0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->points[0].line, 2905);
+    assert_int_equal(t->points[0].bytes, 8);
+    /* the double nearest the printed decimal: divided by 10^6, exactly as strtod would read
+     * "0.00008514" */
+    assert_true(t->points[0].seconds == 85.14 / 1e6);
+    assert_true(t->points[0].seconds_inplace == 62.82 / 1e6);
+    assert_int_equal(t->points[31].line, 2936);
+    assert_int_equal(t->points[31].bytes, 17179869184ull);
+    assert_true(t->points[31].seconds == 66108 / 1e6);
+    assert_true(t->points[31].seconds_inplace == 66143 / 1e6);
+    assert_near(t->points[31].busbw, 487.27e9, 1e-12);
+    assert_int_equal(g->inline_tags, 64); /* 2 in each of the 32 rows */
+    assert_int_equal(g->joined_lines, 0);
+    assert_int_equal(g->prefix, DPAS_NCCL_PREFIX_MPIRUN);
+    dpas_nccl_log_free(g);
+}
+
+/* ---- small texts ---------------------------------------------------------------------------- */
+
+#define HDR "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+/* all_reduce on 4 ranks (factor 1.5): algbw = size / time, busbw = 1.5 x algbw */
+#define ROW1 "     1048576        262144     float     sum      -1    100.0   10.49   15.73      0    100.0   10.49   15.73      0\n"
+#define ROW2 "     2097152        524288     float     sum      -1    150.0   13.98   20.97      0    150.0   13.98   20.97      0\n"
+#define RANK(n, host) "#  Rank  " #n " Group  0 Pid   100 on " host " device  0 [0x01] GPU\n"
+#define RANKS4 RANK(0, "a") RANK(1, "a") RANK(2, "b") RANK(3, "b")
+#define END "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.0\n"
+
+/* mpirun tags inside rows are removed and nothing else: a tag may even split a number (mpirun
+ * tags each chunk a process writes), and the digits on both sides are kept; a bracket that is
+ * not a tag ("[0x01]", "[1,0]" alone) stays. Errors point at the physical line and column. */
+static void test_tags_inside_lines(void **state)
+{
+    (void)state;
+    const char *text = "[1,0]<stdout>:" HDR
+                       "[1,0]<stdout>:     1048576        262144     float     sum      "
+                       "-1[1,0]<stdout>:    100.0   10.49   15.73      0[1,0]<stdout>:    100.0"
+                       "   10.49   15.73      0\n"
+                       "[1,0]<stdout>:     20971[1,0]<stdout>:52        524288     float     sum"
+                       "      -1    15[1,0]<stdout>:0.0   13.98   20.97      0    150.0   13.98"
+                       "   20.97      0\n";
+    dpas_nccl_log *g = read_text(text, NULL, 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->npoints, 2);
+    assert_int_equal(t->points[0].bytes, 1048576);
+    assert_near(t->points[0].seconds, 100e-6, 1e-12);
+    assert_int_equal(t->points[1].bytes, 2097152);
+    assert_near(t->points[1].seconds, 150e-6, 1e-12);
+    assert_int_equal(t->ranks, 4); /* 15.73/10.49 = 1.4995: 2/(2 - 1.5) */
+    assert_int_equal(g->inline_tags, 4);
+    assert_int_equal(g->prefix, DPAS_NCCL_PREFIX_MPIRUN);
+    assert_int_equal(g->prefixed_lines, 3);
+    dpas_nccl_log_free(g);
+
+    /* a bad time after a tag: the physical column of the field */
+    dpas_error e = read_error(HDR "[1,0]<stdout>:     1048576        262144     float     sum      "
+                                  "-1[1,0]<stdout>:    fast   10.49   15.73      0\n",
+                              NULL, 0);
+    assert_int_equal(e.line, 2);
+    assert_int_equal(e.column, 85); /* a tag (14 characters), 52, a tag, 4 blanks */
+    assert_msg_contains(e, "t.txt:2:85: time must be a number > 0 (us), got \"fast\"");
+
+    /* text that no process's tag starts (mpirun's own, without a newline) is a line of its own */
+    g = read_text(HDR "mpirun: note[1,0]<stdout>:" ROW1, NULL, 0);
+    assert_int_equal(g->tests[0].npoints, 1);
+    assert_string_equal(g->first_foreign, "mpirun: note");
+    assert_int_equal(g->inline_tags, 1);
+    dpas_nccl_log_free(g);
+
+    /* "[1,0]" without "<stdout>:" is not a tag: it stays, and the time is not a number */
+    e = read_error(HDR "     1048576        262144     float     sum      -1    [1,0]100.0   "
+                       "10.49   15.73      0\n",
+                   NULL, 0);
+    assert_msg_contains(e, "t.txt:2:57: time must be a number > 0 (us), got \"[1,0]100.0\"");
+}
+
+/* Another process's output between two chunks of a row: each process's chunks are joined, the
+ * row keeps its first line, the other process's line is foreign. */
+static void test_interleaved_processes(void **state)
+{
+    (void)state;
+    const char *text =
+        "[1,0]<stdout>:" HDR
+        "[1,0]<stdout>:     1048576        262144     float     sum      -1[1,3]<stdout>:node:1:1 "
+        "[3] NCCL INFO comm 0x1 rank 3 nranks 4 - Destroy COMPLETE\n"
+        "[1,0]<stdout>:    100.0   10.49   15.73      0    100.0   10.49   15.73      0\n"
+        "[1,0]<stdout>:" ROW2;
+    dpas_nccl_log *g = read_text(text, NULL, 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->npoints, 2);
+    assert_int_equal(t->points[0].line, 2);
+    assert_near(t->points[0].seconds, 100e-6, 1e-12);
+    assert_int_equal(t->points[1].line, 4);
+    assert_int_equal(g->joined_lines, 1);
+    assert_int_equal(g->foreign_lines, 1);
+    assert_int_equal(g->first_foreign_line, 2);
+    assert_string_equal(g->first_foreign,
+                        "node:1:1 [3] NCCL INFO comm 0x1 rank 3 nranks 4 - Destroy COMPLETE");
+    dpas_nccl_log_free(g);
+}
+
+/* mpiexec -l (MPICH, Intel MPI) prefixes "[N] ". */
+static void test_mpiexec_prefix(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = read_text("[0] " HDR "[0] " ROW1 "[0] " ROW2, NULL, 0);
+    assert_int_equal(g->tests[0].npoints, 2);
+    assert_int_equal(g->prefix, DPAS_NCCL_PREFIX_RANK);
+    assert_int_equal(g->prefixed_lines, 3);
+    dpas_nccl_log_free(g);
+}
+
+/* all_gather on 4 ranks (factor 0.75): rows of size 0 first (the count per rank rounds to 0) */
+#define AGZ "           0             0     float    none      -1     8.77    0.00    0.00      0     8.77    0.00    0.00      0\n"
+#define AG1 "     1048576         65536     float    none      -1    100.0   10.49    7.87      0    100.0   10.49    7.87      0\n"
+#define AG2 "     2097152        131072     float    none      -1    150.0   13.98   10.49      0    150.0   13.98   10.49      0\n"
+
+static void test_zero_rows(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = read_text(RANKS4 HDR AGZ AGZ AG1 AG2 END, NULL, 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->collective, DPAS_COLL_ALL_GATHER);
+    assert_int_equal(t->npoints, 2);
+    assert_int_equal(t->zero_rows, 2);
+    assert_int_equal(t->zero_row_line, 6);
+    assert_int_equal(t->points[0].line, 8);
+    dpas_nccl_log_free(g);
+    /* a table of rows of size 0 only, beside a real one: skipped; alone: refused */
+    g = read_text(HDR AGZ END RANKS4 HDR AG1 AG2 END, NULL, 0);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->nskipped, 1);
+    assert_int_equal(g->skipped[0].reason, DPAS_NCCL_SKIP_ZERO_ONLY);
+    assert_int_equal(g->skipped[0].line, 1);
+    dpas_nccl_log_free(g);
+    dpas_error e = read_error(HDR AGZ AGZ, NULL, 0);
+    assert_msg_contains(e, "t.txt: no table dpas can read: the table at line 1 has only rows of "
+                           "size 0");
+}
+
+/* A table named by the *_perf command line or banner above it. */
+static void test_command_line_names(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g =
+        read_text("$ mpirun -np 4 -H a:2,b:2 /opt/nccl-tests/build/all_gather_perf -b 1M -e 2M\n"
+                  RANKS4 HDR AG1 AG2 END
+                  "+ ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1\n" RANKS4 HDR ROW1 ROW2 END,
+                  NULL, 0);
+    assert_int_equal(g->ntests, 2);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_GATHER);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_COMMAND);
+    assert_string_equal(g->tests[0].name, "all_gather_perf");
+    assert_int_equal(g->tests[1].collective, DPAS_COLL_ALL_REDUCE);
+    assert_int_equal(g->tests[1].collective_from, DPAS_NCCL_COMMAND);
+    dpas_nccl_log_free(g);
+
+    /* a banner naming a test dpas does not model: skipped unread, even rows it could not read */
+    g = read_text("===== alltoall_perf =====\n" HDR "     1048576   garbage\n" END
+                  "===== all_reduce_perf =====\n" HDR ROW1 ROW2 END,
+                  NULL, 0);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
+    assert_int_equal(g->nskipped, 1);
+    assert_string_equal(g->skipped[0].name, "alltoall_perf");
+    assert_int_equal(g->skipped[0].line, 2);
+    assert_int_equal(g->skipped[0].rows, 1);
+    dpas_nccl_log_free(g);
+
+    /* a line naming two programs names no table; a command names only the next table */
+    g = read_text("for t in all_gather_perf alltoall_perf; do ./build/$t; done\n" HDR ROW1 ROW2
+                  END "./build/all_reduce_perf\n" HDR ROW1 END HDR ROW2 END,
+                  NULL, 0);
+    assert_int_equal(g->ntests, 3);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_BUS_RATIO);
+    assert_int_equal(g->tests[1].collective_from, DPAS_NCCL_COMMAND);
+    assert_int_equal(g->tests[2].collective_from, DPAS_NCCL_BUS_RATIO);
+    dpas_nccl_log_free(g);
+
+    /* nccl-tests' own name wins over the command line */
+    g = read_text("./build/all_gather_perf\n# Collective test starting: all_reduce_perf\n" HDR
+                  ROW1 ROW2,
+                  NULL, 0);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_TEST_NAME);
+    dpas_nccl_log_free(g);
+
+    /* a command line the columns contradict: refused, never read as what it names */
+    dpas_error e = read_error("./build/all_reduce_perf -b 1M\n" HDR AG1 AG2, NULL, 0);
+    assert_msg_contains(e, "t.txt:3: line 1 names \"all_reduce_perf\", but this table's columns");
+    assert_msg_contains(e, "fit all_gather");
+    /* words that only look like it name nothing */
+    g = read_text("my_all_reduce_perf_notes all_reduce_performance\n" HDR ROW1 ROW2, NULL, 0);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_BUS_RATIO);
+    dpas_nccl_log_free(g);
+}
+
+/* busbw/algbw = 1 with redop sum and root -1: sendrecv's table, or an all_reduce on 2 ranks. */
+#define SR1 "     1048576        262144     float     sum      -1    100.0   10.49   10.49      0    100.0   10.49   10.49      0\n"
+#define SR2 "     2097152        524288     float     sum      -1    150.0   13.98   13.98      0    150.0   13.98   13.98      0\n"
+#define SR1_NA "     1048576        262144     float     sum      -1    100.0   10.49   10.49      0    100.0   10.49   10.49    N/A\n"
+#define RANKS2 RANK(0, "a") RANK(1, "b")
+
+static void test_sendrecv_or_all_reduce(void **state)
+{
+    (void)state;
+    /* 2 ranks (or none said): both fit; refused with the option that reads it */
+    dpas_error e = read_error(RANKS2 HDR SR1 SR2, NULL, 0);
+    assert_msg_contains(e, "t.txt:4: cannot tell which collective this is");
+    assert_msg_contains(e, "fit all_reduce or sendrecv; if it is an all_reduce, give "
+                           "--collective all_reduce (dpas does not model sendrecv)");
+    /* without Rank lines a reduce_scatter on some 1400 ranks prints 1 as well */
+    e = read_error(HDR SR1 SR2, NULL, 0);
+    assert_msg_contains(e, "fit all_reduce, reduce_scatter or sendrecv");
+    dpas_nccl_log *g = read_text(RANKS2 HDR SR1 SR2, "all_reduce", 0);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_GIVEN);
+    assert_int_equal(g->tests[0].ranks, 2);
+    dpas_nccl_log_free(g);
+
+    /* 4 ranks: an all_reduce would print 1.5, so it is a sendrecv: skipped, and --collective
+     * cannot make it another collective */
+    g = read_text(RANKS4 HDR SR1 SR2 END RANKS4 HDR ROW1 ROW2 END, NULL, 0);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].header_line, 14);
+    assert_int_equal(g->nskipped, 1);
+    assert_int_equal(g->skipped[0].reason, DPAS_NCCL_SKIP_LOOKS_UNMODELLED);
+    assert_string_equal(g->skipped[0].name, "sendrecv");
+    assert_string_equal(g->skipped[0].why, "busbw/algbw = 1 (line 7), redop sum, root -1, 4 Rank "
+                                           "lines");
+    dpas_nccl_log_free(g);
+    e = read_error(RANKS4 HDR SR1 SR2, "all_gather", 0);
+    assert_msg_contains(e, "no table dpas can read: the columns of the table at line 5");
+    assert_msg_contains(e, "fit only sendrecv");
+
+    /* on 2 ranks with the in-place run unchecked (nccl-tests' sendrecv before 2.18): sendrecv */
+    g = read_text(RANKS2 HDR SR1_NA END RANKS4 HDR ROW1 END, NULL, 0);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
+    assert_string_equal(g->skipped[0].name, "sendrecv");
+    dpas_nccl_log_free(g);
+}
+
+/* (n-1)/n with redop none and root -1: all_gather, or alltoall; since 2022-09 alltoall prints
+ * N/A as its in-place #wrong, all_gather a number. */
+#define A2A1 "     1048576         65536     float    none      -1    100.0   10.49    7.87      0    100.0   10.49    7.87    N/A\n"
+#define AGNA "     1048576         65536     float    none      -1    100.0   10.49    7.87    N/A    100.0   10.49    7.87    N/A\n"
+
+static void test_all_gather_or_alltoall(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = read_text(RANKS4 HDR A2A1 END RANKS4 HDR AG1 END, NULL, 0);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_GATHER);
+    assert_int_equal(g->tests[0].header_line, 13);
+    assert_string_equal(g->skipped[0].name, "alltoall");
+    dpas_nccl_log_free(g);
+    dpas_error e = read_error(RANKS4 HDR AGNA, NULL, 0);
+    assert_msg_contains(e, "fit all_gather or alltoall; if it is an all_gather, give --collective "
+                           "all_gather (dpas does not model alltoall)");
+    assert_msg_contains(e, "#wrong N/A (the data check was off)");
+}
+
+/* A root >= 0: broadcast or reduce at busbw/algbw 1; (n-1)/n is gather or scatter, never read
+ * as a broadcast. */
+static void test_rooted(void **state)
+{
+    (void)state;
+    const char *bc = RANKS4 HDR "     1048576        262144     float    none       0    100.0   "
+                               "10.49   10.49      0    100.0   10.49   10.49      0\n";
+    dpas_nccl_log *g = read_text(bc, NULL, 0);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_BROADCAST);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_BUS_RATIO);
+    dpas_nccl_log_free(g);
+    const char *ga = RANKS4 HDR "     1048576         65536     float    none       0    100.0   "
+                               "10.49    7.87      0    100.0   10.49    7.87      0\n";
+    dpas_error e = read_error(ga, NULL, 0);
+    assert_msg_contains(e, "fit only gather or scatter");
+    e = read_error(ga, "broadcast", 0);
+    assert_msg_contains(e, "fit only gather or scatter");
+}
+
+/* Before 2022-09 all_gather, broadcast, alltoall, gather and scatter printed an empty op (the row
+ * has a field fewer); hypercube still does. */
+static void test_empty_redop(void **state)
+{
+    (void)state;
+    const char *ag = RANKS4 HDR "     1048576         65536     float              -1    100.0   "
+                               "10.49    7.87      0    100.0   10.49    7.87      0\n";
+    dpas_error e = read_error(ag, NULL, 0); /* alltoall then printed a number in place too */
+    assert_msg_contains(e, "redop (empty), root -1, 4 Rank lines) fit all_gather or alltoall");
+    dpas_nccl_log *g = read_text(ag, "all_gather", 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_near(t->points[0].seconds, 100e-6, 1e-12);
+    assert_near(t->points[0].busbw, 7.87e9, 1e-12);
+    assert_string_equal(t->redop, "");
+    assert_int_equal(t->ranks, 4);
+    dpas_nccl_log_free(g);
+    /* hypercube on 4 ranks: algbw = 3 x size / time, busbw = algbw */
+    const char *hc = RANKS4 HDR "     1048576        262144     float              -1    100.0   "
+                               "31.46   31.46      0    100.0   31.46   31.46      0\n";
+    e = read_error(hc, NULL, 0);
+    assert_msg_contains(e, "fit only hypercube");
+}
+
+/* Nodes and ranks per node from the hosts of the Rank lines. */
+static void test_nodes(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = read_text(RANK(0, "a") RANK(1, "a") RANK(2, "a") RANK(3, "b") HDR ROW1,
+                                 NULL, 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->rank_lines, 4);
+    assert_int_equal(t->nodes, 2);
+    assert_int_equal(t->ranks_per_node, 0); /* 3 and 1 */
+    assert_int_equal(t->ranks_per_node_min, 1);
+    assert_int_equal(t->ranks_per_node_max, 3);
+    assert_int_equal(t->nodes_from, DPAS_NCCL_RANK_LINES);
+    dpas_nccl_log_free(g);
+    /* 2017's "Rank R on HOST device D", a rank listed twice */
+    g = read_text("#   Rank  0 on n1 device  0 [0x01] GPU\n#   Rank  1 on n2 device  0 [0x01] GPU\n"
+                  "#   Rank  1 on n2 device  0 [0x01] GPU\n" HDR SR1,
+                  "all_reduce", 0);
+    t = &g->tests[0];
+    assert_int_equal(t->rank_lines, 2);
+    assert_int_equal(t->nodes, 2);
+    assert_int_equal(t->ranks_per_node, 1);
+    dpas_nccl_log_free(g);
+    /* no Rank lines: 0, unknown */
+    g = read_text(HDR ROW1, NULL, 0);
+    assert_int_equal(g->tests[0].nodes, 0);
+    assert_int_equal(g->tests[0].ranks_per_node, 0);
+    assert_int_equal(g->tests[0].nodes_from, DPAS_NCCL_UNKNOWN);
+    dpas_nccl_log_free(g);
+}
+
+/* The in-place time: the second time column; NaN where the row or the layout has none; checked
+ * like the out-of-place one. */
+static void test_inplace_time(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = read_text(HDR ROW1 "     2097152        524288     float     sum      -1    "
+                                          "150.0   13.98   20.97      0\n",
+                                 NULL, 0);
+    assert_true(g->tests[0].points[0].seconds_inplace == 100.0 / 1e6);
+    assert_true(isnan(g->tests[0].points[1].seconds_inplace)); /* the row stops there */
+    dpas_nccl_log_free(g);
+    g = read_text("name,gpus,size,time\nall_reduce,4,1048576,100.0\n", NULL, 0);
+    assert_true(isnan(g->tests[0].points[0].seconds_inplace));
+    dpas_nccl_log_free(g);
+    /* v1: milliseconds, both times */
+    g = read_text("#       bytes             N    type      op     time  algbw  busbw      res"
+                  "     time  algbw  busbw      res\n"
+                  "     1048576        262144   float     sum    0.100  10.49  15.73    0e+00"
+                  "    0.125   8.39  12.58    0e+00\n",
+                  NULL, 0);
+    assert_true(g->tests[0].points[0].seconds == 0.100 / 1e3);
+    assert_true(g->tests[0].points[0].seconds_inplace == 0.125 / 1e3);
+    dpas_nccl_log_free(g);
+    dpas_error e = read_error(HDR "     1048576        262144     float     sum      -1    100.0   "
+                                  "10.49   15.73      0    x   10.49   15.73      0\n",
+                              NULL, 0);
+    /* 52 characters to the root, 9 + 8 + 8 + 7 for time, algbw, busbw, #wrong, 4 blanks */
+    assert_msg_contains(e, "t.txt:2:89: in-place time must be a number > 0 (us), got \"x\"");
+    e = read_error(HDR "     1048576        262144     float     sum      -1    100.0   10.49   "
+                       "15.73      0   1e-300   10.49   15.73      0\n",
+                   NULL, 0);
+    assert_msg_contains(e, "in-place time 1e-300 us is below 1 ns");
+}
+
+/* Times and sizes no clock or network produces are refused with their line and column. */
+static void test_bounds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *row, *msg;
+    } bad[] = {
+        {"     1048576        262144     float     sum      -1   1e-300    0.00    0.00      0\n",
+         "t.txt:2:56: time 1e-300 us is below 1 ns"},
+        {"           8             2     float     sum      -1   0.0009    0.00    0.00      0\n",
+         "t.txt:2:56: time 0.0009 us is below 1 ns"},
+        {"           8             2     float     sum      -1   1e+11     0.00    0.00      0\n",
+         "t.txt:2:56: time 1e+11 us is above a day"},
+        {"  2251799813685248  1  float  sum  -1  1e6  0.00  0.00  0\n",
+         "t.txt:2:3: size 2251799813685248 B is above 2^50 B (1 PiB)"},
+        {"  1073741824  268435456  float  sum  -1  0.5  2147483.65  3221225.47  0\n",
+         "t.txt:2:42: 1073741824 B in 0.5 us is 2.15e+15 B/s, above 1 PB/s"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", HDR, bad[i].row);
+        dpas_error e = read_error(text, "all_reduce", 0);
+        assert_msg_contains(e, bad[i].msg);
+        assert_int_equal(e.line, 2);
+    }
+    /* within them: 2 ns is read */
+    dpas_nccl_log *g = read_text(HDR "           8             2     float     sum      -1    "
+                                     "0.002    0.00    0.00      0\n",
+                                 "all_reduce", 4);
+    assert_near(g->tests[0].points[0].seconds, 2e-9, 1e-12);
+    dpas_nccl_log_free(g);
+}
+
+/* The JSON report carries the new fields. */
+static void test_json_fields(void **state)
+{
+    (void)state;
+    const char *text = RANKS4 HDR AGZ AG1 AG2 END "===== sendrecv_perf =====\n" HDR SR1 END;
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    assert_int_equal(dpas_netmodel_from_text(text, strlen(text), "t.txt", NULL, 0, &m, &e), 0);
+    char *js = dpas_render_netmodel(m, NULL, 0, DPAS_FORMAT_JSON, &e);
+    assert_non_null(js);
+    json_error_t je;
+    json_t *root = json_loads(js, 0, &je);
+    if (!root)
+        fail_msg("invalid JSON: %s", je.text);
+    json_t *t = json_array_get(json_object_get(root, "tests"), 0);
+    assert_non_null(t);
+    assert_int_equal(json_integer_value(json_object_get(t, "nodes")), 2);
+    assert_int_equal(json_integer_value(json_object_get(t, "ranks_per_node")), 2);
+    assert_string_equal(json_string_value(json_object_get(t, "ranks_per_node_from")),
+                        "rank_lines");
+    assert_int_equal(json_integer_value(json_object_get(t, "zero_rows")), 1);
+    json_t *file = json_array_get(json_object_get(root, "files"), 0);
+    json_t *s = json_array_get(json_object_get(file, "skipped_tables"), 0);
+    assert_non_null(s);
+    assert_string_equal(json_string_value(json_object_get(s, "name")), "sendrecv_perf");
+    assert_string_equal(json_string_value(json_object_get(s, "reason")), "unmodelled");
+    assert_int_equal(json_integer_value(json_object_get(s, "line")), 12);
+    bool noted = false;
+    json_t *notes = json_object_get(root, "notes");
+    for (size_t i = 0; i < json_array_size(notes); i++)
+        noted |= strstr(json_string_value(json_array_get(notes, i)),
+                        "t.txt:12: sendrecv_perf skipped (1 row): dpas does not model it") != NULL;
+    assert_true(noted);
+    json_decref(root);
+    dpas_free(js);
+    dpas_netmodel_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_real_file),      cmocka_unit_test(test_aws_rows_with_tags),
+        cmocka_unit_test(test_tags_inside_lines),    cmocka_unit_test(test_interleaved_processes),
+        cmocka_unit_test(test_mpiexec_prefix),       cmocka_unit_test(test_zero_rows),
+        cmocka_unit_test(test_command_line_names),   cmocka_unit_test(test_sendrecv_or_all_reduce),
+        cmocka_unit_test(test_all_gather_or_alltoall), cmocka_unit_test(test_rooted),
+        cmocka_unit_test(test_empty_redop),          cmocka_unit_test(test_nodes),
+        cmocka_unit_test(test_bounds),               cmocka_unit_test(test_json_fields),
+        cmocka_unit_test(test_inplace_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
