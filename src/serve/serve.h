@@ -118,7 +118,7 @@ typedef struct srv_incoming {
     const char *target;                              /* the raw request target: path and query */
     const char *host, *origin, *acrm, *content_type; /* acrm: Access-Control-Request-Method */
     const char *accept, *accept_encoding, *if_none_match; /* content negotiation (negotiate.c) */
-    const char *body;                                /* NUL-terminated, or NULL: none */
+    const char *body;                                     /* NUL-terminated, or NULL: none */
     size_t body_len;
 } srv_incoming;
 

@@ -336,7 +336,8 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
             S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method"),
         .content_type = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
         .accept = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
-        .accept_encoding = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"),
+        .accept_encoding =
+            S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"),
         .if_none_match = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match"),
         .body = q->body,
         .body_len = q->body_len};
