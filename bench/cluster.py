@@ -13,8 +13,8 @@ on a shared machine the measured time moves with the load, which is printed besi
             model's at a measured scale, and the difference between the two rows is what the
             transfer from 2 to 4 hosts adds (the last line of the summary: the two predictions'
             ratio, which no measurement noise enters), where the schedule runs the collective the
-            sweeps timed: MPI_Allreduce on 4 hosts is not the ring the sharded schedules run
-            (docs/measuring.md).
+            sweeps timed: here MPI_Allreduce on 4 hosts took far longer than the sharded schedules'
+            exchange of the same bytes (docs/measuring.md).
   hier      2 hosts x 2 ranks: calibrated between the hosts (one rank per host) and inside one host,
             the same sizes left out, predicted at 2 x 2, a layout neither sweep ran, with the
             library's hierarchical alpha-beta model (no basis or band: it is not the nccl model).
