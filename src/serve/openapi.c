@@ -83,7 +83,8 @@ static const path_doc path_docs[] = {
      "/api/v1/plot.svg?scenario=ReferenceJobAttackSurface&dp_degree=2..1024&attr=nothing"},
     {"/api/v1/calibrate",
      "alpha-beta, piecewise, empirical and nccl models fitted to nccl-tests output (the body, or "
-     "the \"calibration\" part of a multipart body), their residuals per size, and predictions.",
+     "the "
+     "\"calibration\" part of a multipart body), their residuals per size, and predictions.",
      "dpas calibrate FILE -o json", "/api/v1/calibrate?predict=1GB", "/api/v1/calibrate"},
     {"/api/v1/registry/",
      "The entries of one kind of the built-in registry: models, hardware, nodes, fabrics, "

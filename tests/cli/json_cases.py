@@ -168,7 +168,42 @@ def network_alpha_beta(j, code):
     assert r[("allreduce",)]["time_model"] == "alpha_beta"
 
 
+# The scale of a step's collective: a replica of g accelerators is g rings, one per accelerator
+# (docs/calibration.md). A real log of 16 ranks on 2 nodes x 8 H100 (tests/data/nccl-real/01, its
+# Rank lines name two hosts) measured all_reduce of 16777216 B in 977.6 us (line 46, out of place).
+H100_16 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "nccl-real",
+                       "01_ztan_h100_16ranks_all_reduce.txt")
+
+
+def scale_cost(dp, nodes, params):
+    return ["cost", "--params", str(params), "--grad", "2B", "--ckpt", "14B", "--nodes", str(nodes),
+            "--accelerators-per-node", "8", "--dp", str(dp), "--node", "DGX_H100", "--fabric",
+            "InfiniBand_HDR", "--rule", "mean", "--schedule", "allreduce", "--calibration", H100_16,
+            "-o", "json"]
+
+
+def replicas_of_four(j, code):
+    # 4 replicas of 4 accelerators on 2 nodes of 8: 4 x 4 = 16 ranks, 8 per node, G = 16 MiB:
+    # the measured scale and size, so the log's own time
+    assert code == 0
+    (row,) = j["rows"]
+    assert row["time_basis"] == "measured", row
+    assert close(row["time_flat_s"], 977.6e-6, 1e-12), row
+
+
+def replicas_of_two_nodes(j, code):
+    # 2 replicas spanning 2 nodes each (4 nodes of 8): 16 rings of 2 ranks, each on nodes of its
+    # own, with G / 2 = 16 MiB between them: a collective of 16 MiB on 2 x 8 ranks, 8 per node,
+    # again the measured one (G = 2 x 16777216 bf16 parameters = 32 MiB)
+    assert code == 0
+    (row,) = j["rows"]
+    assert row["time_basis"] == "measured", row
+    assert close(row["time_flat_s"], 977.6e-6, 1e-12), row
+
+
 CASES = {
+    "cost_scale_replicas_of_four": (scale_cost(4, 2, 8388608), replicas_of_four),
+    "cost_scale_replicas_of_two_nodes": (scale_cost(2, 4, 16777216), replicas_of_two_nodes),
     "cost_network_default": (NETWORK, network_default),
     "cost_network_alpha_beta": (NETWORK + ["--network-model", "alpha_beta"], network_alpha_beta),
     "rules_n64": (["rules", "--n", "64", "-o", "json"], rules_n64),

@@ -5,11 +5,29 @@
 
 #include <math.h>
 
-/* The scale of a data-parallel step: N replicas, N / nodes of them per node (at least 1: a
- * replica spanning several nodes counts one rank per node). */
-static dpas_scale step_scale(const dpas_scenario *s)
+/* The scale of a data-parallel step's collective, and the share of the gradient it carries.
+ * A replica holds g = accelerators / N accelerators, and NCCL runs the exchange of replicas that
+ * span several accelerators as one ring (or tree) per accelerator of a replica, each on its own
+ * links with its share of the gradient (as tensor- or pipeline-parallel ranks of a replica each
+ * all-reduce their own part of the model). So, with A accelerators per node:
+ *   g <= A, A a multiple of g: one collective of G bytes over N x g ranks, A of them per node;
+ *   g = k x A (a replica spans k nodes): a collective of G / k bytes over N x A ranks, A per node
+ *     (A x k rings, each of N ranks on nodes of their own, each with G / (A k) bytes).
+ * Replicas that do not tile the nodes evenly: N ranks, N / nodes per node (at least 1). */
+static dpas_scale step_scale(const dpas_scenario *s, const dpas_report *r, double *share)
 {
-    int64_t N = s->dp_degree, per = 1;
+    const int64_t N = s->dp_degree, A = r->accelerators_per_node;
+    *share = 1;
+    if (N > 0 && A > 0 && r->accelerators > 0 && r->accelerators % N == 0) {
+        const int64_t g = r->accelerators / N;
+        if (g <= A && A % g == 0 && N <= INT64_MAX / g)
+            return (dpas_scale){N * g, A};
+        if (g > A && g % A == 0 && N <= INT64_MAX / A) {
+            *share = 1.0 / (double)(g / A);
+            return (dpas_scale){N * A, A};
+        }
+    }
+    int64_t per = 1;
     if (s->nodes > 0 && N >= s->nodes && N % s->nodes == 0)
         per = N / s->nodes;
     return (dpas_scale){N, per};
@@ -52,8 +70,9 @@ int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const
     *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind)};
     if ((rc = dpas_evaluate(s, &rep, err)))
         return rc;
-    const double G = dpas_bytes_to_double(rep.gradient_bytes);
-    const dpas_scale at = step_scale(s);
+    double share;
+    const dpas_scale at = step_scale(s, &rep, &share);
+    const double G = dpas_bytes_to_double(rep.gradient_bytes) * share;
     if (N == 1) /* one replica exchanges nothing */
         return 0;
     switch (sched) {
