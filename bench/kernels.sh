@@ -4,7 +4,8 @@
 # ByzFL's aggregators as ByzFL computes them in torch) and dpas.aggregate called from Python on
 # the same numpy arrays. GB/s of gradient data read (n x d x 4 bytes per call, best of REPEATS);
 # each kernel also as a percentage of dpas's own mean, the bandwidth limit, with the goals of
-# issue 11. The machine is shared: compare ratios from one run, not figures across runs.
+# issue 11; then issue 24's goals (bench_kernels' "goal" lines against bench/anchor_byzfl.py).
+# The machine is shared: compare ratios from one run, not figures across runs.
 # Environment: BUILD (build), LOG2_D (22), REPEATS (5), ISA (best here; or generic, avx2, avx512).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,9 @@ one=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 OMP_NUM
 "${one[@]}" bench/anchor_numpy.py "$lg" 3 > "$dir/numpy"
 "${one[@]}" bench/anchor_torch.py "$lg" 3 > "$dir/torch" || echo "torch anchor failed" >&2
 PYTHONPATH=python DPAS_LIBRARY="$build/libdpas.so" "${one[@]}" bench/anchor_numpy.py "$lg" "$reps" --dpas > "$dir/dpaspy"
+# issue 24: ByzFL's algorithms of the new rules in NumPy (slow: one round), and the input kinds
+"${one[@]}" bench/anchor_byzfl.py "$lg" 1 > "$dir/byzfl"
+PYTHONPATH=python DPAS_LIBRARY="$build/libdpas.so" "${one[@]}" bench/anchor_byzfl.py "$lg" "$reps" --inputs > "$dir/inputs"
 $py - "$dir" <<'EOF'
 import sys
 
@@ -88,4 +92,31 @@ print(f"  {'median n=16, 2 threads / 1 thread':<34} {t:6.2f}x   goal >= 1.6x   {
 for line in open(f"{d}/torch"):
     if " error " in line:
         print("  torch: " + line.strip())
+
+
+def seconds(name, key="rule"):
+    out = {}
+    for line in open(f"{d}/{name}"):
+        w = line.split()
+        if w and w[0] == key:
+            out[w[1]] = float(w[w.index("seconds") + 1])
+    return out
+
+
+goal, byz, kinds = seconds("c1", "goal"), seconds("byzfl"), seconds("inputs")
+print()
+print("goals of issue 24 (this run; n = 16, one thread, a workspace kept across calls):")
+passes = goal["geometric_median_3"] / goal["mean"]
+print(f"  {'geometric median, 3 iterations':<34} {passes:6.2f} passes of the mean   goal <= 10   "
+      f"{'met' if passes <= 10 else 'NOT met'}")
+for r in ("monna", "caf", "smea", "arc", "clipping", "bucketing"):
+    x = byz[r] / goal[r]
+    print(f"  {r + ': NumPy (ByzFL) / dpas':<34} {x:6.1f}x ({byz[r]:.3f} s / {goal[r]:.5f} s)   "
+          f"goal >= 20x   {'met' if x >= 20 else 'NOT met'}")
+for rule in ("mean", "median", "krum"):
+    base = kinds[f"{rule}:array"]
+    for kind in ("list_of_views", "list_of_arrays", "tensor", "list_of_tensors"):
+        x = kinds[f"{rule}:{kind}"] / base
+        print(f"  {rule + ': ' + kind + ' / array':<34} {x:6.2f}x   goal: the same (<= 1.10)   "
+              f"{'met' if x <= 1.10 else 'NOT met'}")
 EOF

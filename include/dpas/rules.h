@@ -29,6 +29,12 @@ typedef enum dpas_rule_id {
     DPAS_RULE_GEOMETRIC_MEDIAN,
     DPAS_RULE_CENTERED_CLIPPING,
     DPAS_RULE_NNM,
+    DPAS_RULE_MONNA,
+    DPAS_RULE_CAF,
+    DPAS_RULE_SMEA,
+    DPAS_RULE_BUCKETING,
+    DPAS_RULE_CLIPPING,
+    DPAS_RULE_ARC,
     DPAS_RULE_COUNT
 } dpas_rule_id;
 
@@ -39,6 +45,9 @@ typedef enum dpas_rule_id {
 #define DPAS_RULE_CAP_ITERATIVE 8u       /* iterates over the gradients (T or L rounds) */
 #define DPAS_RULE_CAP_SELECTS 16u        /* selects whole gradients (Krum family, MDA) */
 #define DPAS_RULE_CAP_PREAGGREGATION 32u /* transforms the gradients for another rule (NNM) */
+#define DPAS_RULE_CAP_NORMS                                                                        \
+    64u /* needs only n scalars of full gradients (their norms, or their
+                                 * distances to one of them), not all n(n-1)/2 distances */
 
 typedef struct dpas_rule {
     dpas_rule_id id;

@@ -499,8 +499,8 @@ Scenarios._children = _roots["Scenarios"]._children if "Scenarios" in _roots els
 del _roots
 
 # The aggregation kernels and attacks (numpy only when they are called).
-from .kernels import aggregate, attack, select  # noqa: E402
-__all__ += ["aggregate", "attack", "select"]
+from .kernels import Workspace, aggregate, attack, preaggregate, select  # noqa: E402
+__all__ += ["aggregate", "attack", "select", "preaggregate", "Workspace"]
 
 from .output import write_output  # noqa: E402
 

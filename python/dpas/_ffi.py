@@ -319,16 +319,27 @@ def take_string(lib: ctypes.CDLL, ptr: int | None) -> str | None:
 class AggOpts(ctypes.Structure):
     _fields_ = [("f", c_i64), ("m", c_i64), ("iterations", c_i64), ("tau", ctypes.c_double),
                 ("generic", ctypes.c_int), ("threads", ctypes.c_int), ("nnm", ctypes.c_int),
-                ("isa", ctypes.c_int), ("tolerance", ctypes.c_double), ("smoothing", ctypes.c_double)]
+                ("isa", ctypes.c_int), ("tolerance", ctypes.c_double), ("smoothing", ctypes.c_double),
+                ("workspace", c_void_p), ("start", c_void_p), ("idx", c_i64), ("pre", c_void_p),
+                ("npre", c_size_t)]
+
+
+class PreAgg(ctypes.Structure):
+    _fields_ = [("rule", c_void_p), ("c", ctypes.c_double), ("s", c_i64), ("seed", c_u64)]
+
+
+ATTACK_MAX_PARAMETERS = 4  # DPAS_ATTACK_MAX_PARAMETERS
 
 
 class AttackOpts(ctypes.Structure):
-    _fields_ = [("parameter", ctypes.c_double), ("has_parameter", ctypes.c_int)]
+    _fields_ = [("value", ctypes.c_double * ATTACK_MAX_PARAMETERS), ("given", c_uint),
+                ("seed", c_u64), ("rule", c_void_p), ("agg", c_void_p)]
 
 
 class Attack(ctypes.Structure):
     _fields_ = [("id", ctypes.c_int), ("name", c_char_p), ("parameter", c_char_p),
-                ("source", c_char_p), ("notes", c_char_p)]
+                ("source", c_char_p), ("notes", c_char_p),
+                ("parameters", c_char_p * (ATTACK_MAX_PARAMETERS + 1))]
 
 
 def declare_kernels(lib):
@@ -341,9 +352,24 @@ def declare_kernels(lib):
         "dpas_aggregate": (ctypes.c_int, [c_void_p, rows, ctypes.c_size_t, ctypes.c_size_t,
                                           ctypes.POINTER(AggOpts), c_void_p, ctypes.POINTER(c_i64),
                                           ctypes.POINTER(ctypes.c_size_t), E]),
+        "dpas_aggregate_typed": (ctypes.c_int, [c_void_p, rows, ctypes.c_int, ctypes.c_size_t,
+                                                ctypes.c_size_t, ctypes.POINTER(AggOpts), c_void_p,
+                                                ctypes.POINTER(c_i64),
+                                                ctypes.POINTER(ctypes.c_size_t), E]),
+        "dpas_agg_option_applies": (ctypes.c_int, [c_void_p, c_char_p]),
+        "dpas_workspace_new": (c_void_p, []),
+        "dpas_workspace_free": (None, [c_void_p]),
+        "dpas_workspace_size": (ctypes.c_size_t, [c_void_p]),
         "dpas_attack_find": (ctypes.c_int, [c_char_p, ctypes.POINTER(c_void_p), E]),
         "dpas_attack_rows": (ctypes.c_int, [c_void_p, rows, ctypes.c_size_t, ctypes.c_size_t,
                                             ctypes.c_size_t, ctypes.POINTER(AttackOpts), rows, E]),
+        "dpas_attack_rows_typed": (ctypes.c_int, [c_void_p, rows, ctypes.c_int, ctypes.c_size_t,
+                                                  ctypes.c_size_t, ctypes.c_size_t,
+                                                  ctypes.POINTER(AttackOpts), rows,
+                                                  ctypes.POINTER(ctypes.c_double), E]),
+        "dpas_preaggregate_typed": (ctypes.c_int, [rows, ctypes.c_int, ctypes.c_size_t,
+                                                   ctypes.c_size_t, ctypes.POINTER(AggOpts), rows,
+                                                   ctypes.POINTER(ctypes.c_size_t), E]),
         "dpas_kernels_sizeof": (ctypes.c_size_t, [c_char_p]),
         "dpas_kernel_isa": (c_char_p, []),
     }
@@ -353,6 +379,7 @@ def declare_kernels(lib):
     for name, cls, size_of in (("dpas_agg_opts", AggOpts, lib.dpas_kernels_sizeof),
                                ("dpas_attack_opts", AttackOpts, lib.dpas_kernels_sizeof),
                                ("dpas_attack", Attack, lib.dpas_kernels_sizeof),
+                               ("dpas_preagg", PreAgg, lib.dpas_kernels_sizeof),
                                ("dpas_rule", Rule, lib.dpas_sizeof)):
         want = size_of(name.encode())
         if want != ctypes.sizeof(cls):

@@ -1,12 +1,19 @@
 """The aggregation kernels and the attacks from Python: dpas.aggregate, dpas.select, dpas.attack.
 
-The gradients are a 2-D float32 C-contiguous buffer of shape (n, d): a numpy array or any object
-with the buffer protocol. It is read where it lies, never copied: anything else (float64, a
-transposed or sliced view, a list) is a TypeError (dpas.ArgumentTypeError) that says so, rather
-than a silent copy. Every other argument goes through dpas's checks (_check): a count beyond
-int64, a bool for a number or a NUL in a name is refused, never wrapped or cut.
-numpy is needed for the results (Debian: python3-numpy) and imported only here, on first use;
-the rest of the binding needs only the standard library.
+The gradients are n rows of d coordinates, float32 or float64, as people have them: a 2-D
+numpy array (C order, or rows taken with a step), a torch CPU tensor, a list or tuple of 1-D
+rows (numpy arrays or tensors: read as row pointers, never stacked), or any 2-D buffer
+(dpas._rows says exactly what is accepted). They are read where they lie; the result has the
+input's kind (a tensor for tensors) and dtype. float64 rows run the float64 kernels: the same
+rules, the same non-finite policy, the same guarantees. What would need a copy (float16,
+integers, a transposed array, unaligned memory, a GPU tensor) is a TypeError
+(dpas.ArgumentTypeError) saying what to convert: dpas never copies gradients silently.
+
+Every other argument is checked where it enters: counts are ints (not floats, strings or
+bools), an option the rule does not take is an error (m for krum, tau for median), a
+pre-aggregation named twice is an error; the C library checks the values. numpy (Debian:
+python3-numpy) is imported only here, on first use; the rest of the binding needs only the
+standard library.
 
     >>> import numpy as np, dpas
     >>> g = np.array([[1, 1], [2, 2], [3, 3], [100, 1e6], [2.5, 2.5]], dtype=np.float32)
@@ -14,15 +21,24 @@ the rest of the binding needs only the standard library.
     [2.5, 2.5]
     >>> dpas.select("krum", g, f=1)   # the row with the closest two neighbours
     [4]
+    >>> dpas.aggregate("median", [g[0], g[1], g[2]]).tolist()   # a list of rows
+    [2.0, 2.0]
 """
 import ctypes
+import numbers
+import threading
 
-from . import _check, _ffi
+from . import _check, _ffi, _rows
 from .errors import ArgumentTypeError, InvalidValue, RangeError
 
 _ISAS = {None: 0, "auto": 0, "generic": 1, "avx2": 2, "avx512": 3}
-_OPTIONS = ("m", "iterations", "tau", "tolerance", "smoothing", "nnm", "isa")
+_INTS = ("m", "iterations", "idx")
+_REALS = ("tau", "tolerance", "smoothing")
+_OPTIONS = ("m", "iterations", "tau", "tolerance", "smoothing", "nnm", "isa", "start", "idx",
+            "pre")
+_EVERY_RULE = ("isa",)
 _SELECTS = 16  # DPAS_RULE_CAP_SELECTS
+_PRE_PARAMS = {"clipping": ("c",), "bucketing": ("s", "seed")}
 
 
 def _lib():
@@ -45,32 +61,91 @@ def _raise(err):
     raise_c(err)
 
 
-def _matrix(np, name, buf, allow_empty_rows=False):
-    """buf as a (n, d) float32 array viewing the same memory, and the row pointers."""
-    try:
-        mv = memoryview(buf)
-    except TypeError:
-        raise ArgumentTypeError(f"{name} must be a 2-D float32 buffer (a numpy array of shape "
-                                f"(n, d)), got {type(buf).__name__}", name) from None
-    if mv.ndim != 2:
-        raise ArgumentTypeError(f"{name} must be 2-D (n gradients of d coordinates), got "
-                                f"{mv.ndim} dimension{'s' if mv.ndim != 1 else ''}", name)
-    if mv.format not in ("f", "<f", "=f", "@f") or mv.itemsize != 4:
-        raise ArgumentTypeError(f"{name} must be float32, got format {mv.format!r}: convert it "
-                                f"yourself (numpy: .astype(numpy.float32)); dpas does not copy "
-                                f"silently", name)
-    if not mv.c_contiguous:
-        raise ArgumentTypeError(f"{name} must be C-contiguous (row-major, no strides): convert "
-                                f"it yourself (numpy.ascontiguousarray copies); dpas does not copy "
-                                f"silently", name)
-    n, d = mv.shape
-    if n == 0 and not allow_empty_rows:
-        raise InvalidValue(f"{name} must hold at least one gradient, got shape ({n}, {d})", name)
-    arr = np.asarray(mv)  # a view of the same memory, read-only if the buffer is
-    base = arr.ctypes.data
-    rows = (ctypes.c_void_p * max(n, 1))(*[base + i * d * 4 for i in range(n)])
-    return arr, rows, n, d
+def _int(field, v, minimum=None, maximum=None):
+    """An int as it was given: not a float (not even 3.0), a string or a bool (issue 21)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise ArgumentTypeError(f"{field} must be an int, got {type(v).__name__} "
+                                f"{_check._show(v)}", field)
+    i = int(v)
+    if not _check.INT64_MIN <= i <= _check.INT64_MAX:
+        raise RangeError(f"{field} is out of range: must fit a signed 64-bit integer, got {i}",
+                         field)
+    if minimum is not None and i < minimum:
+        raise InvalidValue(f"{field} must be >= {minimum}, got {i}", field)
+    if maximum is not None and i > maximum:
+        raise RangeError(f"{field} is out of range: must be <= {maximum}, got {i}", field)
+    return i
 
+
+# ---- the workspace ------------------------------------------------------------------------------
+
+class Workspace:
+    """Scratch memory the kernels keep between calls (dpas_workspace): a second call of the same
+    size touches no fresh page. Each thread has one of its own by default; give one explicitly
+    with workspace=, or workspace=False for none. One call at a time: using a Workspace from two
+    threads at once is an error, not a race."""
+
+    def __init__(self):
+        lib = _lib()
+        self._lib = lib
+        self._ptr = lib.dpas_workspace_new()
+        if not self._ptr:
+            raise MemoryError("dpas: out of memory for a workspace")
+        self._lock = threading.Lock()
+
+    @property
+    def size(self):
+        """The bytes it holds."""
+        return int(self._lib.dpas_workspace_size(self._ptr))
+
+    def free(self):
+        """Give the memory back now (the object stays usable)."""
+        with self._lock:
+            self._lib.dpas_workspace_free(self._ptr)
+            self._ptr = self._lib.dpas_workspace_new()
+
+    def __del__(self):
+        ptr = getattr(self, "_ptr", None)
+        if ptr:
+            self._lib.dpas_workspace_free(ptr)
+            self._ptr = None
+
+
+_local = threading.local()
+
+
+def _workspace(given):
+    if given is None:
+        ws = getattr(_local, "ws", None)
+        if ws is None:
+            ws = _local.ws = Workspace()
+        return ws
+    if given is False:
+        return None
+    if not isinstance(given, Workspace):
+        raise ArgumentTypeError(f"workspace must be a dpas.Workspace, None (this thread's) or "
+                                f"False (none), got {type(given).__name__}", "workspace")
+    return given
+
+
+class _Held:
+    """The workspace's lock through a call."""
+
+    def __init__(self, ws):
+        self.ws = ws
+
+    def __enter__(self):
+        if self.ws is not None and not self.ws._lock.acquire(blocking=False):
+            raise InvalidValue("workspace is in use by another call (one call at a time per "
+                               "dpas.Workspace)", "workspace")
+        return self.ws._ptr if self.ws is not None else None
+
+    def __exit__(self, *exc):
+        if self.ws is not None:
+            self.ws._lock.release()
+
+
+# ---- arguments --------------------------------------------------------------------------------
 
 def _rule(lib, rule, convention):
     err = _ffi.Error()
@@ -81,77 +156,178 @@ def _rule(lib, rule, convention):
     return ctypes.cast(p, ctypes.c_void_p), p.contents
 
 
-def _c_int(field, v):
-    """A whole number for a C int field (ctypes would wrap a larger one)."""
-    i = _check.whole(field, v)
-    if not _check.INT_MIN <= i <= _check.INT_MAX:
-        raise RangeError(f"{field} is out of range: must fit a C int, got {i}", field)
-    return i
+def _pre(lib, items):
+    """opts.pre from a list of names or (name, {parameter: value}) pairs."""
+    if isinstance(items, (str, tuple)) or not isinstance(items, list):
+        raise ArgumentTypeError(f"pre must be a list of pre-aggregations (names, or (name, "
+                                f"{{parameter: value}}) pairs), got {type(items).__name__}", "pre")
+    arr = (_ffi.PreAgg * max(len(items), 1))()
+    seen = set()
+    for i, item in enumerate(items):
+        name, params = (item, {}) if isinstance(item, str) else (None, None)
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict):
+            name, params = item
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"pre[{i}] must be a name or a (name, {{parameter: value}}) "
+                                    f"pair, got {_check._show(item)}", "pre")
+        rp, r = _rule(lib, name, None)
+        key = r.name.decode()
+        if key in seen:
+            raise InvalidValue(f"pre names {key} twice: each pre-aggregation once", "pre")
+        seen.add(key)
+        arr[i].rule = rp
+        allowed = _PRE_PARAMS.get(key, ())
+        for p, v in params.items():
+            if p not in allowed:
+                takes = f"it takes {', '.join(allowed)}" if allowed else "it takes none"
+                raise ArgumentTypeError(f"pre[{i}] ({key}) got an unexpected parameter {p!r}; "
+                                        f"{takes}", p)
+            if p == "c":
+                c = _check.real("c", v)
+                if not 0 < c < float("inf"):
+                    raise InvalidValue(f"pre[{i}] (clipping): c must be finite and > 0, got "
+                                       f"{_check._show(v)}", "c")
+                arr[i].c = c
+            elif p == "s":
+                arr[i].s = _int("s", v, minimum=1)
+            else:
+                arr[i].seed = _int("seed", v, minimum=0, maximum=2**64 - 1) & (2**64 - 1)
+    return arr, len(items)
 
 
-def _opts(f, threads, options, what):
+def _opts(lib, rp, r, f, threads, options, what, np, rows, keep):
     o = _ffi.AggOpts()
-    o.f = _check.int64("f", f, minimum=0)
-    o.threads = _c_int("threads", threads)
+    o.f = _int("f", f, minimum=0)
+    o.threads = _int("threads", threads, minimum=0, maximum=256)
+    name = r.name.decode()
     for key, v in options.items():
         if key not in _OPTIONS:
             raise ArgumentTypeError(f"{what}() got an unexpected keyword argument {key!r}; "
                                     f"options: {', '.join(_OPTIONS)}", key)
-        if key in ("m", "iterations"):
-            setattr(o, key, _check.int64(key, v, minimum=0))
+        if key not in _EVERY_RULE and not lib.dpas_agg_option_applies(rp, key.encode()):
+            raise ArgumentTypeError(f"{name} does not take the option {key}", key)
+        if key in _INTS:
+            setattr(o, key, _int(key, v, minimum=0))
         elif key == "nnm":
             o.nnm = int(_check.flag("nnm", v))
         elif key == "isa":
-            if v not in _ISAS:
-                raise InvalidValue(f"isa must be one of generic, avx2, avx512 or None, got {v!r}",
-                                   "isa")
+            if not isinstance(v, (str, type(None))) or v not in _ISAS:
+                raise InvalidValue(f"isa must be one of generic, avx2, avx512 or None, got "
+                                   f"{_check._show(v)}", "isa")
             o.isa = _ISAS[v]
+        elif key == "start":
+            start = _rows.vector(np, "start", v, rows.dtype, rows.d)
+            keep.append(start)
+            o.start = start.ctypes.data
+        elif key == "pre":
+            arr, count = _pre(lib, v)
+            keep.append(arr)
+            o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
         else:
             setattr(o, key, _check.real(key, v))
     return o
 
 
-def _run(what, rule, grads, f, convention, threads, options, want_selection):
+def _run(what, rule, grads, f, convention, threads, workspace, options, want_selection):
     np = _numpy(what)
     lib = _lib()
     rp, r = _rule(lib, rule, convention)
     if want_selection and not r.caps & _SELECTS:
         raise InvalidValue(f"{r.name.decode()} selects no gradients: select() is for krum, "
                            f"multi_krum, bulyan and brute", "rule")
-    opts = _opts(f, threads, options, what)
-    arr, rows, n, d = _matrix(np, "grads", grads)
-    out = np.empty(d, dtype=np.float32)
-    sel = (ctypes.c_int64 * n)()
+    ws = _workspace(workspace)
+    rows = _rows.rows(np, "grads", grads)
+    keep = []
+    opts = _opts(lib, rp, r, f, threads, options, what, np, rows, keep)
+    out = np.empty(rows.d, dtype=rows.dtype)
+    sel = (ctypes.c_int64 * rows.n)()
     nsel = ctypes.c_size_t(0)
     err = _ffi.Error()
-    if lib.dpas_aggregate(rp, rows, n, d, ctypes.byref(opts), out.ctypes.data, sel,
-                          ctypes.byref(nsel), ctypes.byref(err)):
-        _raise(err)
-    del arr  # the view lived through the call
-    return out, [int(sel[i]) for i in range(nsel.value)]
+    with _Held(ws) as wsp:
+        opts.workspace = wsp
+        if lib.dpas_aggregate_typed(rp, rows.rows, rows.code, rows.n, rows.d, ctypes.byref(opts),
+                                    out.ctypes.data, sel, ctypes.byref(nsel), ctypes.byref(err)):
+            _raise(err)
+    del keep  # the start and the pre-aggregations lived through the call
+    if want_selection and not nsel.value:
+        raise InvalidValue(f"{r.name.decode()} selected buckets, not gradients: select() cannot "
+                           f"name rows after bucketing", "pre")
+    return rows.result(out), [int(sel[i]) for i in range(nsel.value)]
 
 
-def aggregate(rule, grads, f=0, *, convention=None, threads=1, **options):
-    """The robust aggregate of the rows of grads (n x d float32) by rule, with f Byzantine:
-    a float32 numpy array of shape (d,). convention picks a rule's convention ("byzfl" for
-    ByzFL's Krum); options: m (multi_krum), iterations, tau (centered_clipping), tolerance and
-    smoothing (geometric_median), nnm=True (nearest neighbour mixing first), isa ("generic",
-    "avx2", "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f."""
-    return _run("aggregate", rule, grads, f, convention, threads, options, False)[0]
+def aggregate(rule, grads, f=0, *, convention=None, threads=1, workspace=None, **options):
+    """The robust aggregate of the rows of grads (n x d, float32 or float64: an array, a tensor
+    or a list of rows) by rule, with f Byzantine: a vector of d values of the input's kind and
+    dtype. convention picks a rule's convention ("byzfl" for ByzFL's Krum); options, each only
+    for the rules that take it: m (multi_krum), iterations, start (geometric_median,
+    centered_clipping), tau (centered_clipping), tolerance and smoothing (geometric_median),
+    idx (monna), nnm=True and pre=[...] (pre-aggregations first), isa ("generic", "avx2",
+    "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f.
+    workspace: None (this thread's, kept between calls), a dpas.Workspace, or False."""
+    return _run("aggregate", rule, grads, f, convention, threads, workspace, options, False)[0]
 
 
-def select(rule, grads, f=0, *, convention=None, threads=1, **options):
+def select(rule, grads, f=0, *, convention=None, threads=1, workspace=None, **options):
     """The indices of the rows a selecting rule (krum, multi_krum, bulyan, brute) chooses:
     krum its one row, multi_krum the m best first, bulyan in the order of selection, brute in
     ascending order. Same arguments as aggregate()."""
-    return _run("select", rule, grads, f, convention, threads, options, True)[1]
+    return _run("select", rule, grads, f, convention, threads, workspace, options, True)[1]
 
 
-def attack(name, honest, f, **parameters):
-    """The f rows that f Byzantine replicas send against the honest rows (h x d float32): a
-    float32 numpy array of shape (f, d). Attacks and their one parameter: sign_flip (scale),
-    ipm (epsilon), alie (z), large_value (value), nan, inf (sign); left out, a parameter takes
-    its default (dpas/kernels.h)."""
+_INT_PARAMETERS = {"evals", "seed"}
+_INT_PARAMETERS_OF = {("mimic", "epsilon")}
+
+
+def _attack_opts(lib, np, a, parameters, seed, rule, convention, rule_options, dtype, d, keep):
+    names = [n.decode() for n in a.parameters if n is not None]
+    opts = _ffi.AttackOpts()
+    given = 0
+    name = a.name.decode()
+    for key, v in parameters.items():
+        if key not in names:
+            accepted = (f"its parameters are {', '.join(repr(n) for n in names)}" if len(names) > 1
+                        else f"its parameter is {names[0]!r}" if names else "it takes none")
+            raise ArgumentTypeError(f"attack {name!r} got an unexpected parameter {key!r}; "
+                                    f"{accepted}", key)
+        k = names.index(key)
+        if key in _INT_PARAMETERS or (name, key) in _INT_PARAMETERS_OF:
+            opts.value[k] = float(_int(key, v, minimum=0 if key != "evals" else 1,
+                                       maximum=2**53))
+        else:
+            opts.value[k] = _check.real(key, v)
+        given |= 1 << k
+    opts.given = given
+    if seed is not None:
+        if name != "gaussian":
+            raise ArgumentTypeError(f"attack {name!r} takes no seed (gaussian's)", "seed")
+        opts.seed = _int("seed", seed, minimum=0, maximum=2**64 - 1)
+    optimal = name.startswith("optimal_")
+    if not optimal and (rule is not None or rule_options is not None or convention is not None):
+        raise ArgumentTypeError(f"attack {name!r} takes no rule (the optimal_* attacks do)", "rule")
+    if optimal:
+        rp, r = _rule(lib, rule if rule is not None else "mean", convention)
+        ro = dict(rule_options or {})
+        if not isinstance(rule_options, (dict, type(None))):
+            raise ArgumentTypeError("rule_options must be a dict of the rule's options", "rule_options")
+        rf = ro.pop("f", 0)
+        rt = ro.pop("threads", 1)
+        holder = type("R", (), {"dtype": dtype, "d": d})()
+        agg = _opts(lib, rp, r, rf, rt, ro, "attack", np, holder, keep)
+        keep.append(agg)
+        opts.rule = rp
+        opts.agg = ctypes.cast(ctypes.pointer(agg), ctypes.c_void_p)
+    return opts
+
+
+def attack(name, honest, f, *, seed=None, rule=None, convention=None, rule_options=None,
+           **parameters):
+    """The f rows that f Byzantine replicas send against the honest rows (h x d, float32 or
+    float64, as for aggregate): an (f, d) array of the input's kind and dtype, every row the same
+    vector. Attacks and their parameters: sign_flip (scale), ipm (epsilon), alie (z),
+    large_value (value), nan, inf (sign), mimic (epsilon: the honest row copied), gaussian (mu,
+    sigma; seed=), optimal_ipm and optimal_alie (evals, start, delta, ratio; against rule=,
+    convention=, rule_options={"f": ..., "pre": [...], ...}: the rule ByzFL's line search hurts
+    most; the mean by default). Left out, a parameter takes its default (dpas/kernels.h)."""
     np = _numpy("attack")
     lib = _lib()
     err = _ffi.Error()
@@ -159,20 +335,49 @@ def attack(name, honest, f, **parameters):
     if lib.dpas_attack_find(_check.text("name", name), ctypes.byref(p), ctypes.byref(err)):
         _raise(err)
     a = ctypes.cast(p, ctypes.POINTER(_ffi.Attack)).contents
-    param = a.parameter.decode() if a.parameter else None
-    opts = _ffi.AttackOpts()
-    for key, v in parameters.items():
-        if key != param:
-            accepted = f"its parameter is {param!r}" if param else "it takes none"
-            raise ArgumentTypeError(f"attack {name!r} got an unexpected parameter {key!r}; "
-                                    f"{accepted}", key)
-        opts.parameter, opts.has_parameter = _check.real(key, v), 1
-    f = _check.int64("f", f, minimum=0)
-    arr, rows, h, d = _matrix(np, "honest", honest, allow_empty_rows=True)
-    out = np.empty((f, d), dtype=np.float32)
-    base = out.ctypes.data
-    orows = (ctypes.c_void_p * max(f, 1))(*[base + i * d * 4 for i in range(f)])
-    if lib.dpas_attack_rows(p, rows, h, d, f, ctypes.byref(opts), orows, ctypes.byref(err)):
+    f = _int("f", f, minimum=0)
+    rows = _rows.rows(np, "honest", honest, allow_empty=True)
+    keep = []
+    opts = _attack_opts(lib, np, a, parameters, seed, rule, convention, rule_options, rows.dtype,
+                        rows.d, keep)
+    out = np.empty((f, rows.d), dtype=rows.dtype)
+    base, step = out.ctypes.data, rows.d * out.itemsize
+    orows = (ctypes.c_void_p * max(f, 1))(*[base + i * step for i in range(f)])
+    used = ctypes.c_double(0)
+    if lib.dpas_attack_rows_typed(p, rows.rows, rows.code, rows.n, rows.d, f, ctypes.byref(opts),
+                                  orows, ctypes.byref(used), ctypes.byref(err)):
         _raise(err)
-    del arr
-    return out
+    del keep
+    return rows.result(out)
+
+
+def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
+    """The rows a pre-aggregation makes of grads (n x d, as for aggregate): nnm, clipping (c),
+    arc, bucketing (s, seed), or a list of them applied in order (names or (name, {parameter:
+    value}) pairs, as aggregate's pre=). The result has the input's kind and dtype: n rows, those
+    of non-finite gradients (at most f, counted against it) NaN; with bucketing, its buckets."""
+    np = _numpy("preaggregate")
+    lib = _lib()
+    if isinstance(pre, str):
+        pre = [(pre, parameters)] if parameters else [pre]
+    elif parameters:
+        raise ArgumentTypeError("parameters go with one pre-aggregation named by a str; for a "
+                                "list give (name, {parameter: value}) pairs", "pre")
+    ws = _workspace(workspace)
+    rows = _rows.rows(np, "grads", grads)
+    o = _ffi.AggOpts()
+    o.f = _int("f", f, minimum=0)
+    o.threads = _int("threads", threads, minimum=0, maximum=256)
+    arr, count = _pre(lib, pre)
+    o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
+    out = np.empty((rows.n, rows.d), dtype=rows.dtype)
+    base, step = out.ctypes.data, rows.d * out.itemsize
+    orows = (ctypes.c_void_p * max(rows.n, 1))(*[base + i * step for i in range(rows.n)])
+    nout = ctypes.c_size_t(0)
+    err = _ffi.Error()
+    with _Held(ws) as wsp:
+        o.workspace = wsp
+        if lib.dpas_preaggregate_typed(rows.rows, rows.code, rows.n, rows.d, ctypes.byref(o),
+                                       orows, ctypes.byref(nout), ctypes.byref(err)):
+            _raise(err)
+    return rows.result(out[:nout.value])

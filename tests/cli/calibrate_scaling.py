@@ -95,7 +95,7 @@ def check_refusals(d):
     assert "both measured all_reduce on 8 ranks" in p.stderr and "--test 1" in p.stderr, p.stderr
     assert not p.stdout
     run(a, b, "--test", "2")  # one of them chosen: read
-    for at, words in (("2161", "not a whole number of nodes"), ("0", "at least one rank"),
+    for at, words in (("2161", "not a whole number of nodes"), ("0", "in digits"), ("1", "at least 2 ranks"),
                       ("x4", "NODESxRANKS_PER_NODE"), ("4x", "NODESxRANKS_PER_NODE"),
                       ("8,8", "listed twice"), ("9", "not a whole number of nodes")):
         p = run(a, "--at", at, code=1)

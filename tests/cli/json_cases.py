@@ -26,7 +26,10 @@ def rules_n64(j, code):
     assert f["median"] == 31 and f["trimmed_mean"] == 31, f
     assert f["krum"] == 30 and f["bulyan"] == 15, f
     assert f["mean"] == 0 and f["multi_krum"] == 30, f
-    assert len(j) == 12  # one row per rule, its default convention
+    assert len(j) == 18  # one row per rule, its default convention
+    # issue 24: ByzFL's MoNNA, CAF, SMEA and ARC need 2f < n; bucketing and clipping only f < n
+    assert f["monna"] == f["caf"] == f["smea"] == f["arc"] == 31, f
+    assert f["bucketing"] == f["clipping"] == 63, f
 
 
 def rules_f10(j, code):

@@ -89,15 +89,17 @@ class Aggregate(unittest.TestCase):
 
     def test_refusals(self):
         g = self.grads()
-        with self.assertRaisesRegex(TypeError, "must be float32, got format 'd'"):
-            dpas.aggregate("median", g.astype(np.float64), f=1)
-        with self.assertRaisesRegex(TypeError, "must be C-contiguous"):
+        with self.assertRaisesRegex(TypeError, "must be float32 or float64, got float16"):
+            dpas.aggregate("median", g.astype(np.float16), f=1)
+        with self.assertRaisesRegex(TypeError, "must be float32 or float64, got int64"):
+            dpas.aggregate("median", g.astype(np.int64), f=1)
+        with self.assertRaisesRegex(TypeError, "the rows of grads are not contiguous"):
             dpas.aggregate("median", g[:, ::2], f=1)
-        with self.assertRaisesRegex(TypeError, "must be C-contiguous"):
+        with self.assertRaisesRegex(TypeError, "the rows of grads are not contiguous"):
             dpas.aggregate("median", np.asfortranarray(g), f=1)
         with self.assertRaisesRegex(TypeError, "must be 2-D"):
             dpas.aggregate("median", g[0], f=0)
-        with self.assertRaisesRegex(TypeError, "2-D float32 buffer .*got list"):
+        with self.assertRaisesRegex(TypeError, r"grads\[0\] is a list: .*numpy arrays or torch"):
             dpas.aggregate("median", [[1.0, 2.0]], f=0)
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'gamma'"):
             dpas.aggregate("median", g, f=1, gamma=2)
@@ -110,7 +112,7 @@ class Aggregate(unittest.TestCase):
         # nothing wraps or is cut on its way to C (ctypes would: 2**64 + 1 becomes 1)
         with self.assertRaisesRegex(dpas.RangeError, "f is out of range"):
             dpas.aggregate("median", g, f=2**64 + 1)
-        with self.assertRaisesRegex(dpas.RangeError, "threads is out of range: must fit a C int"):
+        with self.assertRaisesRegex(dpas.RangeError, "threads is out of range: must be <= 256"):
             dpas.aggregate("median", g, f=1, threads=2**32 + 2)
         with self.assertRaisesRegex(dpas.InvalidValue, "rule must not contain a NUL"):
             dpas.aggregate("median\x00krum", g, f=1)
@@ -118,8 +120,42 @@ class Aggregate(unittest.TestCase):
             dpas.aggregate("median", g, f=1, nnm=1)
         with self.assertRaisesRegex(TypeError, "tau must be a number"):
             dpas.aggregate("centered_clipping", g, f=1, tau="1")
-        with self.assertRaises(dpas.ArgumentTypeError):  # a TypeError, and a dpas.InvalidValue
-            dpas.aggregate("median", g.astype(np.float64), f=1)
+
+    def test_integers_are_integers(self):
+        # issue 21: no int() coercion of floats, strings or bools
+        g = self.grads()
+        for bad in (2.0, "2", True, 2.5, None):
+            with self.assertRaisesRegex(TypeError, "f must be an int"):
+                dpas.aggregate("median", g, f=bad)
+        with self.assertRaisesRegex(TypeError, "threads must be an int, got float"):
+            dpas.aggregate("median", g, f=1, threads=2.0)
+        with self.assertRaisesRegex(TypeError, "m must be an int, got bool"):
+            dpas.aggregate("multi_krum", g, f=1, m=True)
+        with self.assertRaisesRegex(TypeError, "iterations must be an int, got str"):
+            dpas.aggregate("geometric_median", g, f=1, iterations="3")
+        self.assertEqual(dpas.aggregate("median", g, f=np.int64(2)).shape, (1003,))
+
+    def test_options_the_rule_does_not_take(self):
+        g = self.grads()
+        for rule, key, value in (("krum", "m", 2), ("median", "tau", 1.0),
+                                 ("centered_clipping", "tolerance", 1e-3),
+                                 ("mean", "iterations", 3), ("krum", "start", g[0]),
+                                 ("median", "m", 0)):
+            with self.assertRaisesRegex(TypeError, f"{rule} does not take the option {key}"):
+                dpas.aggregate(rule, g, f=1, **{key: value})
+
+    def test_pre(self):
+        g = self.grads()
+        x = dpas.aggregate("median", g, 2, nnm=True)
+        self.assertTrue(np.array_equal(x, dpas.aggregate("median", g, 2, pre=["nnm"])))
+        with self.assertRaisesRegex(ValueError, "pre names nnm twice"):
+            dpas.aggregate("median", g, 2, pre=["nnm", "nnm"])
+        with self.assertRaisesRegex(ValueError, "median, which is not a pre-aggregation"):
+            dpas.aggregate("median", g, 2, pre=["median"])
+        with self.assertRaisesRegex(TypeError, "pre must be a list"):
+            dpas.aggregate("median", g, 2, pre="nnm")
+        with self.assertRaisesRegex(TypeError, r"pre\[0\] \(nnm\) got an unexpected parameter 'c'"):
+            dpas.aggregate("median", g, 2, pre=[("nnm", {"c": 1.0})])
 
     def test_options(self):
         g = self.grads(n=11)
@@ -139,12 +175,169 @@ class Aggregate(unittest.TestCase):
 
     def test_docs_page(self):
         # docs/kernels.md's Python examples, as doctests: the page shows real output
+        try:
+            import torch  # noqa: F401 (the page shows a tensor)
+        except ImportError:
+            self.skipTest("torch is not installed for this python3")
         page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
                             "kernels.md")
         r = doctest.testfile(page, module_relative=False, optionflags=doctest.ELLIPSIS,
                              verbose=False)
         self.assertGreater(r.attempted, 5)
         self.assertEqual(r.failed, 0)
+
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+needs_torch = unittest.skipIf(torch is None or np is None, "torch is not installed for this python3")
+
+
+def column_ref(rows, rule, f=0):
+    """The median, trimmed mean or mean of each column in plain Python floats (double), in the
+    order the kernels document: the two middle values halved and added; the kept values in
+    ascending order; the mean in row order."""
+    n, out = len(rows), []
+    for j in range(len(rows[0])):
+        v = [float(r[j]) for r in rows]
+        if rule == "mean":
+            s = 0.0
+            for x in v:
+                s += x
+            out.append(s / n)
+            continue
+        v.sort()
+        if rule == "median":
+            out.append(v[n // 2] if n % 2 else v[n // 2 - 1] * 0.5 + v[n // 2] * 0.5)
+        else:
+            s = 0.0
+            for x in v[f:n - f]:
+                s += x
+            out.append(s / (n - 2 * f))
+    return out
+
+
+@needs_numpy
+class Inputs(unittest.TestCase):
+    """Issue 24: the gradients as people have them, read where they lie."""
+
+    def grads(self, n=9, d=37, seed=2, dtype=np.float32 if np else None):
+        rng = np.random.default_rng(seed)
+        return (rng.standard_normal(d) + 0.1 * rng.standard_normal((n, d))).astype(dtype)
+
+    def test_float64(self):
+        g = self.grads(dtype=np.float64)
+        for rule, f in (("median", 4), ("trimmed_mean", 2), ("mean", 0)):
+            out = dpas.aggregate(rule, g, f)
+            self.assertEqual(out.dtype, np.float64)
+            self.assertEqual(out.tolist(), column_ref(g.tolist(), rule, f), rule)
+        # the same non-finite policy
+        g[3, 5] = np.nan
+        self.assertTrue(np.isfinite(dpas.aggregate("krum", g, 2)).all())
+        with self.assertRaisesRegex(ValueError, "1 gradient has a NaN or Inf coordinate .row 3."):
+            dpas.aggregate("geometric_median", g, 0)
+        # near DBL_MAX the mean is still finite (by hand: the mean of 2^1023 and 2^1022)
+        big = np.array([[2.0**1023], [2.0**1022]])
+        self.assertEqual(dpas.aggregate("mean", big)[0], 3 * 2.0**1021)
+
+    def test_rows_read_where_they_lie(self):
+        import dpas._rows as R
+        g = self.grads()
+        view = g[::2]                     # rows taken with a step: a view, not a copy
+        r = R.rows(np, "grads", view)
+        self.assertEqual(list(r.rows), [g.ctypes.data + 2 * i * g.strides[0] for i in range(5)])
+        self.assertTrue(np.array_equal(dpas.aggregate("median", view, 2),
+                                       dpas.aggregate("median", np.ascontiguousarray(view), 2)))
+        rows = [g[i] for i in range(9)]   # a list of rows: row pointers, nothing stacked
+        r = R.rows(np, "grads", rows)
+        self.assertEqual(list(r.rows), [row.ctypes.data for row in rows])
+        self.assertTrue(np.array_equal(dpas.aggregate("krum", rows, 2), dpas.aggregate("krum", g, 2)))
+        self.assertTrue(np.array_equal(dpas.aggregate("median", tuple(rows), 2),
+                                       dpas.aggregate("median", g, 2)))
+        # the same row object twice is two gradients (ByzFL repeats its Byzantine vector f times)
+        self.assertEqual(dpas.select("krum", rows[:7] + [rows[0]] * 2, 2)[0] in range(9), True)
+
+    def test_list_refusals(self):
+        g = self.grads()
+        with self.assertRaisesRegex(TypeError, r"grads\[1\] is float64 and grads\[0\] is float32"):
+            dpas.aggregate("median", [g[0], g[1].astype(np.float64)])
+        with self.assertRaisesRegex(ValueError, r"grads\[1\] has 36 coordinates and grads\[0\] has 37"):
+            dpas.aggregate("median", [g[0], g[1][:-1]])
+        with self.assertRaisesRegex(TypeError, r"the coordinates of grads\[0\] are not contiguous"):
+            dpas.aggregate("median", [g[0][::2], g[1][::2]])
+        with self.assertRaisesRegex(ValueError, "must hold at least one gradient, got an empty list"):
+            dpas.aggregate("median", [])
+        with self.assertRaisesRegex(TypeError, r"grads\[0\] must be 1-D"):
+            dpas.aggregate("median", [g, g])
+
+    def test_unaligned(self):
+        raw = bytearray(4 * 8 + 1)
+        view = np.frombuffer(raw, dtype=np.uint8)[1:].view(np.float32).reshape(2, 4)
+        with self.assertRaisesRegex(TypeError, "grads is not aligned to its 4-byte elements"):
+            dpas.aggregate("mean", view)
+
+    def test_strict_buffer_formats(self):
+        raw = bytearray(np.zeros((4, 3), np.float64).tobytes())
+        view = memoryview(raw).cast("B").cast("d", (4, 3))
+        self.assertEqual(dpas.aggregate("mean", view).dtype, np.float64)
+        with self.assertRaisesRegex(TypeError, "must be float32 or float64, got buffer format 'i'"):
+            dpas.aggregate("mean", memoryview(bytearray(48)).cast("B").cast("i", (4, 3)))
+
+
+@needs_torch
+class Tensors(unittest.TestCase):
+    def test_tensor_in_tensor_out(self):
+        import dpas._rows as R
+        t = torch.randn(9, 33, dtype=torch.float32, requires_grad=True)
+        out = dpas.aggregate("median", t, 4)
+        self.assertIsInstance(out, torch.Tensor)
+        self.assertEqual(out.dtype, torch.float32)
+        self.assertTrue(torch.equal(out, torch.from_numpy(
+            dpas.aggregate("median", t.detach().numpy(), 4))))
+        r = R.rows(np, "grads", t)   # no copy: the tensor's own memory
+        self.assertEqual(r.rows[1], t.data_ptr() + t.stride(0) * 4)
+        self.assertEqual(dpas.aggregate("mean", t.double()).dtype, torch.float64)
+        rows = list(t.detach().unbind(0))
+        self.assertTrue(torch.equal(dpas.aggregate("trimmed_mean", rows, 2),
+                                    dpas.aggregate("trimmed_mean", t, 2)))
+        self.assertEqual(dpas.select("krum", t, 2), dpas.select("krum", t.detach().numpy(), 2))
+
+    def test_tensor_refusals(self):
+        t = torch.randn(5, 4)
+        with self.assertRaisesRegex(TypeError, "must be float32 or float64, got torch.float16"):
+            dpas.aggregate("median", t.half(), 1)
+        with self.assertRaisesRegex(TypeError, "must be float32 or float64, got torch.bfloat16"):
+            dpas.aggregate("median", t.bfloat16(), 1)
+        with self.assertRaisesRegex(TypeError, "the rows of grads are not contiguous"):
+            dpas.aggregate("median", t.t(), 1)
+        with self.assertRaisesRegex(TypeError, r"grads\[1\] is a numpy array and grads\[0\] is not"):
+            dpas.aggregate("median", [t[0], t[1].numpy()], 0)
+
+
+@needs_numpy
+class Workspaces(unittest.TestCase):
+    def test_kept_and_explicit(self):
+        rng = np.random.default_rng(4)
+        g = rng.standard_normal((9, 50000)).astype(np.float32)
+        ws = dpas.Workspace()
+        self.assertEqual(ws.size, 0)
+        a = dpas.aggregate("geometric_median", g, 2, workspace=ws)
+        held = ws.size
+        self.assertGreaterEqual(held, 2 * 50000 * 8)   # the two iterates of d doubles
+        b = dpas.aggregate("geometric_median", g, 2, workspace=ws)
+        self.assertEqual(ws.size, held)
+        self.assertTrue(np.array_equal(a, b))
+        self.assertTrue(np.array_equal(a, dpas.aggregate("geometric_median", g, 2, workspace=False)))
+        self.assertTrue(np.array_equal(a, dpas.aggregate("geometric_median", g, 2)))
+        ws.free()
+        self.assertEqual(ws.size, 0)
+        with ws._lock:   # a call while another holds it
+            with self.assertRaisesRegex(ValueError, "workspace is in use by another call"):
+                dpas.aggregate("median", g, 2, workspace=ws)
+        with self.assertRaisesRegex(TypeError, "workspace must be a dpas.Workspace"):
+            dpas.aggregate("median", g, 2, workspace="mine")
 
 
 @needs_numpy

@@ -752,13 +752,13 @@ static void test_attacks(void **state)
     assert_int_equal(dpas_attack_find("sign_flip", &a, &e), 0);
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 2, NULL, out, &e), 0);
     assert_true(b0[0] == -2 && b0[1] == -3 && b1[0] == -2 && b1[1] == -3);
-    dpas_attack_opts p = {.parameter = 4, .has_parameter = 1};
+    dpas_attack_opts p = {.value = {4}, .given = 1};
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 1, &p, out, &e), 0);
     assert_true(b0[0] == -8 && b0[1] == -12);
     assert_int_equal(dpas_attack_find("ipm", &a, &e), 0);
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 1, NULL, out, &e), 0);
     assert_true(b0[0] == -4 && b0[1] == -6); /* epsilon 2 */
-    p.parameter = 0.5;
+    p.value[0] = 0.5;
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 1, &p, out, &e), 0);
     assert_true(b0[0] == -1 && b0[1] == -1.5);
     assert_int_equal(dpas_attack_find("alie", &a, &e), 0);
@@ -769,7 +769,7 @@ static void test_attacks(void **state)
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 1, NULL, out, &e), 0);
     assert_true(b0[0] == (float)(2 + 0.43072729929545733 * sqrt(2.0)));
     assert_true(b0[1] == (float)(3 + 0.43072729929545733 * sqrt(2.0)));
-    p.parameter = -1;
+    p.value[0] = -1;
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 1, &p, out, &e), 0);
     assert_true(b0[0] == (float)(2 - sqrt(2.0)));
     assert_int_equal(dpas_attack_rows(a, honest, 1, 2, 1, NULL, out, &e), DPAS_EINVAL);
@@ -781,16 +781,17 @@ static void test_attacks(void **state)
     assert_int_equal(dpas_attack_rows(a, NULL, 0, 2, 2, NULL, out, &e), 0);
     assert_true(isnan(b0[0]) && isnan(b1[1]));
     assert_int_equal(dpas_attack_find("inf", &a, &e), 0);
-    p.parameter = -1;
+    p.value[0] = -1;
     assert_int_equal(dpas_attack_rows(a, NULL, 0, 2, 1, &p, out, &e), 0);
     assert_true(b0[0] == -INFINITY && b0[1] == -INFINITY);
     /* a huge sign flip is what would be sent: +-Inf, not undefined behaviour */
     assert_int_equal(dpas_attack_find("sign_flip", &a, &e), 0);
-    p.parameter = 1e300;
+    p.value[0] = 1e300;
     assert_int_equal(dpas_attack_rows(a, honest, 2, 2, 1, &p, out, &e), 0);
     assert_true(b0[0] == -INFINITY);
-    assert_int_equal(dpas_attack_find("gaussian", &a, &e), DPAS_ENOENT);
-    assert_msg_contains(e, "unknown attack \"gaussian\"; expected one of sign_flip, ipm, alie, large_value, nan, inf");
+    assert_int_equal(dpas_attack_find("gauss", &a, &e), DPAS_ENOENT);
+    assert_msg_contains(e, "unknown attack \"gauss\"; expected one of sign_flip, ipm, alie, "
+                           "large_value, nan, inf, optimal_ipm, optimal_alie, mimic, gaussian");
     assert_int_equal(dpas_attack_count(), DPAS_ATTACK_COUNT);
 }
 

@@ -168,6 +168,18 @@ static const dpas_regime *regime_for(const dpas_fit *f, double x)
     return &g[n - 1];
 }
 
+/* A line whose time does not grow with the size has no bandwidth: the fit is undefined, with the
+ * reason, rather than defined with an infinite beta that every later time would use. */
+static int no_bandwidth(dpas_curve *cv, dpas_fit *f)
+{
+    for (size_t i = 0; i < cv->n; i++)
+        f->predicted[i] = f->rel_residual[i] = NAN;
+    return set_fail(f,
+                    "the times do not grow with the size (from %llu B to %llu B): no bandwidth "
+                    "can be read from them",
+                    (unsigned long long)cv->bytes[0], (unsigned long long)cv->bytes[cv->n - 1]);
+}
+
 static int fit_alpha_beta(dpas_curve *cv, double steps, double factor)
 {
     dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
@@ -187,6 +199,8 @@ static int fit_alpha_beta(dpas_curve *cv, double steps, double factor)
     }
     f->r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
     f->defined = 1;
+    if (isinf(f->beta)) /* no growth with size: no bandwidth, and an infinite one would be used */
+        return no_bandwidth(cv, f);
     return residuals(cv, f);
 }
 
@@ -242,6 +256,8 @@ static int fit_piecewise(dpas_curve *cv, double steps, double factor)
         f->predicted[i] =
             line_at(regime_for(f, (double)cv->bytes[i]), steps, factor, (double)cv->bytes[i]);
     f->defined = 1;
+    if (isinf(f->beta)) /* the largest sizes' regime does not grow: no bandwidth to go on with */
+        return no_bandwidth(cv, f);
     return residuals(cv, f);
 }
 
@@ -584,18 +600,37 @@ void dpas_netmodel_free(dpas_netmodel *m)
 }
 
 /* A test's ranks per node: its Rank lines' hosts, else the caller's, else assumed. */
-static int64_t per_node_of(const dpas_nccl_test *t, int64_t given, int *from)
+/* A test's ranks per node: from the hosts of its Rank lines, else as given (gpus_per_node), else
+ * assumed (8, the common node, when it divides the ranks). A given value the Rank lines
+ * contradict, or that does not divide the ranks into whole nodes, is refused. */
+static int per_node_of(const dpas_nccl_test *t, int64_t given, const char *where, int64_t *per,
+                       int *from, dpas_error *err)
 {
     if (t->nodes > 0 && t->ranks_per_node > 0 && t->nodes * t->ranks_per_node == t->ranks) {
+        if (given > 0 && given != t->ranks_per_node)
+            return dpas__fail(err, DPAS_EINVAL, "gpus_per_node",
+                              "%s%s on %lld ranks: gpus_per_node is %lld, but its Rank lines put "
+                              "%lld ranks on each of its %lld hosts",
+                              where, dpas_collective_name(t->collective), (long long)t->ranks,
+                              (long long)given, (long long)t->ranks_per_node, (long long)t->nodes);
         *from = DPAS_TOPO_FROM_RANK_LINES;
-        return t->ranks_per_node;
+        *per = t->ranks_per_node;
+        return 0;
     }
     if (given > 0) {
+        if (given < t->ranks && t->ranks % given != 0)
+            return dpas__fail(err, DPAS_EINVAL, "gpus_per_node",
+                              "%s%s on %lld ranks: gpus_per_node %lld does not divide them into "
+                              "whole nodes",
+                              where, dpas_collective_name(t->collective), (long long)t->ranks,
+                              (long long)given);
         *from = DPAS_TOPO_FROM_GIVEN;
-        return given < t->ranks ? given : t->ranks;
+        *per = given < t->ranks ? given : t->ranks; /* fewer ranks than a node: one node */
+        return 0;
     }
     *from = DPAS_TOPO_FROM_ASSUMED;
-    return t->ranks > 8 && t->ranks % 8 == 0 ? 8 : t->ranks;
+    *per = t->ranks > 8 && t->ranks % 8 == 0 ? 8 : t->ranks;
+    return 0;
 }
 
 static bool chosen(const dpas_calib_options *opt, size_t number)
@@ -689,10 +724,12 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
             for (size_t j = 0; j < t->npoints; j++)
                 p[j] = (pt){t->points[j].bytes, t->points[j].seconds, t->points[j].seconds_inplace};
             snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
-            int from;
-            int64_t per_node = per_node_of(t, opt ? opt->per_node : 0, &from);
+            int from = DPAS_TOPO_FROM_ASSUMED;
+            int64_t per_node = 0;
             dpas_curve *cv = &m->curves[m->ncurves];
-            rc = build_curve(cv, t->collective, t->ranks, per_node, p, t->npoints, where, err);
+            rc = per_node_of(t, opt ? opt->per_node : 0, where, &per_node, &from, err);
+            if (!rc)
+                rc = build_curve(cv, t->collective, t->ranks, per_node, p, t->npoints, where, err);
             free(where), free(p);
             if (rc)
                 break;

@@ -180,7 +180,7 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
     c->f = o->f;
     c->compute_rate = o->compute_rate;
     c->net_kind = o->net ? o->net_kind : -1;
-    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_EMPIRICAL)) {
+    if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_KINDS)) {
         dpas_cost_free(c);
         return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
                           o->net_kind);

@@ -55,6 +55,15 @@ int dpas_scale_parse(const char *field, const char *text, dpas_scale *out, dpas_
         return dpas__fail(err, DPAS_EPARSE, field,
                           "%s must be RANKS or NODESxRANKS_PER_NODE (2160, 540x4), got \"\"",
                           field);
+    /* digits and one 'x' only, no sign, space or leading zero: a scale is written one way */
+    bool strict = true;
+    for (const char *c = text; *c && strict; c++)
+        strict = (*c >= '0' && *c <= '9') || (*c == 'x' && c == x);
+    if (!strict || text[0] == '0' || (x && x[1] == '0'))
+        return dpas__fail(err, DPAS_EPARSE, field,
+                          "%s must be RANKS or NODESxRANKS_PER_NODE in digits (2160, 540x4), "
+                          "got %s",
+                          field, dpas__quote(text, q, sizeof q));
     if (x) {
         size_t l = (size_t)(x - text);
         char head[32];
@@ -80,6 +89,10 @@ int dpas_scale_parse(const char *field, const char *text, dpas_scale *out, dpas_
     int64_t ranks = a;
     if (x && __builtin_mul_overflow(a, b, &ranks))
         ranks = INT64_MAX;
+    if (ranks < 2)
+        return dpas__fail(err, DPAS_EINVAL, field,
+                          "%s must count at least 2 ranks (one rank exchanges nothing), got %s",
+                          field, dpas__quote(text, q, sizeof q));
     if (ranks > (int64_t)1 << 31)
         return dpas__fail(err, DPAS_ERANGE, field, "%s must be at most 2^31 ranks, got %s", field,
                           dpas__quote(text, q, sizeof q));

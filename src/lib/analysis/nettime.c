@@ -51,11 +51,22 @@ static int add_time(const dpas_netmodel *m, int coll, int kind, double bytes, dp
     return 0;
 }
 
+/* A time from the links: the alpha-beta line of the calibration's all_reduce test, at N ranks.
+ * Its basis is `transferred` (a line fitted to another collective, or to one scale, applied to
+ * this schedule and scale), with no band: no measurement says how far such a time can be; it is
+ * rescaled unless an all_reduce curve was measured on N ranks. */
 static int from_links(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
-                      int64_t iterations, const dpas_links *links, const char *why,
-                      dpas_net_step *out, dpas_error *err)
+                      int64_t iterations, const dpas_netmodel *m, const dpas_links *links,
+                      const char *why, dpas_net_step *out, dpas_error *err)
 {
-    *out = (dpas_net_step){.model = why, .band_lo = NAN, .band_hi = NAN};
+    *out = (dpas_net_step){.model = why,
+                           .basis = DPAS_BASIS_TRANSFERRED,
+                           .band_lo = NAN,
+                           .band_hi = NAN,
+                           .rescaled = 1};
+    for (size_t i = 0; i < m->ncurves; i++)
+        if (m->curves[i].collective == DPAS_COLL_ALL_REDUCE && m->curves[i].ranks == s->dp_degree)
+            out->rescaled = 0;
     return dpas_schedule_time(sched, s, rule, iterations, DPAS_TOPO_FLAT, links, &out->seconds,
                               err);
 }
@@ -96,16 +107,16 @@ int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const
     case DPAS_SCHED_ALLGATHER: /* every replica's gradient to every replica: N x G gathered */
         rc = add_time(m, DPAS_COLL_ALL_GATHER, kind, (double)N * G, at, out, err);
         if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF)
-            return from_links(sched, s, rule, iterations, links,
+            return from_links(sched, s, rule, iterations, m, links,
                               "alpha_beta (links: no all_gather curve)", out, err);
         return rc;
     default:
         /* a parameter server is no collective nccl-tests measures: the alpha-beta line of the
          * links (the calibration's AllReduce fit) over the server's incast */
-        return from_links(sched, s, rule, iterations, links, "alpha_beta (links)", out, err);
+        return from_links(sched, s, rule, iterations, m, links, "alpha_beta (links)", out, err);
     }
     if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) /* no (usable) all_reduce in the calibration */
-        return from_links(sched, s, rule, iterations, links,
+        return from_links(sched, s, rule, iterations, m, links,
                           "alpha_beta (links: no all_reduce curve)", out, err);
     return rc;
 }

@@ -12,6 +12,7 @@
 #define ITER DPAS_RULE_CAP_ITERATIVE
 #define SEL DPAS_RULE_CAP_SELECTS
 #define PRE DPAS_RULE_CAP_PREAGGREGATION
+#define NORMS DPAS_RULE_CAP_NORMS
 
 static const dpas_rule rules[] = {
     {DPAS_RULE_MEAN, "mean", "Mean (plain AllReduce)", "standard", 1, 0, 1, "none: f = 0 only",
@@ -64,6 +65,41 @@ static const dpas_rule rules[] = {
      "Allouah et al., AISTATS 2023 (n > 2f); ByzFL's NNM checks only f < n",
      "replaces each gradient by the mean of its n - f nearest (itself included) before another "
      "rule, whose own condition applies too"},
+    {DPAS_RULE_MONNA, "monna", "Mean of nearest neighbours (MoNNA)", "standard", 1, 2, 1, "2f < n",
+     "O(nd)", DIST | SEL | NORMS, 0, NULL,
+     "Farhadkhani et al., Robust collaborative learning with linear gradient overhead, ICML "
+     "2023; ByzFL",
+     "the mean of the n - f gradients nearest to gradient idx (a trusted one, 0 by default), "
+     "itself included: n distances"},
+    {DPAS_RULE_CAF, "caf", "Covariance-bound agnostic filter (CAF)", "standard", 1, 2, 1, "2f < n",
+     "O(n^2 d + f n^3)", DIST, 0, NULL,
+     "Allouah, Guerraoui and Stephan, Towards Trustworthy Federated Learning with Untrusted "
+     "Participants, ICML 2025; ByzFL",
+     "filters weights along the top eigenvector of the weighted covariance until they sum to "
+     "n - 2f; the weighted mean of least top eigenvalue (from the n x n distances, exactly)"},
+    {DPAS_RULE_SMEA, "smea", "Smallest maximum eigenvalue averaging (SMEA)", "standard", 1, 2, 1,
+     "2f < n", "O(n^2 d + C(n, f) n^3)", DIST | SEL, 0, NULL,
+     "Allouah et al., On the Privacy-Robustness-Utility Trilemma in Distributed Learning, ICML "
+     "2023; ByzFL",
+     "the mean of the n - f gradients whose covariance has the least top eigenvalue; examines "
+     "every subset"},
+    /* The pre-aggregations below use f only through the rule that follows them (bucketing,
+     * clipping) or assume a Byzantine minority (ARC's analysis); ByzFL checks s >= 1, c >= 0
+     * and, for ARC, f <= n. */
+    {DPAS_RULE_BUCKETING, "bucketing", "Bucketing (pre-aggregation)", "standard", 1, 1, 1, "f < n",
+     "O(nd)", CW | PRE, 0, NULL,
+     "Karimireddy, He and Jaggi, Byzantine-Robust Learning on Heterogeneous Datasets via "
+     "Bucketing, ICLR 2022; ByzFL",
+     "the mean of each of ceil(n/s) buckets of s gradients in a seeded random order; the rule "
+     "after it runs on the buckets, with f of them Byzantine at most"},
+    {DPAS_RULE_CLIPPING, "clipping", "Static clipping (pre-aggregation)", "standard", 1, 1, 1,
+     "f < n", "O(nd)", DIST | NORMS | PRE, 0, NULL, "ByzFL's Clipping",
+     "scales each gradient whose norm exceeds c down to norm c (c = 2 by default)"},
+    {DPAS_RULE_ARC, "arc", "Adaptive robust clipping (ARC, pre-aggregation)", "standard", 1, 2, 1,
+     "2f < n", "O(nd)", DIST | NORMS | PRE, 0, NULL,
+     "Allouah et al., The Vital Role of Gradient Clipping in Byzantine-Resilient Distributed "
+     "Learning, 2024 (arXiv:2405.14432); ByzFL checks only f <= n",
+     "clips the floor(2 f (n - f) / n) largest gradients to the norm of the next largest"},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
@@ -200,6 +236,12 @@ double dpas_rule_flops(const dpas_rule *r, int64_t n, uint64_t d, int64_t iterat
     case DPAS_RULE_GEOMETRIC_MEDIAN:
     case DPAS_RULE_CENTERED_CLIPPING:
         return T * 4 * N * D; /* per iteration: n distances to the iterate and a weighted sum */
+    case DPAS_RULE_MONNA: return 3 * N * D + N * D; /* n distances to one row, a mean */
+    case DPAS_RULE_CAF:
+    case DPAS_RULE_SMEA: return 3 * N * (N - 1) / 2 * D + N * D; /* distances, a mean */
+    case DPAS_RULE_BUCKETING: return N * D;                      /* the buckets' means */
+    case DPAS_RULE_CLIPPING:
+    case DPAS_RULE_ARC: return 3 * N * D; /* the norms, the scaling */
     case DPAS_RULE_COUNT: break;
     }
     return N * D;

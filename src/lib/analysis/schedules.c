@@ -54,6 +54,11 @@ int dpas_schedule_from_name(const char *name)
 }
 
 static bool is_iterative(const dpas_rule *r) { return r && (r->caps & DPAS_RULE_CAP_ITERATIVE); }
+/* N scalars a round (norms, or distances to one gradient), not N(N-1)/2 distances */
+static bool n_scalars(const dpas_rule *r)
+{
+    return r && (r->caps & (DPAS_RULE_CAP_ITERATIVE | DPAS_RULE_CAP_NORMS));
+}
 
 int dpas_schedule_realises(dpas_schedule_id s, const dpas_rule *r, const char **why)
 {
@@ -145,8 +150,8 @@ int dpas_schedule_traffic(dpas_schedule_id sched, const dpas_scenario *s, const 
          * N partial norms of each iteration of an iterative rule. Counted in 128 bits: N(N-1)/2
          * passes 2^64 for N above 2^32.5, and iterations x N for large iterations. */
         dpas__u128 scalars, rounds = 1;
-        if (is_iterative(rule)) {
-            rounds = iterations > 0 ? (uint64_t)iterations : 1;
+        if (n_scalars(rule)) {
+            rounds = is_iterative(rule) && iterations > 0 ? (uint64_t)iterations : 1;
             scalars = (dpas__u128)n * rounds;
         } else {
             scalars = (dpas__u128)n * (n - 1) / 2;
@@ -237,8 +242,8 @@ static double flat_time(dpas_schedule_id sched, double x, double workers, const 
     case DPAS_SCHED_SHARDED_DISTANCE: {
         double t = 2 * k / workers * x / bw + 2 * k * lat;
         double rounds = 1, scalars = workers * k / 2;
-        if (is_iterative(rule)) {
-            rounds = iterations > 0 ? (double)iterations : 1;
+        if (n_scalars(rule)) {
+            rounds = is_iterative(rule) && iterations > 0 ? (double)iterations : 1;
             scalars = workers;
         }
         return t + rounds * (2 * k / workers * scalars * SCALAR_BYTES / bw + 2 * k * lat);

@@ -1,10 +1,11 @@
-/* The aggregation entry points: options, the instruction set, the thread helper, and the
- * non-finite policy (a gradient with a NaN or an Inf is Byzantine: excluded and counted against
- * f) around the kernels of kernels_coord.c, kernels_dist.c and kernels_iter.c. */
+/* The aggregation entry points: options, the instruction set and element type, the workspace,
+ * the pre-aggregation chain and the non-finite policy (a gradient with a NaN or an Inf is
+ * Byzantine: excluded and counted against f) around the kernels of kernels_coord.c,
+ * kernels_dist.c and kernels_iter.c. */
 #include "kernels_internal.h"
 
+#include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,21 @@ int dpas_kernel_isa_available(int isa)
     }
 }
 
-static const dpas__isa *isa_table(int isa)
+const dpas__isa *dpas__generic_of(int dtype)
+{
+    return dtype == DPAS_FLOAT64 ? &dpas__isa_generic64 : &dpas__isa_generic;
+}
+
+static const dpas__isa *isa_table(int isa, int dtype)
 {
 #ifdef DPAS__X86
     if (isa == DPAS_ISA_AVX512)
-        return &dpas__isa_avx512;
+        return dtype == DPAS_FLOAT64 ? &dpas__isa_avx512_64 : &dpas__isa_avx512;
     if (isa == DPAS_ISA_AVX2)
-        return &dpas__isa_avx2;
+        return dtype == DPAS_FLOAT64 ? &dpas__isa_avx2_64 : &dpas__isa_avx2;
 #endif
     (void)isa;
-    return &dpas__isa_generic;
+    return dpas__generic_of(dtype);
 }
 
 static int best_isa(void)
@@ -55,9 +61,9 @@ static int best_isa(void)
     return DPAS_ISA_GENERIC;
 }
 
-const char *dpas_kernel_isa(void) { return isa_table(best_isa())->name; }
+const char *dpas_kernel_isa(void) { return isa_table(best_isa(), DPAS_FLOAT32)->name; }
 
-int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err)
+int dpas__isa_for(const dpas_agg_opts *o, int dtype, const dpas__isa **isa, dpas_error *err)
 {
     int want = o ? o->isa : DPAS_ISA_AUTO;
     static const char *names[] = {"auto", "generic", "avx2", "avx512"};
@@ -65,6 +71,10 @@ int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err
         return dpas__fail(err, DPAS_EINVAL, "isa",
                           "isa must be 0 (auto), 1 (generic), 2 (avx2) or 3 (avx512), got %d",
                           want);
+    if (dtype != DPAS_FLOAT32 && dtype != DPAS_FLOAT64)
+        return dpas__fail(err, DPAS_EINVAL, "dtype",
+                          "dtype must be %d (float32) or %d (float64), got %d", DPAS_FLOAT32,
+                          DPAS_FLOAT64, dtype);
     if (o && o->generic) {
         if (want != DPAS_ISA_AUTO && want != DPAS_ISA_GENERIC)
             return dpas__fail(err, DPAS_EINVAL, "isa",
@@ -79,61 +89,99 @@ int dpas__isa_for(const dpas_agg_opts *o, const dpas__isa **isa, dpas_error *err
         return dpas__fail(err, DPAS_EINVAL, "isa",
                           "isa %s is not available on this CPU (it has %s)", names[want],
                           dpas_kernel_isa());
-    *isa = isa_table(want);
+    *isa = isa_table(want, dtype);
     return 0;
-}
-
-/* ---- threads ---- */
-
-typedef struct par_thread {
-    void (*fn)(void *, size_t);
-    void *ctx;
-    size_t p0, p1;
-    pthread_t tid;
-    int started;
-} par_thread;
-
-static void *par_main(void *arg)
-{
-    par_thread *t = arg;
-    for (size_t p = t->p0; p < t->p1; p++)
-        t->fn(t->ctx, p);
-    return NULL;
-}
-
-/* Thread t runs the contiguous parts [t P / T, (t + 1) P / T). */
-void dpas__parallel(int threads, size_t parts, void (*fn)(void *ctx, size_t part), void *ctx)
-{
-    size_t nt = threads > 1 ? (size_t)threads : 1;
-    if (nt > parts)
-        nt = parts;
-    if (nt <= 1) {
-        for (size_t p = 0; p < parts; p++)
-            fn(ctx, p);
-        return;
-    }
-    par_thread t[MAX_THREADS];
-    for (size_t i = 0; i < nt; i++)
-        t[i] = (par_thread){fn, ctx, parts * i / nt, parts * (i + 1) / nt, (pthread_t){0}, 0};
-    for (size_t i = 1; i < nt; i++)
-        t[i].started = pthread_create(&t[i].tid, NULL, par_main, &t[i]) == 0;
-    par_main(&t[0]);
-    for (size_t i = 1; i < nt; i++) {
-        if (t[i].started)
-            pthread_join(t[i].tid, NULL);
-        else
-            par_main(&t[i]); /* could not start: its parts run here */
-    }
 }
 
 /* ---- options ---- */
 
-static int check_opts(const dpas_agg_opts *o, dpas__kenv *env, dpas_error *err)
+/* Which rules take which option (the others refuse it when it is set). */
+static const struct {
+    const char *name;
+    dpas_rule_id rules[3];
+    int nrules; /* 0: every rule that is not itself a pre-aggregation */
+} options[] = {
+    {"m", {DPAS_RULE_MULTI_KRUM}, 1},
+    {"iterations", {DPAS_RULE_GEOMETRIC_MEDIAN, DPAS_RULE_CENTERED_CLIPPING}, 2},
+    {"tau", {DPAS_RULE_CENTERED_CLIPPING}, 1},
+    {"tolerance", {DPAS_RULE_GEOMETRIC_MEDIAN}, 1},
+    {"smoothing", {DPAS_RULE_GEOMETRIC_MEDIAN}, 1},
+    {"start", {DPAS_RULE_GEOMETRIC_MEDIAN, DPAS_RULE_CENTERED_CLIPPING}, 2},
+    {"idx", {DPAS_RULE_MONNA}, 1},
+    {"nnm", {0}, 0},
+    {"pre", {0}, 0},
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+int dpas_agg_option_applies(const dpas_rule *rule, const char *option)
 {
-    int rc = dpas__isa_for(o, &env->isa, err);
+    if (!rule || !option)
+        return 0;
+    static const char *everywhere[] = {"f", "threads", "isa", "generic", "workspace"};
+    for (size_t i = 0; i < sizeof everywhere / sizeof everywhere[0]; i++)
+        if (!strcmp(option, everywhere[i]))
+            return 1;
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        if (strcmp(option, options[i].name))
+            continue;
+        if (!options[i].nrules)
+            return !(rule->caps & DPAS_RULE_CAP_PREAGGREGATION);
+        for (int k = 0; k < options[i].nrules; k++)
+            if (options[i].rules[k] == rule->id)
+                return 1;
+        return 0;
+    }
+    return 0;
+}
+
+/* "multi_krum", "geometric_median and centered_clipping": the rules that take option i. */
+static void option_takers(size_t i, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    for (int k = 0; k < options[i].nrules; k++) {
+        const dpas_rule *r = NULL;
+        for (size_t t = 0; t < dpas_rule_count() && !r; t++)
+            if (dpas_rule_at(t)->id == options[i].rules[k])
+                r = dpas_rule_at(t);
+        size_t l = strlen(buf);
+        snprintf(buf + l, cap - l, "%s%s",
+                 k == 0                       ? ""
+                 : k + 1 == options[i].nrules ? " and "
+                                              : ", ",
+                 r ? r->name : "?");
+    }
+}
+
+/* An option that is set (nonzero) where the rule does not take it. */
+static int check_applies(const dpas_rule *rule, const dpas_agg_opts *o, dpas_error *err)
+{
+    const int set[NOPTIONS] = {o->m != 0,         o->iterations != 0, o->tau != 0,
+                               o->tolerance != 0, o->smoothing != 0,  o->start != NULL,
+                               o->idx != 0,       o->nnm != 0,        o->npre != 0};
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        if (!set[i] || dpas_agg_option_applies(rule, options[i].name))
+            continue;
+        if (!options[i].nrules)
+            return dpas__fail(err, DPAS_EINVAL, options[i].name,
+                              "%s is a pre-aggregation itself: %s does not apply to it", rule->name,
+                              options[i].name);
+        char who[120];
+        option_takers(i, who, sizeof who);
+        return dpas__fail(err, DPAS_EINVAL, options[i].name,
+                          "%s does not take the option %s (only %s take%s it)", rule->name,
+                          options[i].name, who, options[i].nrules == 1 ? "s" : "");
+    }
+    return 0;
+}
+
+static int check_opts(const dpas_agg_opts *o, int dtype, dpas__kenv *env, dpas_error *err)
+{
+    int rc = dpas__isa_for(o, dtype, &env->isa, err);
     if (rc)
         return rc;
     env->threads = 1;
+    env->ws = NULL;
+    env->dest = NULL;
     if (!o)
         return 0;
     if (o->threads < 0 || o->threads > MAX_THREADS)
@@ -164,10 +212,42 @@ static int check_opts(const dpas_agg_opts *o, dpas__kenv *env, dpas_error *err)
                           o->generic);
     if (o->nnm != 0 && o->nnm != 1)
         return dpas__fail(err, DPAS_EINVAL, "nnm", "nnm must be 0 or 1, got %d", o->nnm);
+    if (o->idx < 0)
+        return dpas__fail(err, DPAS_EINVAL, "idx", "idx must be >= 0, got %lld", (long long)o->idx);
+    if (o->npre && !o->pre)
+        return dpas__fail(err, DPAS_EINVAL, "pre", "npre = %zu but pre is NULL", o->npre);
+    for (size_t i = 0; i < o->npre; i++) {
+        const dpas_preagg *p = &o->pre[i];
+        if (!p->rule || !(p->rule->caps & DPAS_RULE_CAP_PREAGGREGATION))
+            return dpas__fail(err, DPAS_EINVAL, "pre",
+                              "pre[%zu] is %s, which is not a pre-aggregation (nnm, bucketing, "
+                              "clipping, arc)",
+                              i, p->rule ? p->rule->name : "NULL");
+        if (!(p->c >= 0) || isinf(p->c))
+            return dpas__fail(err, DPAS_EINVAL, "c",
+                              "pre[%zu] (%s): c must be finite and > 0 (0: 2), got %g", i,
+                              p->rule->name, p->c);
+        if (p->s < 0)
+            return dpas__fail(err, DPAS_EINVAL, "s",
+                              "pre[%zu] (%s): s must be >= 1 (0: 1), got %lld", i, p->rule->name,
+                              (long long)p->s);
+        if ((p->c != 0 && strcmp(p->rule->name, "clipping")) ||
+            ((p->s != 0 || p->seed != 0) && strcmp(p->rule->name, "bucketing")))
+            return dpas__fail(err, DPAS_EINVAL,
+                              p->c != 0   ? "c"
+                              : p->s != 0 ? "s"
+                                          : "seed",
+                              "pre[%zu] (%s) does not take %s (c is clipping's, s and seed "
+                              "bucketing's)",
+                              i, p->rule->name,
+                              p->c != 0   ? "c"
+                              : p->s != 0 ? "s"
+                                          : "seed");
+    }
     return 0;
 }
 
-static int check_rule(const dpas_rule *rule, size_t n, int64_t f, dpas_error *err)
+int dpas__check_rule(const dpas_rule *rule, size_t n, int64_t f, dpas_error *err)
 {
     if (n < 1)
         return dpas__fail(err, DPAS_EINVAL, "n", "aggregation needs n >= 1 gradients, got %zu", n);
@@ -179,21 +259,26 @@ static int check_rule(const dpas_rule *rule, size_t n, int64_t f, dpas_error *er
     return 0;
 }
 
-static int check_rows(const float *const *x, size_t n, size_t d, dpas_error *err)
+static int check_rows(const void *const *x, size_t n, size_t d, size_t esize, dpas_error *err)
 {
     if (!x)
         return dpas__fail(err, DPAS_EINVAL, "x", "the gradients are NULL");
-    for (size_t i = 0; d && i < n; i++)
+    for (size_t i = 0; d && i < n; i++) {
         if (!x[i])
             return dpas__fail(err, DPAS_EINVAL, "x", "gradient %zu is NULL", i);
+        if ((uintptr_t)x[i] % esize)
+            return dpas__fail(err, DPAS_EINVAL, "x",
+                              "gradient %zu is not aligned to its %zu-byte elements (address "
+                              "%% %zu = %zu): copy it to an aligned buffer",
+                              i, esize, esize, (size_t)((uintptr_t)x[i] % esize));
+    }
     return 0;
 }
 
 /* ---- the non-finite policy ---- */
 
-/* k rows are non-finite: fine when k <= f, else the error naming them. */
-static int too_many_nonfinite(const unsigned char *bad, size_t n, size_t k, size_t f,
-                              const dpas_rule *rule, dpas_error *err)
+int dpas__too_many_nonfinite(const unsigned char *bad, size_t n, size_t k, size_t f,
+                             const dpas_rule *rule, dpas_error *err)
 {
     if (k <= f)
         return 0;
@@ -224,49 +309,64 @@ int dpas_nonfinite_check(const dpas_rule *rule, const unsigned char *bad, size_t
         count += bad[i] != 0;
     if (k)
         *k = count;
-    return too_many_nonfinite(bad, n, count, (size_t)f, rule, err);
+    return dpas__too_many_nonfinite(bad, n, count, (size_t)f, rule, err);
 }
 
-/* The finite rows: rows[0..n') (indices into x) and their pointers. */
-typedef struct subset {
-    size_t n;
-    size_t *idx;
-    const float **rows;
-} subset;
-
-static int subset_make(const float *const *x, size_t n, const unsigned char *bad, subset *s,
-                       dpas_error *err)
+int dpas__rowset_alloc(dpas__ws *ws, size_t n, dpas__rowset *s, dpas_error *err)
 {
-    s->idx = malloc(n * sizeof *s->idx);
-    s->rows = malloc(n * sizeof *s->rows);
+    s->rows = dpas__ws_alloc(ws, n ? n : 1, sizeof *s->rows);
+    s->idx = dpas__ws_alloc(ws, n ? n : 1, sizeof *s->idx);
     s->n = 0;
-    if (!s->idx || !s->rows) {
-        free(s->idx), free(s->rows);
-        s->idx = NULL, s->rows = NULL;
+    if (!s->rows || !s->idx)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!bad || !bad[i]) {
-            s->idx[s->n] = i;
-            s->rows[s->n++] = x[i];
-        }
     return 0;
 }
 
-static void subset_free(subset *s)
+int dpas__rowset_alive(dpas__ws *ws, const dpas__rowset *s, const unsigned char *bad, size_t k,
+                       dpas__rowset *out, dpas_error *err)
 {
-    free(s->idx), free(s->rows);
-    s->idx = NULL, s->rows = NULL;
+    int rc = dpas__rowset_alloc(ws, s->n, out, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < s->n; i++)
+        if (!bad || !bad[i]) {
+            out->rows[out->n] = s->rows[i];
+            out->idx[out->n++] = s->idx[i];
+        }
+    out->f = s->f - k;
+    return 0;
+}
+
+int dpas__rowset_new_rows(const dpas__kenv *env, size_t n, size_t d, const size_t *targets,
+                          dpas__rowset *out, void ***rows, dpas_error *err)
+{
+    int rc = dpas__rowset_alloc(env->ws, n, out, err);
+    if (rc)
+        return rc;
+    *rows = (void **)out->rows;
+    out->n = n;
+    if (env->dest && targets) {
+        for (size_t i = 0; i < n; i++)
+            out->rows[i] = env->dest[targets[i]];
+        return 0;
+    }
+    size_t stride = (d * env->isa->esize + 63) / 64 * 64;
+    unsigned char *mem = dpas__ws_alloc(env->ws, n ? n : 1, stride ? stride : 64);
+    if (!mem)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu rows of %zu coordinates", n, d);
+    for (size_t i = 0; i < n; i++)
+        out->rows[i] = mem + i * stride;
+    return 0;
 }
 
 /* ---- coordinate-wise rules ---- */
 
-static int coord_once(const dpas__kenv *env, const dpas_rule *rule, const float *const *x, size_t n,
-                      size_t d, size_t f, float *out, int *nonfinite, dpas_error *err)
+static int coord_once(const dpas__kenv *env, const dpas_rule *rule, const void *const *x, size_t n,
+                      size_t d, size_t f, void *out, int *nonfinite, dpas_error *err)
 {
     switch (rule->id) {
-    case DPAS_RULE_MEAN: dpas__mean(env, x, NULL, n, d, out, nonfinite); return 0;
-    case DPAS_RULE_SIGN_MAJORITY: dpas__sign(env, x, n, d, out, nonfinite); return 0;
+    case DPAS_RULE_MEAN: return dpas__mean(env, x, NULL, n, d, out, nonfinite, err);
+    case DPAS_RULE_SIGN_MAJORITY: return dpas__sign(env, x, n, d, out, nonfinite, err);
     case DPAS_RULE_MEDIAN:
         return dpas__columns(env, x, n, d, DPAS__COL_MEDIAN, 0, out, nonfinite, err);
     case DPAS_RULE_TRIMMED_MEAN:
@@ -276,44 +376,96 @@ static int coord_once(const dpas__kenv *env, const dpas_rule *rule, const float 
     }
 }
 
-/* Optimistic: the kernel notices a non-finite value on its way; only then are the rows scanned
- * and the rule run again on the finite ones. */
-static int coord_rule(const dpas__kenv *env, const dpas_rule *rule, const float *const *x, size_t n,
-                      size_t d, size_t f, float *out, dpas_error *err)
+/* Optimistic: the kernel notices a non-finite value on its way (an input, or a float64 sum that
+ * overflowed); only then are the rows scanned, and the rule run again on the finite ones, or
+ * (no row is non-finite: an overflow) on scaled values. */
+static int coord_rule(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                      void *out, dpas_error *err)
 {
     int nonfinite = 0;
-    int rc = coord_once(env, rule, x, n, d, f, out, &nonfinite, err);
+    int rc = coord_once(env, rule, s->rows, s->n, d, s->f, out, &nonfinite, err);
     if (rc || !nonfinite)
         return rc;
-    unsigned char *bad = malloc(n);
-    if (!bad)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    size_t k = dpas__nonfinite_rows(env, x, n, d, bad);
-    subset s = {0, NULL, NULL};
-    rc = too_many_nonfinite(bad, n, k, f, rule, err);
-    if (!rc && k) /* (with no such row the first result stands) */
-        rc = subset_make(x, n, bad, &s, err);
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    unsigned char *bad = dpas__ws_alloc(env->ws, s->n, 1);
+    dpas__rowset a;
+    if (!bad) {
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    size_t k = dpas__nonfinite_rows(env, s->rows, s->n, d, bad);
+    rc = dpas__too_many_nonfinite(bad, s->n, k, s->f, rule, err);
+    if (!rc)
+        rc = dpas__rowset_alive(env->ws, s, bad, k, &a, err);
     if (!rc && k)
-        rc = coord_once(env, rule, s.rows, s.n, d, f - k, out, &nonfinite, err);
-    subset_free(&s);
-    free(bad);
+        rc = coord_once(env, rule, a.rows, a.n, d, a.f, out, &nonfinite, err);
+    if (!rc && nonfinite) { /* every row finite, a float64 sum overflowed */
+        if (rule->id == DPAS_RULE_SIGN_MAJORITY)
+            rc = dpas__fail(err, DPAS_EINVAL, "x", "sign_majority met a non-finite value");
+        else
+            rc = dpas__coord_scaled(env, a.rows, a.n, d,
+                                    rule->id == DPAS_RULE_MEDIAN         ? DPAS__COL_MEDIAN
+                                    : rule->id == DPAS_RULE_TRIMMED_MEAN ? DPAS__COL_TRIM
+                                                                         : DPAS__COL_WINDOW,
+                                    rule->id == DPAS_RULE_TRIMMED_MEAN ? a.f : a.n - a.f,
+                                    rule->id == DPAS_RULE_MEAN, out, err);
+    }
+done:
+    dpas__ws_release(env->ws, mk);
     return rc;
 }
 
-/* ---- selecting rules ---- */
+/* ---- the rules that select from the distances ---- */
 
-/* Which rows are non-finite, from D: when a distance is not finite, the rows themselves. */
-static int bad_rows_from_D(const dpas__kenv *env, const float *const *x, const double *D, size_t n,
+/* The non-finite rows from D: a non-finite entry only comes from a pair with a non-finite row
+ * (or, float64, a squared distance beyond the double range), so the rows are scanned only then;
+ * with one row there is no pair: it is scanned. Returns 1 when an entry between two finite
+ * rows is not finite (float64 overflow: the caller computes D again, scaled). */
+static int bad_rows_from_D(const dpas__kenv *env, const void *const *x, const double *D, size_t n,
                            size_t d, unsigned char *bad, size_t *k)
 {
-    for (size_t i = 0; i < n * n; i++)
-        if (!isfinite(D[i])) {
-            *k = dpas__nonfinite_rows(env, x, n, d, bad);
-            return 1;
-        }
+    int any = n < 2;
+    for (size_t i = 0; i < n * n && !any; i++)
+        any = !isfinite(D[i]);
     memset(bad, 0, n);
     *k = 0;
+    if (!any)
+        return 0;
+    *k = dpas__nonfinite_rows(env, x, n, d, bad);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (!bad[i] && !bad[j] && !isfinite(D[i * n + j]))
+                return 1;
     return 0;
+}
+
+int dpas__distances(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                    double *D, unsigned char *bad, size_t *k, dpas_error *err)
+{
+    size_t n = s->n;
+    int rc = dpas__sqdist(env, s->rows, n, d, 1.0, D, err);
+    if (rc)
+        return rc;
+    int overflow = bad_rows_from_D(env, s->rows, D, n, d, bad, k);
+    rc = dpas__too_many_nonfinite(bad, n, *k, s->f, rule, err);
+    if (rc || env->isa->dtype != DPAS_FLOAT64)
+        return rc;
+    double most = 0.0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (!bad[i] && !bad[j] && isfinite(D[i * n + j]) && D[i * n + j] > most)
+                most = D[i * n + j];
+    if (!overflow && most > 0x1p-900)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        bad[i] = !bad[i]; /* alive, for the largest value */
+    double m = dpas__maxabs(env, s->rows, n, d, bad, NULL);
+    for (size_t i = 0; i < n; i++)
+        bad[i] = !bad[i];
+    if (!overflow && dpas__scale_for(m) <= 1.0) /* the rows are not tiny: D is what it is */
+        return 0;
+    memset(D, 0, n * n * sizeof *D);
+    return dpas__sqdist(env, s->rows, n, d, dpas__scale_for(m), D, err);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -323,14 +475,16 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* The aggregate of the selected rows sel[0..nsel) (indices into x): one row as it is, several
- * averaged, bulyan's coordinate phase with a window of w values. */
-static int aggregate_rows(const dpas__kenv *env, const dpas_rule *rule, const float *const *x,
-                          size_t d, const int64_t *sel, size_t nsel, size_t w, float *out,
+ * averaged, bulyan's coordinate phase with a window of w values. A selected row that is not
+ * finite is an error (the selection was not made from these rows' distances). */
+static int aggregate_rows(const dpas__kenv *env, const dpas_rule *rule, const void *const *x,
+                          size_t d, const int64_t *sel, size_t nsel, size_t w, void *out,
                           dpas_error *err)
 {
-    int64_t *idx = malloc(nsel * sizeof *idx);
-    size_t *ri = malloc(nsel * sizeof *ri);
-    const float **rows = malloc(nsel * sizeof *rows);
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    int64_t *idx = dpas__ws_alloc(env->ws, nsel, sizeof *idx);
+    size_t *ri = dpas__ws_alloc(env->ws, nsel, sizeof *ri);
+    const void **rows = dpas__ws_alloc(env->ws, nsel, sizeof *rows);
     int rc = 0, nonfinite = 0;
     if (!idx || !ri || !rows) {
         rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
@@ -344,153 +498,213 @@ static int aggregate_rows(const dpas__kenv *env, const dpas_rule *rule, const fl
     }
     if (rule->id == DPAS_RULE_BULYAN)
         rc = dpas__columns(env, rows, nsel, d, DPAS__COL_WINDOW, w, out, &nonfinite, err);
-    else if (nsel == 1)
-        memcpy(out, rows[0], d * sizeof *out);
-    else
-        dpas__mean(env, x, ri, nsel, d, out, &nonfinite);
-    if (!rc && nonfinite)
-        rc = dpas__fail(err, DPAS_EINVAL, "selected",
-                        "a selected gradient has a NaN or Inf "
-                        "coordinate: select from the distances of "
-                        "these gradients");
+    else /* the mean of one row is the row, and its check */
+        rc = dpas__mean(env, x, ri, nsel, d, out, &nonfinite, err);
+    if (!rc && nonfinite) {
+        unsigned char *bad = dpas__ws_alloc(env->ws, nsel, 1);
+        if (!bad)
+            rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        else if (dpas__nonfinite_rows(env, rows, nsel, d, bad))
+            rc = dpas__fail(err, DPAS_EINVAL, "selected",
+                            "a selected gradient has a NaN or Inf coordinate: select from the "
+                            "distances of these gradients");
+        else /* float64: the sum overflowed */
+            rc = dpas__coord_scaled(env, rows, nsel, d, DPAS__COL_WINDOW, w,
+                                    rule->id != DPAS_RULE_BULYAN, out, err);
+    }
 done:
-    free(idx), free(ri), free(rows);
+    dpas__ws_release(env->ws, mk);
     return rc;
 }
 
-/* D of the n rows, the rows to exclude, the selection with f' = f - k, its aggregate. */
-static int select_rule(const dpas__kenv *env, const dpas_rule *rule, const float *const *x,
-                       size_t n, size_t d, size_t f, int64_t m, float *out, int64_t *selected,
-                       size_t *nselected, dpas_error *err)
+int dpas__mean_of(const dpas__kenv *env, const void *const *x, const size_t *rows, size_t m,
+                  size_t d, void *out, dpas_error *err)
 {
-    double *D = calloc(n * n, sizeof *D);
-    unsigned char *bad = malloc(n);
-    int64_t *sel = selected ? selected : malloc(n * sizeof *sel);
-    size_t nsel = 0, k = 0;
+    int nonfinite = 0;
+    int rc = dpas__mean(env, x, rows, m, d, out, &nonfinite, err);
+    if (rc || !nonfinite)
+        return rc;
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    const void **sub = dpas__ws_alloc(env->ws, m, sizeof *sub);
+    unsigned char *bad = dpas__ws_alloc(env->ws, m, 1);
+    if (!sub || !bad) {
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    } else {
+        for (size_t t = 0; t < m; t++)
+            sub[t] = x[rows ? rows[t] : t];
+        if (dpas__nonfinite_rows(env, sub, m, d, bad))
+            rc = dpas__fail(err, DPAS_EINVAL, "x", "a gradient to average has a NaN or Inf");
+        else /* float64: the sum overflowed */
+            rc = dpas__coord_scaled(env, sub, m, d, 0, 0, 1, out, err);
+    }
+    dpas__ws_release(env->ws, mk);
+    return rc;
+}
+
+/* D of the rows, the rows to exclude, the selection with f' = f - k, its aggregate. selected
+ * (may be NULL) gets the indices into s's rows. */
+static int select_rule(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s,
+                       size_t d, int64_t m, void *out, int64_t *selected, size_t *nselected,
+                       dpas_error *err)
+{
+    size_t n = s->n, nsel = 0, k = 0;
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    double *D = dpas__ws_zalloc(env->ws, n * n, sizeof *D);
+    unsigned char *bad = dpas__ws_alloc(env->ws, n, 1);
+    int64_t *sel = selected ? selected : dpas__ws_alloc(env->ws, n, sizeof *sel);
     int rc = 0;
     if (!D || !bad || !sel) {
-        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory: distances of %zu gradients", n);
         goto done;
     }
-    rc = dpas__sqdist(env, x, n, d, D, err);
-    if (rc)
-        goto done;
-    bad_rows_from_D(env, x, D, n, d, bad, &k);
-    rc = too_many_nonfinite(bad, n, k, f, rule, err);
+    rc = dpas__distances(env, rule, s, d, D, bad, &k, err);
     if (rc)
         goto done;
     for (size_t i = 0; i < n; i++)
         bad[i] = !bad[i]; /* now: alive */
-    rc = dpas__select(rule, D, n, bad, f - k, m, sel, &nsel, err);
+    rc = dpas__select(env, rule, D, n, bad, s->f - k, m, 0, sel, &nsel, err);
     /* bulyan's window: the n' - 4f' of its n' - 2f' selected values closest to their median */
     if (!rc)
-        rc = aggregate_rows(env, rule, x, d, sel, nsel,
-                            rule->id == DPAS_RULE_BULYAN ? nsel - 2 * (f - k) : 0, out, err);
+        rc = aggregate_rows(env, rule, s->rows, d, sel, nsel,
+                            rule->id == DPAS_RULE_BULYAN ? nsel - 2 * (s->f - k) : 0, out, err);
     if (!rc && nselected)
         *nselected = nsel;
 done:
-    free(D), free(bad);
-    if (!selected)
-        free(sel);
+    dpas__ws_release(env->ws, mk);
     return rc;
 }
 
 /* ---- iterative rules ---- */
 
-static int iter_rule(const dpas__kenv *env, const dpas_rule *rule, const float *const *x, size_t n,
-                     size_t d, size_t f, const dpas_agg_opts *o, float *out, dpas_error *err)
+/* Optimistic: the median pass or the first distances notice a non-finite row; only then are
+ * the rows scanned and the rule run on the finite ones. Float64 rows are taken at half their
+ * value (no difference of two of them overflows). */
+static int iter_rule(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                     const dpas_agg_opts *o, void *out, dpas_error *err)
 {
-    unsigned char *bad = malloc(n);
-    if (!bad)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    size_t k = dpas__nonfinite_rows(env, x, n, d, bad);
-    subset s = {0, NULL, NULL};
-    int rc = too_many_nonfinite(bad, n, k, f, rule, err);
+    int (*run)(const dpas__kenv *, const void *const *, size_t, size_t, const dpas_agg_opts *,
+               double, void *, int *, dpas_error *) =
+        rule->id == DPAS_RULE_GEOMETRIC_MEDIAN ? dpas__geomed : dpas__centered_clipping;
+    const double scale = env->isa->dtype == DPAS_FLOAT64 ? 0.5 : 1.0;
+    int nonfinite = 0;
+    int rc = run(env, s->rows, s->n, d, o, scale, out, &nonfinite, err);
+    if (rc || !nonfinite)
+        return rc;
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    unsigned char *bad = dpas__ws_alloc(env->ws, s->n, 1);
+    dpas__rowset a;
+    if (!bad) {
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        goto done;
+    }
+    size_t k = dpas__nonfinite_rows(env, s->rows, s->n, d, bad);
+    rc = dpas__too_many_nonfinite(bad, s->n, k, s->f, rule, err);
     if (!rc)
-        rc = subset_make(x, n, bad, &s, err);
+        rc = dpas__rowset_alive(env->ws, s, bad, k, &a, err);
     if (!rc)
-        rc = rule->id == DPAS_RULE_GEOMETRIC_MEDIAN
-                 ? dpas__geomed(env, s.rows, s.n, d, o, out, err)
-                 : dpas__centered_clipping(env, s.rows, s.n, d, o, out, err);
-    subset_free(&s);
-    free(bad);
+        rc = run(env, a.rows, a.n, d, o, scale, out, &nonfinite, err);
+    if (!rc && nonfinite)
+        rc = dpas__fail(err, DPAS_EINVAL, "x", "%s met a non-finite value among finite rows",
+                        rule->name);
+done:
+    dpas__ws_release(env->ws, mk);
     return rc;
 }
 
 /* ---- the entry points ---- */
 
-static int aggregate_plain(const dpas__kenv *env, const dpas_rule *rule, const float *const *x,
-                           size_t n, size_t d, size_t f, const dpas_agg_opts *o, float *out,
-                           int64_t *selected, size_t *nselected, dpas_error *err)
+static int rule_on(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                   const dpas_agg_opts *o, void *out, int64_t *selected, size_t *nselected,
+                   dpas_error *err)
 {
+    if (rule->caps & DPAS_RULE_CAP_PREAGGREGATION)
+        return dpas__fail(err, DPAS_EINVAL, "rule",
+                          "%s is a pre-aggregation, not a rule: set opts.nnm = 1 or name it in "
+                          "opts.pre with the rule to run on its output, or call "
+                          "dpas_preaggregate",
+                          rule->name);
+    int rc = dpas__check_rule(rule, s->n, (int64_t)s->f, err);
+    if (rc)
+        return rc;
     switch (rule->id) {
     case DPAS_RULE_MEAN:
     case DPAS_RULE_MEDIAN:
     case DPAS_RULE_TRIMMED_MEAN:
     case DPAS_RULE_MEAMED:
-    case DPAS_RULE_SIGN_MAJORITY: return coord_rule(env, rule, x, n, d, f, out, err);
+    case DPAS_RULE_SIGN_MAJORITY: return coord_rule(env, rule, s, d, out, err);
     case DPAS_RULE_KRUM:
     case DPAS_RULE_MULTI_KRUM:
     case DPAS_RULE_BULYAN:
     case DPAS_RULE_BRUTE:
-        return select_rule(env, rule, x, n, d, f, o ? o->m : 0, out, selected, nselected, err);
+    case DPAS_RULE_SMEA:
+        return select_rule(env, rule, s, d, o ? o->m : 0, out, selected, nselected, err);
     case DPAS_RULE_GEOMETRIC_MEDIAN:
-    case DPAS_RULE_CENTERED_CLIPPING: return iter_rule(env, rule, x, n, d, f, o, out, err);
-    case DPAS_RULE_NNM:
-        return dpas__fail(err, DPAS_EINVAL, "rule",
-                          "nnm is a pre-aggregation, not a rule: set opts.nnm = 1 with the rule "
-                          "to run on the mixed gradients, or call dpas_nnm");
-    case DPAS_RULE_COUNT: break;
+    case DPAS_RULE_CENTERED_CLIPPING: return iter_rule(env, rule, s, d, o, out, err);
+    case DPAS_RULE_MONNA:
+        return dpas__monna(env, rule, s, d, o ? o->idx : 0, out, selected, nselected, err);
+    case DPAS_RULE_CAF: return dpas__caf(env, rule, s, d, out, err);
+    default: break;
     }
-    return dpas__fail(err, DPAS_EINVAL, "rule", "no float32 kernel for %s", rule->name);
+    return dpas__fail(err, DPAS_EINVAL, "rule", "no kernel for %s", rule->name);
 }
 
-/* The finite rows mixed by NNM (f' = f - k), as rows of their own. */
-static int nnm_rows(const dpas__kenv *env, const dpas_rule *rule, const float *const *x, size_t n,
-                    size_t d, size_t f, subset *alive, float **mixed, const float ***mrows,
-                    size_t *fk, dpas_error *err)
+/* The caller's rows as the first rowset. */
+static int rowset_of(dpas__ws *ws, const void *const *x, size_t n, const dpas_agg_opts *o,
+                     dpas__rowset *s, dpas_error *err)
 {
-    double *D = calloc(n * n, sizeof *D);
-    unsigned char *bad = malloc(n);
-    size_t k = 0;
-    int rc = 0;
-    *mixed = NULL, *mrows = NULL;
-    if (!D || !bad) {
-        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        goto done;
-    }
-    rc = dpas__sqdist(env, x, n, d, D, err);
+    int rc = dpas__rowset_alloc(ws, n, s, err);
     if (rc)
-        goto done;
-    bad_rows_from_D(env, x, D, n, d, bad, &k);
-    rc = too_many_nonfinite(bad, n, k, f, rule, err);
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        s->rows[i] = x[i];
+        s->idx[i] = i;
+    }
+    s->n = n;
+    s->f = (size_t)(o ? o->f : 0);
+    return 0;
+}
+
+int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, int dtype, size_t n, size_t d,
+                         const dpas_agg_opts *o, void *out, int64_t *selected, size_t *nselected,
+                         dpas_error *err)
+{
+    if (nselected)
+        *nselected = 0;
+    if (!rule || !out)
+        return dpas__fail(err, DPAS_EINVAL, "rule", "aggregate needs a rule, rows and an output");
+    dpas__kenv env;
+    int rc = check_opts(o, dtype, &env, err);
     if (!rc)
-        rc = subset_make(x, n, bad, alive, err);
+        rc = check_rows(x, n, d, env.isa->esize, err);
+    if (!rc && o)
+        rc = check_applies(rule, o, err);
+    if (!rc && n < 1)
+        rc = dpas__check_rule(rule, n, o ? o->f : 0, err);
     if (rc)
-        goto done;
-    size_t bytes;
-    if (__builtin_mul_overflow(alive->n, d, &bytes) ||
-        __builtin_mul_overflow(bytes, sizeof(float), &bytes)) {
-        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu mixed gradients of %zu floats",
-                        alive->n, d);
-        goto done;
+        return rc;
+    int own = 0;
+    if ((rc = dpas__ws_begin(o ? o->workspace : NULL, &env.ws, &own, err)))
+        return rc;
+    dpas__rowset s;
+    rc = rowset_of(env.ws, x, n, o, &s, err);
+    if (!rc && o && (o->nnm || o->npre))
+        rc = dpas__run_chain(&env, o, &s, d, err);
+    int64_t *sel = NULL;
+    size_t nsel = 0;
+    if (!rc && selected && !(sel = dpas__ws_alloc(env.ws, s.n ? s.n : 1, sizeof *sel)))
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    if (!rc)
+        rc = rule_on(&env, rule, &s, d, o, out, sel, &nsel, err);
+    if (!rc && selected) { /* back to the caller's indices; none for merged rows (buckets) */
+        int merged = 0;
+        for (size_t t = 0; t < nsel; t++)
+            merged |= s.idx[sel[t]] == SIZE_MAX;
+        for (size_t t = 0; t < nsel && !merged; t++)
+            selected[t] = (int64_t)s.idx[sel[t]];
+        if (nselected)
+            *nselected = merged ? 0 : nsel;
     }
-    *mixed = malloc(bytes ? bytes : 1);
-    float **rows = malloc(alive->n * sizeof *rows);
-    *mrows = (const float **)rows;
-    if (!*mixed || !rows) {
-        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu mixed gradients of %zu floats",
-                        alive->n, d);
-        goto done;
-    }
-    for (size_t i = 0; i < alive->n; i++)
-        rows[i] = *mixed + i * d;
-    for (size_t i = 0; i < n; i++)
-        bad[i] = !bad[i];
-    rc = dpas__nnm_mix(env, x, n, d, D, bad, f - k, rows, err);
-    *fk = f - k;
-done:
-    free(D), free(bad);
+    dpas__ws_end(env.ws, own);
     return rc;
 }
 
@@ -498,49 +712,16 @@ int dpas_aggregate(const dpas_rule *rule, const float *const *x, size_t n, size_
                    const dpas_agg_opts *o, float *out, int64_t *selected, size_t *nselected,
                    dpas_error *err)
 {
-    if (nselected)
-        *nselected = 0;
-    if (!rule || !out)
-        return dpas__fail(err, DPAS_EINVAL, "rule", "aggregate needs a rule, rows and an output");
-    dpas__kenv env;
-    int rc = check_rows(x, n, d, err);
-    if (!rc)
-        rc = check_opts(o, &env, err);
-    if (!rc)
-        rc = check_rule(rule, n, o ? o->f : 0, err);
-    if (rc)
-        return rc;
-    const size_t f = (size_t)(o ? o->f : 0);
-    if (!(o && o->nnm))
-        return aggregate_plain(&env, rule, x, n, d, f, o, out, selected, nselected, err);
-    if (rule->id == DPAS_RULE_NNM)
-        return dpas__fail(err, DPAS_EINVAL, "rule",
-                          "nnm with opts.nnm = 1: name the rule to run "
-                          "on the mixed gradients");
-    subset alive = {0, NULL, NULL};
-    float *mixed = NULL;
-    const float **mrows = NULL;
-    size_t fk = 0;
-    rc = nnm_rows(&env, rule, x, n, d, f, &alive, &mixed, &mrows, &fk, err);
-    if (!rc) {
-        int64_t *sel = selected ? malloc(alive.n * sizeof *sel) : NULL;
-        size_t nsel = 0;
-        if (selected && !sel)
-            rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-        else
-            rc = aggregate_plain(&env, rule, mrows, alive.n, d, fk, o, out, sel, &nsel, err);
-        if (!rc && selected) { /* back to the caller's indices */
-            for (size_t t = 0; t < nsel; t++)
-                selected[t] = (int64_t)alive.idx[sel[t]];
-            if (nselected)
-                *nselected = nsel;
-        }
-        free(sel);
-    }
-    subset_free(&alive);
-    free(mixed);
-    free((void *)mrows);
-    return rc;
+    return dpas_aggregate_typed(rule, (const void *const *)x, DPAS_FLOAT32, n, d, o, out, selected,
+                                nselected, err);
+}
+
+int dpas_aggregate_f64(const dpas_rule *rule, const double *const *x, size_t n, size_t d,
+                       const dpas_agg_opts *o, double *out, int64_t *selected, size_t *nselected,
+                       dpas_error *err)
+{
+    return dpas_aggregate_typed(rule, (const void *const *)x, DPAS_FLOAT64, n, d, o, out, selected,
+                                nselected, err);
 }
 
 int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_opts *o, float *const *out,
@@ -550,44 +731,134 @@ int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_opts *o, 
     dpas__kenv env;
     int rc = dpas_rule_find("nnm", NULL, &nnm, err);
     if (!rc)
-        rc = check_rows(x, n, d, err);
+        rc = check_opts(o, DPAS_FLOAT32, &env, err);
+    if (!rc)
+        rc = check_rows((const void *const *)x, n, d, sizeof(float), err);
     if (!rc && !out)
         rc = dpas__fail(err, DPAS_EINVAL, "out", "dpas_nnm needs n output rows");
+    if (!rc && o &&
+        (o->m || o->iterations || o->tau != 0 || o->tolerance != 0 || o->smoothing != 0 ||
+         o->start || o->idx || o->nnm || o->npre))
+        rc = dpas__fail(err, DPAS_EINVAL, "opts",
+                        "dpas_nnm takes f, threads, isa and workspace only");
     if (!rc)
-        rc = check_opts(o, &env, err);
-    if (!rc)
-        rc = check_rule(nnm, n, o ? o->f : 0, err);
+        rc = dpas__check_rule(nnm, n, o ? o->f : 0, err);
     if (rc)
         return rc;
-    subset alive = {0, NULL, NULL};
-    float *mixed = NULL;
-    const float **mrows = NULL;
-    size_t fk = 0;
-    rc = nnm_rows(&env, nnm, x, n, d, (size_t)(o ? o->f : 0), &alive, &mixed, &mrows, &fk, err);
+    int own = 0;
+    if ((rc = dpas__ws_begin(o ? o->workspace : NULL, &env.ws, &own, err)))
+        return rc;
+    dpas__rowset s, mixed;
+    rc = rowset_of(env.ws, (const void *const *)x, n, o, &s, err);
+    if (!rc) {
+        dpas_preagg p = {nnm, 0, 0, 0};
+        rc = dpas__pre_step(&env, &p, &s, d, &mixed, err);
+    }
     if (!rc) {
         size_t t = 0;
         for (size_t i = 0; i < n; i++) {
-            if (t < alive.n && alive.idx[t] == i)
-                memcpy(out[i], mrows[t++], d * sizeof(float));
+            if (t < mixed.n && mixed.idx[t] == i)
+                memcpy(out[i], mixed.rows[t++], d * sizeof(float));
             else
                 for (size_t j = 0; j < d; j++)
                     out[i][j] = NAN;
         }
     }
-    subset_free(&alive);
-    free(mixed);
-    free((void *)mrows);
+    dpas__ws_end(env.ws, own);
+    return rc;
+}
+
+/* Output: with bucketing in the chain, its rows (nout of them); otherwise n rows, those of
+ * the non-finite gradients NaN (so that a rule after them counts them against f again). */
+int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
+                            const dpas_agg_opts *o, void *const *out, size_t *nout, dpas_error *err)
+{
+    if (nout)
+        *nout = 0;
+    dpas__kenv env;
+    int rc = check_opts(o, dtype, &env, err);
+    if (!rc)
+        rc = check_rows(x, n, d, env.isa->esize, err);
+    if (!rc && (!out || !nout))
+        rc = dpas__fail(err, DPAS_EINVAL, "out", "preaggregate needs n output rows and nout");
+    if (!rc && !(o && (o->nnm || o->npre)))
+        rc = dpas__fail(err, DPAS_EINVAL, "pre",
+                        "preaggregate needs a pre-aggregation (opts.pre or opts.nnm)");
+    if (!rc && (o->m || o->iterations || o->tau != 0 || o->tolerance != 0 || o->smoothing != 0 ||
+                o->start || o->idx))
+        rc = dpas__fail(err, DPAS_EINVAL, "opts",
+                        "preaggregate takes f, threads, isa, workspace, nnm and pre only");
+    if (!rc && n < 1)
+        rc =
+            dpas__fail(err, DPAS_EINVAL, "n", "pre-aggregation needs n >= 1 gradients, got %zu", n);
+    for (size_t i = 0; !rc && d && i < n; i++)
+        if (!out[i])
+            rc = dpas__fail(err, DPAS_EINVAL, "out", "output row %zu is NULL", i);
+    if (rc)
+        return rc;
+    int own = 0, merged = 0;
+    if ((rc = dpas__ws_begin(o->workspace, &env.ws, &own, err)))
+        return rc;
+    dpas__rowset s;
+    rc = rowset_of(env.ws, x, n, o, &s, err);
+    env.dest = out; /* the last step writes into the caller's rows */
+    if (!rc)
+        rc = dpas__run_chain(&env, o, &s, d, err);
+    for (size_t t = 0; !rc && t < s.n; t++)
+        merged |= s.idx[t] == SIZE_MAX;
+    const size_t es = env.isa->esize;
+    if (!rc && merged) {
+        for (size_t t = 0; t < s.n; t++)
+            if (s.rows[t] != out[t])
+                memcpy(out[t], s.rows[t], d * es);
+        *nout = s.n;
+    } else if (!rc) {
+        for (size_t i = 0, t = 0; i < n; i++) {
+            if (t < s.n && s.idx[t] == i) {
+                if (s.rows[t] != out[i])
+                    memcpy(out[i], s.rows[t], d * es);
+                t++;
+                continue;
+            }
+            for (size_t j = 0; j < d; j++)
+                if (dtype == DPAS_FLOAT64)
+                    ((double *)out[i])[j] = NAN;
+                else
+                    ((float *)out[i])[j] = NAN;
+        }
+        *nout = n;
+    }
+    dpas__ws_end(env.ws, own);
     return rc;
 }
 
 void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double *D)
 {
-    dpas__kenv env = {isa_table(best_isa()), 1};
-    dpas__sqdist(&env, x, n, d, D, NULL);
+    dpas__kenv env = {isa_table(best_isa(), DPAS_FLOAT32), 1, NULL, NULL};
+    int own = 0;
+    if (!dpas__ws_begin(NULL, &env.ws, &own, NULL) &&
+        !dpas__sqdist(&env, (const void *const *)x, n, d, 1.0, D, NULL)) {
+        dpas__ws_end(env.ws, own);
+        return;
+    }
+    dpas__ws_end(env.ws, own);
+    /* no memory for the chunk buffers: pair by pair, in the same lanes (the sum over the
+     * coordinates in one chunk instead of several: equal to rounding) */
+    const dpas__isa *gen = dpas__generic_of(DPAS_FLOAT32);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++) {
+            const void *pair[2] = {x[i], x[k]};
+            double acc[DPAS__LANES] = {0};
+            gen->sqdist(pair, 2, 0, d, 1.0, acc);
+            double v = dpas__lanes_sum(acc);
+            D[i * n + k] += v;
+            D[k * n + i] += v;
+        }
 }
 
 /* Rows of D whose distances to every other row are non-finite are the non-finite rows; any
- * other non-finite entry means D did not come from dpas_pairwise_sqdist_add. */
+ * other non-finite entry means D did not come from dpas_pairwise_sqdist_add. With one row
+ * nothing can be told from D: dpas_aggregate_selected checks the row it averages. */
 int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg_opts *o,
                 int64_t *selected, size_t *nselected, dpas_error *err)
 {
@@ -596,20 +867,32 @@ int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg
     if (!rule || !D || !selected || !nselected)
         return dpas__fail(err, DPAS_EINVAL, "rule", "select needs a rule, D and outputs");
     dpas__kenv env;
-    int rc = check_opts(o, &env, err);
+    int rc = check_opts(o, DPAS_FLOAT32, &env, err);
+    if (!rc && o)
+        rc = check_applies(rule, o, err);
     if (!rc)
-        rc = check_rule(rule, n, o ? o->f : 0, err);
+        rc = dpas__check_rule(rule, n, o ? o->f : 0, err);
     if (rc)
         return rc;
-    if (o && o->nnm)
+    if (o && (o->nnm || o->npre))
         return dpas__fail(err, DPAS_EINVAL, "nnm",
-                          "nnm mixes the gradients themselves: "
-                          "dpas_select cannot apply it to D; use "
+                          "pre-aggregations change the gradients themselves: "
+                          "dpas_select cannot apply them to D; use "
                           "dpas_aggregate");
+    if (!(rule->caps & DPAS_RULE_CAP_SELECTS))
+        return dpas__fail(err, DPAS_EINVAL, "rule",
+                          "%s selects nothing: only krum, multi_krum, bulyan, brute, monna and "
+                          "smea select",
+                          rule->name);
     const size_t f = (size_t)(o ? o->f : 0);
-    unsigned char *bad = calloc(n, 1);
-    if (!bad)
+    int own = 0;
+    if ((rc = dpas__ws_begin(o ? o->workspace : NULL, &env.ws, &own, err)))
+        return rc;
+    unsigned char *bad = dpas__ws_zalloc(env.ws, n, 1);
+    if (!bad) {
+        dpas__ws_end(env.ws, own);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
     size_t k = 0;
     for (size_t i = 0; i < n && n > 1; i++) {
         size_t nf = 0;
@@ -626,13 +909,14 @@ int dpas_select(const dpas_rule *rule, const double *D, size_t n, const dpas_agg
                                 "distances to others: not a matrix of squared distances",
                                 i, j, i, j);
     if (!rc)
-        rc = too_many_nonfinite(bad, n, k, f, rule, err);
+        rc = dpas__too_many_nonfinite(bad, n, k, f, rule, err);
     if (!rc) {
         for (size_t i = 0; i < n; i++)
             bad[i] = !bad[i];
-        rc = dpas__select(rule, D, n, bad, f - k, o ? o->m : 0, selected, nselected, err);
+        rc = dpas__select(&env, rule, D, n, bad, f - k, o ? o->m : 0, o ? o->idx : 0, selected,
+                          nselected, err);
     }
-    free(bad);
+    dpas__ws_end(env.ws, own);
     return rc;
 }
 
@@ -648,42 +932,49 @@ int dpas_aggregate_selected(const dpas_rule *rule, const float *const *x, size_t
         return dpas__fail(err, DPAS_EINVAL, "selected", "a selection needs 1 to n indices, got %zu",
                           nsel);
     dpas__kenv env;
-    int rc = check_rows(x, n, d, err);
+    int rc = check_opts(o, DPAS_FLOAT32, &env, err);
     if (!rc)
-        rc = check_opts(o, &env, err);
+        rc = check_rows((const void *const *)x, n, d, sizeof(float), err);
+    if (!rc && o)
+        rc = check_applies(rule, o, err);
     if (rc)
         return rc;
-    int64_t *idx = malloc(nsel * sizeof *idx);
+    int own = 0;
+    if ((rc = dpas__ws_begin(o ? o->workspace : NULL, &env.ws, &own, err)))
+        return rc;
+    int64_t *idx = dpas__ws_alloc(env.ws, nsel, sizeof *idx);
     if (!idx)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    memcpy(idx, selected, nsel * sizeof *idx);
-    qsort(idx, nsel, sizeof *idx, cmp_i64);
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    if (!rc) {
+        memcpy(idx, selected, nsel * sizeof *idx);
+        qsort(idx, nsel, sizeof *idx, cmp_i64);
+    }
     for (size_t t = 0; t < nsel && !rc; t++)
         if (idx[t] < 0 || (size_t)idx[t] >= n || (t && idx[t] == idx[t - 1]))
             rc = dpas__fail(err, DPAS_EINVAL, "selected",
                             "selection index %lld is out of range or repeated", (long long)idx[t]);
-    free(idx);
-    if (rc)
-        return rc;
     size_t w = 0;
-    if (rule->id == DPAS_RULE_BULYAN) {
+    if (!rc && rule->id == DPAS_RULE_BULYAN) {
         /* dpas_select took n - 2f' rows with f' = f - k: the k rows it excluded are
          * nsel - (n - 2f), and the window is nsel - 2f' */
         int64_t f = o ? o->f : 0, k = (int64_t)nsel - ((int64_t)n - 2 * f);
         if (k < 0 || k > f)
-            return dpas__fail(err, DPAS_EINVAL, "selected",
-                              "bulyan selects n - 2f = %lld of n = %zu gradients (more when "
-                              "non-finite ones were excluded), got %zu",
-                              (long long)((int64_t)n - 2 * f), n, nsel);
-        w = nsel - 2 * (size_t)(f - k);
-    } else if (rule->id != DPAS_RULE_KRUM && rule->id != DPAS_RULE_MULTI_KRUM &&
-               rule->id != DPAS_RULE_BRUTE) {
-        return dpas__fail(err, DPAS_EINVAL, "rule",
-                          "%s selects nothing: only krum, multi_krum, "
-                          "bulyan and brute select",
-                          rule->name);
+            rc = dpas__fail(err, DPAS_EINVAL, "selected",
+                            "bulyan selects n - 2f = %lld of n = %zu gradients (more when "
+                            "non-finite ones were excluded), got %zu",
+                            (long long)((int64_t)n - 2 * f), n, nsel);
+        else
+            w = nsel - 2 * (size_t)(f - k);
+    } else if (!rc && !(rule->caps & DPAS_RULE_CAP_SELECTS)) {
+        rc = dpas__fail(err, DPAS_EINVAL, "rule",
+                        "%s selects nothing: only krum, multi_krum, bulyan, brute, monna and "
+                        "smea select",
+                        rule->name);
     }
-    return aggregate_rows(&env, rule, x, d, selected, nsel, w, out, err);
+    if (!rc)
+        rc = aggregate_rows(&env, rule, (const void *const *)x, d, selected, nsel, w, out, err);
+    dpas__ws_end(env.ws, own);
+    return rc;
 }
 
 size_t dpas_kernels_sizeof(const char *t)
@@ -694,5 +985,7 @@ size_t dpas_kernels_sizeof(const char *t)
         return sizeof(dpas_attack_opts);
     if (t && !strcmp(t, "dpas_attack"))
         return sizeof(dpas_attack);
+    if (t && !strcmp(t, "dpas_preagg"))
+        return sizeof(dpas_preagg);
     return 0;
 }

@@ -1,6 +1,6 @@
-/* The AVX2 kernels: kernels_isa.inc with eight floats per vector (lane = coordinate, so rows
- * are read as they lie in memory). Compiled for AVX2 + FMA through function attributes and used
- * only where the CPU has them (dpas__isa_for). */
+/* The AVX2 float32 kernels: kernels_isa.inc with eight floats per vector (lane = coordinate, so
+ * rows are read as they lie in memory). Compiled for AVX2 + FMA through function attributes and
+ * used only where the CPU has them (dpas__isa_for). */
 #include "kernels_internal.h"
 
 #ifdef DPAS__X86
@@ -11,10 +11,14 @@
 #define ISA(name) name##_avx2
 #define ISA_NAME "avx2"
 #define TARGET __attribute__((target("avx2,fma")))
+#define ELEM float
+#define DTYPE DPAS_FLOAT32
 #define VW 8
-/* 2 x 4 tiles: 8 sums and 6 loaded vectors in the 16 registers */
+/* distances: 2 x 2 tiles of 8 coordinates in two half steps of 4 lanes: 8 sums and 4 loaded
+ * vectors in the 16 registers */
+#define HL 4
 #define DPAS__TI 2
-#define DPAS__TJ 4
+#define DPAS__TJ 2
 
 typedef __m256 vf;
 typedef struct vd {
@@ -22,6 +26,7 @@ typedef struct vd {
 } vd;
 typedef __m256i vi;
 typedef vd vm; /* all-ones lanes where true */
+typedef __m256d vh;
 
 TARGET static inline vf vload(const float *p) { return _mm256_loadu_ps(p); }
 TARGET static inline void vstore(float *p, vf v) { _mm256_storeu_ps(p, v); }
@@ -33,17 +38,7 @@ TARGET static inline unsigned vbad(vf acc)
 {
     return _mm256_movemask_ps(_mm256_cmp_ps(acc, acc, _CMP_UNORD_Q)) != 0;
 }
-TARGET static inline vf vsub(vf a, vf b) { return _mm256_sub_ps(a, b); }
 TARGET static inline vf vadd(vf a, vf b) { return _mm256_add_ps(a, b); }
-TARGET static inline vf vfma(vf e, vf acc) { return _mm256_fmadd_ps(e, e, acc); }
-TARGET static inline float vhsum(vf s)
-{
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-TARGET static inline void vprefetch(const float *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
 
 TARGET static inline vd vd_zero(void) { return (vd){_mm256_setzero_pd(), _mm256_setzero_pd()}; }
 TARGET static inline vd vd_from(vf v)
@@ -55,7 +50,25 @@ TARGET static inline vd vd_add(vd a, vd b)
 {
     return (vd){_mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi)};
 }
-TARGET static inline vd vd_sum2(vf a, vf b) { return vd_add(vd_from(a), vd_from(b)); }
+TARGET static inline vd vd_sub(vd a, vd b)
+{
+    return (vd){_mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi)};
+}
+TARGET static inline vd vd_scale(vd a, double s)
+{
+    __m256d k = _mm256_set1_pd(s);
+    return (vd){_mm256_mul_pd(a.lo, k), _mm256_mul_pd(a.hi, k)};
+}
+TARGET static inline vd vd_escale(vd a, double s) { return (void)s, a; }
+TARGET static inline vd vd_hsum2(vf a, vf b)
+{
+    return vd_add(vd_scale(vd_from(a), 0.5), vd_scale(vd_from(b), 0.5));
+}
+TARGET static inline vd vd_fma(vd acc, vd v, double w)
+{
+    __m256d k = _mm256_set1_pd(w);
+    return (vd){_mm256_fmadd_pd(v.lo, k, acc.lo), _mm256_fmadd_pd(v.hi, k, acc.hi)};
+}
 TARGET static inline vd vd_load(const double *p)
 {
     return (vd){_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)};
@@ -64,25 +77,6 @@ TARGET static inline void vd_store(double *p, vd v)
 {
     _mm256_storeu_pd(p, v.lo);
     _mm256_storeu_pd(p + 4, v.hi);
-}
-TARGET static inline vd vd_sub(vd a, vd b)
-{
-    return (vd){_mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi)};
-}
-TARGET static inline vd vd_mulv(vd a, vd b)
-{
-    return (vd){_mm256_mul_pd(a.lo, b.lo), _mm256_mul_pd(a.hi, b.hi)};
-}
-TARGET static inline double vd_hsum(vd a)
-{
-    __m256d s = _mm256_add_pd(a.lo, a.hi);
-    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
-}
-TARGET static inline vd vd_mul(vd a, double s)
-{
-    __m256d k = _mm256_set1_pd(s);
-    return (vd){_mm256_mul_pd(a.lo, k), _mm256_mul_pd(a.hi, k)};
 }
 TARGET static inline vd vd_div(vd a, double s)
 {
@@ -131,6 +125,16 @@ TARGET static inline vf vsign_out(vi acc)
     __m256i neg = _mm256_cmpgt_epi32(_mm256_setzero_si256(), acc);
     return _mm256_cvtepi32_ps(_mm256_sub_epi32(neg, pos));
 }
+
+TARGET static inline vh vh_load(const float *p, double scale)
+{
+    return (void)scale, _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
+TARGET static inline vh vh_ld(const double *p) { return _mm256_loadu_pd(p); }
+TARGET static inline void vh_st(double *p, vh v) { _mm256_storeu_pd(p, v); }
+TARGET static inline vh vh_zero(void) { return _mm256_setzero_pd(); }
+TARGET static inline vh vh_sub(vh a, vh b) { return _mm256_sub_pd(a, b); }
+TARGET static inline vh vh_sq(vh e, vh acc) { return _mm256_fmadd_pd(e, e, acc); }
 
 #include "kernels_isa.inc"
 

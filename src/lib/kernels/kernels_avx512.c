@@ -1,5 +1,5 @@
-/* The AVX-512 kernels: kernels_isa.inc with sixteen floats per vector and 32 registers (AVX-512F
- * only). Compiled through function attributes, used only where the CPU and the OS have AVX-512F
+/* The AVX-512 float32 kernels: kernels_isa.inc with sixteen floats per vector and 32 registers
+ * (AVX-512F only). Compiled through function attributes, used only where the CPU and the OS have AVX-512F
  * (dpas__isa_for). */
 #include "kernels_internal.h"
 
@@ -11,8 +11,12 @@
 #define ISA(name) name##_avx512
 #define ISA_NAME "avx512"
 #define TARGET __attribute__((target("avx512f,avx2,fma")))
+#define ELEM float
+#define DTYPE DPAS_FLOAT32
 #define VW 16
-/* 4 x 4 tiles: 16 sums and 8 loaded vectors in the 32 registers */
+/* distances: 4 x 4 tiles of 8 coordinates (8 lanes of double): 16 sums and 8 loaded vectors in
+ * the 32 registers */
+#define HL 8
 #define DPAS__TI 4
 #define DPAS__TJ 4
 
@@ -24,6 +28,7 @@ typedef __m512i vi;
 typedef struct vm {
     __mmask8 lo, hi;
 } vm;
+typedef __m512d vh;
 
 TARGET static inline vf vload(const float *p) { return _mm512_loadu_ps(p); }
 TARGET static inline void vstore(float *p, vf v) { _mm512_storeu_ps(p, v); }
@@ -35,20 +40,7 @@ TARGET static inline unsigned vbad(vf acc)
 {
     return _mm512_cmp_ps_mask(acc, acc, _CMP_UNORD_Q) != 0;
 }
-TARGET static inline vf vsub(vf a, vf b) { return _mm512_sub_ps(a, b); }
 TARGET static inline vf vadd(vf a, vf b) { return _mm512_add_ps(a, b); }
-TARGET static inline vf vfma(vf e, vf acc) { return _mm512_fmadd_ps(e, e, acc); }
-TARGET static inline float vhsum(vf s)
-{
-    /* halves in a fixed order */
-    __m256 h8 = _mm256_add_ps(_mm512_castps512_ps256(s),
-                              _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)));
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-TARGET static inline void vprefetch(const float *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
 
 TARGET static inline __m256 upper8(vf v)
 {
@@ -63,7 +55,21 @@ TARGET static inline vd vd_add(vd a, vd b)
 {
     return (vd){_mm512_add_pd(a.lo, b.lo), _mm512_add_pd(a.hi, b.hi)};
 }
-TARGET static inline vd vd_sum2(vf a, vf b) { return vd_add(vd_from(a), vd_from(b)); }
+TARGET static inline vd vd_scale(vd a, double s)
+{
+    __m512d k = _mm512_set1_pd(s);
+    return (vd){_mm512_mul_pd(a.lo, k), _mm512_mul_pd(a.hi, k)};
+}
+TARGET static inline vd vd_escale(vd a, double s) { return (void)s, a; }
+TARGET static inline vd vd_hsum2(vf a, vf b)
+{
+    return vd_add(vd_scale(vd_from(a), 0.5), vd_scale(vd_from(b), 0.5));
+}
+TARGET static inline vd vd_fma(vd acc, vd v, double w)
+{
+    __m512d k = _mm512_set1_pd(w);
+    return (vd){_mm512_fmadd_pd(v.lo, k, acc.lo), _mm512_fmadd_pd(v.hi, k, acc.hi)};
+}
 TARGET static inline vd vd_load(const double *p)
 {
     return (vd){_mm512_loadu_pd(p), _mm512_loadu_pd(p + 8)};
@@ -76,23 +82,6 @@ TARGET static inline void vd_store(double *p, vd v)
 TARGET static inline vd vd_sub(vd a, vd b)
 {
     return (vd){_mm512_sub_pd(a.lo, b.lo), _mm512_sub_pd(a.hi, b.hi)};
-}
-TARGET static inline vd vd_mulv(vd a, vd b)
-{
-    return (vd){_mm512_mul_pd(a.lo, b.lo), _mm512_mul_pd(a.hi, b.hi)};
-}
-TARGET static inline double vd_hsum(vd a)
-{
-    /* halves in a fixed order */
-    __m512d s = _mm512_add_pd(a.lo, a.hi);
-    __m256d q = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
-    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd(q, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
-}
-TARGET static inline vd vd_mul(vd a, double s)
-{
-    __m512d k = _mm512_set1_pd(s);
-    return (vd){_mm512_mul_pd(a.lo, k), _mm512_mul_pd(a.hi, k)};
 }
 TARGET static inline vd vd_div(vd a, double s)
 {
@@ -140,6 +129,16 @@ TARGET static inline vf vsign_out(vi acc)
     r = _mm512_mask_mov_ps(r, _mm512_cmpgt_epi32_mask(acc, z), _mm512_set1_ps(1.0f));
     return _mm512_mask_mov_ps(r, _mm512_cmplt_epi32_mask(acc, z), _mm512_set1_ps(-1.0f));
 }
+
+TARGET static inline vh vh_load(const float *p, double scale)
+{
+    return (void)scale, _mm512_cvtps_pd(_mm256_loadu_ps(p));
+}
+TARGET static inline vh vh_ld(const double *p) { return _mm512_loadu_pd(p); }
+TARGET static inline void vh_st(double *p, vh v) { _mm512_storeu_pd(p, v); }
+TARGET static inline vh vh_zero(void) { return _mm512_setzero_pd(); }
+TARGET static inline vh vh_sub(vh a, vh b) { return _mm512_sub_pd(a, b); }
+TARGET static inline vh vh_sq(vh e, vh acc) { return _mm512_fmadd_pd(e, e, acc); }
 
 #include "kernels_isa.inc"
 

@@ -4,6 +4,7 @@
  * on which thread or which instruction set computed it. */
 #include "kernels_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,14 @@ static void part_range(size_t d, size_t parts, size_t p, size_t *j0, size_t *j1)
 
 typedef struct col_job {
     const dpas__kenv *env;
-    const float *const *x;
+    const void *const *x;
     size_t n, d, parts;
     const dpas__net *net;
     int mode;
     size_t a;
-    float *out, *scratch; /* n * 16 floats per part */
+    void *out;
+    unsigned char *scratch; /* n * 16 elements per part, 64-byte aligned */
+    size_t scratch_stride;
     unsigned bad[256];
 } col_job;
 
@@ -90,47 +93,44 @@ static void col_part(void *ctx, size_t p)
     col_job *j = ctx;
     size_t j0, j1;
     part_range(j->d, j->parts, p, &j0, &j1);
-    const dpas__isa *isa = j->env->isa;
-    float *scratch = j->scratch + p * j->n * 16;
+    const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
+    void *scratch = j->scratch + p * j->scratch_stride;
     size_t body = j0 + (j1 - j0) / isa->width * isa->width;
     unsigned bad = 0;
     if (body > j0)
         bad |= isa->columns(j->x, j->n, j0, body, j->net, j->mode, j->a, j->out, scratch);
     if (body < j1)
-        bad |=
-            dpas__isa_generic.columns(j->x, j->n, body, j1, j->net, j->mode, j->a, j->out, scratch);
+        bad |= gen->columns(j->x, j->n, body, j1, j->net, j->mode, j->a, j->out, scratch);
     j->bad[p] = bad;
 }
 
-int dpas__columns(const dpas__kenv *env, const float *const *x, size_t n, size_t d, int mode,
-                  size_t a, float *out, int *nonfinite, dpas_error *err)
+int dpas__columns(const dpas__kenv *env, const void *const *x, size_t n, size_t d, int mode,
+                  size_t a, void *out, int *nonfinite, dpas_error *err)
 {
     *nonfinite = 0;
     if (!d)
         return 0;
-    col_job *j = calloc(1, sizeof *j);
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    col_job *j = dpas__ws_zalloc(env->ws, 1, sizeof *j);
     if (!j)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     j->parts = coord_parts(env, d);
     dpas__net net = {0, NULL};
     /* the table-driven network serves the portable kernels, n > 32 and the tail of d */
     int need_net = n > 1 && (env->isa->width == 1 || n > DPAS__NET_UNROLLED || d % env->isa->width);
-    j->scratch = malloc(j->parts * n * 16 * sizeof(float) + 64);
+    j->scratch_stride = (n * 16 * env->isa->esize + 63) / 64 * 64;
+    j->scratch = dpas__ws_alloc(env->ws, j->parts, j->scratch_stride);
     if (!j->scratch || (need_net && dpas__net_build(n, &net))) {
-        free(j->scratch), free(j);
+        dpas__ws_release(env->ws, mk);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     j->env = env, j->x = x, j->n = n, j->d = d, j->net = &net, j->mode = mode, j->a = a;
     j->out = out;
-    /* the table-driven kernels keep vectors in scratch: align it for them */
-    float *base = j->scratch;
-    j->scratch = (float *)(void *)(((uintptr_t)base + 63) & ~(uintptr_t)63);
     dpas__parallel(env->threads, j->parts, col_part, j);
     for (size_t p = 0; p < j->parts; p++)
         *nonfinite |= j->bad[p] != 0;
-    free(base);
     dpas__net_free(&net);
-    free(j);
+    dpas__ws_release(env->ws, mk);
     return 0;
 }
 
@@ -138,11 +138,11 @@ int dpas__columns(const dpas__kenv *env, const float *const *x, size_t n, size_t
 
 typedef struct sum_job {
     const dpas__kenv *env;
-    const float *const *x;
+    const void *const *x;
     const size_t *rows;
     size_t m, d, parts;
     int sign;
-    float *out;
+    void *out;
     unsigned bad[256];
 } sum_job;
 
@@ -151,102 +151,211 @@ static void sum_part(void *ctx, size_t p)
     sum_job *j = ctx;
     size_t j0, j1;
     part_range(j->d, j->parts, p, &j0, &j1);
-    const dpas__isa *isa = j->env->isa;
+    const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
     size_t body = j0 + (j1 - j0) / isa->width * isa->width;
     unsigned bad = 0;
     if (j->sign) {
         if (body > j0)
             bad |= isa->sign(j->x, j->m, j0, body, j->out);
         if (body < j1)
-            bad |= dpas__isa_generic.sign(j->x, j->m, body, j1, j->out);
+            bad |= gen->sign(j->x, j->m, body, j1, j->out);
     } else {
         if (body > j0)
             bad |= isa->mean(j->x, j->rows, j->m, j0, body, j->out);
         if (body < j1)
-            bad |= dpas__isa_generic.mean(j->x, j->rows, j->m, body, j1, j->out);
+            bad |= gen->mean(j->x, j->rows, j->m, body, j1, j->out);
     }
     j->bad[p] = bad;
 }
 
-static void sums(const dpas__kenv *env, const float *const *x, const size_t *rows, size_t m,
-                 size_t d, int sign, float *out, int *nonfinite)
+static int sums(const dpas__kenv *env, const void *const *x, const size_t *rows, size_t m, size_t d,
+                int sign, void *out, int *nonfinite, dpas_error *err)
 {
-    sum_job j = {env, x, rows, m, d, coord_parts(env, d), sign, out, {0}};
     *nonfinite = 0;
     if (!d)
-        return;
-    dpas__parallel(env->threads, j.parts, sum_part, &j);
-    for (size_t p = 0; p < j.parts; p++)
-        *nonfinite |= j.bad[p] != 0;
+        return 0;
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    sum_job *j = dpas__ws_zalloc(env->ws, 1, sizeof *j);
+    if (!j)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    *j = (sum_job){env, x, rows, m, d, coord_parts(env, d), sign, out, {0}};
+    dpas__parallel(env->threads, j->parts, sum_part, j);
+    for (size_t p = 0; p < j->parts; p++)
+        *nonfinite |= j->bad[p] != 0;
+    dpas__ws_release(env->ws, mk);
+    return 0;
 }
 
-void dpas__mean(const dpas__kenv *env, const float *const *x, const size_t *rows, size_t m,
-                size_t d, float *out, int *nonfinite)
+int dpas__mean(const dpas__kenv *env, const void *const *x, const size_t *rows, size_t m, size_t d,
+               void *out, int *nonfinite, dpas_error *err)
 {
-    sums(env, x, rows, m, d, 0, out, nonfinite);
+    return sums(env, x, rows, m, d, 0, out, nonfinite, err);
 }
 
-void dpas__sign(const dpas__kenv *env, const float *const *x, size_t n, size_t d, float *out,
-                int *nonfinite)
+int dpas__sign(const dpas__kenv *env, const void *const *x, size_t n, size_t d, void *out,
+               int *nonfinite, dpas_error *err)
 {
-    sums(env, x, NULL, n, d, 1, out, nonfinite);
+    return sums(env, x, NULL, n, d, 1, out, nonfinite, err);
 }
 
-/* ---- which rows hold a non-finite value ---- */
+/* ---- float64 sums that overflowed ---- */
+
+#define SCALED_PIECE 1024
+
+/* The rule again, piece by piece, on the rows scaled by 2^-k with 2^k >= 2n: every sum of n
+ * scaled values then stays below DBL_MAX, and the result scaled back is the rule's (multiplying
+ * by a power of two is exact but for values below 2^-1022 + k). On the portable kernels: this
+ * path is taken only when a float64 sum of finite values overflowed. */
+int dpas__coord_scaled(const dpas__kenv *env, const void *const *x, size_t n, size_t d, int mode,
+                       size_t a, int is_mean, void *outv, dpas_error *err)
+{
+    const dpas__isa *gen = dpas__generic_of(DPAS_FLOAT64);
+    double *out = outv;
+    if (env->isa->dtype != DPAS_FLOAT64) /* float32 sums in double cannot overflow */
+        return dpas__fail(err, DPAS_EINVAL, "x", "a sum of finite float32 values overflowed");
+    int k = 1;
+    while (k < 62 && ((size_t)1 << k) < 2 * n)
+        k++;
+    const double down = ldexp(1.0, -k), up = ldexp(1.0, k);
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    double *buf = dpas__ws_alloc(env->ws, n, SCALED_PIECE * sizeof *buf);
+    const void **rows = dpas__ws_alloc(env->ws, n, sizeof *rows);
+    double *scratch = dpas__ws_alloc(env->ws, n * 16, sizeof(double));
+    dpas__net net = {0, NULL};
+    if (!buf || !rows || !scratch || (n > 1 && dpas__net_build(n, &net))) {
+        dpas__ws_release(env->ws, mk);
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        rows[i] = buf + i * SCALED_PIECE;
+    for (size_t j0 = 0; j0 < d; j0 += SCALED_PIECE) {
+        size_t len = d - j0 < SCALED_PIECE ? d - j0 : SCALED_PIECE;
+        for (size_t i = 0; i < n; i++) {
+            const double *r = (const double *)x[i] + j0;
+            for (size_t t = 0; t < len; t++)
+                buf[i * SCALED_PIECE + t] = r[t] * down;
+        }
+        if (is_mean)
+            gen->mean(rows, NULL, n, 0, len, out + j0);
+        else
+            gen->columns(rows, n, 0, len, &net, mode, a, out + j0, scratch);
+        for (size_t t = 0; t < len; t++)
+            out[j0 + t] *= up;
+    }
+    dpas__net_free(&net);
+    dpas__ws_release(env->ws, mk);
+    return 0;
+}
+
+/* ---- which rows hold a non-finite value, and the largest magnitude ---- */
 
 typedef struct scan_job {
     const dpas__kenv *env;
-    const float *const *x;
+    const void *const *x;
     size_t n, d, parts;
     unsigned char *bad;
-    float *scratch; /* 4096 floats per part */
+    const unsigned char *alive;
+    double *maxabs; /* per row, for dpas__maxabs */
 } scan_job;
 
 #define SCAN 4096
 
-/* Each row in pieces through the one-row column kernel (its copy goes to scratch): the SIMD
- * check of every value, stopping at the first piece with a non-finite one. */
+/* Each row in pieces through the one-row column kernel (no output): the SIMD check of every
+ * value, stopping at the first piece with a non-finite one. */
 static void scan_part(void *ctx, size_t p)
 {
     scan_job *j = ctx;
-    const dpas__isa *isa = j->env->isa;
-    float *buf = j->scratch + p * (SCAN + 16);
+    const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
     size_t r0 = j->n * p / j->parts, r1 = j->n * (p + 1) / j->parts;
     for (size_t i = r0; i < r1; i++) {
         unsigned bad = 0;
         for (size_t b = 0; b < j->d && !bad; b += SCAN) {
             size_t len = j->d - b < SCAN ? j->d - b : SCAN;
             size_t body = len / isa->width * isa->width;
-            const float *row[1] = {j->x[i] + b};
+            const void *row[1] = {dpas__at(j->env, j->x[i], b)};
             if (body)
-                bad |= isa->columns(row, 1, 0, body, NULL, DPAS__COL_MEDIAN, 0, buf, NULL);
+                bad |= isa->columns(row, 1, 0, body, NULL, DPAS__COL_MEDIAN, 0, NULL, NULL);
             if (body < len)
-                bad |= dpas__isa_generic.columns(row, 1, body, len, NULL, DPAS__COL_MEDIAN, 0, buf,
-                                                 NULL);
+                bad |= gen->columns(row, 1, body, len, NULL, DPAS__COL_MEDIAN, 0, NULL, NULL);
         }
         j->bad[i] = bad != 0;
     }
 }
 
-size_t dpas__nonfinite_rows(const dpas__kenv *env, const float *const *x, size_t n, size_t d,
+size_t dpas__nonfinite_rows(const dpas__kenv *env, const void *const *x, size_t n, size_t d,
                             unsigned char *bad)
 {
     memset(bad, 0, n);
     size_t parts = env->threads > 1 ? (size_t)env->threads : 1;
     if (parts > n)
         parts = n;
-    float *scratch = malloc(parts * (SCAN + 16) * sizeof(float));
+    scan_job j = {env, x, n, d, parts ? parts : 1, bad, NULL, NULL};
+    if (n)
+        dpas__parallel(env->threads, j.parts, scan_part, &j);
     size_t k = 0;
-    if (!scratch) { /* no buffer: the plain test, value by value */
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < d && !bad[i]; j++)
-                bad[i] = !isfinite(x[i][j]);
-    } else {
-        scan_job j = {env, x, n, d, parts, bad, scratch};
-        dpas__parallel(env->threads, parts, scan_part, &j);
-        free(scratch);
-    }
     for (size_t i = 0; i < n; i++)
         k += bad[i];
     return k;
+}
+
+static void maxabs_part(void *ctx, size_t p)
+{
+    scan_job *j = ctx;
+    size_t r0 = j->n * p / j->parts, r1 = j->n * (p + 1) / j->parts;
+    for (size_t i = r0; i < r1; i++) {
+        double m = 0.0;
+        int finite = 1;
+        if ((!j->alive || j->alive[i]) && j->env->isa->dtype == DPAS_FLOAT64) {
+            const double *r = j->x[i];
+            for (size_t t = 0; t < j->d; t++) {
+                double v = fabs(r[t]);
+                finite &= v <= DBL_MAX;
+                m = v > m && v <= DBL_MAX ? v : m;
+            }
+        } else if (!j->alive || j->alive[i]) {
+            const float *r = j->x[i];
+            for (size_t t = 0; t < j->d; t++) {
+                double v = fabs((double)r[t]);
+                finite &= v <= DBL_MAX;
+                m = v > m && v <= DBL_MAX ? v : m;
+            }
+        }
+        j->maxabs[i] = m;
+        if (j->bad)
+            j->bad[i] = !finite;
+    }
+}
+
+double dpas__maxabs(const dpas__kenv *env, const void *const *x, size_t n, size_t d,
+                    const unsigned char *alive, unsigned char *bad)
+{
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    double *per = dpas__ws_alloc(env->ws, n ? n : 1, sizeof *per), m = 0.0;
+    size_t parts = env->threads > 1 ? (size_t)env->threads : 1;
+    if (parts > n)
+        parts = n ? n : 1;
+    if (!per) { /* no buffer: one row at a time on this thread */
+        for (size_t i = 0; i < n; i++) {
+            double r = 0.0;
+            scan_job j = {env, x + i, 1, d, 1, bad ? bad + i : NULL, alive ? alive + i : NULL, &r};
+            maxabs_part(&j, 0);
+            m = fmax(m, r);
+        }
+        return m;
+    }
+    scan_job j = {env, x, n, d, parts, bad, alive, per};
+    if (n)
+        dpas__parallel(env->threads, parts, maxabs_part, &j);
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, per[i]);
+    dpas__ws_release(env->ws, mk);
+    return m;
+}
+
+double dpas__scale_for(double maxabs)
+{
+    if (!(maxabs > 0.0) || !isfinite(maxabs))
+        return 1.0;
+    int e = -ilogb(maxabs);
+    return ldexp(1.0, e > 1023 ? 1023 : e); /* a subnormal maxabs: as far up as a double goes */
 }

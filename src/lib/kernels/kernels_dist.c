@@ -2,13 +2,14 @@
  * Bulyan), the minimum-diameter subset (brute, MDA) and nearest neighbour mixing (NNM).
  *
  * Distances. The coordinates are cut into chunks whose size depends only on n and d; the chunks
- * are shared among the threads, each chunk's distances go to its own partial matrix, and the
- * partials are added in chunk order: the result does not depend on the thread count. In a chunk,
- * blocks of 512 coordinates of every row stay in cache while register tiles of rows go through
- * them (sums in float within a block, in double across blocks). A block whose float sum is not
- * finite is redone in double for that pair, where finite rows can no longer overflow; if that is
- * still not finite one of the two rows holds a NaN or an Inf there, and that row is marked dead
- * for the rest of the chunk (its distances are NaN). */
+ * are shared among the threads, and each chunk's distances go to a partial matrix of its own,
+ * the partials added in chunk order: the result does not depend on the thread count. In a
+ * chunk, blocks of 512 coordinates of every row stay in cache while register tiles of rows go
+ * through them. Every pair's squared differences are summed in double, in 8 lanes with fused
+ * multiply-adds (DPAS__LANES), the lanes added in a fixed order at the end of the chunk: the
+ * same operations in the same order on every instruction set, so the distances are
+ * bit-identical across them, and float32 values from 1e-19 (whose squares vanish in float) to
+ * FLT_MAX order correctly. */
 #include "kernels_internal.h"
 
 #include <math.h>
@@ -19,68 +20,37 @@
 #define MIN_CHUNK 16384
 #define PARTIALS (1u << 22) /* at most this many doubles of partial matrices */
 
+double dpas__lanes_sum(const double *a)
+{
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
 typedef struct dist_job {
     const dpas__kenv *env;
-    const float *const *x;
+    const void *const *x;
     size_t n, d, chunk, nchunks, npairs, parts;
-    double *partial;     /* nchunks x npairs, upper triangle in row order */
-    float *P;            /* n x n floats per part */
-    unsigned char *dead; /* n per part */
+    double scale;
+    double *partial; /* nchunks x npairs, upper triangle in row order */
+    double *acc;     /* npairs x 8 lanes per part */
 } dist_job;
 
-static double sq_exact(const float *a, const float *b, size_t len)
+static void dist_chunk(dist_job *j, size_t c, double *acc)
 {
-    double s = 0.0;
-    for (size_t t = 0; t < len; t++) {
-        double e = (double)a[t] - (double)b[t];
-        s += e * e;
-    }
-    return s;
-}
-
-static int finite_block(const float *a, size_t len)
-{
-    for (size_t t = 0; t < len; t++)
-        if (!isfinite(a[t]))
-            return 0;
-    return 1;
-}
-
-static void dist_chunk(dist_job *j, size_t c, float *P, unsigned char *dead)
-{
-    const dpas__isa *isa = j->env->isa;
+    const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
     const size_t n = j->n;
     size_t c0 = c * j->chunk, c1 = c0 + j->chunk < j->d ? c0 + j->chunk : j->d;
-    double *acc = j->partial + c * j->npairs;
-    memset(acc, 0, j->npairs * sizeof *acc);
-    memset(dead, 0, n);
+    memset(acc, 0, j->npairs * DPAS__LANES * sizeof *acc);
     for (size_t b = c0; b < c1; b += BLOCK) {
         size_t len = c1 - b < BLOCK ? c1 - b : BLOCK;
-        size_t body = len / isa->width * isa->width;
+        size_t body = isa->width > 1 ? len / DPAS__LANES * DPAS__LANES : len;
         if (body)
-            isa->sqdist(j->x, n, b, body, b + 2 * len <= j->d, P);
-        size_t q = 0;
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = i + 1; k < n; k++, q++) {
-                double v = body ? (double)P[i * n + k] : 0.0;
-                /* the last coordinates of a block that is not a multiple of the width */
-                if (body < len)
-                    v += sq_exact(j->x[i] + b + body, j->x[k] + b + body, len - body);
-                if (!isfinite(v)) {
-                    if (dead[i] || dead[k]) {
-                        v = NAN;
-                    } else {
-                        v = sq_exact(j->x[i] + b, j->x[k] + b, len);
-                        if (!isfinite(v)) {
-                            dead[i] |= !finite_block(j->x[i] + b, len);
-                            dead[k] |= !finite_block(j->x[k] + b, len);
-                            v = NAN;
-                        }
-                    }
-                }
-                acc[q] += v;
-            }
+            isa->sqdist(j->x, n, b, body, j->scale, acc);
+        if (body < len) /* the last coordinates, in the same lanes */
+            gen->sqdist(j->x, n, b + body, len - body, j->scale, acc);
     }
+    double *out = j->partial + c * j->npairs;
+    for (size_t q = 0; q < j->npairs; q++)
+        out[q] = dpas__lanes_sum(acc + q * DPAS__LANES);
 }
 
 static void dist_part(void *ctx, size_t p)
@@ -88,29 +58,19 @@ static void dist_part(void *ctx, size_t p)
     dist_job *j = ctx;
     size_t c0 = j->nchunks * p / j->parts, c1 = j->nchunks * (p + 1) / j->parts;
     for (size_t c = c0; c < c1; c++)
-        dist_chunk(j, c, j->P + p * j->n * j->n, j->dead + p * j->n);
+        dist_chunk(j, c, j->acc + p * j->npairs * DPAS__LANES);
 }
 
-/* The plain pair-by-pair sum in double, for when the buffers cannot be had. */
-static void sqdist_unbuffered(const float *const *x, size_t n, size_t d, double *D)
+int dpas__sqdist(const dpas__kenv *env, const void *const *x, size_t n, size_t d, double scale,
+                 double *D, dpas_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = i + 1; k < n; k++) {
-            double v = sq_exact(x[i], x[k], d);
-            if (!isfinite(v))
-                v = NAN;
-            D[i * n + k] += v;
-            D[k * n + i] += v;
-        }
-}
-
-int dpas__sqdist(const dpas__kenv *env, const float *const *x, size_t n, size_t d, double *D,
-                 dpas_error *err)
-{
-    (void)err;
     if (n < 2 || !d)
         return 0;
-    dist_job j = {env, x, n, d, 0, 0, n * (n - 1) / 2, 0, NULL, NULL, NULL};
+    if (n > (1u << 24))
+        return dpas__fail(err, DPAS_EINVAL, "n",
+                          "pairwise distances of %zu gradients: more than 2^24 is not supported",
+                          n);
+    dist_job j = {env, x, n, d, 0, 0, n * (n - 1) / 2, 0, scale, NULL, NULL};
     size_t most = PARTIALS / j.npairs ? PARTIALS / j.npairs : 1;
     j.chunk = MIN_CHUNK;
     if ((d + j.chunk - 1) / j.chunk > most)
@@ -119,13 +79,13 @@ int dpas__sqdist(const dpas__kenv *env, const float *const *x, size_t n, size_t 
     j.parts = env->threads > 1 ? (size_t)env->threads : 1;
     if (j.parts > j.nchunks)
         j.parts = j.nchunks;
-    j.partial = malloc(j.nchunks * j.npairs * sizeof *j.partial);
-    j.P = malloc(j.parts * n * n * sizeof *j.P);
-    j.dead = malloc(j.parts * n);
-    if (!j.partial || !j.P || !j.dead) {
-        free(j.partial), free(j.P), free(j.dead);
-        sqdist_unbuffered(x, n, d, D);
-        return 0;
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    j.partial = dpas__ws_alloc(env->ws, j.nchunks * j.npairs, sizeof *j.partial);
+    j.acc = dpas__ws_alloc(env->ws, j.parts * j.npairs * DPAS__LANES, sizeof *j.acc);
+    if (!j.partial || !j.acc) {
+        dpas__ws_release(env->ws, mk);
+        return dpas__fail(err, DPAS_ENOMEM, "",
+                          "out of memory: the distances of %zu gradients of %zu coordinates", n, d);
     }
     dpas__parallel(env->threads, j.parts, dist_part, &j);
     size_t q = 0;
@@ -134,12 +94,91 @@ int dpas__sqdist(const dpas__kenv *env, const float *const *x, size_t n, size_t 
             double s = 0.0;
             for (size_t c = 0; c < j.nchunks; c++)
                 s += j.partial[c * j.npairs + q];
-            if (!isfinite(s))
+            if (isnan(s))
                 s = NAN;
             D[i * n + k] += s;
             D[k * n + i] += s;
         }
-    free(j.partial), free(j.P), free(j.dead);
+    dpas__ws_release(env->ws, mk);
+    return 0;
+}
+
+/* ---- distances to one row ---- */
+
+/* Row t's block in double (times the scale) is the z of dist2n, four other rows at a time: the
+ * same differences, squares and lanes as dpas__sqdist's (the sign of a difference does not change
+ * its square), so the distances are the same bits as D's row t. */
+typedef struct to_job {
+    const dpas__kenv *env;
+    const void *const *others; /* the n - 1 other rows */
+    const void *row;           /* row t */
+    size_t m, d, chunk, nchunks, parts;
+    double scale;
+    double *z;       /* d doubles: row t, filled block by block */
+    double *partial; /* nchunks x m */
+    double *acc;     /* m x 8 lanes per part */
+} to_job;
+
+static void to_part(void *ctx, size_t p)
+{
+    to_job *j = ctx;
+    const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
+    double *acc = j->acc + p * j->m * DPAS__LANES;
+    const int f64 = isa->dtype == DPAS_FLOAT64;
+    size_t c0 = j->nchunks * p / j->parts, c1 = j->nchunks * (p + 1) / j->parts;
+    for (size_t c = c0; c < c1; c++) {
+        size_t b0 = c * j->chunk, b1 = b0 + j->chunk < j->d ? b0 + j->chunk : j->d;
+        memset(acc, 0, j->m * DPAS__LANES * sizeof *acc);
+        for (size_t b = b0; b < b1; b += BLOCK) {
+            size_t len = b1 - b < BLOCK ? b1 - b : BLOCK;
+            size_t body = isa->width > 1 ? len / DPAS__LANES * DPAS__LANES : len;
+            for (size_t t = b; t < b + len; t++) /* float32: exact, as the kernels convert it */
+                j->z[t] = f64 ? ((const double *)j->row)[t] * j->scale
+                              : (double)((const float *)j->row)[t];
+            if (body)
+                isa->dist2n(j->others, j->m, j->z, j->scale, b, b + body, acc);
+            if (body < len)
+                gen->dist2n(j->others, j->m, j->z, j->scale, b + body, b + len, acc);
+        }
+        for (size_t i = 0; i < j->m; i++)
+            j->partial[c * j->m + i] = dpas__lanes_sum(acc + i * DPAS__LANES);
+    }
+}
+
+int dpas__sqdist_to(const dpas__kenv *env, const void *const *x, size_t n, size_t d, size_t t,
+                    double scale, double *out, dpas_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = 0.0;
+    if (n < 2 || !d)
+        return 0;
+    to_job j = {env, NULL, x[t], n - 1, d, MIN_CHUNK, 0, 0, scale, NULL, NULL, NULL};
+    j.nchunks = (d + j.chunk - 1) / j.chunk;
+    j.parts = env->threads > 1 ? (size_t)env->threads : 1;
+    if (j.parts > j.nchunks)
+        j.parts = j.nchunks;
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    const void **others = dpas__ws_alloc(env->ws, n - 1, sizeof *others);
+    j.z = dpas__ws_alloc(env->ws, d, sizeof *j.z);
+    j.partial = dpas__ws_alloc(env->ws, j.nchunks * j.m, sizeof *j.partial);
+    j.acc = dpas__ws_alloc(env->ws, j.parts * j.m * DPAS__LANES, sizeof *j.acc);
+    if (!others || !j.z || !j.partial || !j.acc) {
+        dpas__ws_release(env->ws, mk);
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: distances to gradient %zu", t);
+    }
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (i != t)
+            others[k++] = x[i];
+    j.others = others;
+    dpas__parallel(env->threads, j.parts, to_part, &j);
+    for (size_t c = 0; c < j.nchunks; c++) /* in chunk order */
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (i != t)
+                out[i] += j.partial[c * j.m + k++];
+    for (size_t i = 0; i < n; i++)
+        if (isnan(out[i]))
+            out[i] = NAN;
+    dpas__ws_release(env->ws, mk);
     return 0;
 }
 
@@ -240,17 +279,23 @@ static void mda_search(mda *s, size_t depth, size_t from, double diam)
     }
 }
 
-int dpas__select(const dpas_rule *rule, const double *D, size_t n, const unsigned char *alive,
-                 size_t f, int64_t m_opt, int64_t *selected, size_t *nselected, dpas_error *err)
+int dpas__select(const dpas__kenv *env, const dpas_rule *rule, const double *D, size_t n,
+                 const unsigned char *alive, size_t f, int64_t m_opt, int64_t idx_opt,
+                 int64_t *selected, size_t *nselected, dpas_error *err)
 {
+    if (rule->id == DPAS_RULE_MONNA)
+        return dpas__monna_select(D, n, alive, f, idx_opt, selected, nselected, err);
+    if (rule->id == DPAS_RULE_SMEA)
+        return dpas__smea_select(env, D, n, alive, f, selected, nselected, err);
     size_t na = 0;
     for (size_t i = 0; i < n; i++)
         na += !alive || alive[i];
     const size_t drop = (size_t)rule->neighbour_drop; /* k = n - f - drop */
-    double *tmp = malloc(n * sizeof *tmp);
-    scored *sc = malloc(n * sizeof *sc);
-    unsigned char *taken = calloc(n, 1);
-    size_t *idx = malloc(n * sizeof *idx);
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    double *tmp = dpas__ws_alloc(env->ws, n, sizeof *tmp);
+    scored *sc = dpas__ws_alloc(env->ws, n, sizeof *sc);
+    unsigned char *taken = dpas__ws_zalloc(env->ws, n, 1);
+    size_t *idx = dpas__ws_alloc(env->ws, n, sizeof *idx);
     int rc = 0;
     *nselected = 0;
     if (!tmp || !sc || !taken || !idx) {
@@ -306,25 +351,28 @@ int dpas__select(const dpas_rule *rule, const double *D, size_t n, const unsigne
                             na, f, DPAS_BRUTE_MAX_SUBSETS);
             goto done;
         }
-        size_t *cur = malloc(m * sizeof *cur), *best = malloc(m * sizeof *best);
+        size_t *cur = dpas__ws_alloc(env->ws, m, sizeof *cur);
+        size_t *best = dpas__ws_alloc(env->ws, m, sizeof *best);
         if (!cur || !best) {
-            free(cur), free(best);
             rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
             goto done;
         }
+        /* the first subset is the best so far: a search where every diameter is +Inf (float64
+         * distances beyond the double range) still ends with one */
         mda s = {D, n, na, m, idx, cur, best, INFINITY};
+        for (size_t t = 0; t < m; t++)
+            best[t] = idx[t];
         mda_search(&s, 0, 0, 0.0);
         for (size_t t = 0; t < m; t++)
             selected[t] = (int64_t)best[t];
         *nselected = m;
-        free(cur), free(best);
     } else {
         rc = dpas__fail(err, DPAS_EINVAL, "rule",
                         "%s selects nothing: only krum, multi_krum, bulyan and brute select",
                         rule->name);
     }
 done:
-    free(tmp), free(sc), free(taken), free(idx);
+    dpas__ws_release(env->ws, mk);
     return rc;
 }
 
@@ -332,11 +380,12 @@ done:
 
 typedef struct nnm_job {
     const dpas__kenv *env;
-    const float *const *x;
+    const void *const *x;
     size_t n, d, k, parts;
     const size_t *rows; /* the mixed rows, in the order of out */
     const size_t *nbrs; /* k neighbours per mixed row, ascending */
-    float *const *out;
+    void *const *out;
+    unsigned char *bad; /* parts x n: a mixed row's sum overflowed (float64) */
 } nnm_job;
 
 #define NNM_PIECE 4096
@@ -346,7 +395,7 @@ typedef struct nnm_job {
 static void nnm_part(void *ctx, size_t p)
 {
     nnm_job *j = ctx;
-    const dpas__isa *isa = j->env->isa;
+    const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
     size_t pieces = (j->d + NNM_PIECE - 1) / NNM_PIECE;
     size_t q0 = pieces * p / j->parts, q1 = pieces * (p + 1) / j->parts;
     for (size_t q = q0; q < q1; q++) {
@@ -354,25 +403,29 @@ static void nnm_part(void *ctx, size_t p)
         size_t body = j0 + (j1 - j0) / isa->width * isa->width;
         for (size_t r = 0; r < j->n; r++) {
             const size_t *nb = j->nbrs + r * j->k;
+            unsigned bad = 0;
             if (body > j0)
-                isa->mean(j->x, nb, j->k, j0, body, j->out[r]);
+                bad |= isa->mean(j->x, nb, j->k, j0, body, j->out[r]);
             if (body < j1)
-                dpas__isa_generic.mean(j->x, nb, j->k, body, j1, j->out[r]);
+                bad |= gen->mean(j->x, nb, j->k, body, j1, j->out[r]);
+            j->bad[p * j->n + r] |= bad != 0;
         }
     }
 }
 
-int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t d, const double *D,
-                  const unsigned char *alive, size_t f, float *const *out, dpas_error *err)
+int dpas__nnm_mix(const dpas__kenv *env, const void *const *x, size_t n, size_t d, const double *D,
+                  const unsigned char *alive, size_t f, void *const *out, dpas_error *err)
 {
     size_t na = 0;
     for (size_t i = 0; i < n; i++)
         na += !alive || alive[i];
     size_t k = na - f;
-    size_t *rows = malloc(na * sizeof *rows), *nbrs = malloc(na * k * sizeof *nbrs);
-    scored *sc = malloc(na * sizeof *sc);
+    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
+    size_t *rows = dpas__ws_alloc(env->ws, na, sizeof *rows);
+    size_t *nbrs = dpas__ws_alloc(env->ws, na * k, sizeof *nbrs);
+    scored *sc = dpas__ws_alloc(env->ws, na, sizeof *sc);
     if (!rows || !nbrs || !sc) {
-        free(rows), free(nbrs), free(sc);
+        dpas__ws_release(env->ws, mk);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     na = 0;
@@ -395,13 +448,27 @@ int dpas__nnm_mix(const dpas__kenv *env, const float *const *x, size_t n, size_t
                 nb[b - 1] = tmp;
             }
     }
-    nnm_job j = {env, x, na, d, k, 1, rows, nbrs, out};
+    nnm_job j = {env, x, na, d, k, 1, rows, nbrs, out, NULL};
     size_t pieces = (d + NNM_PIECE - 1) / NNM_PIECE;
     j.parts = env->threads > 1 ? (size_t)env->threads : 1;
     if (j.parts > pieces)
         j.parts = pieces ? pieces : 1;
-    if (d)
+    j.bad = dpas__ws_zalloc(env->ws, j.parts * na, 1);
+    const void **nrows = dpas__ws_alloc(env->ws, k, sizeof *nrows);
+    int rc = j.bad && nrows ? 0 : dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    if (!rc && d)
         dpas__parallel(env->threads, j.parts, nnm_part, &j);
-    free(rows), free(nbrs), free(sc);
-    return 0;
+    /* the rows whose mean of finite float64 values overflowed, again on scaled values */
+    for (size_t r = 0; !rc && r < na; r++) {
+        unsigned char bad = 0;
+        for (size_t p = 0; p < j.parts; p++)
+            bad |= j.bad[p * na + r];
+        if (!bad)
+            continue;
+        for (size_t t = 0; t < k; t++)
+            nrows[t] = x[nbrs[r * k + t]];
+        rc = dpas__coord_scaled(env, nrows, k, d, 0, 0, 1, out[r], err);
+    }
+    dpas__ws_release(env->ws, mk);
+    return rc;
 }

@@ -1,6 +1,6 @@
-/* The portable kernels: kernels_isa.inc with one float per "vector". They run the same network
- * and the same arithmetic as the SIMD sets, coordinate by coordinate, so the results agree bit
- * for bit; any range of coordinates (the SIMD sets leave their tails here). */
+/* The portable float32 kernels: kernels_isa.inc with one float per "vector". They run the same
+ * network and the same arithmetic as the SIMD sets, coordinate by coordinate, so the results
+ * agree bit for bit; any range of coordinates (the SIMD sets leave their tails here). */
 #include "kernels_internal.h"
 
 #include <math.h>
@@ -8,9 +8,10 @@
 #define ISA(name) name##_generic
 #define ISA_NAME "generic"
 #define TARGET
+#define ELEM float
+#define DTYPE DPAS_FLOAT32
 #define VW 1
-#define DPAS__TI 2
-#define DPAS__TJ 2
+#define ESC(v, s) ((void)(s), (v))
 
 typedef float vf;
 typedef double vd;
@@ -25,24 +26,21 @@ static inline vf vzero(void) { return 0.0f; }
 /* 0 * v is NaN for v = +-Inf or NaN: the sum turns NaN and stays so */
 static inline vf vchk(vf acc, vf v) { return acc + v * 0.0f; }
 static inline unsigned vbad(vf acc) { return acc != acc; }
-static inline vf vsub(vf a, vf b) { return a - b; }
 /* used by the SIMD sets only (their unrolled networks) */
 __attribute__((unused)) static inline vf vadd(vf a, vf b) { return a + b; }
-static inline vf vfma(vf e, vf acc) { return e * e + acc; }
-static inline float vhsum(vf a) { return a; }
-static inline void vprefetch(const float *p) { (void)p; }
 
 static inline vd vd_zero(void) { return 0.0; }
 static inline vd vd_from(vf v) { return (double)v; }
 static inline vd vd_load(const double *p) { return *p; }
 static inline void vd_store(double *p, vd v) { *p = v; }
 static inline vd vd_sub(vd a, vd b) { return a - b; }
-static inline vd vd_mulv(vd a, vd b) { return a * b; }
-static inline double vd_hsum(vd a) { return a; }
 static inline vd vd_add(vd a, vd b) { return a + b; }
-static inline vd vd_sum2(vf a, vf b) { return (double)a + (double)b; }
-static inline vd vd_mul(vd a, double s) { return a * s; }
+static inline vd vd_hsum2(vf a, vf b) { return (double)a * 0.5 + (double)b * 0.5; }
+static inline vd vd_scale(vd a, double s) { return a * s; }
+static inline vd vd_escale(vd a, double s) { return (void)s, a; }
+static inline vd vd_fma(vd acc, vd v, double w) { return fma(v, w, acc); }
 static inline vd vd_div(vd a, double s) { return a / s; }
+/* rounded to nearest, beyond the float range +-Inf (IEEE 754, as the SIMD conversions) */
 static inline vf vd_to(vd a) { return (float)a; }
 static inline vm vd_lt(vd a, vd b) { return a < b; }
 static inline vm vm_true(void) { return 1; }

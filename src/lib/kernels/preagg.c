@@ -1,0 +1,324 @@
+/* Pre-aggregations: each turns the rows into other rows for the rule that follows (ByzFL's
+ * pre_agg_list): nearest neighbour mixing (NNM), bucketing, static clipping and adaptive robust
+ * clipping (ARC); and their chain, opts.nnm then opts.pre in order.
+ *
+ * The non-finite policy holds through the chain: NNM, clipping and ARC drop the non-finite rows
+ * (at most f, counted against it: the next step gets f - k); bucketing averages them into their
+ * buckets, which are then non-finite, and the step after it drops those (a non-finite row
+ * spoils one bucket; more than f non-finite rows is the usual error). */
+#include "kernels_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- NNM ---- */
+
+/* The finite rows, each replaced by the mean of its n' - f' nearest (f' = f - k). */
+static int pre_nnm(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                   dpas__rowset *out, dpas_error *err)
+{
+    size_t n = s->n, k = 0;
+    double *D = dpas__ws_zalloc(env->ws, n * n, sizeof *D);
+    unsigned char *bad = dpas__ws_alloc(env->ws, n, 1);
+    if (!D || !bad)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: distances of %zu gradients", n);
+    int rc = dpas__distances(env, rule, s, d, D, bad, &k, err);
+    size_t *targets = dpas__ws_alloc(env->ws, n, sizeof *targets);
+    void **mixed = NULL;
+    if (!rc && !targets)
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t i = 0, t = 0; !rc && i < n; i++)
+        if (!bad[i])
+            targets[t++] = s->idx[i];
+    if (!rc)
+        rc = dpas__rowset_new_rows(env, n - k, d, targets, out, &mixed, err);
+    if (rc)
+        return rc;
+    for (size_t t = 0; t < n - k; t++)
+        out->idx[t] = targets[t];
+    out->f = s->f - k;
+    for (size_t i = 0; i < n; i++)
+        bad[i] = !bad[i];
+    return dpas__nnm_mix(env, s->rows, n, d, D, bad, out->f, mixed, err);
+}
+
+/* ---- clipping and ARC ---- */
+
+/* The rows' norms (in units of the rows times *scale), and the non-finite rows (bad, *k,
+ * checked against f). A non-finite squared norm is a non-finite row, or for float64 a norm
+ * beyond the double range: then the rows are scanned for the largest value, and the norms
+ * taken again on rows scaled into [1, 2). */
+static int norms(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                 double *nrm, unsigned char *bad, size_t *k, double *scale, dpas_error *err)
+{
+    size_t n = s->n;
+    *scale = 1.0;
+    int rc = dpas__sqnorms(env, s->rows, n, d, 1.0, nrm, err);
+    int any = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        any |= !isfinite(nrm[i]);
+    memset(bad, 0, n);
+    *k = 0;
+    if (rc || !any)
+        goto done;
+    if (env->isa->dtype == DPAS_FLOAT64) {
+        *scale = dpas__scale_for(dpas__maxabs(env, s->rows, n, d, NULL, bad));
+        rc = dpas__sqnorms(env, s->rows, n, d, *scale, nrm, err);
+    } else {
+        dpas__nonfinite_rows(env, s->rows, n, d, bad);
+    }
+    for (size_t i = 0; i < n; i++)
+        *k += bad[i];
+    if (!rc)
+        rc = dpas__too_many_nonfinite(bad, n, *k, s->f, rule, err);
+done:
+    for (size_t i = 0; i < n; i++)
+        nrm[i] = sqrt(nrm[i]);
+    return rc;
+}
+
+typedef struct clip_job {
+    const dpas__kenv *env;
+    const void *const *src;
+    void *const *dst;
+    const double *factor;
+    size_t count, d;
+} clip_job;
+
+static void clip_part(void *ctx, size_t p)
+{
+    clip_job *j = ctx;
+    double a = j->factor[p];
+    if (a == 1.0) { /* a row not clipped, copied to the caller's output */
+        memcpy(j->dst[p], j->src[p], j->d * j->env->isa->esize);
+        return;
+    }
+    if (j->env->isa->dtype == DPAS_FLOAT64) {
+        const double *x = j->src[p];
+        double *y = j->dst[p];
+        for (size_t t = 0; t < j->d; t++)
+            y[t] = x[t] * a;
+    } else {
+        const float *x = j->src[p];
+        float *y = j->dst[p];
+        for (size_t t = 0; t < j->d; t++)
+            y[t] = (float)((double)x[t] * a);
+    }
+}
+
+/* The alive rows, each whose norm is above thr (units of the rows times scale) scaled down to
+ * norm thr (thr / norm in double, the product rounded once to the element type); the others
+ * are not copied. */
+static int clip_rows(const dpas__kenv *env, const dpas__rowset *s, size_t d, const double *nrm,
+                     const unsigned char *bad, size_t k, double thr, dpas__rowset *out,
+                     dpas_error *err)
+{
+    size_t n = s->n, nclip = 0;
+    int rc = dpas__rowset_alive(env->ws, s, bad, k, out, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n; i++) /* writing into the caller's rows, every row is "clipped" */
+        nclip += !bad[i] && (nrm[i] > thr || env->dest);
+    if (!nclip)
+        return 0;
+    dpas__rowset tmp;
+    void **mem = NULL;
+    const void **src = dpas__ws_alloc(env->ws, nclip, sizeof *src);
+    double *factor = dpas__ws_alloc(env->ws, nclip, sizeof *factor);
+    size_t *targets = dpas__ws_alloc(env->ws, nclip, sizeof *targets);
+    if (!src || !factor || !targets)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t i = 0, c = 0; i < n; i++)
+        if (!bad[i] && (nrm[i] > thr || env->dest))
+            targets[c++] = s->idx[i];
+    if ((rc = dpas__rowset_new_rows(env, nclip, d, targets, &tmp, &mem, err)))
+        return rc;
+    for (size_t i = 0, t = 0, c = 0; i < n; i++) {
+        if (bad[i])
+            continue;
+        if (nrm[i] > thr || env->dest) {
+            src[c] = s->rows[i];
+            factor[c] = nrm[i] > thr ? thr / nrm[i] : 1.0;
+            out->rows[t] = mem[c++];
+        }
+        t++;
+    }
+    clip_job j = {env, src, mem, factor, nclip, d};
+    dpas__parallel(env->threads, nclip, clip_part, &j);
+    return 0;
+}
+
+static int pre_clip(const dpas__kenv *env, const dpas_preagg *p, const dpas__rowset *s, size_t d,
+                    dpas__rowset *out, dpas_error *err)
+{
+    size_t n = s->n, k = 0;
+    double *nrm = dpas__ws_alloc(env->ws, n, sizeof *nrm), scale = 1.0;
+    unsigned char *bad = dpas__ws_alloc(env->ws, n, 1);
+    if (!nrm || !bad)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    int rc = norms(env, p->rule, s, d, nrm, bad, &k, &scale, err);
+    if (rc)
+        return rc;
+    double c = p->c > 0 ? p->c : 2.0;
+    return clip_rows(env, s, d, nrm, bad, k, c * scale, out, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ARC: k = floor(2 f' (n' - f') / n') of the alive rows, the largest by norm, clipped to the
+ * norm of the largest of the others (ByzFL computes k in floating point; here in integers). */
+static int pre_arc(const dpas__kenv *env, const dpas_preagg *p, const dpas__rowset *s, size_t d,
+                   dpas__rowset *out, dpas_error *err)
+{
+    size_t n = s->n, k = 0;
+    double *nrm = dpas__ws_alloc(env->ws, n, sizeof *nrm), scale = 1.0;
+    double *sorted = dpas__ws_alloc(env->ws, n, sizeof *sorted);
+    unsigned char *bad = dpas__ws_alloc(env->ws, n, 1);
+    if (!nrm || !sorted || !bad)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    int rc = norms(env, p->rule, s, d, nrm, bad, &k, &scale, err);
+    if (rc)
+        return rc;
+    size_t na = 0, f = s->f - k;
+    for (size_t i = 0; i < n; i++)
+        if (!bad[i])
+            sorted[na++] = nrm[i];
+    size_t clip = (size_t)((dpas__u128)2 * f * (na - f) / na);
+    if (!clip)
+        return clip_rows(env, s, d, nrm, bad, k, INFINITY, out, err);
+    qsort(sorted, na, sizeof *sorted, cmp_double);
+    return clip_rows(env, s, d, nrm, bad, k, sorted[na - clip - 1], out, err);
+}
+
+/* ---- bucketing ---- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound), without the bias of a plain modulus (rejection). */
+static uint64_t below(uint64_t *s, uint64_t bound)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t r;
+    do
+        r = splitmix64(s);
+    while (r >= limit);
+    return r % bound;
+}
+
+/* Shuffled by Fisher-Yates from the seed (splitmix64), cut into buckets of s rows (the last one
+ * shorter), each averaged in index order. A non-finite bucket holds a non-finite row (then it
+ * stays, for the next step to drop) or, float64, a sum that overflowed (then it is averaged
+ * again on scaled values). */
+static int pre_bucketing(const dpas__kenv *env, const dpas_preagg *p, const dpas__rowset *s,
+                         size_t d, dpas__rowset *out, dpas_error *err)
+{
+    size_t n = s->n, size = p->s > 0 ? (size_t)p->s : 1;
+    size_t nb = n / size + (n % size != 0);
+    size_t *perm = dpas__ws_alloc(env->ws, n, sizeof *perm);
+    unsigned char *bad = dpas__ws_zalloc(env->ws, n, 1), *spoilt = dpas__ws_zalloc(env->ws, nb, 1);
+    size_t *targets = dpas__ws_alloc(env->ws, nb, sizeof *targets);
+    void **mem = NULL;
+    if (!perm || !bad || !spoilt || !targets)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t b = 0; b < nb; b++)
+        targets[b] = b;
+    int rc = dpas__rowset_new_rows(env, nb, d, targets, out, &mem, err);
+    if (rc)
+        return rc;
+    uint64_t state = p->seed;
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)below(&state, i), t = perm[i - 1];
+        perm[i - 1] = perm[j], perm[j] = t;
+    }
+    size_t k = 0;
+    for (size_t b = 0; b < nb && !rc; b++) {
+        size_t *rows = perm + b * size, m = b + 1 < nb || n % size == 0 ? size : n % size;
+        for (size_t a = 1; a < m; a++) /* in index order */
+            for (size_t c = a; c > 0 && rows[c] < rows[c - 1]; c--) {
+                size_t t = rows[c];
+                rows[c] = rows[c - 1], rows[c - 1] = t;
+            }
+        out->idx[b] = SIZE_MAX;
+        int nonfinite = 0;
+        rc = dpas__mean(env, s->rows, rows, m, d, mem[b], &nonfinite, err);
+        if (rc || !nonfinite)
+            continue;
+        const void *sub[64];
+        unsigned char sbad[64];
+        for (size_t a = 0; a < m; a += 64) { /* which of its rows are non-finite */
+            size_t len = m - a < 64 ? m - a : 64;
+            for (size_t c = 0; c < len; c++)
+                sub[c] = s->rows[rows[a + c]];
+            dpas__nonfinite_rows(env, sub, len, d, sbad);
+            for (size_t c = 0; c < len; c++)
+                if (sbad[c]) {
+                    bad[rows[a + c]] = 1, k++;
+                    spoilt[b] = 1;
+                }
+        }
+        if (!spoilt[b])
+            rc = dpas__mean_of(env, s->rows, rows, m, d, mem[b], err);
+    }
+    if (!rc)
+        rc = dpas__too_many_nonfinite(bad, n, k, s->f, p->rule, err);
+    out->f = s->f;
+    return rc;
+}
+
+/* ---- the chain ---- */
+
+int dpas__pre_step(const dpas__kenv *env, const dpas_preagg *p, const dpas__rowset *s, size_t d,
+                   dpas__rowset *out, dpas_error *err)
+{
+    int rc = dpas__check_rule(p->rule, s->n, (int64_t)s->f, err);
+    if (rc)
+        return rc;
+    switch (p->rule->id) {
+    case DPAS_RULE_NNM: return pre_nnm(env, p->rule, s, d, out, err);
+    case DPAS_RULE_CLIPPING: return pre_clip(env, p, s, d, out, err);
+    case DPAS_RULE_ARC: return pre_arc(env, p, s, d, out, err);
+    case DPAS_RULE_BUCKETING: return pre_bucketing(env, p, s, d, out, err);
+    default: break;
+    }
+    return dpas__fail(err, DPAS_EINVAL, "pre", "%s is not a pre-aggregation", p->rule->name);
+}
+
+/* env->dest (the caller's output rows) is for the last step only. */
+int dpas__run_chain(const dpas__kenv *env, const dpas_agg_opts *o, dpas__rowset *s, size_t d,
+                    dpas_error *err)
+{
+    int rc = 0;
+    dpas__kenv inner = *env, last = *env;
+    inner.dest = NULL;
+    if (o->nnm) {
+        const dpas_rule *nnm = NULL;
+        rc = dpas_rule_find("nnm", NULL, &nnm, err);
+        dpas_preagg p = {nnm, 0, 0, 0};
+        dpas__rowset next;
+        if (!rc)
+            rc = dpas__pre_step(o->npre ? &inner : &last, &p, s, d, &next, err);
+        if (!rc)
+            *s = next;
+    }
+    for (size_t i = 0; !rc && i < o->npre; i++) {
+        dpas__rowset next;
+        rc = dpas__pre_step(i + 1 < o->npre ? &inner : &last, &o->pre[i], s, d, &next, err);
+        if (!rc)
+            *s = next;
+    }
+    return rc;
+}
