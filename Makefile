@@ -1,5 +1,5 @@
 # A thin wrapper over CMake presets. `make run` and `make test` install what is missing first.
-.PHONY: all deps build build-asan run test test-normal test-asan bench bench-scaling install clean fuzz format
+.PHONY: all deps build build-asan run test test-normal test-asan bench bench-scaling bench-cluster install clean fuzz format
 
 all: build
 
@@ -35,6 +35,10 @@ bench: build bench-scaling
 # How well calibrations transfer to scales they did not measure (docs/calibration.md)
 bench-scaling: build
 	./build/bench/bench_scaling tests/data/nccl-scaling
+
+# Predicted against measured step time on an emulated cluster (root; docs/measuring.md)
+bench-cluster: build
+	bash bench/cluster.sh
 
 fuzz: deps
 	@cmake --preset fuzz >/dev/null

@@ -103,6 +103,11 @@ static void summarise(report *r, int vis_all)
     s->ratio_min = rmin, s->ratio_max = rmax;
     s->time_median_s = tmed, s->compute_median_s = cmed;
     s->predicted_time_s = r->pred.have ? r->pred.network_s + cmed : NAN;
+    s->predicted_lo_s = r->pred.have ? r->pred.band_lo + cmed : NAN; /* NaN stays NaN */
+    s->predicted_hi_s = r->pred.have ? r->pred.band_hi + cmed : NAN;
+    s->inside_band = !isfinite(s->predicted_lo_s) || !isfinite(s->predicted_hi_s)
+                         ? -1
+                         : tmed >= s->predicted_lo_s && tmed <= s->predicted_hi_s;
     s->bytes_ok = o->check_bytes < 0 || (s->visible && fabs(rmin - 1) * 100 <= o->check_bytes &&
                                          fabs(rmax - 1) * 100 <= o->check_bytes);
     /* nccl-tests' bandwidths: algbw = S / t; busbw = algbw x the schedule's factor */

@@ -112,6 +112,8 @@ typedef struct prediction {
     char model[64];             /* the network model that answered */
     int extrapolated, rescaled; /* outside the measured sizes; at another rank count */
     double network_s;           /* the model's time of the schedule's communication */
+    int basis;                  /* its dpas_time_basis (NONE from alpha-beta lines) */
+    double band_lo, band_hi;    /* where network_s can be, s (NaN when no band) */
 } prediction;
 
 typedef struct summary {
@@ -120,7 +122,9 @@ typedef struct summary {
     double time_median_s;              /* the slowest rank's median step */
     double compute_median_s;           /* the slowest rank's median compute */
     double predicted_time_s;           /* network_s + compute_median_s, NAN without a prediction */
-    double algbw, busbw;               /* GB/s, nccl-tests' terms */
+    double predicted_lo_s, predicted_hi_s;     /* the network's band + compute_median_s, or NAN */
+    int inside_band;                           /* time_median_s within them; -1: no band */
+    double algbw, busbw;                       /* GB/s, nccl-tests' terms */
     double max_abs_diff, dist_mean, dist_rule; /* NAN when not computed */
     int have_dist; /* the distances were computed (a NaN or an Inf gradient makes dist_mean NaN) */
     int bytes_ok;

@@ -5,7 +5,9 @@
  * all_gather curve at the gathered size for allgather) under --network-model. Where ranks share
  * hosts, the hierarchical model (dpas_schedule_time, alpha-beta): between hosts the alpha-beta
  * line of the calibration, whose one link per host the host's g ranks share (beta / g each: the
- * calibration measured it with one rank per host), inside a host --intra-calibration's line. */
+ * calibration measured it with one rank per host), inside a host --intra-calibration's line.
+ * Flat times carry the library's basis and band (how the time was obtained, where it can be);
+ * the hierarchical alpha-beta time has neither. */
 #include "measure.h"
 
 #include <math.h>
@@ -96,6 +98,7 @@ static int flat_time(const opts *o, const layout *L, const dpas_netmodel *m, pre
     } else {
         p->network_s = step.seconds;
         p->extrapolated = step.extrapolated, p->rescaled = step.rescaled;
+        p->basis = step.basis, p->band_lo = step.band_lo, p->band_hi = step.band_hi;
         snprintf(p->model, sizeof p->model, "%s", step.model ? step.model : "?");
         p->have = 1;
     }
@@ -178,6 +181,8 @@ static int predict_checked(const opts *o, const layout *L, prediction *p)
 
 int predict_time(const opts *o, const layout *L, prediction *p)
 {
-    *p = (prediction){.topo = L->hierarchical ? DPAS_TOPO_HIERARCHICAL : DPAS_TOPO_FLAT};
+    *p = (prediction){.topo = L->hierarchical ? DPAS_TOPO_HIERARCHICAL : DPAS_TOPO_FLAT,
+                      .band_lo = NAN,
+                      .band_hi = NAN};
     return o->calibration ? predict_checked(o, L, p) : 0;
 }

@@ -59,6 +59,22 @@ static void json_time_model(FILE *f, const report *r)
         fprintf(f, ",\n    \"extrapolated\": %s,\n    \"rescaled\": %s,\n    \"topology\": \"%s\"",
                 p->extrapolated ? "true" : "false", p->rescaled ? "true" : "false",
                 p->topo == DPAS_TOPO_HIERARCHICAL ? "hierarchical" : "flat");
+        const char *basis = p->have ? dpas_time_basis_name(p->basis) : NULL;
+        fputs(",\n    \"basis\": ", f);
+        if (basis)
+            json_str(f, basis);
+        else
+            fputs("null", f);
+        fputs(",\n    \"band_s\": ", f);
+        if (p->have && isfinite(p->band_lo) && isfinite(p->band_hi)) {
+            fputc('[', f);
+            json_num(f, "%.10g", p->band_lo);
+            fputs(", ", f);
+            json_num(f, "%.10g", p->band_hi);
+            fputc(']', f);
+        } else {
+            fputs("null", f);
+        }
         json_fit(f, "inter_host", &p->inter);
         json_fit(f, "intra_host", &p->intra);
         fputs(",\n    \"note\": ", f);
@@ -118,14 +134,24 @@ static int write_ranks(const report *r, dpas_format format, FILE *f)
 static void json_summary(FILE *f, const report *r)
 {
     const summary *s = &r->sum;
-    static const char *keys[] = {"ratio_min",        "ratio_max",        "time_median_s",
-                                 "compute_median_s", "predicted_time_s", "predicted_network_s",
-                                 "time_ratio",       "algbw_GBps",       "busbw_GBps"};
+    static const char *keys[] = {"ratio_min",
+                                 "ratio_max",
+                                 "time_median_s",
+                                 "compute_median_s",
+                                 "predicted_time_s",
+                                 "predicted_time_low_s",
+                                 "predicted_time_high_s",
+                                 "predicted_network_s",
+                                 "time_ratio",
+                                 "algbw_GBps",
+                                 "busbw_GBps"};
     double v[] = {s->visible ? s->ratio_min : NAN,
                   s->visible ? s->ratio_max : NAN,
                   s->time_median_s,
                   s->compute_median_s,
                   s->predicted_time_s,
+                  s->predicted_lo_s,
+                  s->predicted_hi_s,
                   r->pred.have ? r->pred.network_s : NAN,
                   s->time_median_s / s->predicted_time_s,
                   s->algbw,
@@ -195,6 +221,10 @@ static void text_time(const report *r, FILE *f)
                 s->time_median_s / s->predicted_time_s);
     else if (p->why)
         fprintf(f, "time: %s\n", p->why);
+    if (p->have && dpas_time_basis_name(p->basis) && s->inside_band >= 0)
+        fprintf(f, "basis: %s; band %.6f .. %.6f s (the network's band + compute): measured %s\n",
+                dpas_time_basis_name(p->basis), s->predicted_lo_s, s->predicted_hi_s,
+                s->inside_band ? "inside" : "outside");
 }
 
 static int render_text(const report *r, FILE *f)

@@ -3,7 +3,8 @@
 # (a veth pair) to a Linux bridge that lives in a namespace of its own, the links between hosts
 # shaped with tbf (a rate; this kernel kind has no netem, so no added delay), a launcher
 # namespace for mpirun, the OpenMPI hostfile and the rsh agent that starts OpenMPI's daemons
-# inside the hosts' namespaces. It runs a command with the cluster up and always takes it down
+# inside the hosts' namespaces (each with a host name of its own, emuhostI: a UTS namespace per
+# daemon). It runs a command with the cluster up and always takes it down
 # again (trap on EXIT, INT and TERM; a later run also removes what a killed run left, found by
 # the unique prefix and the dead owner's pid). Nothing touches the machine's own network: every
 # address lives only inside namespaces this script created.
@@ -100,6 +101,7 @@ done
 command -v ip >/dev/null || skip "ip (iproute2) is not installed"
 command -v tc >/dev/null || skip "tc (iproute2) is not installed"
 command -v mpirun >/dev/null || skip "mpirun (openmpi-bin) is not installed"
+command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 
 sweep_stale
 tag="$PREFIX-$$"
@@ -175,7 +177,7 @@ wrote=1
 : > "$dir/hosts.map"
 for ((i = 0; i < hosts; i++)); do
   echo "${addrs[$i]} slots=$rph" >> "$dir/hostfile"
-  echo "${addrs[$i]} $tag-h$i" >> "$dir/hosts.map"
+  echo "${addrs[$i]} $tag-h$i emuhost$i" >> "$dir/hosts.map"
 done
 # OpenMPI calls the agent as: AGENT [agent options] HOST COMMAND...
 cat > "$dir/rsh-agent" <<EOF
@@ -183,11 +185,15 @@ cat > "$dir/rsh-agent" <<EOF
 while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
 host=\$1; shift
 ns=\$(awk -v h="\$host" '\$1 == h {print \$2}' "$dir/hosts.map")
+name=\$(awk -v h="\$host" '\$1 == h {print \$3}' "$dir/hosts.map")
 [ -n "\$ns" ] || { echo "rsh-agent: unknown host \$host" >&2; exit 1; }
-# a session directory per host: the hosts share /tmp and the host name, and OpenMPI's daemons
-# would race for the same one
+# a session directory per host: the hosts share /tmp, and OpenMPI's daemons would race for the
+# same one
 mkdir -p "$dir/tmp/\$ns"
-exec ip netns exec "\$ns" env OMPI_MCA_orte_tmpdir_base="$dir/tmp/\$ns" sh -c "\$*"
+# a host name of its own (a UTS namespace), as real hosts have: MPI_Get_processor_name, and so
+# the "#  Rank" lines of a --sweep, name the host, and a calibration reads its nodes from them
+exec ip netns exec "\$ns" unshare --uts sh -c 'hostname "\$0" && exec env OMPI_MCA_orte_tmpdir_base="\$1" sh -c "\$2"' \\
+  "\$name" "$dir/tmp/\$ns" "\$*"
 EOF
 # OpenMPI on emulated hosts (docs/measuring.md says why): yield when idle, since each host's one
 # slot makes OpenMPI busy-poll as if it had a core of its own; rtc_hwloc_vmhole none, as the
