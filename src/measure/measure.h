@@ -105,8 +105,9 @@ typedef struct link_fit { /* one fit from a calibration file, as used */
 } link_fit;
 
 typedef struct prediction {
-    int have;        /* a time was predicted */
-    const char *why; /* when not: why (NULL: no --calibration) */
+    int have;           /* a time was predicted */
+    const char *why;    /* when not: why (NULL: no --calibration) */
+    char why_buf[4608]; /* a why written here (a path of up to PATH_MAX and a fit's reason) */
     dpas_topology topo;
     link_fit inter, intra;      /* the alpha-beta lines; intra.file NULL when flat */
     char model[64];             /* the network model that answered */

@@ -61,7 +61,8 @@ static int line_for(const char *file, const dpas_netmodel *m, int coll, int64_t 
                     "dpas-measure --sweep or nccl-tests",
                     file, dpas_collective_name(coll));
     else if (!fit->defined)
-        measure_say("calibration %s: %s: %s", file, dpas_collective_name(coll), fit->reason);
+        rc = 2; /* a line the file cannot give (no growth with size, one size): the caller says
+                   why no time is predicted; the run itself goes on */
     else {
         *out =
             (link_fit){.file = file, .ranks = best->ranks, .alpha = fit->alpha, .beta = fit->beta};
@@ -125,6 +126,26 @@ static int hierarchical_time(const opts *o, const layout *L, prediction *p)
     return rc ? 1 : 0;
 }
 
+/* The alpha-beta line of a file is undefined (its times do not grow with the size, it has one
+ * size): the hierarchical model cannot be used, and the report says why, while the run goes on
+ * (the bytes are what it measures; a time is a prediction beside them). */
+static int undefined_line(const char *file, const dpas_netmodel *m, int coll, prediction *p)
+{
+    for (size_t i = 0; i < m->ncurves; i++)
+        if (m->curves[i].collective == coll &&
+            !m->curves[i].fits[DPAS_NETMODEL_ALPHA_BETA - 1].defined) {
+            const dpas_fit *f = &m->curves[i].fits[DPAS_NETMODEL_ALPHA_BETA - 1];
+            int n =
+                snprintf(p->why_buf, sizeof p->why_buf, "calibration %s: %s: %s: no time predicted",
+                         file, dpas_collective_name(coll), f->reason);
+            if (n < 0 || (size_t)n >= sizeof p->why_buf) /* cut: say so */
+                memcpy(p->why_buf + sizeof p->why_buf - 8, "...[cut]", 9);
+            p->why = p->why_buf;
+            return 0;
+        }
+    return 1;
+}
+
 static int predict_with(const opts *o, const layout *L, const dpas_netmodel *inter,
                         const dpas_netmodel *intra, prediction *p)
 {
@@ -134,15 +155,20 @@ static int predict_with(const opts *o, const layout *L, const dpas_netmodel *int
         o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
     int rc =
         line_for(o->calibration, inter, coll, L->hierarchical ? L->hosts : L->nranks, &p->inter);
+    if (rc == 2 && L->hierarchical && !sharded)
+        return undefined_line(o->calibration, inter, coll, p);
+    if (rc == 2) /* the flat model does not need the line: the calibration's curves answer */
+        rc = 0;
     if (rc || !L->hierarchical)
         rc = rc || flat_time(o, L, inter, p);
     else if (sharded)
         p->why =
             "the library's hierarchical model pre-reduces inside a host, which a robust rule on a "
             "sharded schedule cannot do: no time predicted";
+    else if ((rc = line_for(o->intra_calibration, intra, coll, L->per_host, &p->intra)) == 2)
+        return undefined_line(o->intra_calibration, intra, coll, p);
     else
-        rc = line_for(o->intra_calibration, intra, coll, L->per_host, &p->intra) ||
-             hierarchical_time(o, L, p);
+        rc = rc || hierarchical_time(o, L, p);
     return rc;
 }
 

@@ -191,7 +191,13 @@ def hier2x2(measure, dpas, tmp):
         assert (j["hosts"], j["ranks_per_host"], j["topology"]) == (2, 2, "hierarchical"), j
         rmin, rmax = check_bytes(j, n, schedule, d)
         tm, s = j["time_model"], j["summary"]
-        if schedule in ("allreduce", "allgather"):
+        if schedule in ("allreduce", "allgather") and tm["note"] and "no time predicted" in tm["note"]:
+            # inside one host the sweep's small sizes take about the same time on a busy machine:
+            # its line has no bandwidth, and dpas-measure says so instead of predicting (the
+            # bytes are still checked); which of the two happens depends on the load, not on dpas
+            assert "do not grow with the size" in tm["note"] and s["predicted_time_s"] is None, tm
+            what = "no time predicted: " + tm["note"]
+        elif schedule in ("allreduce", "allgather"):
             assert tm["note"] is None and tm["network_model"] == "alpha_beta", tm
             assert positive(s["predicted_network_s"]) and positive(s["predicted_time_s"]), s
             assert tm["basis"] is None and tm["band_s"] is None, tm
