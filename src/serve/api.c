@@ -388,9 +388,86 @@ static int opt_sizes(srv_request *rq, srv_response *r, uint64_t **sizes, size_t 
     return 0;
 }
 
+/* at=SCALE,... (2160, 540x4) and test=K,...: lists with no item twice, as calibrate's --at and
+ * --test. 0, or -1 with r set. */
+static int opt_scales(srv_request *rq, srv_response *r, dpas_scale **at, size_t *n)
+{
+    const char *v = srv_query_get(rq->query, "at");
+    char **items;
+    size_t k;
+    *at = NULL, *n = 0;
+    if (!v)
+        return 0;
+    if (split_list(r, "at", v, &items, &k))
+        return -1;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    int rc = !(*at = malloc(k * sizeof **at));
+    if (rc)
+        srv_fail(r, 500, DPAS_ENOMEM, "at", "out of memory");
+    for (size_t i = 0; !rc && i < k; i++) {
+        rc = dpas_scale_parse("at", items[i], &(*at)[i], &err);
+        for (size_t j = 0; !rc && j < i; j++)
+            if ((*at)[j].ranks == (*at)[i].ranks && (*at)[j].per_node == (*at)[i].per_node)
+                rc = dpas_error_set(&err, DPAS_EINVAL, "at", "at: %s is given twice", items[i]);
+        if (rc)
+            srv_error(r, 400, &err);
+    }
+    list_free(items);
+    if (rc) {
+        free(*at);
+        *at = NULL;
+        return -1;
+    }
+    *n = k;
+    return 0;
+}
+
+static int opt_tests(srv_request *rq, srv_response *r, size_t **tests, size_t *n)
+{
+    const char *v = srv_query_get(rq->query, "test");
+    char **items;
+    size_t k;
+    *tests = NULL, *n = 0;
+    if (!v)
+        return 0;
+    if (split_list(r, "test", v, &items, &k))
+        return -1;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    int rc = !(*tests = malloc(k * sizeof **tests));
+    if (rc)
+        srv_fail(r, 500, DPAS_ENOMEM, "test", "out of memory");
+    for (size_t i = 0; !rc && i < k; i++) {
+        int64_t t = 0;
+        rc = dpas_parse_int("test", items[i], &t, &err);
+        if (!rc && t < 1)
+            rc = dpas_error_set(&err, DPAS_EINVAL, "test",
+                                "test: tests are numbered from 1, got %lld", (long long)t);
+        if (!rc)
+            (*tests)[i] = (size_t)t;
+        for (size_t j = 0; !rc && j < i; j++)
+            if ((*tests)[j] == (*tests)[i])
+                rc = dpas_error_set(&err, DPAS_EINVAL, "test", "test: %s is given twice", items[i]);
+        if (rc)
+            srv_error(r, 400, &err);
+    }
+    list_free(items);
+    if (rc) {
+        free(*tests);
+        *tests = NULL;
+        return -1;
+    }
+    *n = k;
+    return 0;
+}
+
+/* POST /api/v1/calibrate: nccl-tests output as the body, or as one or more "calibration" parts of
+ * a multipart body (several logs of one cluster, as `dpas calibrate FILE...`); collective, ranks,
+ * test, gpus_per_node choose and describe the tests, predict and at ask for times. */
 void srv_api_calibrate(srv_request *rq, srv_response *r)
 {
-    int64_t ranks = 0;
+    int64_t ranks = 0, per_node = 0;
     int coll;
     const char *cv = srv_query_get(rq->query, "collective");
     dpas_error err;
@@ -399,50 +476,55 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
         srv_error(r, 400, &err);
         return;
     }
-    if (srv_opt_int(rq, r, "ranks", 2, INT64_MAX, &ranks))
+    if (srv_opt_int(rq, r, "ranks", 2, INT64_MAX, &ranks) ||
+        srv_opt_int(rq, r, "gpus_per_node", 1, INT64_MAX, &per_node))
         return;
-    uint64_t *sizes;
-    size_t nsizes;
-    if (opt_sizes(rq, r, &sizes, &nsizes))
+    uint64_t *sizes = NULL;
+    size_t nsizes = 0, nat = 0, ntests = 0;
+    dpas_scale *at = NULL;
+    size_t *tests = NULL;
+    if (opt_sizes(rq, r, &sizes, &nsizes) || opt_scales(rq, r, &at, &nat) ||
+        opt_tests(rq, r, &tests, &ntests)) {
+        free(sizes), free(at), free(tests);
         return;
-    const char *log = rq->body;
-    size_t log_len = rq->body_len;
-    const char *origin = "request body";
-    if (rq->multipart) { /* the log as the "calibration" part of a form, as cost and sweep take it */
-        size_t nparts = 0;
-        const srv_part *p = srv_part_get(rq, "calibration", &nparts);
-        if (nparts > 1) {
-            srv_fail(r, 400, DPAS_EINVAL, "calibration",
-                     "%zu calibration parts: give one nccl-tests log", nparts);
-            free(sizes);
-            return;
-        }
-        log = p ? p->data : NULL;
-        log_len = p ? p->len : 0;
-        if (p && p->filename)
-            origin = p->filename;
     }
-    if (!log || !log_len) {
+    const char *texts[SRV_MAX_PARTS + 1], *origins[SRV_MAX_PARTS + 1];
+    size_t lens[SRV_MAX_PARTS + 1], nlogs = 0;
+    if (rq->multipart) { /* the logs as "calibration" parts of a form, as cost and sweep take them */
+        for (size_t i = 0; i < rq->nparts; i++)
+            if (!strcmp(rq->parts[i].name, "calibration") && rq->parts[i].len) {
+                rq->parts[i].used = 1;
+                texts[nlogs] = rq->parts[i].data, lens[nlogs] = rq->parts[i].len;
+                origins[nlogs++] =
+                    rq->parts[i].filename ? rq->parts[i].filename : "calibration part";
+            }
+    } else if (rq->body && rq->body_len) {
+        texts[0] = rq->body, lens[0] = rq->body_len, origins[0] = "request body", nlogs = 1;
+    }
+    if (!nlogs) {
         srv_fail(r, 400, DPAS_EINVAL, "body",
                  "calibrate needs nccl-tests output (all_reduce_perf, all_gather_perf, ...) as the "
                  "request body");
-        free(sizes);
+        free(sizes), free(at), free(tests);
         return;
     }
+    dpas_calib_options opt = {
+        .collective = cv, .ranks = ranks, .per_node = per_node, .tests = tests, .ntests = ntests};
     dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
-    if (dpas_netmodel_from_text(log, log_len, origin, cv, ranks, &m, &err))
+    if (dpas_netmodel_from_texts(texts, lens, origins, nlogs, &opt, &m, &err))
         srv_error(r, srv_status_of(err.code), &err);
-    else if (srv_budget_calibrate(m->ncurves, nsizes, r)) /* rows counted before they are made */
+    else if (srv_budget_calibrate(m->ncurves, nsizes * (nat ? nat : 1), r)) /* counted first */
         ;
-    else if (dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
+    else if (nat ? dpas_netmodel_predict_at(m, sizes, nsizes, at, nat, &pred, &npred, &err)
+                 : dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
         srv_error(r, srv_status_of(err.code), &err);
     else /* the notes the CLI prints on stderr in text are in the JSON payload */
         srv_json(r, dpas_render_netmodel(m, pred, npred, rq->format, &err), &err);
     dpas_free(pred);
     dpas_netmodel_free(m);
-    free(sizes);
+    free(sizes), free(at), free(tests);
 }
 
 /* The request's key table (the page reads its inputs and error fields from it). */

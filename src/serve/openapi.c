@@ -193,6 +193,14 @@ static const opt_doc opt_docs[] = {
      "reduce_scatter, broadcast, reduce)"},
     {"ranks", T_INT, 2, -1, "the rank count of the log when its Rank lines do not say"},
     {"predict", T_TEXT, 0, 0, "sizes to predict, comma-separated, with units (16MiB,1GB)"},
+    {"at", T_TEXT, 0, 0,
+     "scales to predict at, comma-separated: RANKS or NODESxRANKS_PER_NODE (2160, 540x4); "
+     "default: each test's own"},
+    {"test", T_TEXT, 0, 0,
+     "the tests to fit, comma-separated, numbered from 1 across the logs in order (default: all)"},
+    {"gpus_per_node", T_INT, 1, -1,
+     "ranks per node of the logs whose Rank lines do not name hosts (default: 8 where it divides "
+     "the ranks)"},
 };
 
 /* What each scenario input means, by the library's input table's index (its names, flags and

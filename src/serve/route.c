@@ -15,7 +15,8 @@ typedef srv_route_info route;
 
 static const char *const o_none[] = {NULL};
 static const char *const o_memory[] = {"require_fit", NULL};
-static const char *const o_calibrate[] = {"collective", "ranks", "predict", NULL};
+static const char *const o_calibrate[] = {"collective", "ranks", "test", "gpus_per_node",
+                                          "predict",    "at",    NULL};
 
 static void page(srv_request *rq, srv_response *r);
 

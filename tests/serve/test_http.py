@@ -190,6 +190,24 @@ with Server(DPAS, "--quiet") as srv:
     st2, _, want = srv.get_json("/api/v1/calibrate?predict=1GB", "POST", LOG)
     T.check(st == 200 and got["predictions"] == want["predictions"],
             "calibrate takes its log as a calibration part too")
+    # several logs of one cluster as several calibration parts, at a scale none measured, with
+    # the tests chosen: the CLI's `dpas calibrate A B --at 540x4 --test 1,2 --predict 16MiB`
+    # (consistency: the same predictions, each with its basis and band)
+    pol = [os.path.join(SRC, "tests", "data", "nccl-scaling", "polaris_nccl2.18_tuned_%s_all_reduce.dat" % s)
+           for s in ("2nodes_8ranks", "8nodes_32ranks")]
+    parts, ct3 = multipart([("calibration", os.path.basename(f), open(f, "rb").read()) for f in pol])
+    st, _, got = srv.get_json("/api/v1/calibrate?at=540x4&test=1,2&predict=16MiB", "POST", parts,
+                              {"Content-Type": ct3})
+    code, want = cli_json(DPAS, "calibrate", *pol, "--at", "540x4", "--test", "1,2", "--predict", "16MiB")
+    T.check(st == 200 and code == 0 and got["predictions"] == want["predictions"]
+            and got["predictions"][0]["basis"] == "transferred",
+            "calibrate with two calibration parts at 540x4 equals the CLI's (%s)" % st)
+    for q, field in (("at=1", "at"), ("at=32,32", "at"), ("test=0", "test"), ("test=1,1", "test"),
+                     ("gpus_per_node=0", "gpus_per_node"), ("test=3", "tests"),
+                     ("gpus_per_node=8", "gpus_per_node")):
+        st, _, e = srv.get_json("/api/v1/calibrate?" + q, "POST", parts, {"Content-Type": ct3})
+        T.check(st == 400 and e.get("field") == field,
+                "calibrate?%s refused naming %s (%s %r)" % (q, field, st, e.get("reason")))
 
     bad = [
         ("a part the path does not take", "/api/v1/cost?" + REF,
