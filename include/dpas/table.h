@@ -44,6 +44,8 @@ typedef enum dpas_col_type {
 
 /* Column flags: how text and markdown show a value (JSON and CSV always carry the exact one). */
 #define DPAS_COL_HUMAN 1u        /* BYTES: "350 GB" in the writer's units */
+#define DPAS_COL_G6 2u           /* REAL: 6 significant digits in text and markdown */
+#define DPAS_COL_G10 4u          /* REAL: 10 significant digits in text and markdown (sweeps) */
 #define DPAS_COL_LEFT 8u         /* text: align left even when the column holds numbers */
 #define DPAS_COL_EXACT_HUMAN 16u /* BYTES: "350000000000 (350 GB)" in text and markdown */
 #define DPAS_COL_RIGHT 32u       /* text and markdown: align right, as numbers are */

@@ -94,13 +94,13 @@ static int sink_file(void *ctx, const char *data, size_t len)
 
 static const dpas_column rank_cols[] = {
     {"rank", DPAS_COL_INT, 0},
-    {"predicted_bytes", DPAS_COL_REAL, 0},
-    {"measured_bytes", DPAS_COL_REAL, 0},
-    {"ratio", DPAS_COL_REAL, 0},
-    {"time_median_s", DPAS_COL_REAL, 0},
-    {"time_min_s", DPAS_COL_REAL, 0},
-    {"time_max_s", DPAS_COL_REAL, 0},
-    {"compute_median_s", DPAS_COL_REAL, 0},
+    {"predicted_bytes", DPAS_COL_REAL, DPAS_COL_G10},
+    {"measured_bytes", DPAS_COL_REAL, DPAS_COL_G10},
+    {"ratio", DPAS_COL_REAL, DPAS_COL_G6},
+    {"time_median_s", DPAS_COL_REAL, DPAS_COL_G6},
+    {"time_min_s", DPAS_COL_REAL, DPAS_COL_G6},
+    {"time_max_s", DPAS_COL_REAL, DPAS_COL_G6},
+    {"compute_median_s", DPAS_COL_REAL, DPAS_COL_G6},
 };
 
 static int write_ranks(const report *r, dpas_format format, FILE *f)

@@ -436,7 +436,7 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
             t = DPAS_COL_INT;
         else if (m == DPAS_METRIC_TIME_BASIS)
             t = DPAS_COL_TEXT;
-        cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, 0};
+        cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, DPAS_COL_G10};
     }
 }
 

@@ -70,15 +70,15 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
     if (c->f >= 0)
         cols[n++] = (dpas_column){"tolerates", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"bytes/worker", DPAS_COL_BYTES, DPAS_COL_HUMAN};
-    cols[n++] = (dpas_column){"x allreduce", DPAS_COL_REAL, 0};
+    cols[n++] = (dpas_column){"x allreduce", DPAS_COL_REAL, DPAS_COL_G6};
     if (c->have_links) {
-        cols[n++] = (dpas_column){"flat s", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"flat s", DPAS_COL_REAL, DPAS_COL_G6};
         if (c->net_kind >= 0)
             cols[n++] = (dpas_column){"flat from", DPAS_COL_TEXT, 0};
-        cols[n++] = (dpas_column){"hierarchical s", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"hierarchical s", DPAS_COL_REAL, DPAS_COL_G6};
     }
     if (c->compute_rate > 0)
-        cols[n++] = (dpas_column){"compute s", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"compute s", DPAS_COL_REAL, DPAS_COL_G6};
     if (v->all)
         cols[n++] = (dpas_column){"not realisable because", DPAS_COL_TEXT, 0};
     dpas_writer_opts wo = {.format = DPAS_FORMAT_TEXT, .units = v->units};

@@ -124,8 +124,13 @@ static void cell_text(const dpas_writer *w, const dpas_column *col, const dpas_c
     case DPAS_COL_INT: dpas__buf_printf(b, "%lld", (long long)v->i); return;
     case DPAS_COL_UINT: dpas__buf_printf(b, "%llu", (unsigned long long)v->u); return;
     case DPAS_COL_BOOL: dpas__buf_puts(b, v->boolean ? "true" : "false"); return;
-    case DPAS_COL_REAL: /* one rule in every format: the shortest text of the double */
-        dpas__buf_append(b, t, dpas__fmt_double(v->real, false, t, sizeof t));
+    case DPAS_COL_REAL: /* JSON and CSV: the shortest text of the double; text and markdown, read
+                           by people: 6 or 10 significant digits where the column asks */
+        if (pretty && (col->flags & (DPAS_COL_G6 | DPAS_COL_G10)) && isfinite(v->real) &&
+            fabs(v->real) < 1.7976931345e308) /* above, 10 digits round past DBL_MAX */
+            dpas__buf_printf(b, (col->flags & DPAS_COL_G6) ? "%.6g" : "%.10g", v->real);
+        else
+            dpas__buf_append(b, t, dpas__fmt_double(v->real, false, t, sizeof t));
         return;
     case DPAS_COL_BYTES:
         if (pretty && (col->flags & DPAS_COL_HUMAN)) { /* approximate by design: "1.333 B" */
