@@ -40,12 +40,17 @@ static const series serieses[] = {
      {"polaris_nccl2.21_tuned_2nodes_8ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_8nodes_32ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat"}},
-#define H100(c)                                                                                   \
-    {"H100 x 1-10 nodes",                                                                          \
-     c,                                                                                            \
-     {"xxrjun_h100_1node_x4gpus_five_tests.log", "xxrjun_h100_1node_x8gpus_five_tests.log",      \
-      "xxrjun_h100_10nodes_x1gpus_five_tests.log", "xxrjun_h100_10nodes_x2gpus_five_tests.log",  \
-      "xxrjun_h100_10nodes_x4gpus_five_tests.log", "xxrjun_h100_10nodes_x8gpus_five_tests.log"}}
+#define H100(c)                                                                                    \
+    {                                                                                              \
+        "H100 x 1-10 nodes", c,                                                                    \
+        {                                                                                          \
+            "xxrjun_h100_1node_x4gpus_five_tests.log", "xxrjun_h100_1node_x8gpus_five_tests.log",  \
+                "xxrjun_h100_10nodes_x1gpus_five_tests.log",                                       \
+                "xxrjun_h100_10nodes_x2gpus_five_tests.log",                                       \
+                "xxrjun_h100_10nodes_x4gpus_five_tests.log",                                       \
+                "xxrjun_h100_10nodes_x8gpus_five_tests.log"                                        \
+        }                                                                                          \
+    }
     H100("all_reduce"),
     H100("all_gather"),
     H100("reduce_scatter"),
@@ -53,12 +58,26 @@ static const series serieses[] = {
 
 static const char *dir;
 
+/* A row's label: short table names and counts; one that does not fit stops the bench, uncut. */
+static void label_fit(int written, size_t cap)
+{
+    if (written < 0 || (size_t)written >= cap) {
+        fprintf(stderr, "bench_scaling: a row label is over %zu bytes\n", cap - 1);
+        exit(1);
+    }
+}
+
 static int load(const char *const *names, size_t n, const char *coll, dpas_netmodel **m)
 {
     const char *paths[8];
     char buf[8][1024];
     for (size_t i = 0; i < n; i++) {
-        snprintf(buf[i], sizeof buf[i], "%s/%s", dir, names[i]);
+        int w = snprintf(buf[i], sizeof buf[i], "%s/%s", dir, names[i]);
+        if (w < 0 || (size_t)w >= sizeof buf[i]) { /* a path this long is refused, not cut */
+            fprintf(stderr, "bench_scaling: the path %s/%s is over %zu bytes\n", dir, names[i],
+                    sizeof buf[i] - 1);
+            return -1;
+        }
         paths[i] = buf[i];
     }
     dpas_calib_options opt = {.collective = coll};
@@ -172,8 +191,9 @@ int main(int argc, char **argv)
             if (load(rest, nr, S->collective, &m))
                 continue;
             char label[256];
-            snprintf(label, sizeof label, "%s %s, %lld x %lld", S->name, S->collective,
-                     (long long)(cv->ranks / cv->per_node), (long long)cv->per_node);
+            label_fit(snprintf(label, sizeof label, "%s %s, %lld x %lld", S->name, S->collective,
+                               (long long)(cv->ranks / cv->per_node), (long long)cv->per_node),
+                      sizeof label);
             score(label, m, cv, 0.25, &loro);
             dpas_netmodel_free(m);
         }
@@ -199,10 +219,12 @@ int main(int argc, char **argv)
                 if (load(&S->files[from->log], 1, S->collective, &m))
                     continue;
                 char label[256];
-                snprintf(label, sizeof label, "%s %s, %lldx%lld from %lldx%lld", S->name,
-                         S->collective, (long long)(to->ranks / to->per_node),
-                         (long long)to->per_node, (long long)(from->ranks / from->per_node),
-                         (long long)from->per_node);
+                label_fit(snprintf(label, sizeof label, "%s %s, %lldx%lld from %lldx%lld", S->name,
+                                   S->collective, (long long)(to->ranks / to->per_node),
+                                   (long long)to->per_node,
+                                   (long long)(from->ranks / from->per_node),
+                                   (long long)from->per_node),
+                          sizeof label);
                 score(label, m, to, 0.40, &x4);
                 dpas_netmodel_free(m);
             }

@@ -120,7 +120,7 @@ DPAS_API size_t dpas_sweep_ncolumns(const dpas_sweep *sw);
 /* What dpas_sweep_rows kept and left out, and why the first point was left out. */
 typedef struct dpas_sweep_tally {
     uint64_t shown, skipped;
-    char first[512];
+    char first[512]; /* a dpas_error's message: the same size, so never cut */
 } dpas_sweep_tally;
 
 /* A kept point's row (ncolumns cells, borrowed for the call); non-zero stops the walk with it. */

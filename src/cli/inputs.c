@@ -60,9 +60,8 @@ static char *help_of(const cli_cmd *cmd)
                                     "override the NAME or FILE):\n"
                                   : "options:\n");
             any = true;
-            char lhs[64];
-            snprintf(lhs, sizeof lhs, "%s%s%s", flag, mv ? " " : "", mv ? mv : "");
-            fprintf(f, "  %-28s %s", lhs, dpas_key_name((dpas_key)k));
+            int w = fprintf(f, "  %s%s%s", flag, mv ? " " : "", mv ? mv : "");
+            fprintf(f, "%*s %s", w < 30 ? 30 - w : 0, "", dpas_key_name((dpas_key)k));
             if (dpas_key_help((dpas_key)k))
                 fprintf(f, ": %s", dpas_key_help((dpas_key)k));
             fprintf(f, "\n");
@@ -75,25 +74,35 @@ static char *help_of(const cli_cmd *cmd)
 }
 
 /* "give --dp N, or dp_degree: in a scenario file": how to give a missing key on the CLI. */
-static void hint_of(dpas_key k, char *buf, size_t cap)
+static char *hint_of(dpas_key k)
 {
     const char *flag = dpas_key_flag(k), *mv = dpas_key_metavar(k), *file = dpas_key_file(k);
-    if (!flag) {
-        snprintf(buf, cap, "give %s: in a scenario file", file ? file : dpas_key_name(k));
-        return;
+    char *h = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&h, &n); /* as long as the key table's words: never cut */
+    if (!f)
+        return NULL;
+    if (!flag)
+        fprintf(f, "give %s: in a scenario file", file ? file : dpas_key_name(k));
+    else
+        fprintf(f, "give %s%s%s%s%s%s", flag, mv ? " " : "", mv ? mv : "", file ? ", or " : "",
+                file ? file : "", file ? ": in a scenario file" : "");
+    if (fclose(f)) {
+        free(h);
+        return NULL;
     }
-    snprintf(buf, cap, "give %s%s%s%s%s%s", flag, mv ? " " : "", mv ? mv : "", file ? ", or " : "",
-             file ? file : "", file ? ": in a scenario file" : "");
+    return h;
 }
 
 int cli_fail_request(cli *c, const dpas_request *rq, const dpas_error *err)
 {
     int k = dpas_request_missing(rq);
-    char hint[160];
     if (k < 0)
         return cli_fail(c, err);
-    hint_of((dpas_key)k, hint, sizeof hint);
-    return cli_fail_hint(c, err, hint);
+    char *hint = hint_of((dpas_key)k);
+    int rc = hint ? cli_fail_hint(c, err, hint) : cli_fail(c, err);
+    free(hint);
+    return rc;
 }
 
 /* A positional argument is a file when it looks like one, else a named scenario. */

@@ -331,9 +331,10 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
         }
     }
     if (points < 4) {
-        snprintf(sf->reason, sizeof sf->reason,
-                 "%zu measured size%s of %s; the nccl model needs at least 4", points,
-                 points == 1 ? "" : "s", dpas_collective_name(coll));
+        dpas__mark_cut(sf->reason, sizeof sf->reason,
+                       snprintf(sf->reason, sizeof sf->reason,
+                                "%zu measured size%s of %s; the nccl model needs at least 4",
+                                points, points == 1 ? "" : "s", dpas_collective_name(coll)));
         free(c.g), free(inter), free(intra);
         return 0;
     }
