@@ -1,7 +1,7 @@
 /* The heavy lane: requests whose work grows with their input (calibrate, sweep, plot.svg) are
  * not answered on the threads that read connections, so that a slow one never holds up a cheap
  * one. A bounded queue feeds a fixed number of worker threads; each job runs in a process of its
- * own, forked for it, which:
+ * own, which:
  *   - is killed when its CPU time passes the budget (--cpu-limit), or when it has taken ten times
  *     that plus ten seconds of wall-clock time whatever its CPU (a process that blocks);
  *   - runs niced, so that the cheap requests of the I/O threads win the CPU from it;
@@ -10,9 +10,15 @@
  * budget is answered 503. When every worker is busy and the queue is full a new heavy request is
  * answered 503 with Retry-After at once, without waiting.
  *
- * The process is a fork of the server: the registry and the request are already in its memory,
- * and only the worker thread that forked exists in it. It computes through the library (which
- * keeps no global state and takes no lock), writes one message and leaves with _exit. */
+ * The process is the server's own executable started afresh (posix_spawn of /proc/self/exe as
+ * "dpas serve --lane-job"), not a bare fork: after fork() in a process with threads only
+ * async-signal-safe calls are allowed, and a job allocates. A fork taken while another thread held
+ * an allocator's lock would wait for it forever (AddressSanitizer's allocator has no fork handler:
+ * one heavy request in a few hundred hung so under load). The request goes to the process on its
+ * stdin (lane_in: its method, target, negotiation headers and body, checked and screened by the
+ * server already), the answer comes back on its stdout (lane_msg, then the body). The process
+ * loads the built-in registry (a few milliseconds), computes through the library, writes one
+ * message and exits. */
 #define _GNU_SOURCE /* close_range */
 #include "serve.h"
 
@@ -22,13 +28,17 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 struct srv_lane {
     pthread_mutex_t lock;
@@ -43,19 +53,42 @@ struct srv_lane {
     double cpu_limit, wall;
 };
 
-/* What a job's process writes back: this head, then len bytes of body. The const char * members
- * point to string literals and static tables of the executable (Content-Type, Allow,
- * Cache-Control), which a fork shares with its parent at the same addresses. */
+/* What the server writes to a job's process: this head, then each present string followed by a
+ * NUL (a length of LANE_NONE: the header was absent). */
+enum {
+    IN_METHOD,
+    IN_TARGET,
+    IN_CONTENT_TYPE,
+    IN_ACCEPT,
+    IN_ACCEPT_ENCODING,
+    IN_IF_NONE_MATCH,
+    IN_BODY,
+    IN_N
+};
+typedef struct lane_in {
+    uint64_t magic;
+    double cpu_limit;
+    uint64_t len[IN_N];
+} lane_in;
+
+#define LANE_NONE UINT64_MAX
+/* the largest input a job's process reads: the server refuses larger requests before (414, 413) */
+#define LANE_MAX_IN (sizeof(lane_in) + 2 * SRV_MAX_URL + 6 * 8192 + SRV_MAX_BODY + IN_N)
+
+/* What a job's process writes back: this head, then len bytes of body. The headers' values are
+ * text (static strings of the executable in the process; the job keeps their copies). */
+enum { OUT_TYPE, OUT_ALLOW, OUT_CACHE, OUT_ENCODING, OUT_VARY, OUT_N };
 typedef struct lane_msg {
     uint64_t magic;
     int status, retry_after, preflight;
-    size_t len;
-    const char *type, *allow, *cache, *encoding, *vary;
+    uint64_t len;
+    char text[OUT_N][SRV_LANE_HEADER]; /* "" for none */
     char warning[sizeof(((srv_response *)0)->warning)];
     char etag[sizeof(((srv_response *)0)->etag)];
 } lane_msg;
 
-#define LANE_MAGIC 0x6470617353525631ull /* "dpasSRV1" */
+#define LANE_MAGIC 0x6470617353525632ull    /* "dpasSRV2": the answer */
+#define LANE_IN_MAGIC 0x647061735352513full /* "dpasSRQ?": the request */
 
 static double secs(const struct timespec *t)
 {
@@ -77,42 +110,232 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-/* In the job's process: answer, write, leave. Never returns. */
-static void child(srv_job *job, int fd, double cpu_limit)
+/* ---- in the job's process ---------------------------------------------------------------------- */
+
+static int job_refuse(const char *why)
 {
-    /* nothing of the server's but the pipe stays open: a connection the server closes must not
-     * stay open in here */
-    if (fd > 3)
-        close_range(3, (unsigned)fd - 1, 0);
-    close_range((unsigned)fd + 1, ~0u, 0);
-    /* a second line of defence behind the parent's watch of the CPU clock */
+    fprintf(stderr,
+            "dpas: error: serve --lane-job is dpas serve's own worker process (it reads one "
+            "request from the server on stdin): %s\n",
+            why);
+    return 1; /* the CLI's exit status for bad input */
+}
+
+/* A header's value into the message: 0, or -1 when it does not fit (a bug: the values are the
+ * server's own short constants). */
+static int put_text(char *dst, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= SRV_LANE_HEADER)
+        return -1;
+    memcpy(dst, src ? src : "", n + 1);
+    return 0;
+}
+
+int srv_lane_job(void)
+{
+    /* nothing of the server's but stdin, stdout and stderr: a connection the server closes must
+     * not stay open in here */
+    close_range(3, ~0u, 0);
+    size_t n = 0, cap = 65536;
+    char *buf = malloc(cap);
+    if (!buf)
+        return job_refuse("out of memory");
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap * 2 > LANE_MAX_IN ? LANE_MAX_IN : cap * 2;
+            char *b = nc > cap ? realloc(buf, nc) : NULL;
+            if (!b) {
+                free(buf);
+                return job_refuse(nc > cap ? "out of memory"
+                                           : "the request is larger than the server sends");
+            }
+            buf = b;
+            cap = nc;
+        }
+        ssize_t k = read(0, buf + n, cap - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            free(buf);
+            return job_refuse(strerror(errno));
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    lane_in h;
+    const char *s[IN_N];
+    size_t pos = sizeof h;
+    int bad = n < sizeof h;
+    if (!bad) {
+        memcpy(&h, buf, sizeof h);
+        bad = h.magic != LANE_IN_MAGIC || !(h.cpu_limit > 0);
+    }
+    for (int i = 0; !bad && i < IN_N; i++) {
+        if (h.len[i] == LANE_NONE) {
+            s[i] = NULL;
+            continue;
+        }
+        bad = h.len[i] >= n - pos || buf[pos + h.len[i]] != '\0';
+        s[i] = buf + pos;
+        pos += bad ? 0 : (size_t)h.len[i] + 1;
+    }
+    if (bad || pos != n || !s[IN_METHOD] || !s[IN_TARGET]) {
+        free(buf);
+        return job_refuse("what came is not a request from the server");
+    }
+    /* a second line of defence behind the server's watch of the CPU clock */
     struct rlimit rl;
-    rl.rlim_cur = (rlim_t)ceil(cpu_limit) + 1;
+    rl.rlim_cur = (rlim_t)ceil(h.cpu_limit) + 1;
     rl.rlim_max = rl.rlim_cur + 1;
     setrlimit(RLIMIT_CPU, &rl);
     errno = 0;
     if (nice(10) == -1 && errno)
         (void)0; /* already as nice as it gets: go on */
+    srv_incoming in = {.method = s[IN_METHOD],
+                       .target = s[IN_TARGET],
+                       .content_type = s[IN_CONTENT_TYPE],
+                       .accept = s[IN_ACCEPT],
+                       .accept_encoding = s[IN_ACCEPT_ENCODING],
+                       .if_none_match = s[IN_IF_NONE_MATCH],
+                       .body = s[IN_BODY],
+                       .body_len = s[IN_BODY] ? (size_t)h.len[IN_BODY] : 0};
+    dpas_registry *reg = NULL;
+    dpas_error err;
+    memset(&err, 0, sizeof err);
+    srv_request rq;
     srv_response r;
     memset(&r, 0, sizeof r);
-    srv_route(&job->rq, &r);
-    srv_negotiate_finish(&job->rq, &r); /* here too: gzip is work of the request's own */
-    lane_msg m;
-    memset(&m, 0, sizeof m);
-    m.magic = LANE_MAGIC;
-    m.status = r.status;
-    m.retry_after = r.retry_after;
-    m.preflight = r.preflight;
-    m.len = r.len;
-    m.type = r.type;
-    m.allow = r.allow;
-    m.cache = r.cache;
-    m.encoding = r.encoding;
-    m.vary = r.vary;
-    memcpy(m.warning, r.warning, sizeof m.warning);
-    memcpy(m.etag, r.etag, sizeof m.etag);
-    int bad = write_all(fd, &m, sizeof m) || (r.len && write_all(fd, r.body, r.len));
-    _exit(bad ? 2 : 0); /* no atexit handlers, no flushing of the server's stdio */
+    int rc = 2;
+    if (!dpas_registry_builtin(&reg, &err) && !srv_request_init(&rq, &in, reg)) {
+        srv_route(&rq, &r);
+        srv_negotiate_finish(&rq, &r); /* here too: gzip is work of the request's own */
+        lane_msg m;
+        memset(&m, 0, sizeof m);
+        m.magic = LANE_MAGIC;
+        m.status = r.status;
+        m.retry_after = r.retry_after;
+        m.preflight = r.preflight;
+        m.len = r.len;
+        memcpy(m.warning, r.warning, sizeof m.warning);
+        memcpy(m.etag, r.etag, sizeof m.etag);
+        if (!put_text(m.text[OUT_TYPE], r.type) && !put_text(m.text[OUT_ALLOW], r.allow) &&
+            !put_text(m.text[OUT_CACHE], r.cache) && !put_text(m.text[OUT_ENCODING], r.encoding) &&
+            !put_text(m.text[OUT_VARY], r.vary) && !write_all(1, &m, sizeof m) &&
+            !(r.len && write_all(1, r.body, r.len)))
+            rc = 0;
+        if (r.free_body && r.body)
+            r.free_body(r.body);
+        srv_request_fini(&rq);
+    } else {
+        fprintf(stderr, "dpas: serve --lane-job: %s\n",
+                err.message[0] ? err.message : "out of memory");
+    }
+    dpas_registry_free(reg);
+    free(buf);
+    return rc;
+}
+
+/* ---- in the server --------------------------------------------------------------------------- */
+
+/* A pipe whose ends are >= 3 (so that making them a process's stdin and stdout never clobbers
+ * one with the other, whatever the server was started with) and close-on-exec. */
+static int pipe3(int p[2])
+{
+    int q[2];
+    if (pipe2(q, O_CLOEXEC))
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        p[i] = q[i] >= 3 ? q[i] : fcntl(q[i], F_DUPFD_CLOEXEC, 3);
+        if (p[i] != q[i])
+            close(q[i]);
+    }
+    if (p[0] < 0 || p[1] < 0) {
+        if (p[0] >= 0)
+            close(p[0]);
+        if (p[1] >= 0)
+            close(p[1]);
+        return -1;
+    }
+    return 0;
+}
+
+/* The request as the job's process reads it (lane_in and its strings); NULL when out of memory. */
+static char *job_input(const srv_job *job, double cpu_limit, size_t *len)
+{
+    const srv_request *rq = &job->rq;
+    const char *str[IN_N] = {
+        rq->method_name,   NULL,    rq->content_type, rq->accept, rq->accept_encoding,
+        rq->if_none_match, rq->body};
+    size_t target = strlen(rq->path) + (rq->raw_query_len ? 1 + rq->raw_query_len : 0);
+    lane_in h;
+    memset(&h, 0, sizeof h);
+    h.magic = LANE_IN_MAGIC;
+    h.cpu_limit = cpu_limit;
+    size_t total = sizeof h;
+    for (int i = 0; i < IN_N; i++) {
+        h.len[i] = i == IN_TARGET ? target
+                   : i == IN_BODY ? (rq->body ? rq->body_len : LANE_NONE)
+                   : str[i]       ? strlen(str[i])
+                                  : LANE_NONE;
+        if (h.len[i] != LANE_NONE)
+            total += (size_t)h.len[i] + 1;
+    }
+    char *b = malloc(total), *p = b;
+    if (!b)
+        return NULL;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (int i = 0; i < IN_N; i++) {
+        if (h.len[i] == LANE_NONE)
+            continue;
+        if (i == IN_TARGET) {
+            size_t pl = strlen(rq->path);
+            memcpy(p, rq->path, pl);
+            if (rq->raw_query_len) {
+                p[pl] = '?';
+                memcpy(p + pl + 1, rq->raw_query, rq->raw_query_len);
+            }
+        } else {
+            memcpy(p, str[i], (size_t)h.len[i]);
+        }
+        p += h.len[i];
+        *p++ = '\0';
+    }
+    *len = total;
+    return b;
+}
+
+/* Start "dpas serve --lane-job" with stdin from in and stdout to out; its signals as a fresh
+ * process's (the server blocks SIGINT and SIGTERM and ignores SIGPIPE). 0, or an errno. */
+static int spawn_job(pid_t *pid, int in, int out)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc)
+        return rc;
+    if ((rc = posix_spawnattr_init(&at))) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    sigset_t none, dflt;
+    sigemptyset(&none);
+    sigemptyset(&dflt);
+    sigaddset(&dflt, SIGPIPE);
+    sigaddset(&dflt, SIGINT);
+    sigaddset(&dflt, SIGTERM);
+    char *argv[] = {"dpas", "serve", "--lane-job", NULL};
+    if (!(rc = posix_spawn_file_actions_adddup2(&fa, in, 0)) &&
+        !(rc = posix_spawn_file_actions_adddup2(&fa, out, 1)) &&
+        !(rc = posix_spawnattr_setsigmask(&at, &none)) &&
+        !(rc = posix_spawnattr_setsigdefault(&at, &dflt)) &&
+        !(rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)))
+        rc = posix_spawn(pid, "/proc/self/exe", &fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
 }
 
 static void fail(srv_response *r, int status, const char *field, const char *msg)
@@ -130,22 +353,35 @@ enum { OK = 0, OVER_CPU, OVER_WALL, TOO_BIG, STOPPED };
 static void run(srv_lane *l, int w, srv_job *job)
 {
     srv_response *r = &job->r;
-    int p[2];
+    int p[2], q[2] = {-1, -1}; /* p: the answer, from the process; q: the request, to it */
     char msg[300];
-    if (pipe2(p, O_CLOEXEC)) {
+    size_t in_len = 0, in_done = 0;
+    char *in = job_input(job, l->cpu_limit, &in_len);
+    if (!in || pipe3(p)) {
         snprintf(msg, sizeof msg, "cannot make a pipe for the request's process: %s",
-                 strerror(errno));
+                 in ? strerror(errno) : "out of memory");
+        free(in);
         fail(r, 503, "request", msg);
         r->retry_after = 1;
         return;
     }
-    pid_t pid = fork();
-    if (pid == 0)
-        child(job, p[1], l->cpu_limit);
+    if (pipe3(q)) {
+        snprintf(msg, sizeof msg, "cannot make a pipe for the request's process: %s",
+                 strerror(errno));
+        close(p[0]), close(p[1]), free(in);
+        fail(r, 503, "request", msg);
+        r->retry_after = 1;
+        return;
+    }
+    pid_t pid = 0;
+    int err = spawn_job(&pid, q[0], p[1]);
     close(p[1]);
-    if (pid < 0) {
-        snprintf(msg, sizeof msg, "cannot start a process for the request: %s", strerror(errno));
-        close(p[0]);
+    close(q[0]);
+    /* written as the process reads: never blocks the worker beyond its watch */
+    fcntl(q[1], F_SETFL, fcntl(q[1], F_GETFL) | O_NONBLOCK);
+    if (err) {
+        snprintf(msg, sizeof msg, "cannot start a process for the request: %s", strerror(err));
+        close(p[0]), close(q[1]), free(in);
         fail(r, 503, "request", msg);
         r->retry_after = 1;
         return;
@@ -164,9 +400,19 @@ static void run(srv_lane *l, int w, srv_job *job)
     size_t n = 0, cap = 0;
     /* 20 ms between looks at the CPU clock: a job passes its budget by at most that */
     for (int done = 0; !done;) {
-        struct pollfd pf = {.fd = p[0], .events = POLLIN};
-        int rc = poll(&pf, 1, 20);
-        if (rc > 0) {
+        struct pollfd pf[2] = {{.fd = p[0], .events = POLLIN}, {.fd = q[1], .events = POLLOUT}};
+        int rc = poll(pf, q[1] >= 0 ? 2 : 1, 20);
+        if (rc > 0 && q[1] >= 0 && pf[1].revents) {
+            ssize_t k = write(q[1], in + in_done, in_len - in_done);
+            if (k > 0)
+                in_done += (size_t)k;
+            /* all written, or the process is gone (EPIPE: its answer, or none, says why) */
+            if (in_done == in_len || (k < 0 && errno != EINTR && errno != EAGAIN)) {
+                close(q[1]);
+                q[1] = -1;
+            }
+        }
+        if (rc > 0 && pf[0].revents) {
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 65536;
                 char *b = n < sizeof(lane_msg) + SRV_MAX_RESPONSE ? realloc(buf, nc) : NULL;
@@ -203,6 +449,9 @@ static void run(srv_lane *l, int w, srv_job *job)
         pthread_mutex_unlock(&l->lock);
     }
     close(p[0]);
+    if (q[1] >= 0)
+        close(q[1]);
+    free(in);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -234,7 +483,9 @@ static void run(srv_lane *l, int w, srv_job *job)
             snprintf(msg, sizeof msg,
                      "the request's process died of signal %d (a bug in dpas serve)", WTERMSIG(st));
         else
-            snprintf(msg, sizeof msg, "the request's process failed (a bug in dpas serve)");
+            snprintf(msg, sizeof msg,
+                     "the request's process failed (exit status %d; a bug in dpas serve)",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         fail(r, 500, "request", msg);
     } else {
         if (r->free_body && r->body)
@@ -242,11 +493,13 @@ static void run(srv_lane *l, int w, srv_job *job)
         r->status = m->status;
         r->retry_after = m->retry_after;
         r->preflight = m->preflight;
-        r->type = m->type;
-        r->allow = m->allow;
-        r->cache = m->cache;
-        r->encoding = m->encoding;
-        r->vary = m->vary;
+        /* the headers' text is kept by the job, which outlives the answer's sending */
+        const char **to[OUT_N] = {&r->type, &r->allow, &r->cache, &r->encoding, &r->vary};
+        for (int i = 0; i < OUT_N; i++) {
+            memcpy(job->text[i], m->text[i], SRV_LANE_HEADER);
+            job->text[i][SRV_LANE_HEADER - 1] = '\0';
+            *to[i] = job->text[i][0] ? job->text[i] : NULL;
+        }
         memcpy(r->warning, m->warning, sizeof r->warning);
         r->warning[sizeof r->warning - 1] = '\0';
         memcpy(r->etag, m->etag, sizeof r->etag);
@@ -288,6 +541,14 @@ static void *worker(void *arg)
 
 srv_lane *srv_lane_new(int workers, int queue, double cpu_limit, double wall, dpas_error *err)
 {
+    if (access("/proc/self/exe", X_OK)) { /* said once at start, not at every heavy request */
+        dpas_error_set(err, DPAS_EIO, "--workers",
+                       "the heavy lane starts dpas afresh for each calibrate, sweep and plot.svg "
+                       "request and finds it as /proc/self/exe, which cannot be run here: %s "
+                       "(is /proc mounted?)",
+                       strerror(errno));
+        return NULL;
+    }
     srv_lane *l = calloc(1, sizeof *l);
     if (l) {
         l->threads = calloc((size_t)workers, sizeof *l->threads);

@@ -316,11 +316,14 @@ void srv_direct_run(srv_server *s);
 
 typedef struct srv_lane srv_lane;
 typedef struct srv_job srv_job;
+#define SRV_LANE_HEADER 64 /* bytes of one header value an answer's process hands back */
 struct srv_job {
     srv_job *next;
     srv_request rq; /* the request, its strings owned by the caller until done is called */
     srv_response r; /* the answer, filled before done */
-    void (*done)(srv_job *job); /* called once, from a worker thread or srv_lane_stop; the job is
+    char text[5][SRV_LANE_HEADER]; /* the answer's Content-Type, Allow, Cache-Control,
+                                      Content-Encoding and Vary (r's pointers point here) */
+    void (*done)(srv_job *job);    /* called once, from a worker thread or srv_lane_stop; the job is
                                    the caller's again after it */
     void *ctx;
 };
@@ -338,5 +341,9 @@ void srv_lane_busy(const srv_lane *l, srv_response *r);
 void srv_lane_stop(srv_lane *l);
 /* Stop (if not yet) and free. Accepts NULL. */
 void srv_lane_free(srv_lane *l);
+/* The job's process: "dpas serve --lane-job" reads one request from the server on stdin and
+ * writes its answer on stdout. Its exit status: 0, 1 when what came is not a request, 2 when the
+ * answer could not be written. */
+int srv_lane_job(void);
 
 #endif

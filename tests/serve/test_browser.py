@@ -111,10 +111,19 @@ def wait_for(d, what, cond, timeout=WAIT):
 
 
 def load(d, url):
-    """Load a view and wait until its answers are drawn (body[data-ready] names the update)."""
+    """Load a view and wait until its answers are drawn (body[data-ready] names the update).
+    When it does not come, what the page shows instead is printed (its state, the banner, the
+    browser's errors, the requests still open): the cause, not only the symptom."""
     d.get(url)
-    return wait_for(d, "the results of " + url, lambda: js(
+    ok = wait_for(d, "the results of " + url, lambda: js(
         d, "return !!document.body.dataset.ready && document.body.dataset.ready !== 'error'"))
+    if not ok:
+        print("  the page instead: ready=%r status=%r errors=%r" % (
+            js(d, "return document.body.dataset.ready"), text_of(d, "status"),
+            [e["message"][:300] for e in d.get_log("browser")][-5:]))
+        print("  requests: %r" % js(d, "return performance.getEntriesByType('resource')"
+                                       ".map(e => [e.name.slice(-90), Math.round(e.duration), e.responseStatus])"))
+    return ok
 
 
 def settle(d, before):

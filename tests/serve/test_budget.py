@@ -158,4 +158,31 @@ with Server(DPAS, "--quiet", "--workers", "1", "--queue", "4", "--cpu-limit", "6
         st, _, body = read(s, timeout=60)
         T.check(st in (503, None), "a heavy request cut by the stop: 503 or closed (%s)" % st)
 
+# ---- many heavy requests at once: every one answered ---------------------------------------------
+# Each heavy request runs in a process started afresh (lane.c). When it was a bare fork of the
+# threaded server, one in a few hundred hung under load in the ASan build (an allocator lock held
+# by another thread at the fork); the lane's wall-clock budget then answered it 503 after 110 s.
+SWEEP = ("/api/v1/sweep?model=GPT3&fleet=Training_1K&gradient_bytes_per_param=bf16"
+         "&checkpoint_bytes_per_param=14B&dp_degree=2,4,8,16,32,64,128&schedule=allreduce,allgather"
+         "&rule=median&attr=bytes_per_worker")
+with Server(DPAS, "--quiet", "--workers", "4", "--queue", "64", "--cpu-limit", "600") as srv:
+    statuses = []
+    for _ in range(10):
+        socks = [send(srv.port, "GET", SWEEP) for _ in range(8)] + [send(srv.port, "GET", EVAL) for _ in range(4)]
+        for s in socks:
+            st, _, body = read(s, timeout=300)
+            statuses.append(st)
+    T.check(statuses == [200] * len(statuses), "120 requests, 80 of them heavy, 8 at a time: all 200 (%r)"
+            % sorted(set(statuses), key=str))
+    T.check(wait_for(lambda: not children(srv.proc.pid)), "no process is left behind")
+
+# ---- the lane's process started by hand: it says what it is, and does nothing --------------------
+import subprocess  # noqa: E402
+for given in (b"", b"GET /api/v1/sweep HTTP/1.1\r\n\r\n", os.urandom(4096)):
+    p = subprocess.run([DPAS, "serve", "--lane-job"], input=given, capture_output=True, timeout=60)
+    T.check(p.returncode == 1 and p.stdout == b"" and b"dpas: error: serve --lane-job" in p.stderr
+            and b"not a request from the server" in p.stderr,
+            "dpas serve --lane-job given %d bytes that are not the server's: exit 1, a message, no "
+            "output (%r %r)" % (len(given), p.returncode, p.stderr[:200]))
+
 T.done()
