@@ -231,7 +231,10 @@ int cmd_calibrate(cli *c, int argc, char **argv)
         !(notes = dpas_netmodel_notes(m, pred, npred, verbose, &err)))
         /* the library names the tests; the CLI says how to choose them */
         rc = cli_fail_hint(c, &err,
-                           !strcmp(err.field, "tests") ? "choose with --test N[,N...]" : NULL);
+                           !strcmp(err.field, "tests")        ? "choose with --test N[,N...]"
+                           : !strcmp(err.field, "collective") ? "choose with --collective C"
+                           : !strcmp(err.field, "ranks")      ? "give --ranks N"
+                                                              : NULL);
     if (!rc && plot)
         rc = write_plot(c, m, plot, &err);
     if (!rc) {

@@ -45,7 +45,10 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
         # as it is: refused, the one-line message naming the fix
         r = run(dpas, path)
         assert r.returncode == 1 and r.stdout == "", r
-        assert r.stderr.count("\n") == 1 and f"give {' '.join(given)}" in r.stderr, r.stderr
+        # the library names the key (collective all_gather), the CLI its flag
+        key = given[0].lstrip("-") + " " + " ".join(given[1:])
+        assert r.stderr.count("\n") == 1 and f"give {key}" in r.stderr, r.stderr
+        assert f"(choose with {given[0]} " in r.stderr, r.stderr
         path = [path, *given]
     else:
         path = [path]

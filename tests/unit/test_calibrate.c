@@ -128,7 +128,7 @@ static void test_real_logs_read(void **state)
                      DPAS_EINVAL);
     assert_msg_contains(e, "fit all_gather or alltoall");
     assert_msg_contains(e, "#wrong N/A (the data check was off)");
-    assert_msg_contains(e, "give --collective all_gather");
+    assert_msg_contains(e, "give collective all_gather");
 }
 
 /* Individual values, read by hand: 01 line 25 is 8 B in 135.8 us, line 55 8 GiB in 47535 us;

@@ -91,7 +91,7 @@ static const real_file files[] = {
      {{AR, 8, 0, 0, 32, 0, 3}}, NOSKIP},
     {"nccl-real/06_gb10_2ranks_all_gather_one_size.txt", NULL, NULL, 1, {{AG, 2, 2, 1, 1, 0, 11}}, NOSKIP},
     {"nccl-real/07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather",
-     "fit all_gather or alltoall; if it is an all_gather, give --collective all_gather", 1,
+     "fit all_gather or alltoall; if it is an all_gather, give collective all_gather", 1,
      {{AG, 16, 0, 0, 11, 0, 6}}, NOSKIP},
     {"nccl-scaling/polaris_nccl2.18_tuned_2nodes_8ranks_all_reduce.dat", NULL, NULL, 1,
      {{AR, 8, 2, 4, 29, 0, 14}}, NOSKIP},
@@ -425,7 +425,9 @@ static void test_sendrecv_or_all_reduce(void **state)
     dpas_error e = read_error(RANKS2 HDR SR1 SR2, NULL, 0);
     assert_msg_contains(e, "t.txt:4: cannot tell which collective this is");
     assert_msg_contains(e, "fit all_reduce or sendrecv; if it is an all_reduce, give "
-                           "--collective all_reduce (dpas does not model sendrecv)");
+                           "collective all_reduce, or add the line \"# Collective test "
+                           "starting: all_reduce_perf\" above its table (dpas does not model "
+                           "sendrecv)");
     /* without Rank lines a reduce_scatter on some 1400 ranks prints 1 as well */
     e = read_error(HDR SR1 SR2, NULL, 0);
     assert_msg_contains(e, "fit all_reduce, reduce_scatter or sendrecv");
@@ -472,8 +474,9 @@ static void test_all_gather_or_alltoall(void **state)
     assert_string_equal(g->skipped[0].name, "alltoall");
     dpas_nccl_log_free(g);
     dpas_error e = read_error(RANKS4 HDR AGNA, NULL, 0);
-    assert_msg_contains(e, "fit all_gather or alltoall; if it is an all_gather, give --collective "
-                           "all_gather (dpas does not model alltoall)");
+    assert_msg_contains(e, "fit all_gather or alltoall; if it is an all_gather, give collective "
+                           "all_gather, or add the line \"# Collective test starting: "
+                           "all_gather_perf\" above its table (dpas does not model alltoall)");
     assert_msg_contains(e, "#wrong N/A (the data check was off)");
 }
 

@@ -204,7 +204,7 @@ static void time_notes(dpas__buf *b, const char *lead, const dpas_net_prediction
     if (p->notes & DPAS_NETTIME_ASSUMED_TOPOLOGY)
         dpas__buf_printf(b,
                          "%s%s at %s: a file's ranks per node were assumed (its Rank lines do not "
-                         "name hosts; give --gpus-per-node)%s",
+                         "name hosts; give gpus_per_node)%s",
                          lead, cn, sc, end);
 }
 
@@ -290,7 +290,7 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
             scale_text(sc, sizeof sc, cv->ranks, cv->per_node);
             dpas__buf_printf(&b,
                              "note: %s:%d: %s on %lld ranks: the Rank lines do not name hosts, so "
-                             "%s is assumed (--gpus-per-node G says otherwise)\n",
+                             "%s is assumed (gpus_per_node G says otherwise)\n",
                              origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
                              (long long)t->ranks, sc);
         }

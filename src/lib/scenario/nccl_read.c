@@ -666,7 +666,7 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
     if (!set)
         return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
                              "%s:%d: cannot tell which collective this is: its columns (%s) fit "
-                             "none of nccl-tests' collectives; give --collective",
+                             "none of nccl-tests' collectives; say which it is (collective)",
                              o, first, what);
     char others[120] = "";
     if (other)
@@ -675,7 +675,8 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
         return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
                              "%s:%d: cannot tell which collective this is: no name (\"# Collective "
                              "test starting\" or a *_perf command line above it), and its columns "
-                             "(%s) fit %s; give --collective with the one it is",
+                             "(%s) fit %s; say which it is (collective), or add the line \"# Collective test "
+                             "starting: NAME_perf\" above its table as nccl-tests prints it",
                              o, first, what, fits);
     const char *m = "?";
     for (int c = 0; c < DPAS_COLL_COUNT; c++)
@@ -684,9 +685,10 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
     return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
                          "%s:%d: cannot tell which collective this is: no name (\"# Collective "
                          "test starting\" or a *_perf command line above it), and its columns "
-                         "(%s) fit %s; if it is %s %s, give --collective %s (dpas does not model "
-                         "%s)",
-                         o, first, what, fits, m[0] == 'a' ? "an" : "a", m, m, others);
+                         "(%s) fit %s; if it is %s %s, give collective %s, or add the line \"# "
+                         "Collective test starting: %s_perf\" above its table (dpas does not "
+                         "model %s)",
+                         o, first, what, fits, m[0] == 'a' ? "an" : "a", m, m, m, others);
 }
 
 /* Decide a finished test's collective and rank count: 0 kept, 1 left out (it does not match the
@@ -729,7 +731,7 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
     if (!t->ranks_from)
         return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
                              "%s:%d: cannot tell the number of ranks of this %s test (no \"#  "
-                             "Rank\" lines, and busbw/algbw %s); give --ranks N",
+                             "Rank\" lines, and busbw/algbw %s); give ranks N",
                              o, first, dpas_collective_name(t->collective),
                              t->collective == DPAS_COLL_BROADCAST ||
                                      t->collective == DPAS_COLL_REDUCE
