@@ -672,12 +672,13 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
     if (other)
         dpas__nccl_describe_set(other, others, sizeof others);
     if (modelled & (modelled - 1))
-        return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
-                             "%s:%d: cannot tell which collective this is: no name (\"# Collective "
-                             "test starting\" or a *_perf command line above it), and its columns "
-                             "(%s) fit %s; say which it is (collective), or add the line \"# Collective test "
-                             "starting: NAME_perf\" above its table as nccl-tests prints it",
-                             o, first, what, fits);
+        return dpas__fail_at(
+            r->err, DPAS_EINVAL, "collective", first, 1,
+            "%s:%d: cannot tell which collective this is: no name (\"# Collective "
+            "test starting\" or a *_perf command line above it), and its columns "
+            "(%s) fit %s; say which it is (collective), or add the line \"# Collective test "
+            "starting: NAME_perf\" above its table as nccl-tests prints it",
+            o, first, what, fits);
     const char *m = "?";
     for (int c = 0; c < DPAS_COLL_COUNT; c++)
         if ((modelled >> c) & 1)
