@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A thin wrapper over CMake presets. `make run` and `make test` install what is missing first.
 .PHONY: all deps build build-asan run test test-normal test-asan bench bench-scaling bench-cluster install clean fuzz format
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Anchors of issue 24's goals, at n = 16 and d = 2^LOG2_D (22), float32, one thread:
 
   byzfl (default): the rules and pre-aggregations dpas added, as ByzFL's documentation describes

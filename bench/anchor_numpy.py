@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """NumPy anchor for bench_kernels: the same rules on the same shapes, in GB/s of gradient data read.
 np.median(X, axis=0); a sorted trimmed mean; Krum through the Gram matrix; a plain mean.
 With --dpas, the same calls through dpas.aggregate on the same numpy arrays (the binding reads

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The anchor for bench_eval: the same equations evaluated with pint Quantities in Python, as
 mlsysim evaluates them (memory_from_params is a product of a count and a Quantity width, then
 .to('byte'); the ring factor is 2(n-1)/n). Prints microseconds per scenario.

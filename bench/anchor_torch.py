@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch anchor for bench_kernels (Debian's python3-torch, one thread): the same shapes, in GB/s
 of gradient data read. Two families per rule:
   torch_*  the plain PyTorch call a user would write (torch.mean, torch.median, ...);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CLI's start-to-exit time: runs a command N times (fork, exec, wait, stdout to /dev/null)
  * and prints the median, min and max wall time in milliseconds.
  * Usage: bench_cli N PROGRAM [ARGS...] */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario evaluations per second over a large varied sweep, on one core.
  * Usage: bench_eval [EVALUATIONS]   (default 20,000,000)
  * Prints one line of figures; bench/run.sh puts it beside the Python/pint anchor. */

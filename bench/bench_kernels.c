@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Aggregation kernel throughput in GB/s of gradient data read (n x d x 4 bytes per call), for
  * n = 8, 16, 32 and d = 2^22 (or as given), one line per (rule, n, threads, isa); the best of
  * REPEATS rounds in which every configuration runs once. bench/kernels.sh prints it beside the NumPy and PyTorch anchors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How well a calibration transfers to a scale it did not measure (issue 19's goals), on real
  * series of one cluster at several rank counts (tests/data/nccl-scaling, README there):
  *   leave one scale out: every file of a series at one scale is left out, the calibration is

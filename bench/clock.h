@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A monotonic clock in seconds, for the benchmarks. */
 #ifndef DPAS_BENCH_CLOCK_H
 #define DPAS_BENCH_CLOCK_H

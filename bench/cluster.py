@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """How close dpas-measure's predicted step time comes to the measured one on an emulated cluster
 (bench/cluster.sh, `make bench-cluster`; figures in docs/measuring.md). A benchmark, not a test:
 on a shared machine the measured time moves with the load, which is printed beside every case.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make bench-cluster: predicted against measured step time on an emulated cluster
 # (tests/cluster/emucluster.sh; bench/cluster.py says what is compared and how). Needs root
 # (network namespaces), OpenMPI and iproute2, as the cluster tests do; takes about 10 minutes on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Kernel throughput side by side, in one run: dpas's kernels (one thread; two for the scaling
 # column), NumPy (Debian's python3-numpy), PyTorch (python3-torch: torch's own calls and
 # ByzFL's aggregators as ByzFL computes them in torch) and dpas.aggregate called from Python on

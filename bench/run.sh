@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks of issue 2, side by side with their anchors:
 #  1. scenario evaluations per second (C, one core) against the same equations with pint in Python;
 #  2. the CLI's start-to-exit time against Python + pint's start-up;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Requests per second of `dpas serve` on loopback, with keep-alive: the benchmark of issue 14.
 # The client is bench/serve_client.c (one thread, epoll, N keep-alive connections, one request
 # in flight on each; every response checked: status 200 and the same bytes as the first).

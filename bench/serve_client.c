@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_client: an HTTP/1.1 load client for `dpas serve`, written for dpas's benchmark and load
  * test. One thread, one epoll loop, N keep-alive connections to a loopback address, each with
  * one request in flight; R requests in all. Every response must have the expected status and

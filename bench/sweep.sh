@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A million-point sweep with schedule costs (1000 dp_degree x 1000 parameter counts, sharded, to
 # CSV), side by side with the previous build: the last commit before the request layer and the
 # one rule for printing a real (ANCHOR, a git revision), built here from `git archive` into a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dpas.torch in `make bench` (Debian's python3-torch and python3-sklearn under /usr/bin/python3):
 #  1. the step time of the hook's schedules beside DDP's own AllReduce, side by side (the
 #     configurations interleaved round by round), with the machine's load noted: a 4.2 M

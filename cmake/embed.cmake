@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUT, a C file that holds the bytes of IN as `const char NAME[]` (NUL-terminated) and
 # `const size_t NAME_len`. Run as: cmake -DIN=... -DOUT=... -DNAME=... -P embed.cmake
 file(READ "${IN}" hex HEX)

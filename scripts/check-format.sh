@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The C sources are as .clang-format lays them out: exit 1 naming the files that are not
 # (`make format` fixes them). Generated files (networks.inc) and embedded data are left out.
 # usage: scripts/check-format.sh [--fix]

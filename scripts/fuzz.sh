@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every libFuzzer target for FUZZ_SECONDS (default 60) on a working copy of its committed
 # corpus, then prints each target's executions, coverage and corpus size. A crash, leak or
 # timeout stops with the input saved in build-fuzz/artifacts/. http and http_wire share a corpus.

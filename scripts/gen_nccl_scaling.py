@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes synthetic nccl-tests output of one cluster at a given scale, whose times follow the
 structure of NCCL's own tuning model (src/graph/tuning.cc in NVIDIA/nccl) with known parameters,
 for the tests of dpas calibrate's nccl model. The numbers are synthetic, not a measurement.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes synthetic nccl-tests output (the default table of all_reduce_perf or all_gather_perf)
 whose times follow the alpha-beta model exactly, for dpas calibrate's examples and tests:
   all_reduce: time = 2(n-1) alpha + 2(n-1)/n size / beta

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs, from Debian's packages, what dpas needs to build and test; a no-op when all is there.
 set -euo pipefail
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3

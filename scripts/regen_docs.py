@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Rewrite the output under each `$ dpas ...` line of README.md and docs/**/*.md with what the
 built dpas prints now (stderr then stdout, as tests/readme_check.py compares them). Run after a
 deliberate change of output; review the diff before committing.

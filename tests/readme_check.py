@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The documentation's examples stay true. Every page is read: README.md and every docs/**/*.md
 (a glob, so a new page is covered without touching this file). In each page:
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/base.h — API macro, errors, formats, memory and version
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_BASE_H

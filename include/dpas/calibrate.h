@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/calibrate.h — network models fitted from nccl-tests output
  * Part of the public API; include "dpas/dpas.h".
  *

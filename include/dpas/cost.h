@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/cost.h — what each robust rule costs under each schedule: typed rows.
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_COST_H

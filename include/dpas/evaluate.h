@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/evaluate.h — the seed's attributes of a scenario
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_EVALUATE_H

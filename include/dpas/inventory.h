@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/inventory.h — byte conventions, what a step exposes, the memory check
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_INVENTORY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/kernels.h — the aggregation kernels (float32) and the attacks they are tested against
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_KERNELS_H

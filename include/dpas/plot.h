@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/plot.h — line charts: SVG, PNG, text
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_PLOT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/registry.h — the registry of models, hardware, nodes, fabrics, fleets and scenarios, and the scenario inputs
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_REGISTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/render.h — rendering reports, analyses and listings
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_RENDER_H

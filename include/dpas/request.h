@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/request.h — one typed request for every front end: keys in, validated once.
  * Part of the public API; include "dpas/dpas.h".
  *

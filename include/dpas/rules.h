@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/rules.h — the catalogue of Byzantine-robust aggregation rules
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_RULES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/schedules.h — schedules: exact bytes and alpha-beta time
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_SCHEDULES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/spec.h — scenario inputs from files and text, resolved against a registry
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_SPEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/sweep.h — vary one or two inputs over lists or ranges; every point a typed row.
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_SWEEP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/table.h — the one table writer: typed columns rendered as text, JSON, CSV or markdown.
  * Part of the public API; include "dpas/dpas.h".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas/units.h — exact quantities: counts, widths and byte counts
  * Part of the public API; include "dpas/dpas.h". */
 #ifndef DPAS_UNITS_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas from Python: mlsysim's DataParallelAttackSurfaceScenario, computed by the dpas C library
 through ctypes (standard library only). No equation lives here: every value comes from libdpas,
 and the analyses (rules, costs, inventory, memory) come back as typed rows built from its C rows.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Arguments checked before ctypes sees them. ctypes converts silently: an int beyond int64 wraps
 (2**64 + 64 becomes 64), a str with a NUL is cut at the NUL by C, a bool is an int. So every value
 the binding hands to the library goes through one of these, and a bad one raises

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes mirror of the public headers (include/dpas/*.h): finds libdpas, declares the structs and
 functions the binding uses, and checks every mirrored struct's size against the library's own
 (dpas_sizeof), so that a binding and a library that do not match fail at import, not later.

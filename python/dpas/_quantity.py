@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exact byte counts: Quantity, and the conversions from the library's dpas_bytes and to the
 width text its parser reads."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Keyword arguments to the C library's request (dpas/request.h). Python maps each keyword to a
 key of the library's key table and each value to the text the C parser reads (a list to its
 items); the library checks everything else, in one fixed order, and types the request, so that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The gradients as people have them, as row pointers for the C kernels, read where they lie.
 
 Accepted (dpas/kernels.h takes n row pointers, so nothing needs stacking):

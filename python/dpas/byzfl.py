@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ByzFL's classes, by ByzFL's names and parameter names, on dpas's C kernels.
 
 ByzFL (LPD-EPFL/byzfl) is the reference library of Byzantine-robust aggregators: its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The exceptions of dpas, one class per error of the C library's table (DPAS_ERRNO_MAP in
 dpas/base.h), mapped by the error's name (dpas_err_name). Every one is a ValueError, so that
 ``except ValueError`` keeps working; a few are also the built-in exception a Python reader

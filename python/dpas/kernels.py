@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The aggregation kernels and the attacks from Python: dpas.aggregate, dpas.select, dpas.attack.
 
 The gradients are n rows of d coordinates, float32 or float64, as people have them: a 2-D

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writing a front end's output file (the demo's --svg) the way every dpas front end does: through
 the C library's dpas_write_output, so that Python and C check an output path alike. The path
 must be a new file or a regular one (truncated and rewritten); a FIFO, a device (/dev/null

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The analyses' rows as Python objects, built from the C library's typed rows (dpas_cost_row,
 dpas_rule_row, dpas_inventory_row, dpas_memory): never from rendered text.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The helpers every command shares: errors and usage messages, the options every command has,
  * lists of names, and the payload written to stdout with its errors checked. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dpas command line: a thin shell over libdpas. Shared by the cmd_*.c files; cli.c holds
  * the helpers, inputs.c the scenario inputs, main.c only the command table. */
 #ifndef DPAS_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas calibrate FILE: network models from nccl-tests output, and their predictions. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas cost: what each robust rule costs under each schedule on one scenario's fleet. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas inventory: what one step exposes on the wire and what lies at rest, in exact bytes. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas list KIND: the registry's entries, the precision names, or the keys of a request. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas memory: does one replica's training state fit the memory of its accelerators? */
 #include "cli.h"
 

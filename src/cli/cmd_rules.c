@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas rules: the catalogue of robust aggregation rules, with max f for n and min n for f. */
 #include "cli.h"
 

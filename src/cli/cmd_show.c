@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas show NAME / dpas eval [FILE]: one scenario, from the registry, flags and/or a file. */
 #include "cli.h"
 

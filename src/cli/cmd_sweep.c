@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas sweep: vary one or two inputs over lists or ranges (the library's dpas_sweep) and stream
  * the chosen metrics through the table writer in constant memory; optionally plot one metric
  * (SVG, PNG, or a Unicode chart on a terminal). A plot is drawn before the table is written, so

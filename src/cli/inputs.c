@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The commands over a request (show, eval, cost, inventory, memory, sweep, rules): their flags
  * are the library's key table, every key's flag for every command, so that a key an analysis
  * does not take is refused by the library as every front end refuses it; the positional NAME

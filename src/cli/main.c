@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas: the command table and the entry point; every command lives in its own cmd_*.c. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals shared by the library's modules. Not installed. */
 #ifndef DPAS_INTERNAL_H
 #define DPAS_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gradients and attacks. Every gradient is a pure function of (seed, rank, coordinate), so any
  * rank, and rank 0's single-process check, can regenerate any rank's gradient. */
 #include "measure.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the ranks are. MPI groups the ranks that share memory (MPI_COMM_TYPE_SHARED): those are a
  * host's ranks. With several hosts holding the same number (> 1) of ranks each, the schedules run
  * hierarchically (inside a host, then between hosts over one rank per host and local index), as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas-measure: runs a schedule of a robust aggregate on real MPI processes, with real gradient
  * buffers and the library's kernels, and reports the bytes each rank really sent (the kernel's
  * count of bytes handed to write/send, wchar in /proc/self/io) against dpas's prediction, time

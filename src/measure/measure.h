@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas-measure's parts, by concept: options (options.c), where the ranks are (layout.c),
  * gradients and attacks (gradients.c), the wire format (wire.c), one step of a schedule
  * (step.c), the prediction (predict.c), the single-process check (verify.c), the calibration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas-measure's options: every value parsed strictly (a number is the whole argument, finite,
  * in range), every option given is used or refused (an option given twice, an option that does
  * not apply), and errors name the option, the value and the rule. The options that are keys of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What dpas predicts for the run: the schedule's exact bytes per rank (dpas_schedule_traffic),
  * and, with --calibration, the step's time from nccl-tests output (dpas_netmodel_load). Flat, the
  * library's schedule time over the file's curves (dpas_schedule_time_net, as `dpas cost

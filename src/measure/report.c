@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report: typed rows (one per rank) and a summary, rendered in one place as text, JSON or
  * CSV. The per-rank table goes through the library's table writer (dpas/table.h); the JSON
  * object around it writes its strings with the writer's escaping and its non-finite numbers as

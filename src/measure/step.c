@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One step of each schedule on real MPI collectives, with the library's kernels:
  *   allreduce         ring AllReduce of the sum (hierarchical: reduce-scatter inside the host,
  *                     AllReduce of the shard between hosts, all-gather inside the host)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --sweep MIN..MAX: MPI_Allreduce (float sum) and MPI_Allgather over sizes MIN, 2 MIN, ... <= MAX
  * bytes, out of place and in place, printed in nccl-tests' table layout (its "# Collective test
  * starting:", "# nThread", "#  Rank" and header lines, its columns, its size and bandwidth

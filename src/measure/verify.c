@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rank 0's check: the single-process kernel over all N gradients (as they travelled: rounded to
  * bf16 on a bf16 wire) against the distributed aggregate, and how far the aggregate and the
  * plain mean land from the honest mean. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The wire format: fp32 as it is, or bf16 (round to nearest even, NaN kept quiet), with an MPI
  * sum in bf16 for the reducing collectives. Kernels always run in fp32. */
 #include "measure.h"

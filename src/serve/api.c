@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON API under /api/v1/: each handler parses its query (and body) as the matching CLI
  * command parses its flags, calls the library, and answers with the library's JSON renderer, so
  * that every object is the CLI's `-o json` object for the same inputs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /api/v1/sweep and /api/v1/plot.svg: the library's sweep analysis (dpas/sweep.h), set up as
  * `dpas sweep` sets it up from its flags, its rows through the library's table writer (the
  * CLI's `-o json`), its plot through dpas_plot_svg (the CLI's `--plot FILE.svg`). A request may

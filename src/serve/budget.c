@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Budgets a request is held to before its answer is made. The bytes of its inputs are capped
  * where they arrive (server.c: the URL, the body); the rows of its answer here, counted before
  * they are computed, so that a request over the budget costs what it costs to read, not the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas serve: the command that runs the server until SIGINT or SIGTERM. */
 #include "../cli/cli.h"
 #include "serve.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Who may ask: the Host a request names and the Origin it comes from, checked before anything
  * else is done with it.
  *

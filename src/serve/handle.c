@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A complete request, from what HTTP framing delivers to what the router takes: the path split
  * from its query, and the checks made before any route is looked for. The server (server.c, over
  * libmicrohttpd) and the HTTP fuzz target (tests/fuzz/fuzz_http.c, over raw bytes) both go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The heavy lane: requests whose work grows with their input (calibrate, sweep, plot.svg) are
  * not answered on the threads that read connections, so that a slow one never holds up a cheap
  * one. A bounded queue feeds a fixed number of worker threads; each job runs in a process of its

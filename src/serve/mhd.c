@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading libmicrohttpd at run time (see mhd.h for why). */
 #include "mhd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libmicrohttpd, opened when `dpas serve` starts rather than linked: linked, it and its chain
  * (GnuTLS, nettle, gmp, p11-kit, ...) would add about 2 ms to the start of every dpas command
  * (measured: 0.8 ms -> 2.6 ms for an empty program). Only server.c calls through the table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multipart/form-data bodies (RFC 7578): how a browser or `curl -F` sends a scenario file and an
  * nccl-tests log together. Parsed strictly, as the query is: a boundary that is missing or
  * malformed, a part without a name, a part named twice, a name the route does not take, or text

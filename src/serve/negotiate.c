@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP content negotiation around the handlers: the format of a table endpoint's answer (Accept:
  * text/csv gives the CLI's -o csv), validators (a strong ETag over the body; If-None-Match
  * answered 304 Not Modified) and compression (gzip when Accept-Encoding allows it, through zlib

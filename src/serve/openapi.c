@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GET /api/v1 (the index) and GET /api/v1/openapi.json (an OpenAPI 3.1 description), written from
  * the tables that decide what the server does rather than by hand: the paths, methods and query
  * keys from the route table (route.c), the scenario inputs and their CLI flags from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The page: one document and its script, style sheet and icon, embedded at build time from
  * src/serve/page/ (cmake/embed.cmake, as the registry). Nothing is ever read from disk. The
  * script and style are separate same-origin resources so that the Content-Security-Policy

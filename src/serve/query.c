@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Query strings and path segments, decoded strictly: a malformed escape, invalid UTF-8, a control
  * character, an empty key or value and a repeated key are errors, never guessed at. The decoded
  * text of a query is never longer than the raw one, so one buffer holds all of it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Responses: the library's JSON payloads and its error object, with the HTTP status of each. */
 #include "serve.h"
 

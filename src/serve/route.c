@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The route table: each path, the methods it answers, the query keys it takes and its handler.
  * Everything a route does not name is refused here, before any handler runs. */
 #include "serve.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpas serve: the calculator in a browser and an HTTP JSON API, a front end over libdpas.
  *
  * The flow of one request: libmicrohttpd parses HTTP (server.c) -> the raw query is split and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP server on libmicrohttpd: a bounded pool of threads, each with its own epoll loop;
  * per-request state from the request line to the last byte of the response; the limits on
  * URLs and bodies; the deadline by which a request must be complete (enforced by srv_watch, as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The catalogue of bad inputs (bad_inputs.txt). For each case: exit status 1; in text mode one
 'dpas: error: ...' line on stderr holding the expected words (the field and the rule) and
 nothing on stdout; with -o json exactly one JSON error object on stdout ({"status": "error",

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas calibrate recovers alpha and beta within 1% from nccl-tests output generated with known
 values (scripts/gen_nccl_tests.py: exact alpha-beta times, printed to 0.01 us as nccl-tests does):
 the alpha-beta line and the piecewise fit (one regime, since the data has one).

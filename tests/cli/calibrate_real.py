@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas calibrate on the seven real nccl-tests logs of tests/data/nccl-real, as they are: each is
 read (collective and rank count as read by hand from the logs and their README), or refused with
 a one-line message naming the option that reads it (07: its columns fit all_gather and alltoall

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas calibrate's nccl model transfers to scales no file measured.
 
 Synthetic files (scripts/gen_nccl_scaling.py: times from the structure of NCCL's tuning model with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hostile but legal labels through every renderer (issue 10): a scenario name, a workload name and
 a fleet name holding a tab, quotes, a backslash, '|', a newline, '<&>', non-ASCII text and 10 kB
 of text, and sweep labels with a tab, go through show, eval, cost, inventory and sweep in every

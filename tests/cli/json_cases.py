@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CLI cases checked through their JSON: run dpas, parse stdout, compare chosen fields with values
 written here by hand (from the issue, the papers' bounds, or the arithmetic in the comment).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one golden CLI case: NAME.cmd holds the arguments (shell words, run from the cases
 # folder); NAME.out the exact stdout; NAME.code the exit code (0 when absent); NAME.err, when
 # present, the exact stderr. The expected files are written by hand from the equations.

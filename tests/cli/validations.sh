@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # How often one command validates its scenario: a breakpoint on dpas_scenario_validate counts
 # the calls (gdb, batch mode; nothing of the library is changed for it). A request is validated
 # and evaluated once: `dpas cost` on the reference scenario at most 4 times (it was 160 before

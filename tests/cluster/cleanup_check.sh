@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The emulated cluster leaves nothing behind:
 #   1. TERM while MPI processes run inside its namespaces: the namespaces, the daemons and the
 #      ranks are gone, and the script exits 143;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas-measure on an emulated cluster (tests/cluster/emucluster.sh): what is deterministic about
 running a schedule across hosts and predicting its time. No wall-clock time is held against the
 model here: how close the predicted time comes to the measured one is a benchmark

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # An emulated cluster on one Linux machine: N "hosts", each a network namespace with one link
 # (a veth pair) to a Linux bridge that lives in a namespace of its own, the links between hosts
 # shaped with tbf (a rate; this kernel kind has no netem, so no added delay), a launcher

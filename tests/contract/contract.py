@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The CLI's contract, checked on random command lines and random scenario files (issue 12).
 
 Command lines are drawn from the grammar of the CLI (its commands, their options, and values for

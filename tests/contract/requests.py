@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Consistency test: one request, three front ends. Each request below (an analysis and its keys,
 valid and invalid, the drift cases of issue 20 among them) goes through the CLI (flags), the
 HTTP API (query parameters) and the Python binding (keyword arguments), each spelling its keys as

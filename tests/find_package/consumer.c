@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Evaluates the seed's reference scenario through an installed libdpas and prints two of its
  * attributes; run.cmake compares them with the seed (1024 accelerators, ratio 64). */
 #include <dpas/dpas.h>

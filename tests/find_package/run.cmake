@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install the build into a scratch prefix, then configure, build and run a consumer against it.
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix

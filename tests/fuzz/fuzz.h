@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the fuzz targets: libFuzzer's entry point, and a property check that aborts (so
  * libFuzzer reports it as a crash with the input) when a property of dpas does not hold. */
 #ifndef DPAS_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The command line, in-process: argv is the input split at newlines (the first word is the
  * command). Never a crash or an exit; exit status 0, 1 or 2; with -o json a failure writes
  * exactly one JSON error object to stdout; in text mode a failure writes nothing to stdout.

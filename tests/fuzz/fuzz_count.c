@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Counts from text: never a crash; a count read back from its decimal text is the same. */
 #include "fuzz.h"
 

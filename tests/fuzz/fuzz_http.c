@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_http: raw bytes of an HTTP request into the server's request handling, in-process. The
  * input is read as HTTP/1.1 framing is (a request line "METHOD TARGET VERSION", header lines,
  * a blank line, the body: everything after it), then handed to what `dpas serve` does with every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_http_wire: raw bytes into the server as they would arrive on a connection: one
  * `dpas serve` (direct: no threads, no listening socket; heavy requests answered in place) is
  * handed one end of a socket pair per input; the input is written to the other end and the

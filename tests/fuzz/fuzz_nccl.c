@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nccl-tests output: never a crash; what the reader keeps holds together (every point within
  * the documented bounds, nodes and ranks per node consistent with the Rank lines, every skipped
  * table with its reason and line); every defined fit has finite alpha >= 0 and beta > 0, the

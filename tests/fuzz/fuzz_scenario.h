@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* YAML and JSON scenario files: load, resolve against the built-in registry, evaluate, render;
  * never a crash; what renders as JSON parses as JSON with the seed's attributes. */
 #include "fuzz.h"

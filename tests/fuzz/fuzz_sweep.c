@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sweep axes (issue 12: a value past 127 characters was cut, a list past 4 KiB lost its tail, a
  * range of 10^8 values was materialised): random axis text for random inputs, then points of a
  * sweep over the reference scenario. Properties:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Widths from text: never a crash; a width read back from its own formatting is the same
  * rational; a byte count of a width agrees with the product computed another way. */
 #include "fuzz.h"

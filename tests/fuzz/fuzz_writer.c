@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The table writer with random columns, cells and options, in every format. Properties beyond
  * "no crash", each checked by a reader that is not the writer:
  *   json      parses (jansson) as an array of one object per row; a byte count whose decimal does

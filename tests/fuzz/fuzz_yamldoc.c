@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario files of several YAML documents (issue 12: every document after the first was
  * ignored). The input is cut at 0xff bytes into up to four pieces, joined as YAML documents with
  * one of several separators ("---", "...\n---", a bare "---" line, none), and loaded as a YAML

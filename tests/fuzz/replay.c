@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Replays fuzz inputs through a target without libFuzzer: each argument is a file or a folder
  * of files. Run by ctest on the committed corpora under the normal build. */
 #define _POSIX_C_SOURCE 200809L

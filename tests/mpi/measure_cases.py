@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """MPI tests of dpas-measure: real collectives on N ranks over TCP on loopback. The expected
 bytes per rank are written here from the schedules' formulas (s = gradient bytes):
   allreduce and sharded 2(N-1)/N s, allgather (N-1) s, sharded_distance 2(N-1)/N s + 8(N-1)^2;

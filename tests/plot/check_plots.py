@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Plot tests. Usage: python3 check_plots.py DPAS PNGCHECK CASE ('list' prints the cases)
   svg_golden    a tiny sweep plot equals tests/plot/tiny_expected.svg, written by hand
   svg_geometry  the bytes-per-worker plot: valid XML (xmllint), three series of ten points at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pngcheck FILE WIDTH HEIGHT MIN_INK: exit 0 when FILE is a PNG of WIDTH x HEIGHT pixels of
  * which at least MIN_INK are not white (so a blank or truncated render fails). */
 #include <cairo.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The catalogue of bad calls of the Python kernel API (dpas.aggregate, select, attack,
 preaggregate, dpas.byzfl), the Python side of tests/cli/bad_inputs.txt: each must raise the
 exception class given (TypeError: dpas.ArgumentTypeError; ValueError: a dpas.Error) with a

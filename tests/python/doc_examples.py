@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python examples of a markdown file (README.md, docs/python.md) run as doctests: each
 ```python block of `>>>` lines must print what the file shows.
 

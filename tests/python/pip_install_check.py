@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python package as a user installs it (issue 15): in a fresh virtual environment made with
 --system-site-packages (Debian's setuptools and wheel, and later its numpy and torch), `pip
 install --no-index --no-build-isolation` of a copy of python/ (offline; the copy keeps pip's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas.byzfl against ByzFL's documented behaviour: the examples of its docstrings
 (byzfl/aggregators/aggregators.py, preaggregators.py, attacks/attacks.py, LPD-EPFL/byzfl, read
 for the values they show, not run), hand calculations, and the differences docs/byzfl.md states.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python binding, with the standard library's unittest: the seed's example, every attribute
 against the CLI's JSON for three scenarios, inputs in every accepted form, the analyses' typed
 rows (by hand, and against the CLI's JSON in the consistency tests), errors and their classes,

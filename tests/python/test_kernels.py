@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas.aggregate, dpas.select and dpas.attack, with the standard library's unittest. The expected
 values come from numpy computed here in float64 (another tool), from hand calculations, and from
 Python's statistics.NormalDist; the tests that need numpy are skipped where it is not installed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bad output paths from Python (issue 21): dpas.write_output, the checked writer the demo's --svg
 goes through, is the C library's dpas_write_output. Each case: the binding's exception class, the
 field, the rule in the message, nothing written, and nothing blocked (a FIFO without a reader is

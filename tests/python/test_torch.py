@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas.torch's tests (Debian's torch under /usr/bin/python3; processes forked on loopback, gloo).
 
     test_torch.py consistency  the hook's gradient is dpas.aggregate on the whole gradients

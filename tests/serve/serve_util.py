@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Start and stop `dpas serve` for a test: always on 127.0.0.1, on a port the server picks
 (--port 0), always stopped (SIGTERM, then SIGKILL if it hangs), every wait bounded in time.
 Python standard library only."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve, the JSON API: known answers and consistency with the CLI.
 
 Known answers come from the seed (the reference scenario: 1024 accelerators, gather_traffic_ratio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve, the catalogue of bad requests: each gets the right status and exactly one JSON
 error object (the CLI's: status, title, reason, field), with the security headers; nothing
 crashes or hangs, and the server still answers and stops cleanly afterwards. Run in the normal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve's page in a real browser: headless Chromium driven by chromium-driver through
 Debian's python3-selenium. One browser, the page at three sizes (390x844, 800x1100, 1366x900):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve, the budget of a request (issue 21): a slow request never holds up a cheap one, a
 full heavy lane answers 503 at once, a request over its CPU time is stopped (503), and answers
 over the row budget are refused before any work (422).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve, the command: its options and their errors, a port already taken, the line that
 says where it listens, the access log (one line per request; none with --quiet), and a clean
 stop on SIGINT as on SIGTERM. Only loopback addresses. Usage: test_cli.py DPAS"""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve answers only the hosts it serves, and only its own pages read its answers (issue 21).
 
 DNS rebinding: a page from attacker.example, whose name the attacker points at 127.0.0.1, reaches

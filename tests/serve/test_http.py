@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve at the HTTP level: CSV by Accept (equal to the CLI's -o csv: a consistency test),
 406, ETag and If-None-Match (304), gzip (the decompressed bytes equal the identity's), Vary;
 the index listing every API route; '+' in a range sent raw or as %2B; multipart/form-data bodies

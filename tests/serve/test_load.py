@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve under load, on loopback, bounded in time: 24,000 requests of /api/v1/eval over 64
 concurrent keep-alive connections (bench/serve_client.c: one epoll thread), then 8,000 of the
 page. Zero errors (every response 200 and byte-identical to the first), and the server's

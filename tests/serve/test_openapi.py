@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas serve's OpenAPI 3.1 document (/api/v1/openapi.json) against the server itself.
 
 - Every documented example is sent to the server: the example request of each operation must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers over cmocka for dpas's unit tests. Every expected value in the tests is written
  * by hand (from the seed, the registry facts or arithmetic shown beside it), never computed by
  * the code under test. */

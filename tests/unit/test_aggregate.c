@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Aggregation kernels against plain reference implementations written here (qsort per
  * coordinate, sums and distances in double), on random and adversarial inputs, through every
  * instruction set; the examples of issue 11 (NaN, ties, overflow) by hand; geometric median,

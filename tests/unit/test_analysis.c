@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Beyond the seed: rule bounds, schedule bytes, alpha-beta times, inventory and memory.
  * Expected values are hand calculations written beside each check, mlsysim's known answers,
  * or the papers' bounds restated here independently of the catalogue. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checked arithmetic on counts and bytes (issue 12): sums and differences of exact byte counts
  * whose fractions have denominators near 2^64, the two ways a result leaves what dpas_bytes
  * holds (said apart), rounded decimals that are marked, correctly rounded quotients past 2^53,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calibration from nccl-tests: the reader (on the seven real logs in tests/data/nccl-real and on
  * small texts written here), the three models, predictions and the JSON. Expected values are
  * read from the logs by hand (the collective and rank counts are in tests/data/nccl-real's

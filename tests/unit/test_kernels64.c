@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernels of issue 24: float64 rows (against references written here, in double and long
  * double, and by hand near DBL_MAX), distances summed in double (tiny and huge float32 rows
  * ordered as long double orders them, and, a consistency check, bit-identical across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Property tests of the aggregation kernels against Byzantine inputs: randomised over many
  * seeds, every rule (and pre-aggregations before rules), float32 and float64 rows, every
  * instruction set this CPU has, one and two threads. f of the n gradients are Byzantine: NaN,

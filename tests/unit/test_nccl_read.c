@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The nccl-tests reader on every real log the project holds (tests/data/nccl-real and
  * tests/data/nccl-scaling, copied byte for byte from public repositories; sources in their
  * READMEs) and on small texts written here for each thing the reader must take or refuse.

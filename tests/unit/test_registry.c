@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The registry: every entry of shared/reference/registry.md, resolution by path and short name,
  * "did you mean" on a typo, and load errors. Expected values are that table's, by hand. */
 #include "check.h"

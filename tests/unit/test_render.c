@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Renderers: the JSON of a report parses and carries the seed's keys with exact values; CSV and
  * Markdown have one row per attribute; the error object has mlsysim's three keys. */
 #include "check.h"

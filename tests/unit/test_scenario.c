@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The scenario: each attribute of the seed against a hand calculation, undefined attributes,
  * warnings, and every validation error with its message. */
 #include "check.h"

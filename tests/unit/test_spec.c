@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario inputs from YAML, JSON and flags: exact reading, overrides, and the errors of each. */
 #include "check.h"
 

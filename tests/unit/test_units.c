@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Units: exact widths and counts from text, exact and human formatting of byte counts. */
 #include "check.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dpas's robust aggregation inside PyTorch's DistributedDataParallel: a communication hook.
 
     >>> state = dpas.torch.register(ddp_model, "median", f=1)         # doctest: +SKIP

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the demonstration and the benchmark share on their command lines: a bad option is one
 line on stderr and exit status 1 (argparse's own errors too), and output paths are checked like
 input paths."""

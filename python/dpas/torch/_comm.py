@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The hook's transport: point-to-point messages on a process group of its own, counted.
 
 The hook's bulk data moves as isend/irecv pairs (gloo's all_gather on large buffers is slow on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The communication hook: its state, its argument checks, and the engine that runs a step.
 
 A step (one backward) hands the hook DDP's buckets one at a time, as their gradients are ready.

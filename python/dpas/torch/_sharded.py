@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The sharded schedule, verified: no rank trusts another's shard.
 
 Per bucket, as it comes (overlapping the backward): every active rank sends shard k of its

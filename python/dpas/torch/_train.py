@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Training runs on N local processes (gloo on loopback), shared by the demonstration and the
 benchmark: every process runs every run of a list, in order, and rank 0 collects the results.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The attacks a simulated Byzantine rank of dpas.torch runs, as the papers define them.
 
 Every attack maps what the Byzantine ranks know to the rows they send. An attack that needs only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An experiment runner for Byzantine-robust training, after ByzFL's benchmark: rules x
 pre-aggregators x attacks x worker momentum x seeds, on real data, with non-IID splits.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The data sets of the demonstration and the benchmark (no download), and their splits.
 
 * ``digits``: scikit-learn's handwritten digits (1797 images of 8 x 8 pixels, 10 classes; Debian's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Robust aggregation in real data-parallel training, measured against dpas's model.
 
     python3 -m dpas.torch.demo --world-size 6 --byzantine 1 --attack sign_flip \\

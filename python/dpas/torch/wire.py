@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bytes as the wire sees them: dpas's prediction, the hook's own protocol, the transport's framing.
 
 dpas's cost row (predicted_bytes) counts the gradient bytes a schedule moves. What a rank writes

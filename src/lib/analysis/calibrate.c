@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Network models fitted to nccl-tests curves. NCCL changes protocol (LL, LL128, Simple) and
  * algorithm (ring, tree, NVLS) with the message size, so one alpha-beta line over 8 B - 8 GiB
  * misses the sizes that matter (a DDP gradient bucket is 4-32 MiB). Three models:

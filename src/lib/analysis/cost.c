@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cost analysis: every rule under every schedule, as typed rows (exact bytes, ratio to the
  * ring AllReduce, alpha-beta times). Rendering lives in render/cost.c. */
 #include "../internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bytes-per-parameter conventions with their sources, the byte inventory of a step, and whether
  * one replica's training state fits the memory of its accelerators. */
 #include "../internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A time model with the structure of NCCL's own (src/graph/tuning.cc in NVIDIA/nccl), fitted to
  * nccl-tests curves, so that a prediction at another scale changes what physically changes.
  *

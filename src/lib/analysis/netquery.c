@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Times from a calibration (dpas/calibrate.h): which curve or model answers for a collective,
  * a size and a scale, on what evidence (measured, interpolated, extrapolated in size,
  * transferred to another scale), and how wide the error can be, from the calibration's own

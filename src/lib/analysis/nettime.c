@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A schedule's time per step from a calibration (dpas/calibrate.h): the calibration's times of
  * the collectives the schedule is made of, instead of an alpha-beta line, with the basis and band
  * of each. */

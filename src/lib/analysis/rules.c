@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The catalogue of Byzantine-robust aggregation rules: resilience conditions n >= a*f + b with
  * their sources, where libraries disagree one row per convention, and compute estimates. */
 #include "../internal.h"

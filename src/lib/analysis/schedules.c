@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Schedules that realise an aggregation rule on a network: the exact bytes each worker moves
  * per step, and alpha-beta time over a fleet's links, flat or hierarchical. A worker is one
  * data-parallel replica; s is one replica's gradient bytes and N the dp_degree. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sweeps: one or two inputs varied over lists or ranges, each point a row of typed cells. Ranges
  * are walked, never materialised; the limits are checked before any work. */
 #include "../internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The library's identity for bindings: its version and the sizes of its public structs. */
 #include "../internal.h"
 

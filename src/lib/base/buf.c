@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growable string and JSON string literals. (A real's text is shortest.c's; a byte count's,
  * the renderers' render/bytes.c.) */
 #include "../internal.h"

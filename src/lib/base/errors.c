@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Errors: the text, name and title of each code (one X-macro table in dpas/base.h) and the
  * filling of a dpas_error. */
 #include "../internal.h"

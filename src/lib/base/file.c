@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a file the caller named: opened once, checked on the descriptor, bounded. */
 #include "../internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one rule for printing a real: the shortest decimal that reads back to the same double,
  * and of those the nearest to it. The digits come from Ryu's method (Adams 2018, "Ryu: fast
  * float-to-string conversion", PLDI): the interval of decimals that round to the double is

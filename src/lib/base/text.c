@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small text and number helpers: UTF-8 sequences, ASCII case-insensitive comparison, quoting
  * user text for messages, the 64-bit gcd. The layers above (units, the renderers' escaping)
  * call down to these; nothing here calls up. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The aggregation entry points: options, the instruction set and element type, the workspace,
  * the pre-aggregation chain and the non-finite policy (a gradient with a NaN or an Inf is
  * Byzantine: excluded and counted against f) around the kernels of kernels_coord.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Attacks: what f Byzantine gradients send, made from the honest ones, for the property tests,
  * for dpas-measure and for users (float32 and float64). Means and deviations per coordinate in
  * double; every Byzantine row is the same vector. */

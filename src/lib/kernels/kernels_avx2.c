@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The AVX2 float32 kernels: kernels_isa.inc with eight floats per vector (lane = coordinate, so
  * rows are read as they lie in memory). Compiled for AVX2 + FMA through function attributes and
  * used only where the CPU has them (dpas__isa_for). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The AVX2 float64 kernels: kernels_isa.inc with four doubles per vector. Compiled for AVX2 +
  * FMA through function attributes and used only where the CPU has them (dpas__isa_for). */
 #include "kernels_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The AVX-512 float32 kernels: kernels_isa.inc with sixteen floats per vector and 32 registers
  * (AVX-512F only). Compiled through function attributes, used only where the CPU and the OS have AVX-512F
  * (dpas__isa_for). */

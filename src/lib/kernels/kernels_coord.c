@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Drivers of the coordinate-wise kernels: the sorting network, the split of the coordinates
  * among threads (contiguous ranges, so each thread streams its part of every row), the SIMD
  * body of each range and its tail on the portable kernels. A coordinate's result does not depend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Distance rules: the pairwise squared distances, Krum's scores and selections (Krum, Multi-Krum,
  * Bulyan), the minimum-diameter subset (brute, MDA) and nearest neighbour mixing (NNM).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The portable float64 kernels: kernels_isa.inc with one double per "vector". They run the same
  * network and the same arithmetic as the SIMD sets, coordinate by coordinate, so the results
  * agree bit for bit; any range of coordinates (the SIMD sets leave their tails here). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals shared by the aggregation kernels: the per-instruction-set kernel tables (one per
  * element type: float32 and float64), the sorting network, the workspace, the thread helper and
  * the drivers. Not installed. */

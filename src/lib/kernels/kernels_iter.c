@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The iterative rules: the geometric median (smoothed Weiszfeld, after RFA) and centered
  * clipping. The iterate lives in double, in units of the rows times `scale` (1 for float32; 1/2
  * for float64, so that no difference of two values overflows). A float64 row whose squared

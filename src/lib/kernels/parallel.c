@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernels' thread helper: a loop over parts split into contiguous ranges, one per thread,
  * joined before it returns. In a file of its own so that the kernels (kernels_coord.c,
  * kernels_dist.c, kernels_iter.c) and their entry points (aggregate.c) all call down to it. */

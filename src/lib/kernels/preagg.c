@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pre-aggregations: each turns the rows into other rows for the rule that follows (ByzFL's
  * pre_agg_list): nearest neighbour mixing (NNM), bucketing, static clipping and adaptive robust
  * clipping (ARC); and their chain, opts.nnm then opts.pre in order.

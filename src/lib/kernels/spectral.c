@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rules of ByzFL that issue 24 adds: MoNNA (the mean of the nearest neighbours of one
  * trusted gradient), SMEA (the subset of least top covariance eigenvalue) and CAF (a filter
  * along the top eigenvector of a weighted covariance).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernels' workspace: one block the allocations of a call are cut from (64-byte aligned,
  * bump allocation, released to a mark), and a list of extra blocks for what did not fit. At
  * the end of a call the extra blocks are freed and the main block grows to the call's peak, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Renderers of the smaller analyses, each from its rows: the rule catalogue, the byte inventory
  * and the memory check. */
 #include "../internal.h"

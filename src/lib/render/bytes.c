@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Byte counts as the renderers print them: the exact decimal, marked when it had to be rounded,
  * and a JSON member with the exact fraction beside it. Built on units.c's text of a byte count
  * and the base's buffers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The calibration rendered: text and markdown sections, CSV rows, one JSON document, notes for
  * stderr, and plots of measured time against each model. Formatting only: every number comes
  * from the dpas_netmodel, its series and the predictions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cost rows rendered: a text report (the realisable rows, human bytes), or every row and
  * column as JSON (inside a document with the step and the links), CSV or markdown. */
 #include "../internal.h"

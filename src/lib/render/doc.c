@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON documents around tables (doc.h). */
 #include "doc.h"
 

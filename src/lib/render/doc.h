@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A JSON document around tables, built by the writer's own primitives: strings escaped as the
  * writer escapes them (valid UTF-8, U+FFFD for invalid bytes), every real printed by the one
  * rule (the shortest text that reads back to the same double; null when not finite), members

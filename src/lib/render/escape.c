@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Escaping of user text for each output format: the one place that decides how a tab, a quote,
  * a `|`, a newline or an invalid UTF-8 byte comes out. */
 #include "../internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Listings: one table per registry kind, the precisions and the request's keys, through the
  * writer. */
 #include "../internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Line charts: one layout (ranges, log or linear axes, ticks with unit-aware labels, legend)
  * drawn through a small canvas interface by three backends: SVG text (built in, deterministic),
  * cairo (PNG, when built with it) and Unicode characters for a terminal. */

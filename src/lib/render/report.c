@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Renderers: a scenario's inputs and report, registry listings and error objects, as text,
  * JSON, CSV or Markdown, into a string the caller owns. */
 #include "../internal.h"

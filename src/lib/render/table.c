@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tables of pre-formatted text cells (the calibration report), laid out by the one writer. */
 #include "../internal.h"
 

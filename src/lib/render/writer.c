@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one table writer: typed columns as aligned or streamed text, JSON, CSV and markdown. */
 #include "../internal.h"
 

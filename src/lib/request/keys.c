@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The key table: every key of every request, how each front end spells it, and which analyses
  * take it. The one place a front end learns its flags, query parameters and keyword arguments
  * from; the scenario file's keys come from the input table (dpas_input_path). */

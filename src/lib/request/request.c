@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The request parser: keys from any front end, checked once in one fixed order, into a typed
  * request. A key is recorded as text when it is given (only an unknown key or one given twice is
  * refused then); dpas_request_resolve does every other check, so that the first error does not

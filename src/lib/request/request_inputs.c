@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the parts of a resolution share, below them: a missing key (for the front end's hint),
  * a comma-separated list, and the scenario from the keys that are its inputs. */
 #include "request_inputs.h"

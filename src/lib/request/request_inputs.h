@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The request layer's internals: the request as given and as resolved, and what every part of
  * a resolution shares (request_inputs.c), below request.c (keys, options, the resolution),
  * request_sweep.c (a sweep's axes and metrics) and request_run.c (the analyses). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The analyses over a resolved request: each is the analysis' own function called with the
  * request's scenario and options, so that every front end gets the same rows. */
 #include "request_inputs.h"

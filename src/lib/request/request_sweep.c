@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A sweep or plot request: which keys vary (a list or a range; at most two), the scenario of
  * the inputs that do not vary, the axes, the fixed rule and schedule, the metrics and the plot's
  * metric. What `dpas sweep`, /api/v1/sweep and the Python binding used to set up each on its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The DataParallelAttackSurfaceScenario: validation and every attribute of the seed.
  * Pure functions: no I/O, no allocation. Byte counts are exact; factors are doubles, each the
  * exact value correctly rounded (one rounding, also past 2^53). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals of the nccl-tests reader (nccl_read.c), shared with the line splitter
  * (nccl_lines.c) and the collective inference (nccl_infer.c). Not installed. */
 #ifndef DPAS_SCENARIO_NCCL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which of nccl-tests' programs can have printed a table. Facts from nccl-tests' src/<name>.cu
  * (NVIDIA/nccl-tests, 2017-2025): each program calls TimeTest with its op name and root, and its
  * GetBw sets busbw = algbw x a factor of the rank count n:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nccl-tests output as people capture it, split into the lines nccl-tests printed: launcher
  * prefixes recognised at the start of a line (srun --label, kubectl --prefix and --timestamps,
  * pdsh, mpiexec -l), and mpirun --tag-output's tags removed wherever they are, each process's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading nccl-tests output as people paste it. Facts about the format, from nccl-tests'
  * src/common.cu and src/util.cu (2017-2025): every run prints, on rank 0 only, "# nThread ..."
  * (since 2.18 after "# nccl-tests version" and "# Collective test starting: NAME"), one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The registry: models, hardware, nodes, fabrics, fleets and named scenarios, read from JSON
  * (the built-in one is data/registry/registry.json, embedded at build time). Strings point into
  * the parsed JSON document, which the registry keeps alive. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario inputs as text: from CLI flags, YAML or JSON files. A file is walked into a flat list
  * of (key path, scalar text, position) and applied key by key, so both formats share one set of
  * rules; resolution against the registry happens once, at the end. */

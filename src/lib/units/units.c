@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact reading of widths and counts from decimal text, and formatting of byte counts.
  * Nothing here goes through a double: a decimal is read as mantissa × 10^exponent in integers,
  * so "70.6e9" is 70600000000 and "4.127 bit" is 4127/8000 byte, exactly. */

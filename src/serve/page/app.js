@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpas serve: the page. It computes nothing itself: every number comes from the JSON API
 // (/api/v1/...), which answers with the objects of `dpas COMMAND -o json`. The page picks what
 // to ask, lays the answers out in readable units (the exact value on hover and in a copy), draws
