@@ -11,10 +11,7 @@ vectors, whatever the number of buckets), and completes every Future of the step
 aggregate or with the same error on every rank.
 """
 import dataclasses
-import hashlib
 import itertools
-import struct
-import os
 import queue
 import threading
 import typing
@@ -29,13 +26,12 @@ from dpas.errors import ArgumentTypeError, InvalidValue
 
 from . import attacks as _attacks
 from ._comm import Comm
+from ._status import STATUS_BYTES, _message, status_block, status_message
 
 SCHEDULES = ("allgather", "sharded")
 PREAGGREGATORS = ("bucketing", "nnm")
 OWNER_ATTACKS = ("lie", "cover", "accuse")
 _DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-MESSAGE_BYTES = 200  # the longest error message a status block carries (longer ones: cut, marked)
-STATUS_BYTES = 2 + MESSAGE_BYTES  # a status block: the message's length (2 bytes), the message
 
 
 class StepFailed(RuntimeError):
@@ -330,19 +326,6 @@ class _Job:
         self.padded = None
 
 
-def _message(e: BaseException) -> str:
-    text = f"{type(e).__name__}: {e}".split("\n")[0]
-    return text
-
-
-def _cut(text: str, limit: int) -> str:
-    raw = text.encode("utf-8")
-    if len(raw) <= limit:
-        return text
-    mark = f" [cut: {len(raw)} bytes]"
-    return raw[:limit - len(mark)].decode("utf-8", "ignore") + mark
-
-
 class _Engine:
     def __init__(self, state: HookState, timeout):
         self.state = state
@@ -634,38 +617,3 @@ class _Engine:
             out.append(part.to(j.dtype) if off == 0 else part.to(j.dtype, copy=True))
             off += j.d
         return out
-
-
-def status_block(failure: typing.Optional[str]) -> bytes:
-    """A rank's status: the length of its failure's message (0: none), then the message (UTF-8,
-    at most MESSAGE_BYTES: a longer one is cut and says so), zero-padded to STATUS_BYTES."""
-    raw = _cut(failure, MESSAGE_BYTES).encode("utf-8") if failure else b""
-    while len(raw) > MESSAGE_BYTES:  # (a character cut in the middle: drop it)
-        raw = raw[:-1]
-    return struct.pack("<H", len(raw)) + raw.ljust(MESSAGE_BYTES, b"\0")
-
-
-def status_message(block: bytes) -> typing.Optional[str]:
-    (n,) = struct.unpack_from("<H", block, 0)
-    if n == 0:
-        return None
-    if n > MESSAGE_BYTES:
-        return "sent an unreadable status block"
-    return block[2:2 + n].decode("utf-8", "replace")
-
-
-def commit(secret: bytes) -> str:
-    return hashlib.sha256(secret).hexdigest()
-
-
-def new_secret() -> bytes:
-    return os.urandom(16)
-
-
-def isfinite_rows(m) -> typing.List[int]:
-    """For each row of m ((n, c) float32 numpy), the first non-finite coordinate, or -1."""
-    import numpy as np
-    bad = ~np.isfinite(m)
-    anyb = bad.any(axis=1)
-    return [int(np.argmax(bad[i])) if anyb[i] else -1 for i in range(m.shape[0])]
-

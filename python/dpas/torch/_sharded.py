@@ -46,7 +46,7 @@ import torch
 
 import dpas
 
-from . import _hook
+from . import _status
 
 def _shard(job, k: int, n: int) -> torch.Tensor:
     """Shard k of the vector this rank sends (c coordinates; the last one padded with zeros
@@ -85,7 +85,7 @@ def scatter(eng, job) -> None:
 
 def a1_bytes(world: int) -> int:
     """The A1 block: status, commitment, a (bucket, coordinate) per rank."""
-    return _hook.STATUS_BYTES + 32 + 8 * world
+    return _status.STATUS_BYTES + 32 + 8 * world
 
 
 def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
@@ -123,22 +123,22 @@ def finish(eng, jobs):
     if owner:
         def find():
             for b, j in enumerate(jobs):
-                for i, col in enumerate(_hook.isfinite_rows(j.rows.float().numpy())):
+                for i, col in enumerate(_status.isfinite_rows(j.rows.float().numpy())):
                     r = active[i]
                     if col >= 0 and proofs[r][0] < 0:
                         proofs[r] = (b, col)
         eng._local("non-finite check", find)
-    secret = _hook.new_secret()
-    block = _hook.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
+    secret = _status.new_secret()
+    block = _status.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
         b"".join(struct.pack("<ii", b, c) for b, c in proofs)
     a1 = eng.comm.allgather_bytes(block)
-    failed = [r for r in range(world) if _hook.status_message(a1[r])]
+    failed = [r for r in range(world) if _status.status_message(a1[r])]
     if failed:
         which = "rank" if len(failed) == 1 else "ranks"
         return None, (f"dpas.torch: step {eng.step} failed on {which} "
                       f"{', '.join(map(str, failed))}: rank {failed[0]}: "
-                      f"{_hook.status_message(a1[failed[0]])}")
-    off = _hook.STATUS_BYTES
+                      f"{_status.status_message(a1[failed[0]])}")
+    off = _status.STATUS_BYTES
     commits = [a1[r][off:off + 32] for r in range(world)]
     claims = {}  # row -> (claimer, bucket, coordinate)
     for o in active:
@@ -154,7 +154,7 @@ def finish(eng, jobs):
         try:
             _kernel(eng, probe, eng.f_eff)
         except ValueError as e:
-            return None, f"dpas.torch: step {eng.step}: {_hook._message(e)}"
+            return None, f"dpas.torch: step {eng.step}: {_status._message(e)}"
     excluded = [active.index(r) for r in U]
 
     # ---- aggregation of this rank's shards ----
@@ -173,7 +173,7 @@ def finish(eng, jobs):
         try:
             agg = _round(_kernel(eng, m, eng.f_eff), j.dtype)
         except (ValueError, MemoryError) as e:
-            own_fail = own_fail or _hook._message(e)
+            own_fail = own_fail or _status._message(e)
             agg = torch.zeros(j.shard, dtype=j.dtype)
         if st.is_byzantine and st.owner_attack in ("lie", "cover"):
             k = max(1, int(round(st.owner_attack_parameters["fraction"] * j.shard)))
@@ -321,5 +321,5 @@ def _fallback(eng, jobs, banned, lost):
     try:
         agg = eng._aggregate_whole(rows)
     except (ValueError, MemoryError) as e:
-        return None, f"dpas.torch: step {eng.step}: {_hook._message(e)}"
+        return None, f"dpas.torch: step {eng.step}: {_status._message(e)}"
     return eng._split(agg, jobs), None

@@ -65,7 +65,7 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     the sharded padding, "protocol": the status and verification rounds' payload, "framing":
     the transport's bytes per message, "total"}. schedule "allreduce" is DDP's own AllReduce
     (gloo's ring: 2 (N - 1)/N of each bucket, exact when N divides its bytes)."""
-    from . import _hook, _sharded
+    from . import _sharded, _status
     from ._comm import message_count
     world = _check.int64("world", world, minimum=1)
     if backend not in FRAMING:
@@ -83,9 +83,9 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
         for i, (d, w) in enumerate(buckets):
             last = i == len(buckets) - 1  # the status rides with the last bucket
             sched += n1 * d * w
-            sizes = [d * w] + ([_hook.STATUS_BYTES] if last else [])
+            sizes = [d * w] + ([_status.STATUS_BYTES] if last else [])
             frame += n1 * message_count(sizes, chunk_bytes) * fr.message
-        proto += n1 * _hook.STATUS_BYTES
+        proto += n1 * _status.STATUS_BYTES
     elif schedule == "sharded":
         shards = [-(-d // world) for d, _ in buckets]
         published = [c * w for c, (_, w) in zip(shards, buckets)]

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The aggregation entry points: options, the instruction set and element type, the workspace,
- * the pre-aggregation chain and the non-finite policy (a gradient with a NaN or an Inf is
- * Byzantine: excluded and counted against f) around the kernels of kernels_coord.c,
- * kernels_dist.c and kernels_iter.c. */
+/* The aggregation entry points: options, the workspace, the pre-aggregation chain and each
+ * rule's way through the kernels of kernels_coord.c, kernels_dist.c and kernels_iter.c, with
+ * the non-finite policy of rowset.c (a gradient with a NaN or an Inf is Byzantine: excluded and
+ * counted against f) and the instruction set of isa.c. The top of the kernels: nothing below
+ * calls back into it. */
 #include "kernels_internal.h"
 
 #include <float.h>
@@ -12,87 +13,6 @@
 #include <string.h>
 
 #define MAX_THREADS 256
-
-/* ---- instruction sets ---- */
-
-#ifdef DPAS__X86
-static int have_avx2(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-static int have_avx512(void) { return have_avx2() && __builtin_cpu_supports("avx512f"); }
-#endif
-
-int dpas_kernel_isa_available(int isa)
-{
-    switch (isa) {
-    case DPAS_ISA_AUTO:
-    case DPAS_ISA_GENERIC: return 1;
-#ifdef DPAS__X86
-    case DPAS_ISA_AVX2: return have_avx2();
-    case DPAS_ISA_AVX512: return have_avx512();
-#endif
-    default: return 0;
-    }
-}
-
-const dpas__isa *dpas__generic_of(int dtype)
-{
-    return dtype == DPAS_FLOAT64 ? &dpas__isa_generic64 : &dpas__isa_generic;
-}
-
-static const dpas__isa *isa_table(int isa, int dtype)
-{
-#ifdef DPAS__X86
-    if (isa == DPAS_ISA_AVX512)
-        return dtype == DPAS_FLOAT64 ? &dpas__isa_avx512_64 : &dpas__isa_avx512;
-    if (isa == DPAS_ISA_AVX2)
-        return dtype == DPAS_FLOAT64 ? &dpas__isa_avx2_64 : &dpas__isa_avx2;
-#endif
-    (void)isa;
-    return dpas__generic_of(dtype);
-}
-
-static int best_isa(void)
-{
-    if (dpas_kernel_isa_available(DPAS_ISA_AVX512))
-        return DPAS_ISA_AVX512;
-    if (dpas_kernel_isa_available(DPAS_ISA_AVX2))
-        return DPAS_ISA_AVX2;
-    return DPAS_ISA_GENERIC;
-}
-
-const char *dpas_kernel_isa(void) { return isa_table(best_isa(), DPAS_FLOAT32)->name; }
-
-int dpas__isa_for(const dpas_agg_opts *o, int dtype, const dpas__isa **isa, dpas_error *err)
-{
-    int want = o ? o->isa : DPAS_ISA_AUTO;
-    static const char *names[] = {"auto", "generic", "avx2", "avx512"};
-    if (want < DPAS_ISA_AUTO || want > DPAS_ISA_AVX512)
-        return dpas__fail(err, DPAS_EINVAL, "isa",
-                          "isa must be 0 (auto), 1 (generic), 2 (avx2) or 3 (avx512), got %d",
-                          want);
-    if (dtype != DPAS_FLOAT32 && dtype != DPAS_FLOAT64)
-        return dpas__fail(err, DPAS_EINVAL, "dtype",
-                          "dtype must be %d (float32) or %d (float64), got %d", DPAS_FLOAT32,
-                          DPAS_FLOAT64, dtype);
-    if (o && o->generic) {
-        if (want != DPAS_ISA_AUTO && want != DPAS_ISA_GENERIC)
-            return dpas__fail(err, DPAS_EINVAL, "isa",
-                              "generic = 1 asks for the portable kernels "
-                              "but isa names %s",
-                              names[want]);
-        want = DPAS_ISA_GENERIC;
-    }
-    if (want == DPAS_ISA_AUTO)
-        want = best_isa();
-    if (!dpas_kernel_isa_available(want))
-        return dpas__fail(err, DPAS_EINVAL, "isa",
-                          "isa %s is not available on this CPU (it has %s)", names[want],
-                          dpas_kernel_isa());
-    *isa = isa_table(want, dtype);
-    return 0;
-}
 
 /* ---- options ---- */
 
@@ -248,18 +168,6 @@ static int check_opts(const dpas_agg_opts *o, int dtype, dpas__kenv *env, dpas_e
     return 0;
 }
 
-int dpas__check_rule(const dpas_rule *rule, size_t n, int64_t f, dpas_error *err)
-{
-    if (n < 1)
-        return dpas__fail(err, DPAS_EINVAL, "n", "aggregation needs n >= 1 gradients, got %zu", n);
-    if (f < 0)
-        return dpas__fail(err, DPAS_EINVAL, "f", "f must be >= 0, got %lld", (long long)f);
-    if (!dpas_rule_tolerates(rule, (int64_t)n, f))
-        return dpas__fail(err, DPAS_EINVAL, "f", "%s (%s) needs %s, got n = %zu and f = %lld",
-                          rule->name, rule->convention, rule->condition, n, (long long)f);
-    return 0;
-}
-
 static int check_rows(const void *const *x, size_t n, size_t d, size_t esize, dpas_error *err)
 {
     if (!x)
@@ -273,90 +181,6 @@ static int check_rows(const void *const *x, size_t n, size_t d, size_t esize, dp
                               "%% %zu = %zu): copy it to an aligned buffer",
                               i, esize, esize, (size_t)((uintptr_t)x[i] % esize));
     }
-    return 0;
-}
-
-/* ---- the non-finite policy ---- */
-
-int dpas__too_many_nonfinite(const unsigned char *bad, size_t n, size_t k, size_t f,
-                             const dpas_rule *rule, dpas_error *err)
-{
-    if (k <= f)
-        return 0;
-    char list[160] = "";
-    size_t shown = 0;
-    for (size_t i = 0; i < n && shown < 8; i++)
-        if (bad[i]) {
-            size_t l = strlen(list);
-            snprintf(list + l, sizeof list - l, "%s%zu", shown ? ", " : "", i);
-            shown++;
-        }
-    return dpas__fail(err, DPAS_EINVAL, "x",
-                      "%zu gradient%s a NaN or Inf coordinate (row%s %s%s): each counts as "
-                      "Byzantine, more than the f = %zu given to %s",
-                      k, k == 1 ? " has" : "s have", k == 1 ? "" : "s", list,
-                      k > shown ? ", ..." : "", f, rule->name);
-}
-
-int dpas_nonfinite_check(const dpas_rule *rule, const unsigned char *bad, size_t n, int64_t f,
-                         size_t *k, dpas_error *err)
-{
-    if (!rule || (n && !bad))
-        return dpas__fail(err, DPAS_EINVAL, "x", "the rule or the marks are NULL");
-    if (f < 0)
-        return dpas__fail(err, DPAS_EINVAL, "f", "f must be >= 0, got %lld", (long long)f);
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++)
-        count += bad[i] != 0;
-    if (k)
-        *k = count;
-    return dpas__too_many_nonfinite(bad, n, count, (size_t)f, rule, err);
-}
-
-int dpas__rowset_alloc(dpas__ws *ws, size_t n, dpas__rowset *s, dpas_error *err)
-{
-    s->rows = dpas__ws_alloc(ws, n ? n : 1, sizeof *s->rows);
-    s->idx = dpas__ws_alloc(ws, n ? n : 1, sizeof *s->idx);
-    s->n = 0;
-    if (!s->rows || !s->idx)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    return 0;
-}
-
-int dpas__rowset_alive(dpas__ws *ws, const dpas__rowset *s, const unsigned char *bad, size_t k,
-                       dpas__rowset *out, dpas_error *err)
-{
-    int rc = dpas__rowset_alloc(ws, s->n, out, err);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < s->n; i++)
-        if (!bad || !bad[i]) {
-            out->rows[out->n] = s->rows[i];
-            out->idx[out->n++] = s->idx[i];
-        }
-    out->f = s->f - k;
-    return 0;
-}
-
-int dpas__rowset_new_rows(const dpas__kenv *env, size_t n, size_t d, const size_t *targets,
-                          dpas__rowset *out, void ***rows, dpas_error *err)
-{
-    int rc = dpas__rowset_alloc(env->ws, n, out, err);
-    if (rc)
-        return rc;
-    *rows = (void **)out->rows;
-    out->n = n;
-    if (env->dest && targets) {
-        for (size_t i = 0; i < n; i++)
-            out->rows[i] = env->dest[targets[i]];
-        return 0;
-    }
-    size_t stride = (d * env->isa->esize + 63) / 64 * 64;
-    unsigned char *mem = dpas__ws_alloc(env->ws, n ? n : 1, stride ? stride : 64);
-    if (!mem)
-        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu rows of %zu coordinates", n, d);
-    for (size_t i = 0; i < n; i++)
-        out->rows[i] = mem + i * stride;
     return 0;
 }
 
@@ -418,57 +242,6 @@ done:
 
 /* ---- the rules that select from the distances ---- */
 
-/* The non-finite rows from D: a non-finite entry only comes from a pair with a non-finite row
- * (or, float64, a squared distance beyond the double range), so the rows are scanned only then;
- * with one row there is no pair: it is scanned. Returns 1 when an entry between two finite
- * rows is not finite (float64 overflow: the caller computes D again, scaled). */
-static int bad_rows_from_D(const dpas__kenv *env, const void *const *x, const double *D, size_t n,
-                           size_t d, unsigned char *bad, size_t *k)
-{
-    int any = n < 2;
-    for (size_t i = 0; i < n * n && !any; i++)
-        any = !isfinite(D[i]);
-    memset(bad, 0, n);
-    *k = 0;
-    if (!any)
-        return 0;
-    *k = dpas__nonfinite_rows(env, x, n, d, bad);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (!bad[i] && !bad[j] && !isfinite(D[i * n + j]))
-                return 1;
-    return 0;
-}
-
-int dpas__distances(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
-                    double *D, unsigned char *bad, size_t *k, dpas_error *err)
-{
-    size_t n = s->n;
-    int rc = dpas__sqdist(env, s->rows, n, d, 1.0, D, err);
-    if (rc)
-        return rc;
-    int overflow = bad_rows_from_D(env, s->rows, D, n, d, bad, k);
-    rc = dpas__too_many_nonfinite(bad, n, *k, s->f, rule, err);
-    if (rc || env->isa->dtype != DPAS_FLOAT64)
-        return rc;
-    double most = 0.0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (!bad[i] && !bad[j] && isfinite(D[i * n + j]) && D[i * n + j] > most)
-                most = D[i * n + j];
-    if (!overflow && most > 0x1p-900)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        bad[i] = !bad[i]; /* alive, for the largest value */
-    double m = dpas__maxabs(env, s->rows, n, d, bad, NULL);
-    for (size_t i = 0; i < n; i++)
-        bad[i] = !bad[i];
-    if (!overflow && dpas__scale_for(m) <= 1.0) /* the rows are not tiny: D is what it is */
-        return 0;
-    memset(D, 0, n * n * sizeof *D);
-    return dpas__sqdist(env, s->rows, n, d, dpas__scale_for(m), D, err);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -514,30 +287,6 @@ static int aggregate_rows(const dpas__kenv *env, const dpas_rule *rule, const vo
                                     rule->id != DPAS_RULE_BULYAN, out, err);
     }
 done:
-    dpas__ws_release(env->ws, mk);
-    return rc;
-}
-
-int dpas__mean_of(const dpas__kenv *env, const void *const *x, const size_t *rows, size_t m,
-                  size_t d, void *out, dpas_error *err)
-{
-    int nonfinite = 0;
-    int rc = dpas__mean(env, x, rows, m, d, out, &nonfinite, err);
-    if (rc || !nonfinite)
-        return rc;
-    dpas__ws_mark mk = dpas__ws_mark_get(env->ws);
-    const void **sub = dpas__ws_alloc(env->ws, m, sizeof *sub);
-    unsigned char *bad = dpas__ws_alloc(env->ws, m, 1);
-    if (!sub || !bad) {
-        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    } else {
-        for (size_t t = 0; t < m; t++)
-            sub[t] = x[rows ? rows[t] : t];
-        if (dpas__nonfinite_rows(env, sub, m, d, bad))
-            rc = dpas__fail(err, DPAS_EINVAL, "x", "a gradient to average has a NaN or Inf");
-        else /* float64: the sum overflowed */
-            rc = dpas__coord_scaled(env, sub, m, d, 0, 0, 1, out, err);
-    }
     dpas__ws_release(env->ws, mk);
     return rc;
 }
@@ -835,7 +584,9 @@ int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
 
 void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double *D)
 {
-    dpas__kenv env = {isa_table(best_isa(), DPAS_FLOAT32), 1, NULL, NULL};
+    const dpas__isa *best = dpas__generic_of(DPAS_FLOAT32);
+    dpas__isa_for(NULL, DPAS_FLOAT32, &best, NULL); /* the best this CPU has: cannot fail */
+    dpas__kenv env = {best, 1, NULL, NULL};
     int own = 0;
     if (!dpas__ws_begin(NULL, &env.ws, &own, NULL) &&
         !dpas__sqdist(&env, (const void *const *)x, n, d, 1.0, D, NULL)) {

@@ -168,7 +168,21 @@ int dpas__centered_clipping(const dpas__kenv *env, const void *const *x, size_t 
 int dpas__select(const dpas__kenv *env, const dpas_rule *rule, const double *D, size_t n,
                  const unsigned char *alive, size_t f, int64_t m, int64_t idx, int64_t *selected,
                  size_t *nselected, dpas_error *err);
-/* MoNNA's and SMEA's selections from D (spectral.c). */
+/* MoNNA's and SMEA's selections from D (spectral.c), and their parts that MoNNA and CAF share. */
+typedef struct dpas__near {
+    double dist;
+    size_t i;
+} dpas__near;
+/* The n' - f' alive rows nearest to row idx by dist (itself included, at distance 0), nearest
+ * first; ties: the lower index. tmp: n entries of scratch. */
+void dpas__nearest(const double *dist, size_t n, const unsigned char *alive, size_t f, size_t idx,
+                   dpas__near *tmp, int64_t *selected, size_t *nselected);
+/* monna's idx: below n, and a finite row (alive may be NULL). */
+int dpas__idx_check(size_t n, int64_t idx, const unsigned char *alive, dpas_error *err);
+/* K = P^1/2 (centred Gram for weights p) P^1/2 over the rows rows[0..m) of D (n x n); with
+ * gram (may be NULL) the centred Gram itself. r: m doubles of scratch. */
+void dpas__weighted_gram(const double *D, size_t n, const size_t *rows, const double *p, size_t m,
+                         double *K, double *gram, double *r);
 int dpas__monna_select(const double *D, size_t n, const unsigned char *alive, size_t f, int64_t idx,
                        int64_t *selected, size_t *nselected, dpas_error *err);
 int dpas__smea_select(const dpas__kenv *env, const double *D, size_t n, const unsigned char *alive,
@@ -228,7 +242,7 @@ int dpas__run_chain(const dpas__kenv *env, const dpas_agg_opts *o, dpas__rowset 
 int dpas__pre_step(const dpas__kenv *env, const dpas_preagg *p, const dpas__rowset *s, size_t d,
                    dpas__rowset *out, dpas_error *err);
 
-/* The rules of spectral.c: MoNNA, CAF, SMEA (selected: indices into s, may be NULL). */
+/* The aggregators of spectral_rules.c: MoNNA and CAF (selected: indices into s, may be NULL). */
 int dpas__monna(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
                 int64_t idx, void *out, int64_t *selected, size_t *nselected, dpas_error *err);
 int dpas__caf(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
