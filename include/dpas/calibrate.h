@@ -31,6 +31,7 @@ extern "C" {
 /* ---- collectives ----------------------------------------------------------------------------- */
 
 typedef enum dpas_collective {
+    DPAS_COLL_UNKNOWN = -1, /* not decided yet (a test being read) */
     DPAS_COLL_ALL_REDUCE = 0,
     DPAS_COLL_ALL_GATHER,
     DPAS_COLL_REDUCE_SCATTER,
@@ -106,7 +107,7 @@ typedef struct dpas_nccl_point {
 } dpas_nccl_point;
 
 typedef struct dpas_nccl_test {
-    int collective; /* dpas_collective */
+    dpas_collective collective;
     int64_t ranks;
     int collective_from, ranks_from; /* dpas_nccl_source */
     char *name;                      /* the test's own name ("all_reduce_perf"), or NULL */
@@ -122,7 +123,7 @@ typedef struct dpas_nccl_test {
      * with ranks_per_node_min < ranks_per_node_max (the fewest and most on one host). */
     int64_t nodes, ranks_per_node;
     int64_t ranks_per_node_min, ranks_per_node_max;
-    int nodes_from; /* dpas_nccl_source */
+    dpas_nccl_source nodes_from;
     /* rows of size 0, skipped (all_gather and alltoall print them when the count per rank
      * rounds to 0) */
     size_t zero_rows;
@@ -159,7 +160,7 @@ typedef struct dpas_nccl_skipped {
     /* the name it was given ("alltoall_perf"); for LOOKS_UNMODELLED the programs its columns
      * fit ("sendrecv", "alltoall or sendrecv"); for ZERO_ONLY the test's name or NULL */
     char *name;
-    int reason;  /* dpas_nccl_skip */
+    dpas_nccl_skip reason;
     int line;    /* the column header of the table */
     size_t rows; /* its data rows */
     /* for LOOKS_UNMODELLED, the columns that told ("busbw/algbw = 1 (line 40), redop sum,
@@ -170,17 +171,17 @@ typedef struct dpas_nccl_skipped {
 typedef struct dpas_nccl_log {
     char *origin; /* the file name given, for messages */
     size_t ntests;
-    dpas_nccl_test *tests;  /* the tests selected, in file order */
-    size_t unselected;      /* tests left out because they do not match collective / ranks */
-    int lines;              /* physical lines */
-    size_t foreign_lines;   /* lines skipped: not nccl-tests' (launcher text, NCCL INFO, ...) */
-    int first_foreign_line; /* 0 when none */
-    char *first_foreign;    /* that line as it is in the file (any bytes but NUL), or NULL */
-    size_t prefixed_lines;  /* lines that had a launcher prefix stripped */
-    int prefix;             /* dpas_nccl_prefix of the first one */
-    size_t inline_tags;     /* mpirun "[J,R]<stdout>:" tags removed from inside lines (mpirun
+    dpas_nccl_test *tests;   /* the tests selected, in file order */
+    size_t unselected;       /* tests left out because they do not match collective / ranks */
+    int lines;               /* physical lines */
+    size_t foreign_lines;    /* lines skipped: not nccl-tests' (launcher text, NCCL INFO, ...) */
+    int first_foreign_line;  /* 0 when none */
+    char *first_foreign;     /* that line as it is in the file (any bytes but NUL), or NULL */
+    size_t prefixed_lines;   /* lines that had a launcher prefix stripped */
+    dpas_nccl_prefix prefix; /* of the first one */
+    size_t inline_tags;      /* mpirun "[J,R]<stdout>:" tags removed from inside lines (mpirun
                                tags each chunk of output, not each line) */
-    size_t joined_lines;    /* lines continued on a later physical line (another process's
+    size_t joined_lines;     /* lines continued on a later physical line (another process's
                                output came between the two chunks of one line) */
     size_t nskipped;
     dpas_nccl_skipped *skipped; /* tables not read, in file order */
@@ -242,7 +243,7 @@ typedef struct dpas_regime {
 } dpas_regime;
 
 typedef struct dpas_fit {
-    int kind;    /* dpas_netmodel_kind */
+    dpas_netmodel_kind kind;
     int defined; /* 0: the model could not be fitted; reason says why */
     char reason[256];
     double alpha; /* alpha_beta: the line's; piecewise: the last (largest-size) regime's;
@@ -296,8 +297,8 @@ typedef struct dpas_curve {
     size_t log;                 /* index of its log in the model's logs */
     int collective;
     int64_t ranks;
-    int64_t per_node;  /* ranks per node (ranks when one node) */
-    int per_node_from; /* dpas_topology_source */
+    int64_t per_node; /* ranks per node (ranks when one node) */
+    dpas_topology_source per_node_from;
     size_t n;
     uint64_t *bytes;
     double *seconds;
@@ -431,8 +432,8 @@ enum {
 /* The answer of dpas_netmodel_time. */
 typedef struct dpas_net_time {
     double seconds;
-    int kind;                /* the model that answered (DEFAULT resolved to EMPIRICAL or NCCL) */
-    int basis;               /* dpas_time_basis of this answer */
+    dpas_netmodel_kind kind; /* the model that answered (DEFAULT resolved to EMPIRICAL or NCCL) */
+    dpas_time_basis basis;   /* of this answer */
     double band_lo, band_hi; /* seconds: where the time can be, from the calibration's own
                                 errors on what it did not see (see dpas_netmodel_time) */
     int extrapolated;        /* bytes outside the sizes measured at the answering curve's scale */
@@ -481,10 +482,10 @@ DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind
  * parameter server from `links`, the calibration's alpha-beta line). */
 typedef struct dpas_net_step {
     double seconds;
-    const char *model; /* which model answered: "empirical", "nccl", "piecewise", "alpha_beta",
+    const char *model;     /* which model answered: "empirical", "nccl", "piecewise", "alpha_beta",
                           or "alpha_beta (links...)" when the calibration has no curve of the
                           schedule's collective or the schedule is none (static) */
-    int basis;         /* the weakest basis of its collectives' times; NONE from the links */
+    dpas_time_basis basis; /* the weakest basis of its collectives' times; NONE from the links */
     double band_lo, band_hi; /* the sum of its collectives' bands; NaN when none */
     int extrapolated;        /* outside the measured sizes */
     int rescaled;            /* at a scale no curve measured */
@@ -508,12 +509,12 @@ typedef struct dpas_net_prediction {
     uint64_t bytes;
     double seconds[DPAS_NETMODEL_KINDS]; /* [kind - 1]; NaN where the model is undefined */
     double time_s;                       /* the default model's answer */
-    int basis;                           /* dpas_time_basis of time_s */
+    dpas_time_basis basis;               /* of time_s */
     double band_lo, band_hi;
     unsigned notes;   /* DPAS_NETTIME_* */
     int extrapolated; /* bytes outside the sizes measured at that scale (or at the nearest) */
-    int default_kind; /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
-    size_t curve;     /* index of the curve measured at that scale, or the nearest */
+    dpas_netmodel_kind default_kind; /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
+    size_t curve;                    /* index of the curve measured at that scale, or the nearest */
 } dpas_net_prediction;
 
 /* rows: for each collective measured, each scale (at: nat of them; NULL: each curve's own) and
@@ -529,8 +530,8 @@ DPAS_API int dpas_netmodel_predict(const dpas_netmodel *m, const uint64_t *sizes
 /* What a plot of the calibration draws: for each curve, each defined model on a log grid of
  * `grid` sizes over the curve's measured sizes (at its own scale), then the measurements. */
 typedef struct dpas_net_series {
-    size_t curve; /* index in the model's curves */
-    int kind;     /* dpas_netmodel_kind; 0: the measurements */
+    size_t curve;            /* index in the model's curves */
+    dpas_netmodel_kind kind; /* 0: the measurements */
     size_t n;
     double *x, *y; /* bytes, seconds (y NaN where the model cannot answer) */
 } dpas_net_series;

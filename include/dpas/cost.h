@@ -24,7 +24,7 @@ typedef struct dpas_cost_opts {
     const char *links_source; /* where they come from, for the output (borrowed) */
     const dpas_netmodel *net; /* a calibration's network model: flat times from its measured
                                  curves (dpas_schedule_time_net), or NULL */
-    int net_kind;             /* dpas_netmodel_kind for net (DPAS_NETMODEL_DEFAULT: the measured
+    dpas_netmodel_kind net_kind; /* for net (DPAS_NETMODEL_DEFAULT: the measured
                                  curve at a measured scale, the nccl model elsewhere) */
 } dpas_cost_opts;
 
@@ -40,10 +40,10 @@ typedef struct dpas_cost_row {
     dpas_bytes bytes_per_worker, bytes_received, scalar_bytes; /* when realisable */
     double ratio_to_allreduce; /* NAN when the AllReduce moves nothing (N = 1) or not realisable */
     double time_flat_s, time_hierarchical_s, compute_s; /* NAN when not known */
-    const char *time_model; /* with a network model: which answered the flat time (static) */
-    int time_extrapolated;  /* ... and it extrapolated beyond the measured sizes */
-    int time_rescaled;      /* ... and transferred to a scale no curve measured */
-    int time_basis;         /* ... on what evidence (dpas_time_basis; NONE from the links) */
+    const char *time_model;     /* with a network model: which answered the flat time (static) */
+    int time_extrapolated;      /* ... and it extrapolated beyond the measured sizes */
+    int time_rescaled;          /* ... and transferred to a scale no curve measured */
+    dpas_time_basis time_basis; /* ... on what evidence (NONE from the links) */
     double time_band_lo_s, time_band_hi_s; /* ... and where it can be (NaN when unknown) */
 } dpas_cost_row;
 

@@ -33,7 +33,7 @@ typedef enum dpas_value_kind {
 } dpas_value_kind;
 
 typedef struct dpas_value {
-    int kind; /* dpas_value_kind */
+    dpas_value_kind kind;
     int64_t i;
     double r;
     dpas_bytes bytes;

@@ -36,6 +36,14 @@ typedef struct dpas_preagg {
     uint64_t seed; /* bucketing: the seed of its permutation */
 } dpas_preagg;
 
+/* The instruction sets of the kernels. */
+typedef enum dpas_kernel_isa_id {
+    DPAS_ISA_AUTO = 0,
+    DPAS_ISA_GENERIC,
+    DPAS_ISA_AVX2,   /* AVX2 + FMA, 8 floats per vector */
+    DPAS_ISA_AVX512, /* AVX-512F, 16 floats per vector */
+} dpas_kernel_isa_id;
+
 /* The rules run on n gradients of d coordinates, given as n row pointers (row i is
  * x[i][0..d)), float32 (dpas_aggregate) or float64 (dpas_aggregate_f64, the same rules with the
  * same guarantees); the output, d values of the same type, must not overlap a row. Rows must be
@@ -122,16 +130,16 @@ typedef struct dpas_preagg {
  * DPAS_EINVAL when set.
  * Fields added later keep their zero meaning "the default", so a zeroed dpas_agg_opts works. */
 typedef struct dpas_agg_opts {
-    int64_t f;          /* Byzantine gradients the rule guards against */
-    int64_t m;          /* multi_krum: how many to average; 0 = n - f */
-    int64_t iterations; /* centered_clipping (0 = 10), geometric_median (0 = at most 100) */
-    double tau;         /* centered_clipping radius; 0 = adaptive */
-    int generic;        /* 1: the portable kernels even where SIMD ones are there (for tests) */
-    int threads;        /* worker threads; 0 or 1: the calling thread only (at most 256) */
-    int nnm;            /* 1: nearest neighbour mixing before the rule */
-    int isa;            /* a dpas_kernel_isa_id; 0 = the best this CPU has (generic = 1: generic) */
-    double tolerance;   /* geometric_median's stopping tolerance; 0 = 1e-6 */
-    double smoothing;   /* geometric_median's nu; 0 = 1e-5 */
+    int64_t f;              /* Byzantine gradients the rule guards against */
+    int64_t m;              /* multi_krum: how many to average; 0 = n - f */
+    int64_t iterations;     /* centered_clipping (0 = 10), geometric_median (0 = at most 100) */
+    double tau;             /* centered_clipping radius; 0 = adaptive */
+    int generic;            /* 1: the portable kernels even where SIMD ones are there (for tests) */
+    int threads;            /* worker threads; 0 or 1: the calling thread only (at most 256) */
+    int nnm;                /* 1: nearest neighbour mixing before the rule */
+    dpas_kernel_isa_id isa; /* 0 = the best this CPU has (generic = 1: generic) */
+    double tolerance;       /* geometric_median's stopping tolerance; 0 = 1e-6 */
+    double smoothing;       /* geometric_median's nu; 0 = 1e-5 */
     dpas_workspace *workspace; /* scratch kept across calls; NULL: the call allocates its own */
     const void *start;      /* geometric_median, centered_clipping: the first iterate, d values of
                         * the rows' type (finite); NULL: the coordinate-wise median */
@@ -145,14 +153,6 @@ typedef struct dpas_agg_opts {
  * "idx", "nnm", "pre"; "f", "threads", "isa", "generic", "workspace" apply to every rule)? 1 or
  * 0; an unknown option name is 0. */
 DPAS_API int dpas_agg_option_applies(const dpas_rule *rule, const char *option);
-
-/* The instruction sets of the kernels. */
-typedef enum dpas_kernel_isa_id {
-    DPAS_ISA_AUTO = 0,
-    DPAS_ISA_GENERIC,
-    DPAS_ISA_AVX2,   /* AVX2 + FMA, 8 floats per vector */
-    DPAS_ISA_AVX512, /* AVX-512F, 16 floats per vector */
-} dpas_kernel_isa_id;
 
 /* The most subsets brute (MDA) examines: C(n, f) above it is an error. */
 #define DPAS_BRUTE_MAX_SUBSETS 10000000

@@ -50,8 +50,8 @@ DPAS_API size_t dpas_memory_message(const dpas_scenario *s, const dpas_conventio
                                     int zero_stage, const dpas_memory *m, char *buf, size_t cap);
 
 typedef struct dpas_render_opts {
-    int format;        /* dpas_format */
-    int units;         /* dpas_units, for text and markdown */
+    dpas_format format;
+    dpas_units units;  /* for text and markdown */
     int explain;       /* add each attribute's equation with the numbers substituted */
     unsigned attrs;    /* bit per dpas_attr to show; 0 = all */
     const char *label; /* scenario label, or NULL */

@@ -120,7 +120,7 @@ typedef struct dpas_request_opts {
     int zero;                       /* memory: the ZeRO stage */
     unsigned attrs;                 /* eval: bit per dpas_attr to show; 0 = all */
     int explain;                    /* eval */
-    int y;                          /* plot: the plotted metric (a dpas_metric) */
+    dpas_metric y;                  /* plot: the plotted metric */
     const char *title;              /* plot: the title asked for, or NULL */
     const char *const *calibration; /* the calibration files, as given */
     size_t ncalibration;

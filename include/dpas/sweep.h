@@ -91,14 +91,14 @@ DPAS_API uint64_t dpas_sweep_axis_u(const dpas_sweep_axis *a, size_t i);
 DPAS_API double dpas_sweep_axis_x(const dpas_sweep_axis *a, size_t i);
 
 typedef struct dpas_sweep {
-    dpas_scenario base;       /* the inputs that do not vary */
-    const dpas_rule *rule;    /* fixed rule, or NULL */
-    int schedule;             /* fixed schedule, or -1 */
-    int64_t iterations;       /* of iterative rules; 0 = 10 */
-    const dpas_links *links;  /* a calibration's inter-node links, or NULL (the fleet's) */
-    const dpas_netmodel *net; /* a calibration's network model: flat times from its curves */
-    int net_kind;             /* dpas_netmodel_kind for net */
-    dpas_sweep_axis axes[2];  /* borrowed */
+    dpas_scenario base;          /* the inputs that do not vary */
+    const dpas_rule *rule;       /* fixed rule, or NULL */
+    int schedule;                /* fixed schedule, or -1 */
+    int64_t iterations;          /* of iterative rules; 0 = 10 */
+    const dpas_links *links;     /* a calibration's inter-node links, or NULL (the fleet's) */
+    const dpas_netmodel *net;    /* a calibration's network model: flat times from its curves */
+    dpas_netmodel_kind net_kind; /* for net */
+    dpas_sweep_axis axes[2];     /* borrowed */
     int naxes;
     int metrics[DPAS_METRIC_COUNT];
     int nmetrics;

@@ -239,7 +239,7 @@ static int run(cli *c, sweep_args *x, const dpas_request *rq, plot_data *p)
     const dpas_sweep *sw = dpas_request_sweep(rq);
     const dpas_request_opts *o = dpas_request_opts_of(rq);
     dpas_error err = {0};
-    int rc, ym = dpas_request_analysis(rq) == DPAS_ANALYSIS_PLOT ? o->y : sw->metrics[0];
+    int rc, ym = dpas_request_analysis(rq) == DPAS_ANALYSIS_PLOT ? (int)o->y : sw->metrics[0];
     if (x->chart < 0)
         x->chart = default_chart(c, sw);
     if ((x->plot || x->chart) && (rc = collect(c, o->title, sw, ym, p)))

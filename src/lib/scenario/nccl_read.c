@@ -844,7 +844,7 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
     memset(t, 0, sizeof *t);
     memset(p, 0, sizeof *p);
     g->ntests++;
-    t->collective = -1;
+    t->collective = DPAS_COLL_UNKNOWN;
     t->bus_ratio = NAN;
     t->header_line = r->header_line;
     if (!r->L.csv) {
