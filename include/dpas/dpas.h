@@ -37,6 +37,7 @@
 #include "dpas/schedules.h"
 #include "dpas/cost.h"
 #include "dpas/inventory.h"
+#include "dpas/nccl.h"
 #include "dpas/calibrate.h"
 #include "dpas/kernels.h"
 #include "dpas/sweep.h"

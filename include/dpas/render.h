@@ -9,6 +9,7 @@
 #include "dpas/schedules.h"
 #include "dpas/inventory.h"
 #include "dpas/cost.h"
+#include "dpas/calibrate.h"
 #include "dpas/table.h"
 
 #ifdef __cplusplus
@@ -79,6 +80,27 @@ DPAS_API char *dpas_render_error_json(const dpas_error *err, const char *hint);
  * request: its CLI flag, query parameter, Python keyword and file key, and the analyses that
  * take it). */
 DPAS_API char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err);
+
+/* ---- rendering a calibration ------------------------------------------------------------------------------- */
+
+/* The calibration as a report: per test, what was read and how its collective and rank count
+ * were found, each model's parameters, the regimes, the residuals per size, then the
+ * predictions (pred may be NULL). JSON: {"file", "lines", "foreign_lines", "tests": [...],
+ * "fits": [{"collective", "ranks", "model", "alpha_s", "beta_bytes_per_s", "regimes" (piecewise),
+ * "max_rel_residual", ...}], "predictions": [{"collective", "ranks", "bytes", "alpha_beta_s",
+ * "piecewise_s", "empirical_s", ...}], "notes", "warnings"}, null where undefined. CSV: one row
+ * per model and regime, or with predictions the predictions. */
+DPAS_API char *dpas_render_netmodel(const dpas_netmodel *m, const dpas_net_prediction *pred,
+                                    size_t npred, int format, dpas_error *err);
+/* The notes (how each collective and rank count was found; with verbose, the lines skipped
+ * and the first of them) and warnings, one "note: ..." or "warning: ..." line each, for a
+ * front end's stderr. "" when there are none. */
+DPAS_API char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pred,
+                                   size_t npred, int verbose, dpas_error *err);
+/* Measured time against each model over the size, log-log, every test: SVG text, or a PNG
+ * file through cairo (DPAS_EINVAL without cairo). */
+DPAS_API char *dpas_netmodel_svg(const dpas_netmodel *m, dpas_error *err);
+DPAS_API int dpas_netmodel_png(const dpas_netmodel *m, const char *path, dpas_error *err);
 
 #ifdef __cplusplus
 }

@@ -102,6 +102,14 @@ typedef struct dpas_precision {
 DPAS_API size_t dpas_precision_count(void);
 DPAS_API const dpas_precision *dpas_precision_at(size_t i);
 
+/* A byte count with an optional unit, exactly: "4096", "16MiB", "16 MiB", "1GB", "1.5 GiB",
+ * "64k" (k/K = kB). Units B, kB, MB, GB, TB, PB (powers of 1000), KiB, MiB, GiB, TiB, PiB
+ * (powers of 1024). The result must be a whole number of bytes in [1, 2^63 - 1]. Errors:
+ * DPAS_EPARSE (malformed, unknown unit), DPAS_EINVAL (zero, negative, a fraction of a byte),
+ * DPAS_ERANGE. `field` names the input in messages. */
+DPAS_API int dpas_parse_size_bytes(const char *field, const char *text, uint64_t *out,
+                                   dpas_error *err);
+
 #ifdef __cplusplus
 }
 #endif
