@@ -143,6 +143,9 @@ DPAS_API void dpas_writer_free(dpas_writer *w);
 DPAS_API int dpas_write_escaped(dpas_format format, const char *text, dpas_sink_fn sink, void *ctx);
 /* text as a JSON string literal, quotes included. */
 DPAS_API int dpas_write_json_string(const char *text, dpas_sink_fn sink, void *ctx);
+/* A real as a JSON number by the writer's one rule: the shortest text that reads back to the
+ * same double; null when it is not finite. */
+DPAS_API int dpas_write_json_real(double v, dpas_sink_fn sink, void *ctx);
 /* text as XML character data or attribute value (& < > " ' escaped, valid UTF-8, characters XML
  * 1.0 forbids as U+FFFD). */
 DPAS_API int dpas_write_xml_text(const char *text, dpas_sink_fn sink, void *ctx);

@@ -1,24 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The report: typed rows (one per rank) and a summary, rendered in one place as text, JSON or
  * CSV. The per-rank table goes through the library's table writer (dpas/table.h); the JSON
- * object around it writes its strings with the writer's escaping and its non-finite numbers as
- * null, so the JSON is always valid. The caller renders into memory and prints only a complete
+ * object around it writes its strings with the writer's escaping and its reals by the writer's
+ * one rule (the shortest round-trip text, null when not finite), so the JSON is always valid
+ * and prints a number as the CLI, the server and Python do. The caller renders into memory and prints only a complete
  * report. */
 #include "measure.h"
 
 #include <math.h>
 #include <string.h>
 
-/* A JSON number, or null when it is not finite. */
-static void json_num(FILE *f, const char *fmt, double v)
-{
-    if (isfinite(v))
-        fprintf(f, fmt, v);
-    else
-        fputs("null", f);
-}
-
 static int sink_file(void *ctx, const char *data, size_t len);
+
+/* A JSON number by the writer's one rule for a real (the shortest text that reads back to the
+ * same double, as the CLI, the server and Python print it), or null when it is not finite. */
+static void json_num(FILE *f, double v) { dpas_write_json_real(v, sink_file, f); }
 
 /* A JSON string literal by the writer's escaping (valid UTF-8, control characters escaped). */
 static void json_str(FILE *f, const char *s) { dpas_write_json_string(s, sink_file, f); }
@@ -38,9 +34,9 @@ static void json_fit(FILE *f, const char *key, const link_fit *l)
         json_str(f, l->file);
         fprintf(f, ", \"collective\": \"%s\", \"ranks\": %lld, \"alpha_s\": ", l->collective,
                 (long long)l->ranks);
-        json_num(f, "%.6g", l->alpha);
+        json_num(f, l->alpha);
         fputs(", \"beta_bytes_per_s\": ", f);
-        json_num(f, "%.6g", l->beta);
+        json_num(f, l->beta);
         fputs("}", f);
     }
 }
@@ -69,9 +65,9 @@ static void json_time_model(FILE *f, const report *r)
         fputs(",\n    \"band_s\": ", f);
         if (p->have && isfinite(p->band_lo) && isfinite(p->band_hi)) {
             fputc('[', f);
-            json_num(f, "%.10g", p->band_lo);
+            json_num(f, p->band_lo);
             fputs(", ", f);
-            json_num(f, "%.10g", p->band_hi);
+            json_num(f, p->band_hi);
             fputc(']', f);
         } else {
             fputs("null", f);
@@ -160,7 +156,7 @@ static void json_summary(FILE *f, const report *r)
     fputs(",\n  \"summary\": {", f);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
-        json_num(f, i < 2 ? "%.6f" : "%.10g", v[i]);
+        json_num(f, v[i]);
     }
     fprintf(f,
             "},\n  \"checksum\": \"%s\",\n  \"consistent\": %s,\n  \"verified\": %s,\n  "
@@ -169,15 +165,15 @@ static void json_summary(FILE *f, const report *r)
             s->verified < 0 ? "null"
             : s->verified   ? "true"
                             : "false");
-    json_num(f, "%.6g", s->max_abs_diff);
+    json_num(f, s->max_abs_diff);
     fputs(",\n  \"distance_from_honest_mean\": ", f);
     if (!s->have_dist) {
         fputs("null", f);
     } else {
         fputs("{\"mean\": ", f);
-        json_num(f, "%.6g", s->dist_mean);
+        json_num(f, s->dist_mean);
         fputs(", \"rule\": ", f);
-        json_num(f, "%.6g", s->dist_rule);
+        json_num(f, s->dist_rule);
         fputs("}", f);
     }
 }

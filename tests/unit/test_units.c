@@ -25,7 +25,7 @@ static void test_width_units(void **state)
     assert_rational(width("2 bytes"), 2, 1);
     assert_rational(width("14B"), 14, 1);
     assert_rational(width("  14 B  "), 14, 1);
-    assert_rational(width("16 bit"), 2, 1);     /* 16/8 */
+    assert_rational(width("16 bit"), 2, 1); /* 16/8 */
     assert_rational(width("1 bits"), 1, 8);
     assert_rational(width("0.5 B"), 1, 2);
     assert_rational(width("4.127 bit"), 4127, 8000); /* 4.127/8 = 4127/8000, already reduced */
@@ -300,6 +300,22 @@ static void check_real(double v)
                                                                     is wide: never longer */
 }
 
+/* A sink into a fixed buffer (the tests' strings are short). */
+typedef struct sink_ctx {
+    char *buf;
+    size_t cap, len;
+} sink_ctx;
+
+static int sink_into(void *ctx, const char *data, size_t len)
+{
+    sink_ctx *c = ctx;
+    if (c->len + len >= c->cap)
+        return -1;
+    memcpy(c->buf + c->len, data, len);
+    c->len += len;
+    c->buf[c->len] = '\0';
+    return 0;
+}
 static void test_real(void **state)
 {
     (void)state;
@@ -317,25 +333,67 @@ static void test_real(void **state)
         check_real((double)(int64_t)(x >> 11) / (double)(1ull << (x % 60)));
         check_real((double)(x >> (x % 64)));
     }
-    static const double edges[] = {DBL_MAX, DBL_MIN, 4.9406564584124654e-324, 9007199254740991.0,
-                                   9007199254740993.0, 1e16, 1e15, 1e23, 5e-324, 0.1, 0.3,
-                                   1.984375, 64, 1e-5, 1e-4, 123456789012345680.0, 2.5e-7};
+    static const double edges[] = {DBL_MAX,
+                                   DBL_MIN,
+                                   4.9406564584124654e-324,
+                                   9007199254740991.0,
+                                   9007199254740993.0,
+                                   1e16,
+                                   1e15,
+                                   1e23,
+                                   5e-324,
+                                   0.1,
+                                   0.3,
+                                   1.984375,
+                                   64,
+                                   1e-5,
+                                   1e-4,
+                                   123456789012345680.0,
+                                   2.5e-7};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
         check_real(edges[i]), check_real(-edges[i]);
     static const struct {
         double v;
         const char *t;
     } fixed[] = {
-        {0, "0"},           {1, "1"},          {64, "64"},       {1.984375, "1.984375"},
-        {1e10, "10000000000"}, {1e16, "1e+16"}, {0.0001, "0.0001"}, {0.00001, "1e-05"},
-        {-2.5, "-2.5"},     {1.4777777777777778e-05, "1.4777777777777778e-05"},
-        {5e-324, "5e-324"}, {0.1 + 0.2, "0.30000000000000004"}, {1.5e300, "1.5e+300"},
-        {12345678901234568.0, "12345678901234568"}, {NAN, "nan"}, {-INFINITY, "-inf"},
+        {0, "0"},
+        {1, "1"},
+        {64, "64"},
+        {1.984375, "1.984375"},
+        {1e10, "10000000000"},
+        {1e16, "1e+16"},
+        {0.0001, "0.0001"},
+        {0.00001, "1e-05"},
+        {-2.5, "-2.5"},
+        {1.4777777777777778e-05, "1.4777777777777778e-05"},
+        {5e-324, "5e-324"},
+        {0.1 + 0.2, "0.30000000000000004"},
+        {1.5e300, "1.5e+300"},
+        {12345678901234568.0, "12345678901234568"},
+        {NAN, "nan"},
+        {-INFINITY, "-inf"},
     };
     char a[48];
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         dpas_format_real(fixed[i].v, a, sizeof a);
         assert_string_equal(a, fixed[i].t);
+    }
+    /* the same text as a JSON number (dpas-measure's report), null where it is not finite */
+    static const struct {
+        double v;
+        const char *t;
+    } json[] = {{0.1 + 0.2, "0.30000000000000004"},
+                {1.5e300, "1.5e+300"},
+                {0.00001, "1e-05"},
+                {-2.5, "-2.5"},
+                {NAN, "null"},
+                {INFINITY, "null"},
+                {-INFINITY, "null"}};
+    for (size_t i = 0; i < sizeof json / sizeof json[0]; i++) {
+        char out[64] = "";
+        sink_ctx c = {out, sizeof out, 0};
+        assert_int_equal(dpas_write_json_real(json[i].v, sink_into, &c), 0);
+        assert_string_equal(out, json[i].t);
     }
 }
 
@@ -365,11 +423,11 @@ static void test_error_cut(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_width_units), cmocka_unit_test(test_width_precisions),
+        cmocka_unit_test(test_width_units),  cmocka_unit_test(test_width_precisions),
         cmocka_unit_test(test_width_errors), cmocka_unit_test(test_counts),
         cmocka_unit_test(test_count_errors), cmocka_unit_test(test_ints),
-        cmocka_unit_test(test_bytes_of),    cmocka_unit_test(test_format),
-        cmocka_unit_test(test_ring_factor), cmocka_unit_test(test_real),
+        cmocka_unit_test(test_bytes_of),     cmocka_unit_test(test_format),
+        cmocka_unit_test(test_ring_factor),  cmocka_unit_test(test_real),
         cmocka_unit_test(test_error_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static const char REPLACEMENT[] = "\xef\xbf\xbd"; /* U+FFFD */
@@ -145,6 +146,15 @@ int dpas_write_escaped(dpas_format format, const char *text, dpas_sink_fn sink, 
 int dpas_write_json_string(const char *text, dpas_sink_fn sink, void *ctx)
 {
     return dpas_write_escaped(DPAS_FORMAT_JSON, text, sink, ctx);
+}
+
+int dpas_write_json_real(double v, dpas_sink_fn sink, void *ctx)
+{
+    char t[64];
+    if (!isfinite(v))
+        return sink(ctx, "null", 4);
+    size_t n = dpas__fmt_double(v, false, t, sizeof t);
+    return sink(ctx, t, n);
 }
 
 int dpas_write_xml_text(const char *text, dpas_sink_fn sink, void *ctx)
