@@ -109,6 +109,8 @@ int cmd_serve(cli *c, int argc, char **argv)
                                          {0, 0, 0, 0}};
     if (argc == 2 && !strcmp(argv[1], "--lane-job")) /* the heavy lane's process (lane.c) */
         return srv_lane_job();
+    if (argc == 2 && !strcmp(argv[1], "--lane-probe"))
+        return srv_lane_probe();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int cpus = ncpu < 1 ? 1 : ncpu > SRV_MAX_THREADS ? SRV_MAX_THREADS : (int)ncpu;
     srv_options o = {.bind = "127.0.0.1",

@@ -49,7 +49,8 @@ struct srv_lane {
     int capacity;         /* workers + queue */
     int nworkers, started;
     pthread_t *threads;
-    pid_t *running;        /* per worker: its job's process, 0 when none */
+    pid_t *running; /* per worker: its job's process, 0 when none */
+    int forks;      /* /proc/self/exe is not dpas: a job's process is a fork (forked_child) */
     int stopping, drained; /* drained: the threads are joined, nothing waits */
     double cpu_limit, wall;
 };
@@ -88,7 +89,9 @@ typedef struct lane_msg {
     char etag[sizeof(((srv_response *)0)->etag)];
 } lane_msg;
 
-#define LANE_MAGIC 0x6470617353525632ull    /* "dpasSRV2": the answer */
+#define LANE_MAGIC 0x6470617353525632ull /* "dpasSRV2": the answer */
+#define LANE_STARTED 'S'   /* the first byte a job's process writes, when it is ready to work */
+#define LANE_START_CPU 5.0 /* seconds of CPU a job's process may take to start, beyond its budget */
 #define LANE_IN_MAGIC 0x647061735352513full /* "dpasSRQ?": the request */
 
 static double secs(const struct timespec *t)
@@ -133,6 +136,60 @@ static int put_text(char *dst, const char *src)
     return 0;
 }
 
+/* The answer to one request, on fd: the start mark (LANE_STARTED: the process is ready, what it
+ * spends from here is the request's), then lane_msg and the body. 0, or -1 when it could not be
+ * written (errno set). */
+static int answer(const srv_incoming *in, const dpas_registry *reg, int fd)
+{
+    const char mark = LANE_STARTED;
+    if (write_all(fd, &mark, 1))
+        return -1;
+    srv_request rq;
+    srv_response r;
+    memset(&r, 0, sizeof r);
+    if (srv_request_init(&rq, in, reg)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    srv_route(&rq, &r);
+    srv_negotiate_finish(&rq, &r); /* here too: gzip is work of the request's own */
+    lane_msg m;
+    memset(&m, 0, sizeof m);
+    m.magic = LANE_MAGIC;
+    m.status = r.status;
+    m.retry_after = r.retry_after;
+    m.preflight = r.preflight;
+    m.len = r.len;
+    memcpy(m.warning, r.warning, sizeof m.warning);
+    memcpy(m.etag, r.etag, sizeof m.etag);
+    int rc = -1;
+    if (put_text(m.text[OUT_TYPE], r.type) || put_text(m.text[OUT_ALLOW], r.allow) ||
+        put_text(m.text[OUT_CACHE], r.cache) || put_text(m.text[OUT_ENCODING], r.encoding) ||
+        put_text(m.text[OUT_VARY], r.vary))
+        errno = ENAMETOOLONG; /* a header value beyond SRV_LANE_HEADER: a bug of the server */
+    else if (!write_all(fd, &m, sizeof m) && !(r.len && write_all(fd, r.body, r.len)))
+        rc = 0;
+    int saved = errno;
+    if (r.free_body && r.body)
+        r.free_body(r.body);
+    srv_request_fini(&rq);
+    errno = saved;
+    return rc;
+}
+
+/* Where the job's process gets its budget and priority: a second line of defence behind the
+ * server's watch of the CPU clock, and the cheap requests' precedence. */
+static void job_limits(double cpu_limit)
+{
+    struct rlimit rl;
+    rl.rlim_cur = (rlim_t)ceil(cpu_limit) + 1;
+    rl.rlim_max = rl.rlim_cur + 1;
+    setrlimit(RLIMIT_CPU, &rl);
+    errno = 0;
+    if (nice(10) == -1 && errno)
+        (void)0; /* already as nice as it gets: go on */
+}
+
 int srv_lane_job(void)
 {
     /* nothing of the server's but stdin, stdout and stderr: a connection the server closes must
@@ -171,7 +228,8 @@ int srv_lane_job(void)
     int bad = n < sizeof h;
     if (!bad) {
         memcpy(&h, buf, sizeof h);
-        bad = h.magic != LANE_IN_MAGIC || !(h.cpu_limit > 0);
+        /* the server sends --cpu-limit's value: finite, from 0.001 to 3600 s */
+        bad = h.magic != LANE_IN_MAGIC || !(h.cpu_limit > 0 && h.cpu_limit <= 3600);
     }
     for (int i = 0; !bad && i < IN_N; i++) {
         if (h.len[i] == LANE_NONE) {
@@ -186,14 +244,7 @@ int srv_lane_job(void)
         free(buf);
         return job_refuse("what came is not a request from the server");
     }
-    /* a second line of defence behind the server's watch of the CPU clock */
-    struct rlimit rl;
-    rl.rlim_cur = (rlim_t)ceil(h.cpu_limit) + 1;
-    rl.rlim_max = rl.rlim_cur + 1;
-    setrlimit(RLIMIT_CPU, &rl);
-    errno = 0;
-    if (nice(10) == -1 && errno)
-        (void)0; /* already as nice as it gets: go on */
+    job_limits(h.cpu_limit);
     srv_incoming in = {.method = s[IN_METHOD],
                        .target = s[IN_TARGET],
                        .content_type = s[IN_CONTENT_TYPE],
@@ -205,37 +256,25 @@ int srv_lane_job(void)
     dpas_registry *reg = NULL;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    srv_request rq;
-    srv_response r;
-    memset(&r, 0, sizeof r);
-    int rc = 2;
-    if (!dpas_registry_builtin(&reg, &err) && !srv_request_init(&rq, &in, reg)) {
-        srv_route(&rq, &r);
-        srv_negotiate_finish(&rq, &r); /* here too: gzip is work of the request's own */
-        lane_msg m;
-        memset(&m, 0, sizeof m);
-        m.magic = LANE_MAGIC;
-        m.status = r.status;
-        m.retry_after = r.retry_after;
-        m.preflight = r.preflight;
-        m.len = r.len;
-        memcpy(m.warning, r.warning, sizeof m.warning);
-        memcpy(m.etag, r.etag, sizeof m.etag);
-        if (!put_text(m.text[OUT_TYPE], r.type) && !put_text(m.text[OUT_ALLOW], r.allow) &&
-            !put_text(m.text[OUT_CACHE], r.cache) && !put_text(m.text[OUT_ENCODING], r.encoding) &&
-            !put_text(m.text[OUT_VARY], r.vary) && !write_all(1, &m, sizeof m) &&
-            !(r.len && write_all(1, r.body, r.len)))
-            rc = 0;
-        if (r.free_body && r.body)
-            r.free_body(r.body);
-        srv_request_fini(&rq);
-    } else {
-        fprintf(stderr, "dpas: serve --lane-job: %s\n",
-                err.message[0] ? err.message : "out of memory");
+    int rc = 0;
+    if (dpas_registry_builtin(&reg, &err)) {
+        fprintf(stderr, "dpas: error: serve --lane-job: %s\n", err.message);
+        rc = 2;
+    } else if (answer(&in, reg, 1)) {
+        fprintf(stderr, "dpas: error: serve --lane-job: cannot write the answer: %s\n",
+                strerror(errno));
+        rc = 2;
     }
     dpas_registry_free(reg);
     free(buf);
     return rc;
+}
+
+/* "dpas serve --lane-probe": what the server starts once to learn that /proc/self/exe is dpas. */
+#define LANE_PROBE_TEXT "dpas serve lane ok\n"
+int srv_lane_probe(void)
+{
+    return write_all(1, LANE_PROBE_TEXT, sizeof LANE_PROBE_TEXT - 1) ? 2 : 0;
 }
 
 /* ---- in the server --------------------------------------------------------------------------- */
@@ -350,6 +389,85 @@ static void fail(srv_response *r, int status, const char *field, const char *msg
 
 enum { OK = 0, OVER_CPU, OVER_WALL, TOO_BIG, STOPPED };
 
+/* The fallback where /proc/self/exe is not dpas (started through the dynamic loader, or under a
+ * tool such as valgrind): the job's process is a fork of the server, which answers from the
+ * request and the registry already in its memory. Never returns. */
+static void forked_child(srv_job *job, int fd, double cpu_limit)
+{
+    if (fd > 3)
+        close_range(3, (unsigned)fd - 1, 0);
+    close_range((unsigned)fd + 1, ~0u, 0);
+    job_limits(cpu_limit);
+    const srv_request *rq = &job->rq;
+    size_t pl = strlen(rq->path);
+    char *target = malloc(pl + 2 + rq->raw_query_len);
+    if (!target)
+        _exit(2);
+    memcpy(target, rq->path, pl + 1);
+    if (rq->raw_query_len) {
+        target[pl] = '?';
+        memcpy(target + pl + 1, rq->raw_query, rq->raw_query_len);
+        target[pl + 1 + rq->raw_query_len] = '\0';
+    }
+    srv_incoming in = {.method = rq->method_name,
+                       .target = target,
+                       .content_type = rq->content_type,
+                       .accept = rq->accept,
+                       .accept_encoding = rq->accept_encoding,
+                       .if_none_match = rq->if_none_match,
+                       .body = rq->body,
+                       .body_len = rq->body_len};
+    _exit(answer(&in, rq->reg, fd) ? 2 : 0); /* no atexit handlers, no flushing of stdio */
+}
+
+/* Does /proc/self/exe start dpas? Asked once, when the lane is made: "dpas serve --lane-probe"
+ * answers LANE_PROBE_TEXT within 30 s. Not when dpas was started through the dynamic loader
+ * (/proc/self/exe is ld.so), under valgrind (its tool), or without /proc. */
+static int exe_is_dpas(void)
+{
+    int p[2];
+    if (pipe3(p))
+        return 0;
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_t pid = 0;
+    posix_spawn_file_actions_t fa;
+    int ok = 0;
+    if (devnull >= 0 && !posix_spawn_file_actions_init(&fa)) {
+        char *argv[] = {"dpas", "serve", "--lane-probe", NULL};
+        if (!posix_spawn_file_actions_adddup2(&fa, devnull, 0) &&
+            !posix_spawn_file_actions_adddup2(&fa, p[1], 1) &&
+            !posix_spawn_file_actions_adddup2(&fa, devnull, 2) &&
+            !posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ))
+            ok = 1;
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    if (devnull >= 0)
+        close(devnull);
+    close(p[1]);
+    char got[64];
+    size_t n = 0;
+    while (ok && n < sizeof got) {
+        struct pollfd pf = {.fd = p[0], .events = POLLIN};
+        int rc = poll(&pf, 1, 30000);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        ssize_t k = rc > 0 ? read(p[0], got + n, sizeof got - n) : -1;
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(p[0]);
+    int st = 0;
+    if (ok) {
+        kill(pid, SIGKILL); /* done or not, it has had its time */
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    return ok && n == sizeof LANE_PROBE_TEXT - 1 && !memcmp(got, LANE_PROBE_TEXT, n);
+}
+
 /* Run one job in a process; fill job->r. w is the worker's index. */
 static void run(srv_lane *l, int w, srv_job *job)
 {
@@ -357,34 +475,47 @@ static void run(srv_lane *l, int w, srv_job *job)
     int p[2], q[2] = {-1, -1}; /* p: the answer, from the process; q: the request, to it */
     char msg[300];
     size_t in_len = 0, in_done = 0;
-    char *in = job_input(job, l->cpu_limit, &in_len);
-    if (!in || pipe3(p)) {
+    char *in = l->forks ? NULL : job_input(job, l->cpu_limit, &in_len);
+    if ((!l->forks && !in) || pipe3(p)) {
         snprintf(msg, sizeof msg, "cannot make a pipe for the request's process: %s",
-                 in ? strerror(errno) : "out of memory");
+                 l->forks || in ? strerror(errno) : "out of memory");
         free(in);
         fail(r, 503, "request", msg);
         r->retry_after = 1;
+        srv_negotiate_finish(&job->rq, r);
         return;
     }
-    if (pipe3(q)) {
+    if (!l->forks && pipe3(q)) {
         snprintf(msg, sizeof msg, "cannot make a pipe for the request's process: %s",
                  strerror(errno));
         close(p[0]), close(p[1]), free(in);
         fail(r, 503, "request", msg);
         r->retry_after = 1;
+        srv_negotiate_finish(&job->rq, r);
         return;
     }
     pid_t pid = 0;
-    int err = spawn_job(&pid, q[0], p[1]);
+    int err = 0;
+    if (l->forks) {
+        pid = fork();
+        if (pid == 0)
+            forked_child(job, p[1], l->cpu_limit);
+        err = pid < 0 ? errno : 0;
+    } else {
+        err = spawn_job(&pid, q[0], p[1]);
+        close(q[0]);
+        /* written as the process reads: never blocks the worker beyond its watch */
+        fcntl(q[1], F_SETFL, fcntl(q[1], F_GETFL) | O_NONBLOCK);
+    }
     close(p[1]);
-    close(q[0]);
-    /* written as the process reads: never blocks the worker beyond its watch */
-    fcntl(q[1], F_SETFL, fcntl(q[1], F_GETFL) | O_NONBLOCK);
     if (err) {
         snprintf(msg, sizeof msg, "cannot start a process for the request: %s", strerror(err));
-        close(p[0]), close(q[1]), free(in);
+        close(p[0]), free(in);
+        if (q[1] >= 0)
+            close(q[1]);
         fail(r, 503, "request", msg);
         r->retry_after = 1;
+        srv_negotiate_finish(&job->rq, r);
         return;
     }
     pthread_mutex_lock(&l->lock);
@@ -397,6 +528,10 @@ static void run(srv_lane *l, int w, srv_job *job)
     int have_cpu = clock_getcpuclockid(pid, &cpu) == 0;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* the budget counts from the start mark: the process's own start (a few milliseconds, a
+     * tenth of a second under AddressSanitizer) is not the request's; a start that takes
+     * LANE_START_CPU seconds of CPU is stopped as over the budget */
+    double base = -1;
     char *buf = NULL;
     size_t n = 0, cap = 0;
     /* 20 ms between looks at the CPU clock: a job passes its budget by at most that */
@@ -416,7 +551,7 @@ static void run(srv_lane *l, int w, srv_job *job)
         if (rc > 0 && pf[0].revents) {
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 65536;
-                char *b = n < sizeof(lane_msg) + SRV_MAX_RESPONSE ? realloc(buf, nc) : NULL;
+                char *b = n < 1 + sizeof(lane_msg) + SRV_MAX_RESPONSE ? realloc(buf, nc) : NULL;
                 if (!b) {
                     why = TOO_BIG;
                     kill(pid, SIGKILL);
@@ -433,7 +568,11 @@ static void run(srv_lane *l, int w, srv_job *job)
         }
         if (done || why)
             break;
-        if (have_cpu && !clock_gettime(cpu, &t) && secs(&t) >= l->cpu_limit) {
+        int have_t = have_cpu && !clock_gettime(cpu, &t);
+        if (base < 0 && n > 0)
+            base = have_t ? secs(&t) : 0;
+        if (have_t && secs(&t) - (base < 0 ? 0 : base) >=
+                          (base < 0 ? l->cpu_limit + LANE_START_CPU : l->cpu_limit)) {
             why = OVER_CPU;
             kill(pid, SIGKILL);
         }
@@ -453,17 +592,24 @@ static void run(srv_lane *l, int w, srv_job *job)
     if (q[1] >= 0)
         close(q[1]);
     free(in);
+    /* no longer a process srv_lane_stop may signal: once reaped, its pid can be another's */
+    pthread_mutex_lock(&l->lock);
+    l->running[w] = 0;
+    int stopping = l->stopping;
+    pthread_mutex_unlock(&l->lock);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    pthread_mutex_lock(&l->lock);
-    l->running[w] = 0;
-    if (!why && l->stopping && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+    if (!why && stopping && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
         why = STOPPED;
-    pthread_mutex_unlock(&l->lock);
     if (!why && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
         why = OVER_CPU;
-    const lane_msg *m = (const lane_msg *)(const void *)buf;
+    lane_msg mm; /* copied: after the start mark the message is not aligned in buf */
+    memset(&mm, 0, sizeof mm);
+    int whole = n >= 1 + sizeof mm;
+    if (whole)
+        memcpy(&mm, buf + 1, sizeof mm);
+    const lane_msg *m = &mm;
     if (why == OVER_CPU) {
         snprintf(msg, sizeof msg,
                  "the request needed more than %g s of CPU time, the server's limit per request "
@@ -478,11 +624,13 @@ static void run(srv_lane *l, int w, srv_job *job)
     } else if (why == TOO_BIG) {
         fail(r, 500, "request",
              "the answer is larger than the server hands out (a bug in dpas serve)");
-    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n < sizeof *m || m->magic != LANE_MAGIC ||
-               n - sizeof *m != m->len) {
+    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !whole || buf[0] != LANE_STARTED ||
+               m->magic != LANE_MAGIC || n - 1 - sizeof *m != m->len) {
         if (WIFSIGNALED(st))
             snprintf(msg, sizeof msg,
-                     "the request's process died of signal %d (a bug in dpas serve)", WTERMSIG(st));
+                     "the request's process died of signal %d (%s): killed from outside the "
+                     "server, or a bug in dpas serve",
+                     WTERMSIG(st), strsignal(WTERMSIG(st)));
         else
             snprintf(msg, sizeof msg,
                      "the request's process failed (exit status %d; a bug in dpas serve)",
@@ -507,12 +655,15 @@ static void run(srv_lane *l, int w, srv_job *job)
         r->etag[sizeof r->etag - 1] = '\0';
         r->len = m->len;
         /* the body moves to the front of the buffer, which the response then owns */
-        memmove(buf, buf + sizeof *m, m->len);
+        memmove(buf, buf + 1 + sizeof *m, m->len);
         r->body = buf;
         r->free_body = free;
         buf = NULL;
+        return;
     }
     free(buf);
+    srv_negotiate_finish(&job->rq,
+                         r); /* the lane's own answers: Vary and the rest, as every other */
 }
 
 static void *worker(void *arg)
@@ -542,14 +693,6 @@ static void *worker(void *arg)
 
 srv_lane *srv_lane_new(int workers, int queue, double cpu_limit, double wall, dpas_error *err)
 {
-    if (access("/proc/self/exe", X_OK)) { /* said once at start, not at every heavy request */
-        dpas_error_set(err, DPAS_EIO, "--workers",
-                       "the heavy lane starts dpas afresh for each calibrate, sweep and plot.svg "
-                       "request and finds it as /proc/self/exe, which cannot be run here: %s "
-                       "(is /proc mounted?)",
-                       strerror(errno));
-        return NULL;
-    }
     srv_lane *l = calloc(1, sizeof *l);
     if (l) {
         l->threads = calloc((size_t)workers, sizeof *l->threads);
@@ -567,6 +710,7 @@ srv_lane *srv_lane_new(int workers, int queue, double cpu_limit, double wall, dp
     l->capacity = workers + queue;
     l->cpu_limit = cpu_limit;
     l->wall = wall;
+    l->forks = !exe_is_dpas(); /* before any worker thread: a fork then is a fork of one thread */
     for (int i = 0; i < workers; i++) {
         void **arg = malloc(2 * sizeof *arg);
         if (arg) {
@@ -612,6 +756,8 @@ void srv_lane_submit(srv_lane *l, srv_job *job)
     pthread_cond_signal(&l->more);
     pthread_mutex_unlock(&l->lock);
 }
+
+int srv_lane_forks(const srv_lane *l) { return l->forks; }
 
 void srv_lane_busy(const srv_lane *l, srv_response *r)
 {

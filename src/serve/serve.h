@@ -346,5 +346,9 @@ void srv_lane_free(srv_lane *l);
  * writes its answer on stdout. Its exit status: 0, 1 when what came is not a request, 2 when the
  * answer could not be written. */
 int srv_lane_job(void);
+/* "dpas serve --lane-probe": prints what the lane looks for to know /proc/self/exe is dpas. */
+int srv_lane_probe(void);
+/* Does the lane fork the server for a job (/proc/self/exe is not dpas) instead of starting dpas? */
+int srv_lane_forks(const srv_lane *l);
 
 #endif

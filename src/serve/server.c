@@ -42,6 +42,7 @@ struct srv_server {
     srv_conn *conns;
     char last_log[256]; /* libmicrohttpd's last message (for a failure to start) */
     int running;        /* started: libmicrohttpd's messages are printed, not only kept */
+    int lane_open;      /* heavy requests handed to the lane and not yet completed (S->lock) */
 };
 
 /* One request, from its request line (uri_log) to the end of its response (completed). */
@@ -366,6 +367,9 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
     q->job.done = job_done;
     q->job.ctx = q;
     q->lane = LANE_RUNNING;
+    pthread_mutex_lock(&S->lock);
+    S->lane_open++;
+    pthread_mutex_unlock(&S->lock);
     S->mhd.MHD_suspend_connection(c);
     srv_lane_submit(S->lane, &q->job);
     return MHD_YES;
@@ -461,13 +465,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     if (!q)
         return;
     int dropped = 0;
+    pthread_mutex_lock(&S->lock);
+    if (q->lane != LANE_NONE)
+        S->lane_open--;
     if (q->conn) {
-        pthread_mutex_lock(&S->lock);
         dropped = q->conn->dropped;
         q->conn->busy = 0;
         clock_gettime(CLOCK_MONOTONIC, &q->conn->since); /* the wait for the next request */
-        pthread_mutex_unlock(&S->lock);
     }
+    pthread_mutex_unlock(&S->lock);
     access_log(S, q, dropped, toe);
     if (q->lane == LANE_DONE && !q->answered && q->job.r.free_body) /* never sent */
         q->job.r.free_body(q->job.r.body);
@@ -536,6 +542,11 @@ srv_server *srv_start(const srv_options *opt, int *port, dpas_error *err)
         srv_stop(S);
         return NULL;
     }
+    if (S->lane && srv_lane_forks(S->lane) && opt->log)
+        fprintf(opt->log,
+                "dpas: warning: /proc/self/exe does not start dpas (started through the dynamic "
+                "loader, or under a tool such as valgrind?): heavy requests run in forks of the "
+                "server instead of dpas started afresh\n");
     /* a direct server (the fuzz target) has no thread and no socket of its own */
     S->daemon = S->mhd.MHD_start_daemon(
         flags, (uint16_t)opt->port, NULL, NULL, on_request, S, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
@@ -569,6 +580,16 @@ void srv_stop(srv_server *S)
     /* the lane first: its jobs answered and their connections resumed, since libmicrohttpd must
      * not be stopped with a connection suspended */
     srv_lane_stop(S->lane);
+    /* their answers (503 "the server is stopping" for those cut short) are sent before the
+     * connections are closed: up to 2 s for the I/O threads to write them */
+    for (int i = 0; S->daemon && i < 200; i++) {
+        pthread_mutex_lock(&S->lock);
+        int open = S->lane_open;
+        pthread_mutex_unlock(&S->lock);
+        if (!open)
+            break;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
     if (S->daemon)
         S->mhd.MHD_stop_daemon(S->daemon); /* closes every connection, joins every thread */
     srv_lane_free(S->lane);

@@ -20,10 +20,10 @@ LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)/")
 
 
 class Server:
-    def __init__(self, dpas, *args, start_timeout=60.0, env=None):
+    def __init__(self, dpas, *args, start_timeout=60.0, env=None, prefix=()):
         self.lines = []
-        self.proc = subprocess.Popen(
-            [dpas, "serve", "--bind", "127.0.0.1", "--port", "0", *args],
+        self.proc = subprocess.Popen(  # prefix: a command that runs dpas (the dynamic loader)
+            [*prefix, dpas, "serve", "--bind", "127.0.0.1", "--port", "0", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.port = None
         deadline = time.monotonic() + start_timeout

@@ -17,6 +17,7 @@ import random
 import select
 import socket
 import statistics
+import subprocess
 import sys
 import time
 
@@ -177,8 +178,22 @@ with Server(DPAS, "--quiet", "--workers", "4", "--queue", "64", "--cpu-limit", "
             % sorted(set(statuses), key=str))
     T.check(wait_for(lambda: not children(srv.proc.pid)), "no process is left behind")
 
+# ---- dpas started through the dynamic loader: /proc/self/exe is ld.so, not dpas ------------------
+# The server learns it at start (dpas serve --lane-probe), says so, and forks for heavy requests.
+LDSO = "/lib64/ld-linux-x86-64.so.2"
+if os.path.exists(LDSO):
+    with Server(DPAS, "--quiet", "--workers", "1", prefix=(LDSO,)) as srv:
+        st, _, body = srv.request("GET", SWEEP)
+        T.check(st == 200 and json.loads(body), "through the dynamic loader, a heavy request: 200 (%s %s)"
+                % (st, body[:200]))
+        T.check("/proc/self/exe does not start dpas" in "".join(srv.lines),
+                "through the dynamic loader, the server says it forks instead: %r" % srv.lines[:1])
+with Server(DPAS, "--quiet", "--workers", "1") as srv:
+    T.check("/proc/self/exe" not in "".join(srv.lines), "started directly: no warning (%r)" % srv.lines[:1])
+    p = subprocess.run([DPAS, "serve", "--lane-probe"], capture_output=True, timeout=60)
+    T.check(p.returncode == 0 and p.stdout == b"dpas serve lane ok\n", "the probe answers (%r)" % p.stdout)
+
 # ---- the lane's process started by hand: it says what it is, and does nothing --------------------
-import subprocess  # noqa: E402
 for given in (b"", b"GET /api/v1/sweep HTTP/1.1\r\n\r\n", os.urandom(4096)):
     p = subprocess.run([DPAS, "serve", "--lane-job"], input=given, capture_output=True, timeout=60)
     T.check(p.returncode == 1 and p.stdout == b"" and b"dpas: error: serve --lane-job" in p.stderr
