@@ -17,9 +17,12 @@
  * an allocator's lock would wait for it forever (AddressSanitizer's allocator has no fork handler:
  * one heavy request in a few hundred hung so under load). The request goes to the process on its
  * stdin (lane_in: its method, target, negotiation headers and body, checked and screened by the
- * server already), the answer comes back on its stdout (lane_msg, then the body). The process
- * loads the built-in registry (a few milliseconds), computes through the library, writes one
- * message and exits. */
+ * server already), the answer comes back on its stdout (a start mark, lane_msg, then the body).
+ * The process loads the built-in registry (a few milliseconds), writes the mark (the CPU budget
+ * counts from there: its start-up is not the request's), computes through the library, writes
+ * one message and exits. Where /proc/self/exe is not dpas (dpas started through the dynamic
+ * loader, or under valgrind), which the server learns once at start ("dpas serve --lane-probe"),
+ * the process is a fork of the server instead (forked_child), as before, and the server warns. */
 #define _GNU_SOURCE /* close_range */
 #include "serve.h"
 
