@@ -148,8 +148,8 @@ typedef struct dpas_nccl_skipped {
     int line;    /* the column header of the table */
     size_t rows; /* its data rows */
     /* for LOOKS_UNMODELLED, the columns that told ("busbw/algbw = 1 (line 40), redop sum,
-     * root -1, 10 Rank lines"); else "" */
-    char why[160];
+     * root -1, 10 Rank lines"); else "" (owned, never NULL) */
+    char *why;
 } dpas_nccl_skipped;
 
 typedef struct dpas_nccl_log {

@@ -304,49 +304,59 @@ static int pipe3(int p[2])
     return 0;
 }
 
+/* The request's target as it came (path, and '?' and the query when there was one), in memory
+ * of its own (free); NULL when out of memory. srv_request_init splits it again. */
+static char *target_of(const srv_request *rq)
+{
+    size_t pl = strlen(rq->path);
+    char *t = malloc(pl + 2 + rq->raw_query_len);
+    if (!t)
+        return NULL;
+    memcpy(t, rq->path, pl + 1);
+    if (rq->raw_query_len) {
+        t[pl] = '?';
+        memcpy(t + pl + 1, rq->raw_query, rq->raw_query_len);
+        t[pl + 1 + rq->raw_query_len] = '\0';
+    }
+    return t;
+}
+
 /* The request as the job's process reads it (lane_in and its strings); NULL when out of memory. */
 static char *job_input(const srv_job *job, double cpu_limit, size_t *len)
 {
     const srv_request *rq = &job->rq;
+    char *target = target_of(rq);
+    if (!target)
+        return NULL;
     const char *str[IN_N] = {
-        rq->method_name,   NULL,    rq->content_type, rq->accept, rq->accept_encoding,
+        rq->method_name,   target,  rq->content_type, rq->accept, rq->accept_encoding,
         rq->if_none_match, rq->body};
-    size_t target = strlen(rq->path) + (rq->raw_query_len ? 1 + rq->raw_query_len : 0);
     lane_in h;
     memset(&h, 0, sizeof h);
     h.magic = LANE_IN_MAGIC;
     h.cpu_limit = cpu_limit;
     size_t total = sizeof h;
     for (int i = 0; i < IN_N; i++) {
-        h.len[i] = i == IN_TARGET ? target
-                   : i == IN_BODY ? (rq->body ? rq->body_len : LANE_NONE)
-                   : str[i]       ? strlen(str[i])
-                                  : LANE_NONE;
+        h.len[i] = i == IN_BODY ? (rq->body ? rq->body_len : LANE_NONE)
+                   : str[i]     ? strlen(str[i])
+                                : LANE_NONE;
         if (h.len[i] != LANE_NONE)
             total += (size_t)h.len[i] + 1;
     }
     char *b = malloc(total), *p = b;
-    if (!b)
-        return NULL;
-    memcpy(p, &h, sizeof h);
-    p += sizeof h;
-    for (int i = 0; i < IN_N; i++) {
-        if (h.len[i] == LANE_NONE)
-            continue;
-        if (i == IN_TARGET) {
-            size_t pl = strlen(rq->path);
-            memcpy(p, rq->path, pl);
-            if (rq->raw_query_len) {
-                p[pl] = '?';
-                memcpy(p + pl + 1, rq->raw_query, rq->raw_query_len);
-            }
-        } else {
+    if (b) {
+        memcpy(p, &h, sizeof h);
+        p += sizeof h;
+        for (int i = 0; i < IN_N; i++) {
+            if (h.len[i] == LANE_NONE)
+                continue;
             memcpy(p, str[i], (size_t)h.len[i]);
+            p += h.len[i];
+            *p++ = '\0';
         }
-        p += h.len[i];
-        *p++ = '\0';
+        *len = total;
     }
-    *len = total;
+    free(target);
     return b;
 }
 
@@ -402,16 +412,9 @@ static void forked_child(srv_job *job, int fd, double cpu_limit)
     close_range((unsigned)fd + 1, ~0u, 0);
     job_limits(cpu_limit);
     const srv_request *rq = &job->rq;
-    size_t pl = strlen(rq->path);
-    char *target = malloc(pl + 2 + rq->raw_query_len);
+    char *target = target_of(rq);
     if (!target)
         _exit(2);
-    memcpy(target, rq->path, pl + 1);
-    if (rq->raw_query_len) {
-        target[pl] = '?';
-        memcpy(target + pl + 1, rq->raw_query, rq->raw_query_len);
-        target[pl + 1 + rq->raw_query_len] = '\0';
-    }
     srv_incoming in = {.method = rq->method_name,
                        .target = target,
                        .content_type = rq->content_type,

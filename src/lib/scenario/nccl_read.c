@@ -542,11 +542,10 @@ static int add_skip(reader *r, const char *name, int reason, int line, size_t ro
     }
     dpas_nccl_skipped *s = &g->skipped[g->nskipped];
     memset(s, 0, sizeof *s);
-    if (name && !(s->name = strdup(name)))
+    g->nskipped++; /* counted at once: what was allocated is freed with the log */
+    if ((name && !(s->name = strdup(name))) || !(s->why = strdup(why ? why : "")))
         return oom(r);
-    g->nskipped++;
     s->reason = reason, s->line = line, s->rows = rows;
-    snprintf(s->why, sizeof s->why, "%s", why);
     return 0;
 }
 
@@ -1516,7 +1515,7 @@ void dpas_nccl_log_free(dpas_nccl_log *g)
     for (size_t i = 0; i < g->ntests; i++)
         test_release(&g->tests[i]);
     for (size_t i = 0; i < g->nskipped; i++)
-        free(g->skipped[i].name);
+        free(g->skipped[i].name), free(g->skipped[i].why);
     free(g->skipped);
     free(g->tests);
     free(g->origin);
