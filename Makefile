@@ -15,8 +15,15 @@ build-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan
 
-run: build
+# The first answer: only what the `dpas` command needs is installed and built (make test builds
+# everything else in the same build folder).
+run:
+	@bash scripts/install-deps.sh --core
+	@cmake --preset default >/dev/null
+	@cmake --build --preset default --target dpas_cli
 	./build/dpas show ReferenceJobAttackSurface
+	@echo
+	@echo "Next: ./build/dpas --help, the tour in README.md, the manual in docs/; make test runs every test."
 
 test: test-normal test-asan
 

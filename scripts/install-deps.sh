@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Installs, from Debian's packages, what dpas needs to build and test; a no-op when all is there.
+# With --core, only what configuring the build and building the `dpas` command need (`make run`).
 set -euo pipefail
+core=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
+      libmicrohttpd-dev zlib1g-dev libcairo2-dev)
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
       python3-setuptools python3-wheel python3-venv python3-pip
       openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
@@ -17,6 +20,11 @@ pkgs+=(python3-sklearn)
 pkgs+=(iproute2 util-linux)  # ip, tc and unshare: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 pkgs+=(gdb)  # counts how often a command validates its scenario (tests/cli/validations.sh)
+case "${1:-}" in
+  "") ;;
+  --core) pkgs=("${core[@]}") ;;
+  *) echo "install-deps: unknown option '$1' (expected --core or nothing)" >&2; exit 1 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
