@@ -25,7 +25,8 @@ static const char *usage_text =
     "  calibrate FILE     fit network models from nccl-tests output; predict times\n"
     "  serve              the calculator in a browser and an HTTP JSON API (loopback:8080)\n"
     "\n"
-    "Run 'dpas COMMAND --help' for a command's options. 'dpas --version' prints the version.\n"
+    "Run 'dpas help COMMAND' (or 'dpas COMMAND --help') for a command's options.\n"
+    "'dpas --version' (-V) prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 physics violation.\n";
 
 static const struct {
@@ -67,9 +68,28 @@ int dpas_cli_main(int argc, char **argv, FILE *out, FILE *errf)
     if (argc < 2)
         return fputs(usage_text, errf), EXIT_BAD_INPUT;
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc >= 3) {
+        /* dpas help [-o FORMAT] CMD: that command's own --help (an unknown CMD is refused below) */
+        int at = 2;
+        while (at < argc && argv[at][0] == '-')
+            at += (!strcmp(argv[at], "-o") || !strcmp(argv[at], "--output")) ? 2 : 1;
+        if (at < argc) {
+            char **args = calloc((size_t)argc + 1, sizeof *args);
+            if (!args)
+                return cli_usage(&c, "", "out of memory");
+            int k = 0;
+            args[k++] = argv[0], args[k++] = argv[at], args[k++] = "--help";
+            for (int i = 2; i < argc; i++)
+                if (i != at)
+                    args[k++] = argv[i];
+            int rc = dpas_cli_main(k, args, out, errf);
+            free(args);
+            return rc;
+        }
+    }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
         return cli_emit(&c, strdup(usage_text));
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version"))
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version"))
         return cli_emit(&c, strdup("dpas " DPAS_VERSION "\n"));
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) {
