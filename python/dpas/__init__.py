@@ -21,6 +21,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 from . import _ffi, _request, errors
 from ._quantity import Quantity, exact, quantity
 from ._request import Request as _Request
+from ._version import __version__
 from .errors import (ArgumentTypeError, Error, FileError, InvalidValue, OutOfMemory, ParseError,
                      PhysicsViolation, RangeError, Undefined, UnknownName)
 from .rows import CostRow, CostRows, InventoryRow, MemoryCheck, RuleRow
@@ -31,7 +32,7 @@ __all__ = ["Scenarios", "Models", "Systems", "Hardware", "DataParallelAttackSurf
            "version", "CostRow", "CostRows", "RuleRow",
            "InventoryRow", "MemoryCheck", "Error", "InvalidValue", "ParseError", "RangeError",
            "UnknownName", "Undefined", "OutOfMemory", "FileError", "PhysicsViolation",
-           "ArgumentTypeError"]
+           "ArgumentTypeError", "__version__"]
 
 _lib = _ffi.lib
 

@@ -11,7 +11,12 @@ build files out of the source tree), then `import dpas` from outside the source 
 2. with the library installed by `cmake --install` into a temporary prefix, and only that
    prefix's lib folder on LD_LIBRARY_PATH, the pip-installed package finds it (no DPAS_LIBRARY);
 3. the package cmake --install puts beside the library finds the library through the record
-   cmake writes (no DPAS_LIBRARY, no LD_LIBRARY_PATH).
+   cmake writes (no DPAS_LIBRARY, no LD_LIBRARY_PATH);
+4. in a plain virtual environment (no --system-site-packages, so no setuptools or wheel from
+   Debian), plain `pip install --no-index` (pip's isolated build: the package's own backend,
+   standard library only) with Debian's python3 and with any other python3 first on PATH (a
+   pyenv-style interpreter), the package imports and has __version__;
+   an editable install (`pip install -e`) imports the source tree's package.
 
 usage: pip_install_check.py PYTHON_SRC LIBDPAS BUILD_DIR CMAKE VERSION"""
 import os
@@ -38,6 +43,8 @@ if not os.path.exists(os.path.join(where, "py.typed")):
 for heavy in ("numpy", "torch"):
     if heavy in sys.modules:
         problems.append(f"import dpas imported {heavy}")
+if dpas.__version__ != version:
+    problems.append(f"dpas.__version__ {dpas.__version__}, project version {version}")
 if dpas.version() != version:
     problems.append(f"library version {dpas.version()}, project version {version}")
 if want_dir.endswith("site-packages") and importlib.metadata.version("dpas") != version:
@@ -114,6 +121,28 @@ def main():
         env = dict(base, PYTHONPATH=pydir)
         print("3.", run([sys.executable, "-c", CHECK, pydir, version, libdir], env, work,
                         "cmake-installed package"))
+        pythons = ["/usr/bin/python3"]
+        other = shutil.which("python3")
+        if other and os.path.realpath(other) != os.path.realpath(pythons[0]):
+            pythons.append(other)
+        for i, interp in enumerate(pythons):
+            plain = os.path.join(tmp, f"plain{i}")
+            run([interp, "-m", "venv", plain], base, tmp, f"plain venv of {interp}")
+            ppy = os.path.join(plain, "bin", "python")
+            run([ppy, "-m", "pip", "install", "--no-index", pkg], base, tmp,
+                f"pip install in a plain venv of {interp}")
+            psite = run([ppy, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                        base, tmp, "site").strip()
+            env = dict(base, DPAS_LIBRARY=os.path.abspath(libdpas))
+            print(f"4. ({interp})", run([ppy, "-c", CHECK, psite, version, ""], env, work,
+                                        f"import in a plain venv of {interp}"))
+        edit = os.path.join(tmp, "editable")
+        run(["/usr/bin/python3", "-m", "venv", edit], base, tmp, "venv for -e")
+        epy = os.path.join(edit, "bin", "python")
+        run([epy, "-m", "pip", "install", "--no-index", "-e", pkg], base, tmp, "pip install -e")
+        env = dict(base, DPAS_LIBRARY=os.path.abspath(libdpas))
+        print("4. (editable)", run([epy, "-c", CHECK, pkg, version, ""], env, work,
+                                   "import of an editable install"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
