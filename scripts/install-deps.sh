@@ -19,6 +19,7 @@ pkgs+=(python3-torch)
 pkgs+=(python3-sklearn)
 pkgs+=(iproute2 util-linux)  # ip, tc and unshare: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
+pkgs+=(python3-pint)  # dpas.Quantity.to_pint, tested (tests/python/test_quantity.py), and bench/run.sh's anchor
 pkgs+=(gdb)  # counts how often a command validates its scenario (tests/cli/validations.sh)
 case "${1:-}" in
   "") ;;

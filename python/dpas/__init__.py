@@ -295,6 +295,27 @@ class DataParallelAttackSurfaceScenario:
     def parameters(self) -> int:
         return self._s.parameters
 
+    def _width(self, w: Any) -> Optional[Quantity]:
+        if w.den == 0:
+            return None
+        return Quantity(fractions.Fraction(w.num, w.den), "byte")
+
+    @property
+    def gradient_bytes_per_param(self) -> Quantity:
+        """The gradient's width, bytes per parameter (exact: 4.127 bit is 4127/8000 byte)."""
+        return self._width(self._s.gradient_bytes_per_param)  # type: ignore[return-value]
+
+    @property
+    def checkpoint_bytes_per_param(self) -> Quantity:
+        """The checkpoint's width, bytes per parameter."""
+        return self._width(self._s.checkpoint_bytes_per_param)  # type: ignore[return-value]
+
+    @property
+    def weight_bytes_per_param(self) -> Optional[Quantity]:
+        """The serving weights' width, bytes per parameter; None when not given (the seed's
+        default)."""
+        return self._width(self._s.weight_bytes_per_param)
+
     def report(self, explain: bool = False, attr: Union[str, Sequence[str], None] = None,
                **keys: Any) -> Dict[str, Any]:
         """The whole report as the CLI's JSON document gives it (a dict built from the C

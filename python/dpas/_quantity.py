@@ -82,6 +82,75 @@ class Quantity:
         """The exact number of bytes (int, or Fraction when not whole)."""
         return self.to("byte").magnitude
 
+    # Arithmetic as a units library does it (pint's rules for one dimension): a count of bytes
+    # scales by a number and adds to another count of bytes (in this one's unit); a ratio of two
+    # counts is a plain number. Exact: a float operand is its binary value, and a result that
+    # leaves whole bytes is a Fraction (as sub-byte widths are). Anything else is a TypeError.
+    def _scaled(self, k: Any) -> "Quantity":
+        if isinstance(k, bool) or not isinstance(k, (numbers.Real, decimal.Decimal)):
+            return NotImplemented  # type: ignore[return-value]
+        if isinstance(k, (float, decimal.Decimal)) and not math.isfinite(k):
+            raise InvalidValue(f"a Quantity scales by a finite number, got {_show(k)}", "factor")
+        return Quantity(fractions.Fraction(self.magnitude) * fractions.Fraction(k), self.units)
+
+    def __mul__(self, k: Any) -> "Quantity":
+        return self._scaled(k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> Any:
+        if isinstance(other, Quantity):
+            ratio = fractions.Fraction(self.bytes) / fractions.Fraction(other.bytes)
+            return ratio.numerator if ratio.denominator == 1 else ratio
+        if isinstance(other, bool) or not isinstance(other, (numbers.Real, decimal.Decimal)):
+            return NotImplemented
+        if other == 0:
+            raise ZeroDivisionError("Quantity divided by zero")
+        return self._scaled(1 / fractions.Fraction(other))
+
+    def __add__(self, other: Any) -> "Quantity":
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return Quantity(fractions.Fraction(self.magnitude) + other.to(self.units).magnitude,
+                        self.units)
+
+    def __sub__(self, other: Any) -> "Quantity":
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return Quantity(fractions.Fraction(self.magnitude) - other.to(self.units).magnitude,
+                        self.units)
+
+    def __neg__(self) -> "Quantity":
+        return Quantity(-fractions.Fraction(self.magnitude), self.units)
+
+    def __lt__(self, other: Any) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return fractions.Fraction(self.bytes) < fractions.Fraction(other.bytes)
+
+    def __le__(self, other: Any) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return fractions.Fraction(self.bytes) <= fractions.Fraction(other.bytes)
+
+    def __gt__(self, other: Any) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return fractions.Fraction(self.bytes) > fractions.Fraction(other.bytes)
+
+    def __ge__(self, other: Any) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return fractions.Fraction(self.bytes) >= fractions.Fraction(other.bytes)
+
+    def to_pint(self, registry: Any = None) -> Any:
+        """The same quantity as a pint Quantity (pint imported here, only when asked; its
+        registry is the one given, or pint's application registry). Exact magnitudes stay
+        exact: pint keeps a Fraction as it is."""
+        import pint
+        ureg = registry if registry is not None else pint.get_application_registry()
+        return ureg.Quantity(self.magnitude, self.units)
+
     def __float__(self) -> float:
         return float(self.magnitude)
 

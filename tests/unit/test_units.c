@@ -37,6 +37,13 @@ static void test_width_units(void **state)
      * must read back: 576155000000000001 bit = 72019375000000000.125 B */
     assert_rational(width("576155000000000001Bit"), 576155000000000001ull, 8);
     assert_rational(width("72019375000000000.125 B"), 576155000000000001ull, 8);
+    /* per parameter, as mlsysim's quantities print (pint's "2 byte / param"; the seed's widths
+     * are byte/param quantities) */
+    assert_rational(width("2 byte / param"), 2, 1);
+    assert_rational(width("2 byte/param"), 2, 1);
+    assert_rational(width("14 B/parameter"), 14, 1);
+    assert_rational(width("16 bit per param"), 2, 1);
+    assert_rational(width("4.127 bit / params"), 4127, 8000);
 }
 
 static void test_width_precisions(void **state)
@@ -91,6 +98,12 @@ static void test_width_errors(void **state)
     width_error("1234567890123456789012345678901234567890 B", DPAS_ERANGE, "significant digits");
     width_error("2 B B", DPAS_EPARSE, "unknown unit");
     width_error("1.2.3 B", DPAS_EPARSE, "unknown unit");
+    width_error("2 per param", DPAS_EPARSE, "unknown unit");  /* no unit before "per" */
+    width_error("2 /param", DPAS_EPARSE, "has no unit");
+    width_error("2 byteparam", DPAS_EPARSE, "unknown unit"); /* no separator */
+    width_error("2 byte//param", DPAS_EPARSE, "unknown unit");
+    width_error("2 byte/", DPAS_EPARSE, "unknown unit");
+    width_error("2 kg/param", DPAS_EPARSE, "unknown unit");
 }
 
 static uint64_t count(const char *text)

@@ -148,8 +148,49 @@ static bool decimal_to_rational(const decimal *d, uint64_t scale_den, dpas_ratio
 }
 
 static const char *width_hint =
-    "expected a number with a unit (2 B, 2 bytes, 16 bit) or a precision name (fp32, tf32, "
-    "bf16, fp16, fp8, int8, int4)";
+    "expected a number with a unit (2 B, 2 bytes, 16 bit, or per parameter as mlsysim writes it: "
+    "2 byte/param) or a precision name (fp32, tf32, bf16, fp16, fp8, int8, int4)";
+
+/* a[0..k) equals the lowercase word b[0..k), ignoring ASCII case */
+static bool ci_equal(const char *a, const char *b, size_t k)
+{
+    for (size_t j = 0; j < k; j++) {
+        char c = a[j];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != b[j])
+            return false;
+    }
+    return true;
+}
+
+/* A width is per parameter: mlsysim's quantities print as "2 byte / param" (pint's text of
+ * byte / param), so "/ param", "/ parameter" and "per param(eter)" after the unit mean what the
+ * bare unit means. The unit's length without that suffix (and the blanks before it). */
+static size_t strip_per_param(const char *u, size_t len)
+{
+    static const char *const words[] = {"param", "params", "parameter", "parameters"};
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        size_t k = strlen(words[w]);
+        if (len <= k || !ci_equal(u + len - k, words[w], k))
+            continue;
+        size_t i = len - k;
+        while (i > 0 && is_space(u[i - 1]))
+            i--;
+        size_t sep;
+        if (i >= 1 && u[i - 1] == '/')
+            sep = 1;
+        else if (i >= 4 && ci_equal(u + i - 3, "per", 3) && is_space(u[i - 4]))
+            sep = 3;
+        else /* "byteparam", "byte param": no separator */
+            continue;
+        i -= sep;
+        while (i > 0 && is_space(u[i - 1]))
+            i--;
+        return i;
+    }
+    return len;
+}
 
 int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dpas_error *err)
 {
@@ -205,6 +246,7 @@ int dpas_parse_width(const char *field, const char *text, dpas_rational *out, dp
     while (u < p + n && is_space(*u))
         u++;
     size_t ulen = u < p + n ? (size_t)(p + n - u) : 0;
+    ulen = strip_per_param(u, ulen);
     char unit[16] = "";
     if (ulen < sizeof unit)
         memcpy(unit, u, ulen), unit[ulen] = '\0';
