@@ -179,3 +179,30 @@ int cli_emit(cli *c, char *payload)
     dpas_free(payload);
     return bad ? cli_write_failed(c) : EXIT_OK;
 }
+
+int cli_read_input(cli *c, const char *what, size_t max, char **text, size_t *len)
+{
+    *text = NULL;
+    if (!c->in)
+        return cli_usage(c, "", "%s cannot be read from standard input here (\"-\")", what);
+    char *buf = malloc(max + 1);
+    if (!buf)
+        return cli_usage(c, "", "out of memory reading %s from standard input", what);
+    size_t n = 0;
+    while (n <= max) { /* one byte past the limit, to tell a longer input */
+        size_t r = fread(buf + n, 1, max + 1 - n, c->in);
+        if (!r)
+            break;
+        n += r;
+    }
+    if (ferror(c->in) || n > max) {
+        free(buf);
+        return n > max ? cli_usage(c, "", "%s on standard input is larger than %zu MiB (the limit)",
+                                   what, max >> 20)
+                       : cli_usage(c, "", "cannot read %s from standard input", what);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}

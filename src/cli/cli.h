@@ -29,6 +29,7 @@ enum {
 typedef struct cli {
     int format;   /* dpas_format of the payload, from -o */
     int err_json; /* errors as one JSON object on stdout: -o json, or seen in argv before it */
+    FILE *in; /* standard input, for a FILE given as "-"; NULL where there is none (the fuzzer) */
     FILE *out, *err;
     const struct option *opts; /* the running command's options (for messages) */
     int seen[64];              /* the CLI's own options given, to refuse a repeat */
@@ -41,6 +42,9 @@ int cli_fail(cli *c, const dpas_error *err);
 int cli_fail_hint(cli *c, const dpas_error *err, const char *hint);
 /* A usage error: "dpas CMD: message", exit 1. */
 int cli_usage(cli *c, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Read standard input whole (a FILE given as "-"), at most max bytes: 0 and a malloc'd text
+ * (NUL-terminated) or the exit code of the error it reported (too large, not readable, none). */
+int cli_read_input(cli *c, const char *what, size_t max, char **text, size_t *len);
 /* Report a getopt failure ('?') as a usage error. */
 int cli_bad_option(cli *c, const char *cmd, char **argv);
 /* Start parsing a command's options (resets getopt and the options seen). */
@@ -93,7 +97,7 @@ void cli_print_warnings(cli *c, const dpas_report *r, int in_payload);
 
 /* The whole command line: argv as main's, payload to out, diagnostics to err; returns the
  * exit status and never exits. */
-int dpas_cli_main(int argc, char **argv, FILE *out, FILE *err);
+int dpas_cli_main(int argc, char **argv, FILE *in, FILE *out, FILE *err);
 
 int cmd_show(cli *c, int argc, char **argv);
 int cmd_eval(cli *c, int argc, char **argv);

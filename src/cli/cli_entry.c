@@ -3,4 +3,4 @@
  * that tests and the fuzzer can run it in-process. */
 #include "cli.h"
 
-int main(int argc, char **argv) { return dpas_cli_main(argc, argv, stdout, stderr); }
+int main(int argc, char **argv) { return dpas_cli_main(argc, argv, stdin, stdout, stderr); }

@@ -133,6 +133,19 @@ static int positional(cli *c, const cli_cmd *cmd, int argc, char **argv, dpas_re
     if (!npos)
         return 0;
     const char *p = argv[optind];
+    if (!strcmp(p, "-") && cmd->positional != POS_NAME) { /* the scenario file on stdin */
+        char *text;
+        size_t len;
+        if ((rc = cli_read_input(c, "the scenario file", 1u << 20, &text, &len)))
+            return rc;
+        size_t i = 0;
+        while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+            i++;
+        rc = dpas_request_load_text(rq, text, len, i < len && text[i] == '{', "(standard input)",
+                                    &err);
+        free(text);
+        return rc ? cli_fail(c, &err) : 0;
+    }
     int file = cmd->positional == POS_FILE || (cmd->positional == POS_EITHER && is_file(p));
     rc = file ? dpas_request_load_file(rq, p, &err) : dpas_request_set(rq, "scenario", p, &err);
     return rc ? cli_fail(c, &err) : 0;

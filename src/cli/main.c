@@ -61,9 +61,9 @@ static void prescan_format(cli *c, int argc, char **argv)
     }
 }
 
-int dpas_cli_main(int argc, char **argv, FILE *out, FILE *errf)
+int dpas_cli_main(int argc, char **argv, FILE *in, FILE *out, FILE *errf)
 {
-    cli c = {.format = DPAS_FORMAT_TEXT, .out = out, .err = errf};
+    cli c = {.format = DPAS_FORMAT_TEXT, .in = in, .out = out, .err = errf};
     prescan_format(&c, argc, argv);
     if (argc < 2)
         return fputs(usage_text, errf), EXIT_BAD_INPUT;
@@ -82,7 +82,7 @@ int dpas_cli_main(int argc, char **argv, FILE *out, FILE *errf)
             for (int i = 2; i < argc; i++)
                 if (i != at)
                     args[k++] = argv[i];
-            int rc = dpas_cli_main(k, args, out, errf);
+            int rc = dpas_cli_main(k, args, in, out, errf);
             free(args);
             return rc;
         }

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *out = NULL, *err = NULL;
     size_t outn = 0, errn = 0;
     FILE *fo = open_memstream(&out, &outn), *fe = open_memstream(&err, &errn);
-    int rc = dpas_cli_main(argc, argv, fo, fe);
+    int rc = dpas_cli_main(argc, argv, NULL, fo, fe);
     fclose(fo);
     fclose(fe);
     PROPERTY(rc == 0 || rc == 1 || rc == 2, "exit status %d", rc);
