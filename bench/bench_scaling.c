@@ -20,30 +20,34 @@
 #include <time.h>
 
 typedef struct series {
+    const char *family; /* the cluster: leave-one-cluster-out leaves a family out */
     const char *name, *collective;
     const char *files[8];
 } series;
 
 static const series serieses[] = {
-    {"Polaris NCCL 2.18",
+    {"Polaris",
+     "Polaris NCCL 2.18",
      "all_reduce",
      {"polaris_nccl2.18_tuned_2nodes_8ranks_all_reduce.dat",
       "polaris_nccl2.18_tuned_8nodes_32ranks_all_reduce.dat",
       "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat"}},
-    {"Polaris NCCL 2.18",
+    {"Polaris",
+     "Polaris NCCL 2.18",
      "all_gather",
      {"polaris_nccl2.18_tuned_2nodes_8ranks_all_gather.dat",
       "polaris_nccl2.18_tuned_8nodes_32ranks_all_gather.dat",
       "polaris_nccl2.18_tuned_128nodes_512ranks_all_gather.dat",
       "polaris_nccl2.18_tuned_540nodes_2160ranks_all_gather.dat"}},
-    {"Polaris NCCL 2.21",
+    {"Polaris",
+     "Polaris NCCL 2.21",
      "all_reduce",
      {"polaris_nccl2.21_tuned_2nodes_8ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_8nodes_32ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat"}},
 #define H100(c)                                                                                    \
     {                                                                                              \
-        "H100 x 1-10 nodes", c,                                                                    \
+        "H100 (xxrjun)", "H100 x 1-10 nodes", c,                                                                    \
         {                                                                                          \
             "xxrjun_h100_1node_x4gpus_five_tests.log", "xxrjun_h100_1node_x8gpus_five_tests.log",  \
                 "xxrjun_h100_10nodes_x1gpus_five_tests.log",                                       \
@@ -55,7 +59,38 @@ static const series serieses[] = {
     H100("all_reduce"),
     H100("all_gather"),
     H100("reduce_scatter"),
+    {"MI325X (AAC11)",
+     "MI325X x 1-8 nodes",
+     "all_reduce",
+     {"../nccl-scaling-extra/hisohara_mi325x_1node_x8_all_reduce_4G-16G.txt",
+      "../nccl-scaling-extra/hisohara_mi325x_2nodes_x8_all_reduce_4G-16G.txt",
+      "../nccl-scaling-extra/hisohara_mi325x_4nodes_x8_all_reduce_4G-16G.txt",
+      "../nccl-scaling-extra/hisohara_mi325x_8nodes_x8_all_reduce_4G-16G.txt"}},
 };
+#define NSERIES (sizeof serieses / sizeof *serieses)
+
+/* Every scored point (sizes >= 1 MiB): which family and case kind, the default model's
+ * ln(predicted / measured), the baselines' relative errors, the library's band. */
+typedef struct point {
+    int family, x4; /* x4: from one file at about 4x the ranks; else leave one scale out */
+    double ln_model, err_model, err_const, err_ab;
+    bool inside;
+    double width;
+} point;
+static point pts[8192];
+static size_t npts;
+static const char *families[16];
+static int nfamilies;
+static int cur_family, cur_x4;
+
+static int family_of(const char *f)
+{
+    for (int i = 0; i < nfamilies; i++)
+        if (!strcmp(families[i], f))
+            return i;
+    families[nfamilies] = f;
+    return nfamilies++;
+}
 
 static const char *dir;
 
@@ -70,8 +105,10 @@ static void label_fit(int written, size_t cap)
 
 static int load(const char *const *names, size_t n, const char *coll, dpas_netmodel **m)
 {
-    const char *paths[8];
-    char buf[8][1024];
+    const char *paths[16];
+    char buf[16][1024];
+    if (n > 16)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         int w = snprintf(buf[i], sizeof buf[i], "%s/%s", dir, names[i]);
         if (w < 0 || (size_t)w >= sizeof buf[i]) { /* a path this long is refused, not cut */
@@ -105,7 +142,7 @@ static double median(double *v, size_t n)
 }
 
 typedef struct tally {
-    size_t cases, within, n_all, in_all;
+    size_t cases, within, n_all, in_all, unanswered;
     double meds[64], worsts[64], covers[64];
 } tally;
 
@@ -121,26 +158,42 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
         printf("| %s | error: %s |\n", label, e.message);
         return;
     }
-    double err[4096], width[4096];
+    double err[4096], width[4096], errc[4096], errab[4096];
     size_t n = 0, in = 0, all = 0, in_all = 0;
+    double steps, factor;
+    dpas_collective_ring(truth->collective, truth->ranks, &steps, &factor, NULL);
     for (size_t i = 0; i < np && i < truth->n; i++) {
         double meas = truth->seconds[i], pred = p[i].time_s;
         bool inside = meas >= p[i].band_lo && meas <= p[i].band_hi;
         all++, in_all += inside;
-        if (truth->bytes[i] < (1u << 20))
+        if (truth->bytes[i] < (1u << 20) || n >= 4096)
             continue;
         err[n] = fabs(pred / meas - 1);
         width[n] = p[i].band_hi / p[i].band_lo;
+        /* the constant-bus-bandwidth guess: size x bus factor / the peak busbw of the curve
+         * measured nearest; the per-file alpha-beta line of that curve at the target's ranks */
+        const dpas_curve *near = &m->curves[p[i].curve];
+        errc[n] = fabs((double)truth->bytes[i] * factor / near->peak_busbw / meas - 1);
+        errab[n] = fabs(p[i].seconds[DPAS_NETMODEL_ALPHA_BETA - 1] / meas - 1);
+        if (npts < sizeof pts / sizeof *pts) /* a point the model did not answer: NaN */
+            pts[npts++] = (point){cur_family, cur_x4,      log(pred / meas), err[n], errc[n],
+                                  errab[n],   inside,      width[n]};
+        if (!(pred > 0)) { /* unanswered: counted, kept out of the medians */
+            t->unanswered++;
+            continue;
+        }
         in += inside;
         n++;
     }
     dpas_free(p);
+    double mc = median(errc, n), mab = median(errab, n);
     double worst = 0;
     for (size_t i = 0; i < n; i++)
         worst = fmax(worst, err[i]);
     double med = median(err, n), wmed = median(width, n);
-    printf("| %s | %zu | %.1f%% | %.1f%% | %.0f%% | %.0f%% | x%.2f |\n", label, n, med * 100,
-           worst * 100, n ? 100.0 * (double)in / (double)n : NAN,
+    printf("| %s | %zu | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.0f%% | %.0f%% | x%.2f |\n", label,
+           n, med * 100, mc * 100, mab * 100, worst * 100,
+           n ? 100.0 * (double)in / (double)n : NAN,
            all ? 100.0 * (double)in_all / (double)all : NAN, wmed);
     if (t->cases < 64) {
         t->meds[t->cases] = med, t->worsts[t->cases] = worst;
@@ -152,17 +205,83 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
 static void summary(const char *what, tally *t, double goal)
 {
     double meds[64], cov[64];
-    size_t k = t->cases < 64 ? t->cases : 64;
-    memcpy(meds, t->meds, k * sizeof *meds), memcpy(cov, t->covers, k * sizeof *cov);
-    printf("\n%s: %zu cases, %zu with median error <= %.0f%%; median of the medians %.1f%%; "
-           "median share inside the band (>= 1 MiB) %.0f%%, over all sizes %.0f%%\n\n",
-           what, t->cases, t->within, goal * 100, median(meds, k) * 100, median(cov, k) * 100,
-           t->n_all ? 100.0 * (double)t->in_all / (double)t->n_all : NAN);
+    size_t k = 0; /* the cases answered */
+    for (size_t i = 0; i < t->cases && i < 64; i++)
+        if (isfinite(t->meds[i]))
+            meds[k] = t->meds[i], cov[k++] = t->covers[i];
+    printf("\n%s: %zu cases (%zu answered), %zu with median error <= %.0f%%; median of the "
+           "medians %.1f%%; median share inside the band (>= 1 MiB) %.0f%%, over all sizes "
+           "%.0f%%; %zu points >= 1 MiB unanswered\n\n",
+           what, t->cases, k, t->within, goal * 100, median(meds, k) * 100, median(cov, k) * 100,
+           t->n_all ? 100.0 * (double)t->in_all / (double)t->n_all : NAN, t->unanswered);
 }
 
-static const char *const head = "| series, held-out scale | sizes >= 1 MiB | median error | worst "
-                                "| inside band (>= 1 MiB) | inside band (all) | median band |\n"
-                                "|---|---|---|---|---|---|---|\n";
+static const char *const head =
+    "| series, held-out scale | sizes >= 1 MiB | median error | constant busbw | alpha-beta | "
+    "worst | inside band (>= 1 MiB) | inside band (all) | median band |\n"
+    "|---|---|---|---|---|---|---|---|---|\n";
+
+/* q-quantile of v (sorts v) */
+static double quantile(double *v, size_t n, double q)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp);
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - (double)i) : v[n - 1];
+}
+
+/* Per cluster family and case kind: the medians of the errors over its points (>= 1 MiB), the
+ * library band's coverage and width; and the band learned out of sample: the 90th percentile
+ * of |ln error| over the OTHER families' points of the same kind, its coverage on this family
+ * and its width exp(2h). */
+static void by_family(void)
+{
+    static double a[8192], b[8192], c[8192], w[8192], o[8192];
+    printf("\n## By cluster family (leave one cluster out)\n\n"
+           "| family | case | points (unanswered) | median error | constant busbw | alpha-beta | "
+           "better than constant | library band: inside | median width | "
+           "band learned on the other clusters: h | inside | width |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int f = 0; f < nfamilies; f++)
+        for (int k = 0; k < 2; k++) {
+            size_t n = 0, no = 0, in = 0, un = 0;
+            for (size_t i = 0; i < npts; i++) {
+                if (pts[i].x4 != k)
+                    continue;
+                bool answered = isfinite(pts[i].ln_model);
+                if (pts[i].family == f) {
+                    if (!answered) {
+                        un++;
+                        continue;
+                    }
+                    a[n] = pts[i].err_model, b[n] = pts[i].err_const, c[n] = pts[i].err_ab;
+                    w[n] = pts[i].width, in += pts[i].inside, n++;
+                } else if (answered) {
+                    o[no++] = fabs(pts[i].ln_model);
+                }
+            }
+            if (!n) {
+                if (un)
+                    printf("| %s | %s | 0 of %zu answered (no model from these files) |\n",
+                           families[f], k ? "from one file at ~4x the ranks" : "leave one scale out",
+                           un);
+                continue;
+            }
+            double h = quantile(o, no, 0.9);
+            size_t cov = 0;
+            for (size_t i = 0; i < npts; i++)
+                if (pts[i].x4 == k && pts[i].family == f && fabs(pts[i].ln_model) <= h)
+                    cov++;
+            double ma = median(a, n), mb = median(b, n), mc = median(c, n);
+            printf("| %s | %s | %zu (%zu) | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.0f%% | x%.2f | %.3f | "
+                   "%.0f%% | x%.2f |\n",
+                   families[f], k ? "from one file at ~4x the ranks" : "leave one scale out", n,
+                   un, ma * 100, mb * 100, mc * 100, mb / ma, 100.0 * (double)in / (double)n,
+                   median(w, n), h, 100.0 * (double)cov / (double)n, exp(2 * h));
+        }
+}
 
 int main(int argc, char **argv)
 {
@@ -173,8 +292,10 @@ int main(int argc, char **argv)
     dir = argv[1];
     tally loro = {0}, x4 = {0};
     printf("## Leave one scale out\n\n%s", head);
-    for (size_t s = 0; s < sizeof serieses / sizeof *serieses; s++) {
+    cur_x4 = 0;
+    for (size_t s = 0; s < NSERIES; s++) {
         const series *S = &serieses[s];
+        cur_family = family_of(S->family);
         size_t nf = 0;
         while (nf < 8 && S->files[nf])
             nf++;
@@ -202,8 +323,10 @@ int main(int argc, char **argv)
     }
     summary("leave one scale out", &loro, 0.25);
     printf("## From one file at about 4x the ranks\n\n%s", head);
-    for (size_t s = 0; s < sizeof serieses / sizeof *serieses; s++) {
+    cur_x4 = 1;
+    for (size_t s = 0; s < NSERIES; s++) {
         const series *S = &serieses[s];
+        cur_family = family_of(S->family);
         size_t nf = 0;
         while (nf < 8 && S->files[nf])
             nf++;
@@ -232,6 +355,7 @@ int main(int argc, char **argv)
         dpas_netmodel_free(whole);
     }
     summary("from one file at about 4x the ranks", &x4, 0.40);
+    by_family();
     /* the time of one calibration of the 2160-rank file (median of 21) */
     double ms[21];
     for (int i = 0; i < 21; i++) {
@@ -247,5 +371,33 @@ int main(int argc, char **argv)
     }
     printf("calibration of the 2160-rank file (read and fit): median %.1f ms of 21\n",
            median(ms, 21));
+    /* a 10-file calibration (read and fit of every collective, with its leave-one-scale-out):
+     * the six H100 five-test logs, an AWS p5 log, three Polaris files (one file per scale: the
+     * reader refuses two runs of one scale today) */
+    static const char *const ten[] = {
+        "xxrjun_h100_1node_x4gpus_five_tests.log",   "xxrjun_h100_1node_x8gpus_five_tests.log",
+        "xxrjun_h100_10nodes_x1gpus_five_tests.log", "xxrjun_h100_10nodes_x2gpus_five_tests.log",
+        "xxrjun_h100_10nodes_x4gpus_five_tests.log", "xxrjun_h100_10nodes_x8gpus_five_tests.log",
+        "aws_p5_h100_2nodes_16ranks_v2.20.3-1.log",
+        "polaris_nccl2.18_tuned_8nodes_32ranks_all_reduce.dat",
+        "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat",
+        "polaris_nccl2.18_tuned_540nodes_2160ranks_all_gather.dat"};
+    double cpu[5];
+    for (int i = 0; i < 5; i++) {
+        struct timespec t0, t1, c0, c1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+        dpas_netmodel *m;
+        if (load(ten, 10, NULL, &m))
+            return 1;
+        dpas_netmodel_free(m);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms[i] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        cpu[i] = (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+    }
+    /* the CPU time too: on a shared machine the wall time counts other processes' turns */
+    printf("calibration of 10 files (read and fit): median %.1f ms wall, %.1f ms CPU, of 5\n",
+           median(ms, 5), median(cpu, 5));
     return 0;
 }

@@ -13,7 +13,10 @@ For each protocol p (LL, LL128, Simple) and algorithm (ring; tree for all_reduce
   ring moves nccl-tests' bus factor x bytes (2(n-1)/n all_reduce, (n-1)/n all_gather), the tree 2 x
 r_ring, r_tree: NCCL's NVLink hop latency over its network one (hwLat, tuning.cc).
 
-Usage: gen_nccl_scaling.py all_reduce|all_gather NODES GPUS_PER_NODE"""
+With a fourth argument GAMMA, the bandwidth across nodes also falls with the node count as
+(nodes / 2)^-GAMMA (0 when not given).
+
+Usage: gen_nccl_scaling.py all_reduce|all_gather NODES GPUS_PER_NODE [GAMMA]"""
 import math
 import sys
 
@@ -26,13 +29,13 @@ R_RING = (0.6 / 2.7, 1.9 / 4.0, 3.4 / 14.0)
 R_TREE = (0.6 / 5.0, 1.25 / 8.5, 4.0 / 14.0)
 
 
-def time(coll, nodes, g, size):
+def time(coll, nodes, g, size, gamma=0.0):
     n = nodes * g
     ar = coll == "all_reduce"
     steps = 2 * (n - 1) if ar else n - 1
     inter = (2 if ar else 1) * (nodes - 1) if nodes > 1 else 0
     factor = 2 * (n - 1) / n if ar else (n - 1) / n
-    bw = INTRA if nodes == 1 else INTER * g
+    bw = INTRA if nodes == 1 else INTER * g * (nodes / 2) ** -gamma
     best = math.inf
     for p in range(3):
         b = bw * SHARE[p]
@@ -47,6 +50,7 @@ def time(coll, nodes, g, size):
 
 def main():
     coll, nodes, g = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    gamma = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
     n = nodes * g
     factor = 2 * (n - 1) / n if coll == "all_reduce" else (n - 1) / n
     print(f"# Collective test starting: {coll}_perf")
@@ -64,7 +68,7 @@ def main():
     redop = "sum" if coll == "all_reduce" else "none"
     size = 4 * n if coll == "all_gather" else 8
     while size <= 1 << 30:
-        us = time(coll, nodes, g, size) * 1e6
+        us = time(coll, nodes, g, size, gamma) * 1e6
         algbw = size / (us * 1e-6) / 1e9
         busbw = algbw * factor
         print(f"{size:12d}  {size // 4:12d}     float  {redop:>6}      -1  {us:9.2f}  {algbw:6.2f}  "

@@ -141,9 +141,12 @@ typedef struct dpas_nccl_params {
                          ratio of it (its NVLink over its network hop latency) */
     double inter_bw;  /* bus bandwidth across nodes with one rank per node, bytes/s ... */
     double kappa;     /* ... with g ranks per node: inter_bw x g^kappa ... */
-    double gamma;     /* ... on N nodes: x (N/2)^-gamma */
-    double intra_bw;  /* bus bandwidth inside one node, bytes/s */
-    double eff[3];    /* the share of the bus bandwidth each protocol reaches (Simple: 1) */
+    double gamma;     /* ... on N nodes: x (N/2)^-gamma, N held inside [nodes_lo, nodes_hi]: */
+    double nodes_lo, nodes_hi; /* the node counts the curves measured across nodes; beyond
+                                  them the bandwidth is the edge's (a trend is not carried into
+                                  a regime no curve measured) */
+    double intra_bw;           /* bus bandwidth inside one node, bytes/s */
+    double eff[3]; /* the share of the bus bandwidth each protocol reaches (Simple: 1) */
 } dpas_nccl_params;
 
 /* What a collective's curves determined (bits of dpas_scale_fit.determined); the rest is

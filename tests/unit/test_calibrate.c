@@ -251,6 +251,99 @@ static void test_real_leave_out(void **state)
     }
 }
 
+/* ---- the order of the files ----------------------------------------------------------------- */
+
+#define SCALING DPAS_TEST_DATA "/nccl-scaling/"
+
+static dpas_netmodel *load_order(const char *const *names, const size_t *order, size_t n)
+{
+    char buf[4][512];
+    const char *paths[4];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(buf[i], sizeof buf[i], "%s%s", SCALING, names[order[i]]);
+        paths[i] = buf[i];
+    }
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    if (dpas_netmodel_load_files(paths, n, NULL, &m, &e))
+        fail_msg("%s", e.message);
+    return m;
+}
+
+/* Two models of the same files are the same bits: each collective's fitted parameters and
+ * leave-one-scale-out errors, and the default model's time and band (and every model's time)
+ * at measured and unmeasured scales. A consistency test of our own code against itself: the
+ * property is that the answer is a function of the set of files. */
+static void assert_same_model(const dpas_netmodel *a, const dpas_netmodel *b)
+{
+    assert_int_equal(a->nscalefits, b->nscalefits);
+    for (size_t i = 0; i < a->nscalefits; i++) {
+        const dpas_scale_fit *fa = &a->scalefits[i], *fb = NULL;
+        for (size_t j = 0; j < b->nscalefits; j++)
+            if (b->scalefits[j].collective == fa->collective)
+                fb = &b->scalefits[j];
+        assert_non_null(fb);
+        assert_int_equal(fa->defined, fb->defined);
+        assert_int_equal(fa->determined, fb->determined);
+        assert_memory_equal(&fa->p, &fb->p, sizeof fa->p);
+        assert_int_equal(fa->loro_points, fb->loro_points);
+        assert_memory_equal(&fa->loro_median, &fb->loro_median, sizeof(double));
+        assert_memory_equal(&fa->loro_q90, &fb->loro_q90, sizeof(double));
+        assert_memory_equal(&fa->insample_median, &fb->insample_median, sizeof(double));
+    }
+    static const uint64_t sizes[] = {4096, 1u << 20, 64u << 20, 1u << 30, (uint64_t)16 << 30};
+    static const dpas_scale at[] = {{8, 8}, {4, 4}, {16, 8}, {80, 8}, {64, 2}, {2048, 4}};
+    dpas_net_prediction *pa = NULL, *pb = NULL;
+    size_t na = 0, nb = 0;
+    dpas_error e = {0};
+    if (dpas_netmodel_predict_at(a, sizes, 5, at, 6, &pa, &na, &e) ||
+        dpas_netmodel_predict_at(b, sizes, 5, at, 6, &pb, &nb, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(na, nb);
+    for (size_t k = 0; k < na; k++) {
+        const dpas_net_prediction *x = &pa[k], *y = NULL;
+        for (size_t j = 0; j < nb; j++) /* the same question (rows follow the collectives) */
+            if (pb[j].collective == x->collective && pb[j].bytes == x->bytes &&
+                pb[j].at.ranks == x->at.ranks && pb[j].at.per_node == x->at.per_node)
+                y = &pb[j];
+        assert_non_null(y);
+        assert_memory_equal(&x->time_s, &y->time_s, sizeof(double));
+        assert_memory_equal(&x->band_lo, &y->band_lo, sizeof(double));
+        assert_memory_equal(&x->band_hi, &y->band_hi, sizeof(double));
+        assert_memory_equal(x->seconds, y->seconds, sizeof x->seconds);
+        assert_int_equal(x->basis, y->basis);
+        assert_int_equal(x->notes, y->notes);
+    }
+    dpas_free(pa), dpas_free(pb);
+}
+
+/* Issue 27: `--calibration A,B` and `B,A` gave different times (the bandwidth no curve
+ * measured was taken from the first file's ranks per node). Every order of the files gives the
+ * same model, bit for bit: two single-node files (4 and 8 GPUs; the network's bandwidth is
+ * assumed from them), and three files of one cluster at 1 and 10 nodes. */
+static void test_order_independent(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"xxrjun_h100_1node_x4gpus_five_tests.log",
+                                      "xxrjun_h100_1node_x8gpus_five_tests.log"};
+    static const size_t o2[2][2] = {{0, 1}, {1, 0}};
+    dpas_netmodel *ref = load_order(one, o2[0], 2), *m = load_order(one, o2[1], 2);
+    assert_same_model(ref, m);
+    dpas_netmodel_free(ref), dpas_netmodel_free(m);
+    static const char *const three[] = {"xxrjun_h100_1node_x8gpus_five_tests.log",
+                                        "xxrjun_h100_10nodes_x2gpus_five_tests.log",
+                                        "xxrjun_h100_1node_x4gpus_five_tests.log"};
+    static const size_t o3[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                    {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    ref = load_order(three, o3[0], 3);
+    for (size_t k = 1; k < 6; k++) {
+        m = load_order(three, o3[k], 3);
+        assert_same_model(ref, m);
+        dpas_netmodel_free(m);
+    }
+    dpas_netmodel_free(ref);
+}
+
 /* Log 06 has one size: no line can be fitted, and that is said; the empirical model still
  * answers at that size (the measurement) and nowhere else. */
 static void test_real_single_size(void **state)
@@ -761,7 +854,7 @@ int main(void)
         cmocka_unit_test(test_no_rows),            cmocka_unit_test(test_several_tests),
         cmocka_unit_test(test_old_and_new_layouts), cmocka_unit_test(test_csv),
         cmocka_unit_test(test_parse_size),         cmocka_unit_test(test_collective_names),
-        cmocka_unit_test(test_json_valid),
+        cmocka_unit_test(test_json_valid),         cmocka_unit_test(test_order_independent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

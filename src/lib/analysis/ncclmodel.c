@@ -48,6 +48,46 @@ double dpas__curve_empirical(const dpas_curve *cv, double x)
     return ta + (tb - ta) * ((x - xa) / (xb - xa));
 }
 
+static int cmp3(double x, double y) { return x < y ? -1 : x > y ? 1 : 0; }
+
+int dpas__curve_cmp(const dpas_curve *a, const dpas_curve *b)
+{
+    int c;
+    if ((c = cmp3(a->collective, b->collective)) ||
+        (c = cmp3((double)a->ranks, (double)b->ranks)) ||
+        (c = cmp3((double)a->per_node, (double)b->per_node)) ||
+        (c = cmp3((double)a->n, (double)b->n)))
+        return c;
+    for (size_t i = 0; i < a->n; i++)
+        if ((c = cmp3((double)a->bytes[i], (double)b->bytes[i])))
+            return c;
+    for (size_t i = 0; i < a->n; i++)
+        if ((c = cmp3(a->seconds[i], b->seconds[i])))
+            return c;
+    for (size_t i = 0; i < a->n; i++) { /* NaN (no in-place time) before any number */
+        double x = a->seconds_inplace ? a->seconds_inplace[i] : NAN;
+        double y = b->seconds_inplace ? b->seconds_inplace[i] : NAN;
+        if (isnan(x) || isnan(y)) {
+            if ((c = cmp3(!isnan(x), !isnan(y))))
+                return c;
+        } else if ((c = cmp3(x, y))) {
+            return c;
+        }
+    }
+    return 0;
+}
+
+static int curve_ptr_cmp(const void *a, const void *b)
+{
+    return dpas__curve_cmp(*(const dpas_curve *const *)a, *(const dpas_curve *const *)b);
+}
+
+void dpas__curves_sort(const dpas_curve **cvs, size_t n)
+{
+    if (n > 1)
+        qsort(cvs, n, sizeof *cvs, curve_ptr_cmp);
+}
+
 enum { LL, LL128, SIMPLE, NPROTO };
 enum { RING, TREE, NALGO };
 
@@ -96,7 +136,10 @@ static double bandwidth(const dpas_nccl_params *p, const geom *g)
 {
     if (g->nodes <= 1)
         return p->intra_bw;
-    return p->inter_bw * pow(g->per_node, p->kappa) * pow(g->nodes / 2, -p->gamma);
+    double nodes = g->nodes; /* inside the measured node counts only (no extrapolated trend) */
+    if (p->nodes_hi >= p->nodes_lo && p->nodes_lo >= 2)
+        nodes = fmin(fmax(nodes, p->nodes_lo), p->nodes_hi);
+    return p->inter_bw * pow(g->per_node, p->kappa) * pow(nodes / 2, -p->gamma);
 }
 
 /* A scale's candidates (algorithm x protocol) under given parameters: time = lat + coef x bytes;
@@ -174,6 +217,7 @@ static void unpack(const double *th, dpas_nccl_params *p)
     p->eff[LL128] = fmin(1.0, exp(th[T_EFF + 1]));
     p->eff[SIMPLE] = 1.0;
     p->gamma = fmax(0.0, th[T_GAMMA]);
+    p->nodes_lo = p->nodes_hi = 0; /* set after the fit (every curve of the fit is inside) */
 }
 
 #define FIT_SIZES 48   /* sizes of one curve in the fit's loss, at most */
@@ -292,30 +336,45 @@ static double reached_busbw(const dpas_curve *cv, const geom *g)
     return g->factor * x / t;
 }
 
-int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale_fit *sf)
+int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_scale_fit *sf)
 {
     memset(&sf->p, 0, sizeof sf->p);
     sf->collective = coll;
     sf->determined = 0;
     sf->defined = 0;
     size_t points = 0;
-    fitctx c = {.cvs = cvs, .n = n};
-    if (!(c.g = calloc(n ? n : 1, sizeof *c.g)))
+    /* the curves in their canonical order (dpas__curve_cmp): the fit is of the set */
+    const dpas_curve **cvs = malloc((n ? n : 1) * sizeof *cvs);
+    if (!cvs)
         return DPAS_ENOMEM;
+    if (n)
+        memcpy(cvs, given, n * sizeof *cvs);
+    dpas__curves_sort(cvs, n);
+    fitctx c = {.cvs = cvs, .n = n};
+    if (!(c.g = calloc(n ? n : 1, sizeof *c.g))) {
+        free(cvs);
+        return DPAS_ENOMEM;
+    }
     double *inter = malloc((n ? n : 1) * sizeof *inter),
            *intra = malloc((n ? n : 1) * sizeof *intra);
     if (!inter || !intra) {
-        free(c.g), free(inter), free(intra);
+        free(c.g), free(inter), free(intra), free(cvs);
         return DPAS_ENOMEM;
     }
     size_t ninter = 0, nintra = 0;
     double pn[2] = {0, 0}, nd[3] = {0, 0, 0};
     int npn = 0, nnd = 0;
+    /* the widest node (most ranks per node) measured across nodes, and inside one */
+    double pn_inter = 0, pn_intra = 0;
+    /* the node counts measured across nodes: the node-count term holds between them only */
+    double nodes_lo = INFINITY, nodes_hi = 0;
     for (size_t j = 0; j < n; j++) {
         geom_of(coll, (double)cvs[j]->ranks, (double)cvs[j]->per_node, &c.g[j]);
         points += cvs[j]->n;
         double bw = reached_busbw(cvs[j], &c.g[j]);
         if (c.g[j].nodes > 1) {
+            pn_inter = fmax(pn_inter, c.g[j].per_node);
+            nodes_lo = fmin(nodes_lo, c.g[j].nodes), nodes_hi = fmax(nodes_hi, c.g[j].nodes);
             inter[ninter++] = bw / c.g[j].per_node;
             bool seen = false; /* distinct ranks per node (two suffice) and node counts (three) */
             for (int i = 0; i < npn; i++)
@@ -328,6 +387,7 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
             if (!seen && nnd < 3)
                 nd[nnd++] = c.g[j].nodes;
         } else {
+            pn_intra = fmax(pn_intra, c.g[j].per_node);
             intra[nintra++] = bw;
         }
     }
@@ -336,7 +396,7 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
                        snprintf(sf->reason, sizeof sf->reason,
                                 "%zu measured size%s of %s; the nccl model needs at least 4",
                                 points, points == 1 ? "" : "s", dpas_collective_name(coll)));
-        free(c.g), free(inter), free(intra);
+        free(c.g), free(inter), free(intra), free(cvs);
         return 0;
     }
     /* the bandwidths start where the curves ended; an unmeasured one is assumed equal to the
@@ -345,9 +405,9 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
     double intra0 = nintra ? median_of(intra, nintra) : NAN;
     free(inter), free(intra);
     if (!ninter)
-        inter0 = intra0 / (double)cvs[0]->per_node;
+        inter0 = intra0 / pn_intra;
     if (!nintra)
-        intra0 = inter0 * (pn[0] > 0 ? pn[0] : 1);
+        intra0 = inter0 * pn_inter;
     for (int k = 0; k < NPROTO; k++) {
         c.prior[T_BASE + k] = log(base_prior[k]);
         c.prior[T_HOP + k] = log(hop_prior[k]);
@@ -388,12 +448,16 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
     simplex(&c, best, step, c.nactive, 300 * c.nactive);
     loss(&c, best); /* leaves the best in c.full */
     unpack(c.full, &sf->p);
-    if (!ninter) /* no curve across nodes: a network card as fast as the node's links */
-        sf->p.inter_bw = sf->p.intra_bw / (double)cvs[0]->per_node;
-    if (!nintra) /* no curve inside one node: the node's links as fast as its network cards */
-        sf->p.intra_bw = sf->p.inter_bw * pow(pn[0] > 0 ? pn[0] : 1, sf->p.kappa);
+    /* no curve across nodes: the widest node measured (a set's property, not the first
+     * file's), its network cards as fast as its links */
+    if (!ninter)
+        sf->p.inter_bw = sf->p.intra_bw / pn_intra;
+    /* no curve inside one node: the node's links as fast as the widest node's network cards */
+    if (!nintra)
+        sf->p.intra_bw = sf->p.inter_bw * pow(pn_inter, sf->p.kappa);
+    sf->p.nodes_lo = ninter ? nodes_lo : 2, sf->p.nodes_hi = ninter ? nodes_hi : 2;
     sf->determined |= DPAS_SCALEFIT_HOPS * (nnd + (nintra > 0) >= 2);
-    free(c.g);
+    free(c.g), free(cvs);
     sf->defined = isfinite(bestv);
     if (!sf->defined)
         snprintf(sf->reason, sizeof sf->reason, "the nccl model's fit did not converge");
@@ -461,21 +525,25 @@ static double quantile_of(double *v, size_t n, double q) /* v sorted */
     return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - (double)i) : v[n - 1];
 }
 
-int dpas__ncclm_loro(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale_fit *sf)
+int dpas__ncclm_loro(const dpas_curve *const *given, size_t n, int coll, dpas_scale_fit *sf)
 {
     sf->loro_points = 0;
     sf->loro_median = sf->loro_max = sf->loro_q90 = sf->loro_distance = NAN;
     size_t total = 0;
     for (size_t j = 0; j < n; j++)
-        total += cvs[j]->n;
+        total += given[j]->n;
     const dpas_curve **rest = malloc((n ? n : 1) * sizeof *rest);
+    const dpas_curve **cvs = malloc((n ? n : 1) * sizeof *cvs);
     double *rel = malloc((total ? total : 1) * sizeof *rel);
     double *lg = malloc((total ? total : 1) * sizeof *lg);
     double *dist = malloc((total ? total : 1) * sizeof *dist);
-    if (!rest || !rel || !lg || !dist) {
-        free(rest), free(rel), free(lg), free(dist);
+    if (!rest || !cvs || !rel || !lg || !dist) {
+        free(rest), free(cvs), free(rel), free(lg), free(dist);
         return DPAS_ENOMEM;
     }
+    if (n) /* in the canonical order: which scales are left out, and the sums, are the set's */
+        memcpy(cvs, given, n * sizeof *cvs);
+    dpas__curves_sort(cvs, n);
     size_t m = 0, scales = 0, seen = 0;
     int rc = 0;
     for (size_t s = 0; s < n; s++) {
@@ -535,6 +603,6 @@ int dpas__ncclm_loro(const dpas_curve *const *cvs, size_t n, int coll, dpas_scal
         sf->loro_q90 = quantile_of(lg, m, 0.9);
         sf->loro_distance = median_of(dist, m);
     }
-    free(rest), free(rel), free(lg), free(dist);
+    free(rest), free(cvs), free(rel), free(lg), free(dist);
     return rc;
 }

@@ -20,9 +20,18 @@ int dpas__ncclm_fit(const dpas_curve *const *cvs, size_t n, int coll, dpas_scale
 
 /* The default model's time at a scale no curve measured: the fitted model, times the curves'
  * own departures from it (ln measured / model, at the same size) averaged with weights that fade
- * with the distance between scales. cvs: the curves of the collective. */
+ * with the distance between scales. cvs: the curves of the collective, in the canonical order
+ * (dpas__curves_sort), so that the sum is the set's. */
 double dpas__ncclm_anchored(const dpas_nccl_params *p, const dpas_curve *const *cvs, size_t n,
                             double bytes, double ranks, double per_node);
+
+/* A total order of curves by what they hold (collective, scale, sizes, times): the fit, the
+ * leave-one-scale-out and the queries take their curves in this order, so that what they answer
+ * depends on the set of curves, never on the order the files were given in. 0 only for curves
+ * that hold the same numbers. */
+int dpas__curve_cmp(const dpas_curve *a, const dpas_curve *b);
+/* Sorts cvs (n pointers) by dpas__curve_cmp. */
+void dpas__curves_sort(const dpas_curve **cvs, size_t n);
 
 /* Distance between two scales: |ln nodes ratio| + |ln per-node ratio|. */
 double dpas__scale_distance(double r1, double g1, double r2, double g2);
