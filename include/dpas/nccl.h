@@ -148,6 +148,10 @@ typedef enum dpas_nccl_skip {
     /* nameless, and its columns fit only tests dpas does not model (name says which) */
     DPAS_NCCL_SKIP_LOOKS_UNMODELLED,
     DPAS_NCCL_SKIP_ZERO_ONLY, /* every row has size 0 */
+    /* a test whose collective or rank count cannot be told, in a file with other tests that
+     * can: why holds the whole reason (the error it gives alone), which names the key that
+     * fixes it; a file of such tests only is refused with the first reason */
+    DPAS_NCCL_SKIP_UNREADABLE,
 } dpas_nccl_skip;
 
 typedef struct dpas_nccl_skipped {

@@ -737,9 +737,11 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
 
 typedef int (*read_fn)(const void *src, size_t i, const dpas_calib_options *opt,
                        dpas_nccl_log **out, dpas_error *err);
+/* The order of two inputs: by name, then (texts of one name) by content. */
+typedef int (*order_fn)(const void *src, size_t i, size_t j);
 
-static int read_all(read_fn read, const void *src, size_t n, const dpas_calib_options *opt,
-                    dpas_netmodel **out, dpas_error *err)
+static int read_all(read_fn read, order_fn order, const void *src, size_t n,
+                    const dpas_calib_options *opt, dpas_netmodel **out, dpas_error *err)
 {
     *out = NULL;
     if (n == 0)
@@ -749,17 +751,30 @@ static int read_all(read_fn read, const void *src, size_t n, const dpas_calib_op
                           "%zu files given; a calibration reads at most %d", n,
                           DPAS_CALIBRATE_MAX_FILES);
     dpas_nccl_log **logs = calloc(n, sizeof *logs);
-    if (!logs)
+    size_t *idx = malloc(n * sizeof *idx);
+    if (!logs || !idx) {
+        free(logs), free(idx);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    /* The result depends on the set of inputs, never their order: they are read in one order
+     * (by name, then content), so the tests' numbers, the curves and every fit are the same
+     * for A,B and B,A. Equal inputs are equal, so the tie's order does not matter. */
+    for (size_t i = 0; i < n; i++) { /* insertion sort: at most DPAS_CALIBRATE_MAX_FILES */
+        size_t j = i;
+        for (; j > 0 && order(src, idx[j - 1], i) > 0; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = i;
+    }
     for (size_t i = 0; i < n; i++) {
-        int rc = read(src, i, opt, &logs[i], err);
+        int rc = read(src, idx[i], opt, &logs[i], err);
         if (rc) {
             for (size_t j = 0; j < i; j++)
                 dpas_nccl_log_free(logs[j]);
-            free(logs);
+            free(logs), free(idx);
             return rc;
         }
     }
+    free(idx);
     return from_logs(logs, n, opt, out, err);
 }
 
@@ -785,10 +800,27 @@ static int read_text(const void *src, size_t i, const dpas_calib_options *opt, d
                           opt ? opt->collective : NULL, opt ? opt->ranks : 0, out, err);
 }
 
+static int order_path(const void *src, size_t i, size_t j)
+{
+    const char *const *paths = src;
+    return strcmp(paths[i], paths[j]);
+}
+
+static int order_text(const void *src, size_t i, size_t j)
+{
+    const texts *t = src;
+    int c = strcmp(t->origins ? t->origins[i] : "text", t->origins ? t->origins[j] : "text");
+    if (c)
+        return c;
+    size_t li = t->lens[i], lj = t->lens[j];
+    c = memcmp(t->texts[i] ? t->texts[i] : "", t->texts[j] ? t->texts[j] : "", li < lj ? li : lj);
+    return c ? c : (li > lj) - (li < lj);
+}
+
 int dpas_netmodel_load_files(const char *const *paths, size_t npaths, const dpas_calib_options *opt,
                              dpas_netmodel **out, dpas_error *err)
 {
-    return read_all(read_path, paths, npaths, opt, out, err);
+    return read_all(read_path, order_path, paths, npaths, opt, out, err);
 }
 
 int dpas_netmodel_from_texts(const char *const *textv, const size_t *lens,
@@ -796,7 +828,7 @@ int dpas_netmodel_from_texts(const char *const *textv, const size_t *lens,
                              dpas_netmodel **out, dpas_error *err)
 {
     texts t = {textv, lens, origins};
-    return read_all(read_text, &t, n, opt, out, err);
+    return read_all(read_text, order_text, &t, n, opt, out, err);
 }
 
 int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,

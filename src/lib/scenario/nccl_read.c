@@ -423,6 +423,7 @@ typedef struct reader {
     size_t skipping;    /* 1 + its index in log->skipped when the table is skipped unread */
     int64_t t_rank_lines, t_nodes, t_rpn, t_rpn_min, t_rpn_max; /* its Rank lines */
     int t_partial, t_elided_line;
+    dpas_error unreadable; /* the first test skipped as unreadable: its error (code 0: none) */
     char *t_name; /* its name, and where the name came from */
     int t_name_from, t_name_line;
     const dpas__lline *cur; /* the line being read */
@@ -815,6 +816,19 @@ static int end_table(reader *r, int line)
     size_t keep = r->table_first;
     for (size_t i = r->table_first; i < g->ntests; i++) {
         int rc = r->skipping ? 2 : finish_test(r, &g->tests[i], &r->priv[i]);
+        if (rc == DPAS_EINVAL && r->err &&
+            (!strcmp(r->err->field, "ranks") || !strcmp(r->err->field, "collective"))) {
+            /* a test that cannot be told: skipped with its reason, so the others are read; a
+             * file of only such tests gives the first reason (dpas_nccl_read) */
+            dpas_nccl_test *t = &g->tests[i];
+            if (!r->unreadable.code)
+                r->unreadable = *r->err;
+            rc = add_skip(r, t->name, DPAS_NCCL_SKIP_UNREADABLE, t->header_line, t->npoints,
+                          r->err->message);
+            *r->err = (dpas_error){0};
+            if (!rc)
+                rc = 2;
+        }
         if (rc < 0)
             return rc;
         if (rc) {
@@ -1539,6 +1553,9 @@ int dpas_nccl_read(const char *text, size_t len, const char *origin, const char 
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     reader r = {0};
+    dpas_error own = {0}; /* the reader looks at an error's field: it needs one */
+    if (!err)
+        err = &own;
     r.origin = origin, r.want = want, r.want_ranks = ranks;
     r.log = g, r.err = err;
     int lines = 0;
@@ -1554,8 +1571,12 @@ int dpas_nccl_read(const char *text, size_t len, const char *origin, const char 
     free(r.pending_name);
     free(r.cmd_name);
     free(r.t_name);
-    if (!rc && g->ntests == 0)
+    if (!rc && g->ntests == 0 && r.unreadable.code && !g->unselected) {
+        *err = r.unreadable; /* every test unreadable: the first one's reason, as alone */
+        rc = r.unreadable.code;
+    } else if (!rc && g->ntests == 0) {
         rc = no_test(&r, collective, want, ranks);
+    }
     if (rc) {
         dpas_nccl_log_free(g);
         return rc;
