@@ -174,6 +174,16 @@ static void curve_warnings(dpas__buf *b, const char *lead, const char *origin, c
 {
     const dpas_fit *ab = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
     const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
+    if (cv->runs > 1 && cv->run_spread) {
+        double worst = 1;
+        for (size_t i = 0; i < cv->n; i++)
+            worst = fmax(worst, cv->run_spread[i]);
+        dpas__buf_printf(b,
+                         "%s%s: %s on %lld ranks: %zu runs of this scale merged (the median "
+                         "time per size); they differ by up to x%.4g%s",
+                         lead, origin, dpas_collective_name(cv->collective), (long long)cv->ranks,
+                         cv->runs, worst, end);
+    }
     if (!ab->defined && !pw->defined && !strcmp(ab->reason, pw->reason))
         dpas__buf_printf(b, "%s%s: alpha_beta and piecewise: %s%s", lead, origin, ab->reason, end);
     else
