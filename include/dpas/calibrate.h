@@ -119,7 +119,7 @@ typedef struct dpas_curve {
     size_t n;
     uint64_t *bytes;
     double *seconds;
-    double *seconds_inplace;   /* nccl-tests' second (in-place) time per size; NaN when none */
+    double *seconds_inplace; /* nccl-tests' second (in-place) time per size; NaN when none */
     /* Runs merged into this curve: tests of one collective at one scale (in one file or
      * several) are one curve, each size's time the median over the runs that measured it (the
      * mean of the middle two when even). test is the first of them in the files' order. */

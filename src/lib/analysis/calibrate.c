@@ -653,8 +653,8 @@ static int merge_runs(const pt *in, const size_t *run_of, size_t n, size_t runs,
     for (size_t i = 1; i < n; i++) {
         rp x = a[i];
         size_t j = i;
-        for (; j > 0 && (a[j - 1].bytes > x.bytes ||
-                         (a[j - 1].bytes == x.bytes && a[j - 1].run > x.run));
+        for (; j > 0 &&
+               (a[j - 1].bytes > x.bytes || (a[j - 1].bytes == x.bytes && a[j - 1].run > x.run));
              j--)
             a[j] = a[j - 1];
         a[j] = x;
@@ -767,8 +767,8 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
         const dpas_nccl_test *t = pk[i].t;
         size_t runs = 0, npts = 0;
         for (size_t j = i; j < npk; j++)
-            if (!pk[j].used && pk[j].t->collective == t->collective &&
-                pk[j].t->ranks == t->ranks && pk[j].per_node == pk[i].per_node)
+            if (!pk[j].used && pk[j].t->collective == t->collective && pk[j].t->ranks == t->ranks &&
+                pk[j].per_node == pk[i].per_node)
                 runs++, npts += pk[j].t->npoints;
         pt *all = malloc((npts ? npts : 1) * sizeof *all);
         size_t *run_of = malloc((npts ? npts : 1) * sizeof *run_of);
@@ -786,8 +786,8 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
                 continue;
             pk[j].used = 1;
             for (size_t q = 0; q < u->npoints; q++) {
-                all[na] = (pt){u->points[q].bytes, u->points[q].seconds,
-                               u->points[q].seconds_inplace};
+                all[na] =
+                    (pt){u->points[q].bytes, u->points[q].seconds, u->points[q].seconds_inplace};
                 run_of[na++] = r;
             }
             r++;

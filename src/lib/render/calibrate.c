@@ -98,8 +98,8 @@ static void reader_notes(dpas__buf *b, const dpas_nccl_log *g, bool verbose)
                              s->rows, s->rows == 1 ? "" : "s", s->why, s->name);
         else if (s->reason == DPAS_NCCL_SKIP_UNREADABLE)
             dpas__buf_printf(b, "%s%s%stest skipped (%zu row%s), the others read: %s\n",
-                             s->name ? "the " : "a ", s->name ? s->name : "",
-                             s->name ? " " : "", s->rows, s->rows == 1 ? "" : "s", s->why);
+                             s->name ? "the " : "a ", s->name ? s->name : "", s->name ? " " : "",
+                             s->rows, s->rows == 1 ? "" : "s", s->why);
         else
             dpas__buf_printf(b, "a table skipped: its %zu rows all have size 0\n", s->rows);
     }
@@ -131,8 +131,8 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
                          "%lld; using %lld (the numbers)%s",
                          lead, origin, first, cn, t->bus_ratio, (long long)t->ratio_ranks,
                          t->rank_lines ? "has Rank lines of" : "says",
-                         (long long)(t->rank_lines ? t->rank_lines : t->ranks),
-                         (long long)t->ranks, end);
+                         (long long)(t->rank_lines ? t->rank_lines : t->ranks), (long long)t->ranks,
+                         end);
     if (t->warnings & DPAS_NCCL_WARN_RANK_LINES_PARTIAL) {
         dpas__buf_printf(b, "%s%s:%d: %s: the file shows %lld Rank line%s, ", lead, origin, first,
                          cn, (long long)t->rank_lines, t->rank_lines == 1 ? "" : "s");
@@ -141,8 +141,7 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
         else
             dpas__buf_puts(b, "whose ids skip some");
         dpas__buf_printf(b, "; %lld ranks from %s%s", (long long)t->ranks,
-                         t->ranks_from == DPAS_NCCL_GIVEN ? "ranks as given" : "busbw/algbw",
-                         end);
+                         t->ranks_from == DPAS_NCCL_GIVEN ? "ranks as given" : "busbw/algbw", end);
     }
     if (t->warnings & DPAS_NCCL_WARN_RANKS_GIVEN)
         dpas__buf_printf(b,
@@ -323,11 +322,12 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
         if (cv->per_node_from == DPAS_TOPO_FROM_ASSUMED && cv->ranks > 1) {
             char sc[64];
             scale_text(sc, sizeof sc, cv->ranks, cv->per_node);
-            dpas__buf_printf(&b,
-                             "note: %s:%d: %s on %lld ranks: no Rank lines name the host of every rank, so "
-                             "%s is assumed (gpus_per_node G says otherwise)\n",
-                             origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
-                             (long long)t->ranks, sc);
+            dpas__buf_printf(
+                &b,
+                "note: %s:%d: %s on %lld ranks: no Rank lines name the host of every rank, so "
+                "%s is assumed (gpus_per_node G says otherwise)\n",
+                origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
+                (long long)t->ranks, sc);
         }
     }
     for (size_t i = 0; i < m->ncurves; i++) {
@@ -955,8 +955,8 @@ static void file_json(dpas__doc *d, const dpas_nccl_log *g)
     dpas__doc_int(d, "unselected_tests", (long long)g->unselected);
     dpas__doc_int(d, "inline_tags", (long long)g->inline_tags);
     dpas__doc_int(d, "joined_lines", (long long)g->joined_lines);
-    static const char *const reasons[] = {"",          "unmodelled", "looks_unmodelled",
-                                          "zero_only", "unreadable"};
+    static const char *const reasons[] = {"", "unmodelled", "looks_unmodelled", "zero_only",
+                                          "unreadable"};
     dpas__doc_open(d, "skipped_tables", '[');
     for (size_t i = 0; i < g->nskipped; i++) {
         const dpas_nccl_skipped *s = &g->skipped[i];

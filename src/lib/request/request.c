@@ -410,8 +410,8 @@ static int load_calibration(dpas_request *rq, dpas_error *err)
     const dpas_curve *cv = links_curve(rq->net);
     const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
     if (!f->defined)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s",
-                          rq->net->logs[cv->log]->origin, f->reason);
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s", rq->net->logs[cv->log]->origin,
+                          f->reason);
     rq->links.inter_bandwidth = f->beta;
     rq->links.inter_latency = f->alpha;
     /* the files in the model's order (by name), so the answer does not depend on theirs */

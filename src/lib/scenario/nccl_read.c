@@ -424,7 +424,7 @@ typedef struct reader {
     int64_t t_rank_lines, t_nodes, t_rpn, t_rpn_min, t_rpn_max; /* its Rank lines */
     int t_partial, t_elided_line;
     dpas_error unreadable; /* the first test skipped as unreadable: its error (code 0: none) */
-    char *t_name; /* its name, and where the name came from */
+    char *t_name;          /* its name, and where the name came from */
     int t_name_from, t_name_line;
     const dpas__lline *cur; /* the line being read */
     toks tk;
@@ -733,8 +733,8 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
         t->warnings |= DPAS_NCCL_WARN_RANK_LINES_PARTIAL;
     if (t->ratio_ranks) { /* when whole lines agree, they are named as the source */
         t->ranks = t->ratio_ranks;
-        t->ranks_from = listed == t->ratio_ranks && !t->rank_lines_partial ? listed_from
-                                                                           : DPAS_NCCL_BUS_RATIO;
+        t->ranks_from =
+            listed == t->ratio_ranks && !t->rank_lines_partial ? listed_from : DPAS_NCCL_BUS_RATIO;
         if (listed > 0 && listed != t->ratio_ranks && !t->rank_lines_partial)
             t->warnings |= DPAS_NCCL_WARN_RANKS_DISAGREE;
     } else if (listed > 0 && !doubtful) {
