@@ -107,8 +107,8 @@ typedef enum dpas_topology_source {
                                       8, else one node (a note says so) */
 } dpas_topology_source;
 
-/* One test as a curve (sizes ascending, a repeated size merged by the geometric mean of its
- * times) and its fits. */
+/* One collective at one scale as a curve (sizes ascending; a size repeated in one run merged by
+ * the geometric mean of its times, several runs by the median) and its fits. */
 typedef struct dpas_curve {
     const dpas_nccl_test *test; /* borrowed from the model's logs; NULL when built from points */
     size_t log;                 /* index of its log in the model's logs */
@@ -119,7 +119,14 @@ typedef struct dpas_curve {
     size_t n;
     uint64_t *bytes;
     double *seconds;
-    double *seconds_inplace;   /* nccl-tests' second (in-place) time per size; NaN when none */
+    double *seconds_inplace; /* nccl-tests' second (in-place) time per size; NaN when none */
+    /* Runs merged into this curve: tests of one collective at one scale (in one file or
+     * several) are one curve, each size's time the median over the runs that measured it (the
+     * mean of the middle two when even). test is the first of them in the files' order. */
+    size_t runs;
+    /* per size (beside bytes): the largest over the smallest of the runs' times there, >= 1
+     * (1 where one run measured it), for a band to widen by; NULL when runs == 1 */
+    double *run_spread;
     double peak_busbw;         /* bytes/s, the largest busbw the test printed; NaN when none */
     uint64_t peak_busbw_bytes; /* at that size */
     /* Did the sweep reach its bandwidth regime? The time's growth over the last two sizes,
@@ -206,7 +213,7 @@ typedef struct dpas_calib_options {
     int64_t ranks;          /* 0: every rank count */
     int64_t per_node;       /* ranks per node of the files whose Rank lines do not say; 0: the
                                assumption of DPAS_TOPO_FROM_ASSUMED */
-    const size_t *tests;    /* the tests to use, numbered from 1 across the files in order (as
+    const size_t *tests;    /* the tests to use, numbered from 1 across the files by name (as
                                `dpas calibrate` lists them); NULL: all */
     size_t ntests;
 } dpas_calib_options;
@@ -214,9 +221,10 @@ typedef struct dpas_calib_options {
 /* Read (as dpas_nccl_read) each file (or text) and fit: per curve alpha_beta, piecewise and
  * empirical; per collective the nccl model over all its curves, and its leave-one-scale-out
  * errors. A test whose models cannot be fitted (one size, one rank) is kept, with
- * fits[k].defined = 0 and the reason. Two curves of one collective at one scale (rank count and
- * ranks per node) are refused (DPAS_EINVAL naming both and how to choose one with `tests`):
- * either could answer for that scale, and they may differ. opt may be NULL. */
+ * fits[k].defined = 0 and the reason. Several tests of one collective at one scale (rank count
+ * and ranks per node) are runs of one curve, merged (dpas_curve.runs, run_spread). The inputs
+ * are read in one order, by name and then content (tests are numbered in it), so the model
+ * depends on the set of inputs, never their order. opt may be NULL. */
 DPAS_API int dpas_netmodel_load_files(const char *const *paths, size_t npaths,
                                       const dpas_calib_options *opt, dpas_netmodel **out,
                                       dpas_error *err);

@@ -69,6 +69,12 @@ enum {
     DPAS_NCCL_WARN_NAME_DISAGREE = 1u << 1,  /* the test's name and busbw/algbw disagree */
     DPAS_NCCL_WARN_WRONG = 1u << 2,          /* rows with #wrong > 0: nccl-tests' check failed */
     DPAS_NCCL_WARN_REPEATED = 1u << 3,       /* a size measured more than once (merged) */
+    /* the Rank lines do not count the ranks: elided ("...") or their ids skip some (0, 1, 5);
+     * the count is from busbw/algbw, or given (ranks) */
+    DPAS_NCCL_WARN_RANK_LINES_PARTIAL = 1u << 4,
+    /* the ranks given (ranks) replaced a count the file's Rank lines or CSV column gave, which
+     * busbw/algbw could not confirm (the lines were partial, or one line) */
+    DPAS_NCCL_WARN_RANKS_GIVEN = 1u << 5,
 };
 
 /* Bounds on what a row may hold: a time or a size outside them is refused with its line (no
@@ -101,6 +107,10 @@ typedef struct dpas_nccl_test {
     int ratio_line;   /* that row's line, 0 when none */
     int64_t ratio_ranks; /* the rank count busbw/algbw gives, 0 when it gives none */
     int64_t rank_lines;  /* distinct ranks in the "#  Rank" lines, 0 when none */
+    /* 1 when those lines are partial: a line of dots among them ("#  ...", elided), or their
+     * ids skip some (the largest id + 1 > rank_lines); their count is then not the ranks' */
+    int rank_lines_partial;
+    int elided_line; /* the first line of dots among them, 0 when none */
     /* Nodes: the distinct HOSTs of "#  Rank R ... on HOST device D" (nodes_from
      * DPAS_NCCL_RANK_LINES), or 0 and DPAS_NCCL_UNKNOWN when the file does not say.
      * ranks_per_node: rank_lines / nodes when every host holds the same number of ranks, else 0
@@ -138,6 +148,10 @@ typedef enum dpas_nccl_skip {
     /* nameless, and its columns fit only tests dpas does not model (name says which) */
     DPAS_NCCL_SKIP_LOOKS_UNMODELLED,
     DPAS_NCCL_SKIP_ZERO_ONLY, /* every row has size 0 */
+    /* a test whose collective or rank count cannot be told, in a file with other tests that
+     * can: why holds the whole reason (the error it gives alone), which names the key that
+     * fixes it; a file of such tests only is refused with the first reason */
+    DPAS_NCCL_SKIP_UNREADABLE,
 } dpas_nccl_skip;
 
 typedef struct dpas_nccl_skipped {

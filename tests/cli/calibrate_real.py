@@ -139,7 +139,8 @@ def check_selection(dpas, data):
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 2)], j["tests"]
         assert j["files"][0]["unselected_tests"] == 1
         # with 07 (no name, no data check): --collective all_gather reads it, the all_reduce
-        # table is left out; without it the file is refused
+        # table is left out; without it the all_reduce is read and the nameless table skipped
+        # with its reason (a log of several tests with one unreadable test reads the others)
         with open(both, "w", encoding="utf-8") as f:
             for name in (LOGS[0][0], LOGS[6][0]):
                 f.write(open(os.path.join(data, name), encoding="utf-8").read())
@@ -147,7 +148,15 @@ def check_selection(dpas, data):
         j = json.loads(p.stdout)
         assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_gather", 16)], j["tests"]
         assert j["files"][0]["unselected_tests"] == 1
-        p = run(dpas, both)
+        p = run(dpas, both, "-o", "json")
+        assert p.returncode == 0, p
+        j = json.loads(p.stdout)
+        assert any("fit all_gather or alltoall" in n for n in j["notes"]), j["notes"]
+        assert [(t["collective"], t["ranks"]) for t in j["tests"]] == [("all_reduce", 16)], j["tests"]
+        sk = j["files"][0]["skipped_tables"]
+        assert len(sk) == 1 and sk[0]["reason"] == "unreadable" and "give collective all_gather" \
+            in sk[0]["why"], sk
+        p = run(dpas, os.path.join(data, LOGS[6][0]))  # alone: refused with the same reason
         assert p.returncode == 1 and "fit all_gather or alltoall" in p.stderr, p
 
 

@@ -842,6 +842,135 @@ static void test_json_valid(void **state)
     dpas_netmodel_free(m);
 }
 
+
+/* Several runs of one scale are one curve: each size's time the median over the runs, the
+ * spread max / min kept. By hand: 1 MiB {100, 110, 130} us -> 110, spread 1.3; 2 MiB {150, 160,
+ * 150} -> 150, 160/150; 4 MiB {250, 260, 300} -> 260, 300/250 = 1.2. */
+#define TROW(size, count, t)                                                                      \
+    "  " size "  " count "     float     sum      -1    " t "   10.49   15.73      0    " t       \
+    "   10.49   15.73      0\n"
+#define RUN4(t1, t2, t3)                                                                           \
+    RUN("all_reduce_perf", RANK(0) RANK(1) RANK(2) RANK(3))                                        \
+    HDR UNITS TROW("1048576", "262144", t1) TROW("2097152", "524288", t2)                          \
+        TROW("4194304", "1048576", t3) "# Out of bounds values : 0 OK\n"
+/* 8 ranks: busbw/algbw = 18.36 / 10.49 = 1.7502, 2(n-1)/n = 1.75 at n = 8 only */
+#define RUN8                                                                                       \
+    RUN("all_reduce_perf", RANK(0) RANK(1) RANK(2) RANK(3) RANK(4) RANK(5) RANK(6) RANK(7))        \
+    HDR UNITS                                                                                      \
+    "     1048576        262144     float     sum      -1    120.0   10.49   18.36      0    "     \
+    "120.0   10.49   18.36      0\n"                                                               \
+    "     2097152        524288     float     sum      -1    180.0   10.49   18.36      0    "     \
+    "180.0   10.49   18.36      0\n"                                                               \
+    "     4194304       1048576     float     sum      -1    300.0   10.49   18.36      0    "     \
+    "300.0   10.49   18.36      0\n"                                                               \
+    "     8388608       2097152     float     sum      -1    550.0   10.49   18.36      0    "     \
+    "550.0   10.49   18.36      0\n"
+
+static const char *const run_texts[] = {RUN4("100.0", "150.0", "250.0"),
+                                        RUN4("110.0", "160.0", "260.0"),
+                                        RUN4("130.0", "150.0", "300.0"), RUN8};
+static const char *const run_names[] = {"a.txt", "b.txt", "c.txt", "d.txt"};
+
+static dpas_netmodel *model_of(const size_t *order, size_t n)
+{
+    const char *texts[4], *names[4];
+    size_t lens[4];
+    for (size_t i = 0; i < n; i++) {
+        texts[i] = run_texts[order[i]];
+        names[i] = run_names[order[i]];
+        lens[i] = strlen(texts[i]);
+    }
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    if (dpas_netmodel_from_texts(texts, lens, names, n, NULL, &m, &e))
+        fail_msg("%s", e.message);
+    return m;
+}
+
+static void test_runs_merged(void **state)
+{
+    (void)state;
+    size_t order[] = {2, 0, 1};
+    dpas_netmodel *m = model_of(order, 3);
+    assert_int_equal(m->ncurves, 1);
+    const dpas_curve *cv = &m->curves[0];
+    assert_int_equal(cv->runs, 3);
+    assert_int_equal(cv->ranks, 4);
+    assert_int_equal(cv->n, 3);
+    assert_near(cv->seconds[0], 110e-6, 1e-12);
+    assert_near(cv->seconds[1], 150e-6, 1e-12);
+    assert_near(cv->seconds[2], 260e-6, 1e-12);
+    assert_near(cv->run_spread[0], 1.3, 1e-12);
+    assert_near(cv->run_spread[1], 160.0 / 150.0, 1e-12);
+    assert_near(cv->run_spread[2], 1.2, 1e-12);
+    assert_string_equal(m->logs[cv->log]->origin, "a.txt"); /* the first by name */
+    dpas_netmodel_free(m);
+    /* two runs: the mean of the middle two, 105 us at 1 MiB */
+    size_t two[] = {1, 0};
+    m = model_of(two, 2);
+    assert_int_equal(m->curves[0].runs, 2);
+    assert_near(m->curves[0].seconds[0], 105e-6, 1e-12);
+    dpas_netmodel_free(m);
+    /* one run: no spread */
+    size_t one[] = {0};
+    m = model_of(one, 1);
+    assert_int_equal(m->curves[0].runs, 1);
+    assert_null(m->curves[0].run_spread);
+    dpas_netmodel_free(m);
+}
+
+static bool same_bits(const void *a, const void *b, size_t n) { return !memcmp(a, b, n); }
+
+/* Every order of four files (24) gives the same model, bit for bit (a consistency test: the
+ * model against itself in another order). */
+static void test_order_independent_runs(void **state)
+{
+    (void)state;
+    size_t base[] = {0, 1, 2, 3};
+    dpas_netmodel *ref = model_of(base, 4);
+    assert_int_equal(ref->ncurves, 2); /* 4 ranks (3 runs) and 8 ranks */
+    size_t perm[4] = {0, 1, 2, 3};
+    for (int k = 0; k < 24; k++) {
+        /* the k-th permutation by the factorial number system */
+        size_t pool[4] = {0, 1, 2, 3}, left = 4;
+        int r = k;
+        for (size_t i = 0; i < 4; i++) {
+            int f = 1;
+            for (size_t j = 1; j < left; j++)
+                f *= (int)j;
+            size_t at = (size_t)(r / f);
+            r %= f;
+            perm[i] = pool[at];
+            for (size_t j = at; j + 1 < left; j++)
+                pool[j] = pool[j + 1];
+            left--;
+        }
+        dpas_netmodel *m = model_of(perm, 4);
+        assert_int_equal(m->ncurves, ref->ncurves);
+        for (size_t c = 0; c < m->ncurves; c++) {
+            const dpas_curve *a = &m->curves[c], *b = &ref->curves[c];
+            assert_int_equal(a->ranks, b->ranks);
+            assert_int_equal(a->runs, b->runs);
+            assert_int_equal(a->n, b->n);
+            assert_true(same_bits(a->seconds, b->seconds, a->n * sizeof *a->seconds));
+            assert_true(same_bits(a->bytes, b->bytes, a->n * sizeof *a->bytes));
+            assert_string_equal(m->logs[a->log]->origin, ref->logs[b->log]->origin);
+            for (int f = 0; f < DPAS_NETMODEL_KINDS; f++)
+                assert_true(same_bits(a->fits[f].predicted, b->fits[f].predicted,
+                                      a->n * sizeof(double)));
+        }
+        assert_int_equal(m->nscalefits, ref->nscalefits);
+        for (size_t i = 0; i < m->nscalefits; i++) {
+            assert_true(same_bits(&m->scalefits[i].p, &ref->scalefits[i].p,
+                                  sizeof m->scalefits[i].p));
+            assert_true(same_bits(&m->scalefits[i].loro_median, &ref->scalefits[i].loro_median,
+                                  sizeof(double)));
+        }
+        dpas_netmodel_free(m);
+    }
+    dpas_netmodel_free(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -854,7 +983,10 @@ int main(void)
         cmocka_unit_test(test_no_rows),            cmocka_unit_test(test_several_tests),
         cmocka_unit_test(test_old_and_new_layouts), cmocka_unit_test(test_csv),
         cmocka_unit_test(test_parse_size),         cmocka_unit_test(test_collective_names),
-        cmocka_unit_test(test_json_valid),         cmocka_unit_test(test_order_independent),
+        cmocka_unit_test(test_json_valid),
+        cmocka_unit_test(test_runs_merged),
+        cmocka_unit_test(test_order_independent),
+        cmocka_unit_test(test_order_independent_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

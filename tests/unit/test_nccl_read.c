@@ -659,6 +659,148 @@ static void test_json_fields(void **state)
     dpas_netmodel_free(m);
 }
 
+
+/* Ranks from the numbers. ROW1 is an all_reduce: busbw/algbw = 15.73 / 10.49 = 1.4995, within
+ * the printed rounding of 2(n-1)/n = 1.5 at n = 4 only (n = 3 gives 1.333, n = 5 1.6). */
+static void test_ranks_from_numbers(void **state)
+{
+    (void)state;
+    /* one Rank line (a 128-rank log that shows one): the numbers win, with a warning */
+    dpas_nccl_log *g = read_text(RANK(0, "a") HDR ROW1, NULL, 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->ranks, 4);
+    assert_int_equal(t->ranks_from, DPAS_NCCL_BUS_RATIO);
+    assert_int_equal(t->rank_lines, 1);
+    assert_true(t->warnings & DPAS_NCCL_WARN_RANKS_DISAGREE);
+    dpas_nccl_log_free(g);
+    /* elided: two lines, "#  ...", none after: partial, no node count */
+    g = read_text(RANK(0, "a") RANK(1, "a") "#  ...\n" HDR ROW1, NULL, 0);
+    t = &g->tests[0];
+    assert_int_equal(t->ranks, 4);
+    assert_int_equal(t->ranks_from, DPAS_NCCL_BUS_RATIO);
+    assert_int_equal(t->rank_lines_partial, 1);
+    assert_int_equal(t->elided_line, 3);
+    assert_int_equal(t->nodes, 0);
+    assert_int_equal(t->nodes_from, DPAS_NCCL_UNKNOWN);
+    assert_true(t->warnings & DPAS_NCCL_WARN_RANK_LINES_PARTIAL);
+    assert_false(t->warnings & DPAS_NCCL_WARN_RANKS_DISAGREE);
+    dpas_nccl_log_free(g);
+    /* ids 0 and 3 only: partial without a line of dots */
+    g = read_text(RANK(0, "a") RANK(3, "b") HDR ROW1, NULL, 0);
+    assert_int_equal(g->tests[0].ranks, 4);
+    assert_int_equal(g->tests[0].rank_lines_partial, 1);
+    assert_int_equal(g->tests[0].elided_line, 0);
+    dpas_nccl_log_free(g);
+    /* whole lines that agree are named as the source */
+    g = read_text(RANKS4 HDR ROW1, NULL, 0);
+    assert_int_equal(g->tests[0].ranks_from, DPAS_NCCL_RANK_LINES);
+    assert_int_equal(g->tests[0].warnings & DPAS_NCCL_WARN_RANKS_DISAGREE, 0);
+    dpas_nccl_log_free(g);
+    /* one rank: nccl-tests prints busbw 0 (factor 2(1-1)/1 = 0), n = 1 from the numbers */
+    g = read_text(RANK(0, "a") HDR "     1048576        262144     float     sum      -1    "
+                                   "100.0   10.49    0.00      0    100.0   10.49    0.00      0\n",
+                  "all_reduce", 0); /* at n = 1 reduce_scatter prints the same */
+    assert_int_equal(g->tests[0].ranks, 1);
+    assert_int_equal(g->tests[0].warnings & DPAS_NCCL_WARN_RANKS_DISAGREE, 0);
+    dpas_nccl_log_free(g);
+    /* broadcast: busbw/algbw is 1 at any n; elided lines cannot tell: refused naming ranks */
+    const char *bc = "     1048576        262144     float    none       0    100.0   10.49   10.49"
+                     "      0    100.0   10.49   10.49      0\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s#  ...\n%s%s", RANK(0, "a"), RANK(1, "a"), HDR, bc);
+    dpas_error e = read_error(text, NULL, 0);
+    assert_string_equal(e.field, "ranks");
+    assert_msg_contains(e, "elided (line 3)");
+    assert_msg_contains(e, "give ranks N");
+    g = read_text(text, NULL, 72); /* given: used, the lines were partial */
+    assert_int_equal(g->tests[0].ranks, 72);
+    assert_int_equal(g->tests[0].ranks_from, DPAS_NCCL_GIVEN);
+    dpas_nccl_log_free(g);
+    /* broadcast with one Rank line: one GPU or a shortened list; refused, both fixes named */
+    snprintf(text, sizeof text, "%s%s%s", RANK(0, "a"), HDR, bc);
+    e = read_error(text, NULL, 0);
+    assert_msg_contains(e, "one \"#  Rank\" line");
+    assert_msg_contains(e, "ranks 1 if it ran on one GPU");
+    g = read_text(text, NULL, 16);
+    assert_int_equal(g->tests[0].ranks, 16);
+    assert_true(g->tests[0].warnings & DPAS_NCCL_WARN_RANKS_GIVEN);
+    dpas_nccl_log_free(g);
+}
+
+/* A log of several tests with one that cannot be told reads the others, and says why. */
+static void test_unreadable_test_skipped(void **state)
+{
+    (void)state;
+    const char *bc = "     1048576        262144     float    none       0    100.0   10.49   10.49"
+                     "      0    100.0   10.49   10.49      0\n";
+    char text[2048];
+    snprintf(text, sizeof text,
+             "# Collective test starting: all_reduce_perf\n%s%s%s"
+             "# Collective test starting: broadcast_perf\n%s#  ...\n%s%s",
+             RANK(0, "a"), HDR, ROW1, RANK(0, "a"), HDR, bc);
+    dpas_nccl_log *g = read_text(text, NULL, 0);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
+    assert_int_equal(g->tests[0].ranks, 4);
+    assert_int_equal(g->nskipped, 1);
+    assert_int_equal(g->skipped[0].reason, DPAS_NCCL_SKIP_UNREADABLE);
+    assert_string_equal(g->skipped[0].name, "broadcast_perf");
+    assert_int_equal(g->skipped[0].line, 8);
+    assert_non_null(strstr(g->skipped[0].why, "give ranks N"));
+    dpas_nccl_log_free(g);
+}
+
+/* Real and modelled GB200/GB300 logs: read at the scale their numbers say.
+ * - nccl-real/08 (coreweave/nccl-tests#43): one Rank line (rank 71); busbw/algbw = 586.06 /
+ *   297.16 = 1.97221, and 2(n-1)/n is 1.97183 at 71, 1.97222 at 72, 1.97260 at 73: 72 ranks.
+ * - nccl-synthetic GB300 (README): Rank lines 0-3 and 68-71 around "#  ...": all_reduce and
+ *   all_gather on 72 ((72-1)/72 = 0.98611), the broadcast skipped for want of ranks.
+ * - nccl-synthetic no Rank lines: busbw/algbw = 2 x 127/128 = 1.984375: 128 ranks. */
+static void test_gb_style_logs(void **state)
+{
+    (void)state;
+    dpas_nccl_log *g = NULL;
+    dpas_error e = {0};
+    if (dpas_nccl_read_file(DPAS_TEST_DATA "/nccl-real/08_coreweave_gb200_nvl72_all_reduce_one_"
+                                           "rank_line.txt",
+                            NULL, 0, &g, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].ranks, 72);
+    assert_int_equal(g->tests[0].ranks_from, DPAS_NCCL_BUS_RATIO);
+    assert_int_equal(g->tests[0].rank_lines, 1);
+    assert_int_equal(g->tests[0].rank_lines_partial, 1); /* its id is 71 */
+    assert_int_equal(g->tests[0].npoints, 5);
+    dpas_nccl_log_free(g);
+    if (dpas_nccl_read_file(DPAS_TEST_DATA "/nccl-synthetic/gb300_nvl72_72ranks_elided_rank_"
+                                           "lines.log",
+                            NULL, 0, &g, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(g->ntests, 2);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
+    assert_int_equal(g->tests[0].ranks, 72);
+    assert_int_equal(g->tests[1].collective, DPAS_COLL_ALL_GATHER);
+    assert_int_equal(g->tests[1].ranks, 72);
+    assert_int_equal(g->tests[1].rank_lines, 8);
+    assert_int_equal(g->nskipped, 1);
+    assert_int_equal(g->skipped[0].reason, DPAS_NCCL_SKIP_UNREADABLE);
+    dpas_nccl_log_free(g);
+    if (dpas_nccl_read_file(DPAS_TEST_DATA "/nccl-synthetic/gb300_nvl72_72ranks_elided_rank_"
+                                           "lines.log",
+                            "broadcast", 72, &g, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(g->ntests, 1);
+    assert_int_equal(g->tests[0].ranks, 72);
+    dpas_nccl_log_free(g);
+    if (dpas_nccl_read_file(DPAS_TEST_DATA "/nccl-synthetic/gb200_128ranks_all_reduce_no_rank_"
+                                           "lines.log",
+                            NULL, 0, &g, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(g->tests[0].ranks, 128);
+    assert_int_equal(g->tests[0].ranks_from, DPAS_NCCL_BUS_RATIO);
+    dpas_nccl_log_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -670,6 +812,9 @@ int main(void)
         cmocka_unit_test(test_empty_redop),          cmocka_unit_test(test_nodes),
         cmocka_unit_test(test_bounds),               cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_inplace_time),
+        cmocka_unit_test(test_ranks_from_numbers),
+        cmocka_unit_test(test_unreadable_test_skipped),
+        cmocka_unit_test(test_gb_style_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

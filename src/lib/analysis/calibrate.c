@@ -334,7 +334,7 @@ static int fit_empirical(dpas_curve *cv, double steps, double factor)
 
 static void curve_release(dpas_curve *cv)
 {
-    free(cv->bytes), free(cv->seconds), free(cv->seconds_inplace);
+    free(cv->bytes), free(cv->seconds), free(cv->seconds_inplace), free(cv->run_spread);
     for (int k = 0; k < DPAS_NETMODEL_KINDS; k++) {
         free(cv->fits[k].regimes), free(cv->fits[k].predicted), free(cv->fits[k].rel_residual);
     }
@@ -625,27 +625,68 @@ static bool chosen(const dpas_calib_options *opt, size_t number)
     return false;
 }
 
-/* Two curves of one collective at one scale: which answers for that scale? Refused, naming
- * both and how to choose. */
-static int check_scales(const dpas_netmodel *m, const size_t *number, dpas_error *err)
+/* Several runs of one curve: per size, each run's time (the geometric mean of its repeats), then
+ * the median over the runs that measured that size (the mean of the middle two for an even
+ * count), and the spread max / min of those run times (1 when one run measured it). The same for
+ * the in-place times. *out sorted by size, *spread beside it. */
+static int merge_runs(const pt *in, const size_t *run_of, size_t n, size_t runs, pt **out,
+                      double **spread, size_t *nout, dpas_error *err)
 {
-    for (size_t i = 0; i < m->ncurves; i++)
-        for (size_t j = 0; j < i; j++) {
-            const dpas_curve *a = &m->curves[j], *b = &m->curves[i];
-            if (a->collective != b->collective || a->ranks != b->ranks ||
-                a->per_node != b->per_node)
-                continue;
-            const char *oa = a->test ? m->logs[a->log]->origin : "points";
-            const char *ob = b->test ? m->logs[b->log]->origin : "points";
-            return dpas__fail(err, DPAS_EINVAL, "tests",
-                              "%s:%d (test %zu) and %s:%d (test %zu) both measured %s on %lld "
-                              "ranks, %lld per node; either could answer for that scale and they "
-                              "may differ: keep one of them, test %zu or test %zu",
-                              oa, a->test ? a->test->header_line : 0, number[j], ob,
-                              b->test ? b->test->header_line : 0, number[i],
-                              dpas_collective_name(a->collective), (long long)a->ranks,
-                              (long long)a->per_node, number[j], number[i]);
+    typedef struct rp {
+        uint64_t bytes;
+        size_t run;
+        double seconds, inplace;
+    } rp;
+    rp *a = malloc((n ? n : 1) * sizeof *a);
+    double *v = malloc((runs ? runs : 1) * sizeof *v), *w = malloc((runs ? runs : 1) * sizeof *w);
+    *out = malloc((n ? n : 1) * sizeof **out);
+    *spread = malloc((n ? n : 1) * sizeof **spread);
+    if (!a || !v || !w || !*out || !*spread) {
+        free(a), free(v), free(w), free(*out), free(*spread);
+        *out = NULL, *spread = NULL;
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = (rp){in[i].bytes, run_of[i], in[i].seconds, in[i].inplace};
+    /* by size, then run (insertion sort keeps it simple and stable; n is bounded by the tests'
+     * rows) */
+    for (size_t i = 1; i < n; i++) {
+        rp x = a[i];
+        size_t j = i;
+        for (; j > 0 &&
+               (a[j - 1].bytes > x.bytes || (a[j - 1].bytes == x.bytes && a[j - 1].run > x.run));
+             j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        size_t nv = 0, nw = 0;
+        size_t j = i;
+        while (j < n && a[j].bytes == a[i].bytes) {
+            size_t k = j;
+            double ls = 0, li = 0;
+            size_t ni = 0;
+            for (; k < n && a[k].bytes == a[i].bytes && a[k].run == a[j].run; k++) {
+                ls += log(a[k].seconds);
+                if (a[k].inplace > 0)
+                    li += log(a[k].inplace), ni++;
+            }
+            v[nv++] = exp(ls / (double)(k - j));
+            if (ni)
+                w[nw++] = exp(li / (double)ni);
+            j = k;
         }
+        qsort(v, nv, sizeof *v, cmp_double);
+        qsort(w, nw, sizeof *w, cmp_double);
+        (*out)[m].bytes = a[i].bytes;
+        (*out)[m].seconds = nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2;
+        (*out)[m].inplace = !nw ? NAN : nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
+        (*spread)[m++] = v[nv - 1] / v[0];
+        i = j;
+    }
+    free(a), free(v), free(w);
+    *nout = m;
     return 0;
 }
 
@@ -667,9 +708,8 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
     size_t total = 0;
     for (size_t f = 0; f < nlogs; f++)
         total += logs[f]->ntests;
-    size_t *number = malloc((total ? total : 1) * sizeof *number);
-    if (!m || !number || !(m->curves = calloc(total ? total : 1, sizeof *m->curves))) {
-        free(m), free(number);
+    if (!m || !(m->curves = calloc(total ? total : 1, sizeof *m->curves))) {
+        free(m);
         for (size_t f = 0; f < nlogs; f++)
             dpas_nccl_log_free(logs[f]);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
@@ -687,46 +727,105 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
                         "the files hold %zu tests; a calibration fits at most %d: choose the "
                         "tests to fit",
                         total, DPAS_CALIBRATE_MAX_CURVES);
-    size_t k = 0;
+    /* the chosen tests, their ranks per node */
+    typedef struct pick {
+        const dpas_nccl_test *t;
+        size_t log;
+        int64_t per_node;
+        int from, used;
+    } pick;
+    pick *pk = calloc(total ? total : 1, sizeof *pk);
+    size_t npk = 0, k = 0;
+    if (!pk && !rc)
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     for (size_t f = 0; f < nlogs && !rc; f++) {
         const dpas_nccl_log *log = logs[f];
         for (size_t i = 0; i < log->ntests && !rc; i++) {
-            size_t num = ++k;
-            if (!chosen(opt, num))
+            if (!chosen(opt, ++k))
                 continue;
             const dpas_nccl_test *t = &log->tests[i];
-            pt *p = malloc((t->npoints ? t->npoints : 1) * sizeof *p);
             size_t wl = strlen(log->origin) + 24;
             char *where = malloc(wl);
-            if (!p || !where) {
-                free(p), free(where);
+            if (!where) {
                 rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
                 break;
             }
-            for (size_t j = 0; j < t->npoints; j++)
-                p[j] = (pt){t->points[j].bytes, t->points[j].seconds, t->points[j].seconds_inplace};
             snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
-            int from = DPAS_TOPO_FROM_ASSUMED;
-            int64_t per_node = 0;
-            dpas_curve *cv = &m->curves[m->ncurves];
-            rc = per_node_of(t, opt ? opt->per_node : 0, where, &per_node, &from, err);
-            if (!rc)
-                rc = build_curve(cv, t->collective, t->ranks, per_node, p, t->npoints, where, err);
-            free(where), free(p);
-            if (rc)
-                break;
-            cv->test = t, cv->log = f, cv->per_node_from = from;
-            peak_of(cv, t);
-            number[m->ncurves++] = num;
+            pick *q = &pk[npk];
+            q->t = t, q->log = f, q->from = DPAS_TOPO_FROM_ASSUMED;
+            rc = per_node_of(t, opt ? opt->per_node : 0, where, &q->per_node, &q->from, err);
+            free(where);
+            npk += !rc;
         }
     }
+    /* one curve per collective and scale: several runs of one scale (tests of one collective
+     * at one rank count and ranks per node, in one file or several) are merged, each size's
+     * time the median over the runs that measured it, their spread kept (run_spread) */
+    for (size_t i = 0; i < npk && !rc; i++) {
+        if (pk[i].used)
+            continue;
+        const dpas_nccl_test *t = pk[i].t;
+        size_t runs = 0, npts = 0;
+        for (size_t j = i; j < npk; j++)
+            if (!pk[j].used && pk[j].t->collective == t->collective && pk[j].t->ranks == t->ranks &&
+                pk[j].per_node == pk[i].per_node)
+                runs++, npts += pk[j].t->npoints;
+        pt *all = malloc((npts ? npts : 1) * sizeof *all);
+        size_t *run_of = malloc((npts ? npts : 1) * sizeof *run_of);
+        if (!all || !run_of) {
+            free(all), free(run_of);
+            rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+            break;
+        }
+        size_t na = 0, r = 0;
+        dpas_curve *cv = &m->curves[m->ncurves];
+        for (size_t j = i; j < npk; j++) {
+            const dpas_nccl_test *u = pk[j].t;
+            if (pk[j].used || u->collective != t->collective || u->ranks != t->ranks ||
+                pk[j].per_node != pk[i].per_node)
+                continue;
+            pk[j].used = 1;
+            for (size_t q = 0; q < u->npoints; q++) {
+                all[na] =
+                    (pt){u->points[q].bytes, u->points[q].seconds, u->points[q].seconds_inplace};
+                run_of[na++] = r;
+            }
+            r++;
+        }
+        const dpas_nccl_log *log = logs[pk[i].log];
+        size_t wl = strlen(log->origin) + 24;
+        char *where = malloc(wl);
+        pt *merged = NULL;
+        double *spread = NULL;
+        size_t nm = 0;
+        if (!where)
+            rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        else
+            snprintf(where, wl, "%s:%d: ", log->origin, t->header_line);
+        if (!rc && runs > 1)
+            rc = merge_runs(all, run_of, na, runs, &merged, &spread, &nm, err);
+        if (!rc)
+            rc = build_curve(cv, t->collective, t->ranks, pk[i].per_node, runs > 1 ? merged : all,
+                             runs > 1 ? nm : na, where, err);
+        free(where), free(all), free(run_of), free(merged);
+        if (rc) {
+            free(spread);
+            break;
+        }
+        cv->test = t, cv->log = pk[i].log, cv->per_node_from = pk[i].from;
+        cv->runs = runs;
+        cv->run_spread = spread; /* sizes ascending, as the curve's (merge_runs sorts them) */
+        for (size_t j = i; j < npk; j++)
+            if (pk[j].t->collective == t->collective && pk[j].t->ranks == t->ranks &&
+                pk[j].per_node == pk[i].per_node)
+                peak_of(cv, pk[j].t);
+        m->ncurves++;
+    }
+    free(pk);
     if (!rc && !m->ncurves)
         rc = dpas__fail(err, DPAS_EINVAL, "tests", "no test chosen");
     if (!rc)
-        rc = check_scales(m, number, err);
-    if (!rc)
         rc = fit_collectives(m, err);
-    free(number);
     if (rc) {
         dpas_netmodel_free(m);
         return rc;
@@ -737,9 +836,11 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
 
 typedef int (*read_fn)(const void *src, size_t i, const dpas_calib_options *opt,
                        dpas_nccl_log **out, dpas_error *err);
+/* The order of two inputs: by name, then (texts of one name) by content. */
+typedef int (*order_fn)(const void *src, size_t i, size_t j);
 
-static int read_all(read_fn read, const void *src, size_t n, const dpas_calib_options *opt,
-                    dpas_netmodel **out, dpas_error *err)
+static int read_all(read_fn read, order_fn order, const void *src, size_t n,
+                    const dpas_calib_options *opt, dpas_netmodel **out, dpas_error *err)
 {
     *out = NULL;
     if (n == 0)
@@ -749,17 +850,30 @@ static int read_all(read_fn read, const void *src, size_t n, const dpas_calib_op
                           "%zu files given; a calibration reads at most %d", n,
                           DPAS_CALIBRATE_MAX_FILES);
     dpas_nccl_log **logs = calloc(n, sizeof *logs);
-    if (!logs)
+    size_t *idx = malloc(n * sizeof *idx);
+    if (!logs || !idx) {
+        free(logs), free(idx);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    }
+    /* The result depends on the set of inputs, never their order: they are read in one order
+     * (by name, then content), so the tests' numbers, the curves and every fit are the same
+     * for A,B and B,A. Equal inputs are equal, so the tie's order does not matter. */
+    for (size_t i = 0; i < n; i++) { /* insertion sort: at most DPAS_CALIBRATE_MAX_FILES */
+        size_t j = i;
+        for (; j > 0 && order(src, idx[j - 1], i) > 0; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = i;
+    }
     for (size_t i = 0; i < n; i++) {
-        int rc = read(src, i, opt, &logs[i], err);
+        int rc = read(src, idx[i], opt, &logs[i], err);
         if (rc) {
             for (size_t j = 0; j < i; j++)
                 dpas_nccl_log_free(logs[j]);
-            free(logs);
+            free(logs), free(idx);
             return rc;
         }
     }
+    free(idx);
     return from_logs(logs, n, opt, out, err);
 }
 
@@ -785,10 +899,27 @@ static int read_text(const void *src, size_t i, const dpas_calib_options *opt, d
                           opt ? opt->collective : NULL, opt ? opt->ranks : 0, out, err);
 }
 
+static int order_path(const void *src, size_t i, size_t j)
+{
+    const char *const *paths = src;
+    return strcmp(paths[i], paths[j]);
+}
+
+static int order_text(const void *src, size_t i, size_t j)
+{
+    const texts *t = src;
+    int c = strcmp(t->origins ? t->origins[i] : "text", t->origins ? t->origins[j] : "text");
+    if (c)
+        return c;
+    size_t li = t->lens[i], lj = t->lens[j];
+    c = memcmp(t->texts[i] ? t->texts[i] : "", t->texts[j] ? t->texts[j] : "", li < lj ? li : lj);
+    return c ? c : (li > lj) - (li < lj);
+}
+
 int dpas_netmodel_load_files(const char *const *paths, size_t npaths, const dpas_calib_options *opt,
                              dpas_netmodel **out, dpas_error *err)
 {
-    return read_all(read_path, paths, npaths, opt, out, err);
+    return read_all(read_path, order_path, paths, npaths, opt, out, err);
 }
 
 int dpas_netmodel_from_texts(const char *const *textv, const size_t *lens,
@@ -796,7 +927,7 @@ int dpas_netmodel_from_texts(const char *const *textv, const size_t *lens,
                              dpas_netmodel **out, dpas_error *err)
 {
     texts t = {textv, lens, origins};
-    return read_all(read_text, &t, n, opt, out, err);
+    return read_all(read_text, order_text, &t, n, opt, out, err);
 }
 
 int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,
@@ -854,6 +985,7 @@ int dpas_netmodel_from_points_at(int collective, dpas_scale at, const uint64_t *
     }
     m->ncurves = 1;
     m->curves[0].per_node_from = DPAS_TOPO_FROM_GIVEN;
+    m->curves[0].runs = 1;
     if ((rc = fit_collectives(m, err))) {
         dpas_netmodel_free(m);
         return rc;

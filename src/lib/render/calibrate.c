@@ -96,6 +96,10 @@ static void reader_notes(dpas__buf *b, const dpas_nccl_log *g, bool verbose)
                              "a table skipped (%zu row%s): its columns (%s) fit only %s, which "
                              "dpas does not model\n",
                              s->rows, s->rows == 1 ? "" : "s", s->why, s->name);
+        else if (s->reason == DPAS_NCCL_SKIP_UNREADABLE)
+            dpas__buf_printf(b, "%s%s%stest skipped (%zu row%s), the others read: %s\n",
+                             s->name ? "the " : "a ", s->name ? s->name : "", s->name ? " " : "",
+                             s->rows, s->rows == 1 ? "" : "s", s->why);
         else
             dpas__buf_printf(b, "a table skipped: its %zu rows all have size 0\n", s->rows);
     }
@@ -123,10 +127,29 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
     int first = t->npoints ? t->points[0].line : t->header_line;
     if (t->warnings & DPAS_NCCL_WARN_RANKS_DISAGREE)
         dpas__buf_printf(b,
-                         "%s%s:%d: %s: busbw/algbw = %.4g means %lld ranks, but the file has %lld "
-                         "Rank lines; using %lld%s",
+                         "%s%s:%d: %s: busbw/algbw = %.4g means %lld ranks, but the file %s "
+                         "%lld; using %lld (the numbers)%s",
                          lead, origin, first, cn, t->bus_ratio, (long long)t->ratio_ranks,
-                         (long long)t->rank_lines, (long long)t->rank_lines, end);
+                         t->rank_lines ? "has Rank lines of" : "says",
+                         (long long)(t->rank_lines ? t->rank_lines : t->ranks), (long long)t->ranks,
+                         end);
+    if (t->warnings & DPAS_NCCL_WARN_RANK_LINES_PARTIAL) {
+        dpas__buf_printf(b, "%s%s:%d: %s: the file shows %lld Rank line%s, ", lead, origin, first,
+                         cn, (long long)t->rank_lines, t->rank_lines == 1 ? "" : "s");
+        if (t->elided_line)
+            dpas__buf_printf(b, "elided at line %d", t->elided_line);
+        else
+            dpas__buf_puts(b, "whose ids skip some");
+        dpas__buf_printf(b, "; %lld ranks from %s%s", (long long)t->ranks,
+                         t->ranks_from == DPAS_NCCL_GIVEN ? "ranks as given" : "busbw/algbw", end);
+    }
+    if (t->warnings & DPAS_NCCL_WARN_RANKS_GIVEN)
+        dpas__buf_printf(b,
+                         "%s%s:%d: %s: the file says %lld rank%s, which busbw/algbw cannot "
+                         "confirm; using ranks %lld as given%s",
+                         lead, origin, first, cn,
+                         (long long)(t->rank_lines ? t->rank_lines : t->ranks),
+                         t->rank_lines == 1 ? "" : "s", (long long)t->ranks, end);
     if (t->warnings & DPAS_NCCL_WARN_NAME_DISAGREE)
         dpas__buf_printf(b,
                          "%s%s:%d: the test is named %s, but busbw/algbw = %.4g does not fit "
@@ -150,6 +173,16 @@ static void curve_warnings(dpas__buf *b, const char *lead, const char *origin, c
 {
     const dpas_fit *ab = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
     const dpas_fit *pw = &cv->fits[DPAS_NETMODEL_PIECEWISE - 1];
+    if (cv->runs > 1 && cv->run_spread) {
+        double worst = 1;
+        for (size_t i = 0; i < cv->n; i++)
+            worst = fmax(worst, cv->run_spread[i]);
+        dpas__buf_printf(b,
+                         "%s%s: %s on %lld ranks: %zu runs of this scale merged (the median "
+                         "time per size); they differ by up to x%.4g%s",
+                         lead, origin, dpas_collective_name(cv->collective), (long long)cv->ranks,
+                         cv->runs, worst, end);
+    }
     if (!ab->defined && !pw->defined && !strcmp(ab->reason, pw->reason))
         dpas__buf_printf(b, "%s%s: alpha_beta and piecewise: %s%s", lead, origin, ab->reason, end);
     else
@@ -289,11 +322,12 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
         if (cv->per_node_from == DPAS_TOPO_FROM_ASSUMED && cv->ranks > 1) {
             char sc[64];
             scale_text(sc, sizeof sc, cv->ranks, cv->per_node);
-            dpas__buf_printf(&b,
-                             "note: %s:%d: %s on %lld ranks: the Rank lines do not name hosts, so "
-                             "%s is assumed (gpus_per_node G says otherwise)\n",
-                             origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
-                             (long long)t->ranks, sc);
+            dpas__buf_printf(
+                &b,
+                "note: %s:%d: %s on %lld ranks: no Rank lines name the host of every rank, so "
+                "%s is assumed (gpus_per_node G says otherwise)\n",
+                origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
+                (long long)t->ranks, sc);
         }
     }
     for (size_t i = 0; i < m->ncurves; i++) {
@@ -921,16 +955,20 @@ static void file_json(dpas__doc *d, const dpas_nccl_log *g)
     dpas__doc_int(d, "unselected_tests", (long long)g->unselected);
     dpas__doc_int(d, "inline_tags", (long long)g->inline_tags);
     dpas__doc_int(d, "joined_lines", (long long)g->joined_lines);
-    static const char *const reasons[] = {"", "unmodelled", "looks_unmodelled", "zero_only"};
+    static const char *const reasons[] = {"", "unmodelled", "looks_unmodelled", "zero_only",
+                                          "unreadable"};
     dpas__doc_open(d, "skipped_tables", '[');
     for (size_t i = 0; i < g->nskipped; i++) {
         const dpas_nccl_skipped *s = &g->skipped[i];
         dpas__doc_open(d, NULL, '{');
         dpas__doc_int(d, "line", s->line);
         dpas__doc_str(d, "name", s->name);
-        dpas__doc_str(d, "reason", s->reason >= 1 && s->reason <= 3 ? reasons[s->reason] : NULL);
+        dpas__doc_str(d, "reason", s->reason >= 1 && s->reason <= 4 ? reasons[s->reason] : NULL);
         dpas__doc_int(d, "rows", (long long)s->rows);
-        dpas__doc_str(d, "columns", s->why[0] ? s->why : NULL);
+        bool unread = s->reason == DPAS_NCCL_SKIP_UNREADABLE;
+        dpas__doc_str(d, "columns", !unread && s->why[0] ? s->why : NULL);
+        if (unread)
+            dpas__doc_str(d, "why", s->why);
         dpas__doc_close(d, '{');
     }
     dpas__doc_close(d, '[');

@@ -410,13 +410,14 @@ static int load_calibration(dpas_request *rq, dpas_error *err)
     const dpas_curve *cv = links_curve(rq->net);
     const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
     if (!f->defined)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s",
-                          names[cv->log < n ? cv->log : 0], f->reason);
+        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s", rq->net->logs[cv->log]->origin,
+                          f->reason);
     rq->links.inter_bandwidth = f->beta;
     rq->links.inter_latency = f->alpha;
+    /* the files in the model's order (by name), so the answer does not depend on theirs */
     dpas__buf b = {0};
-    for (size_t i = 0; i < n; i++)
-        dpas__buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+    for (size_t i = 0; i < rq->net->nlogs; i++)
+        dpas__buf_printf(&b, "%s%s", i ? ", " : "", rq->net->logs[i]->origin);
     return (rq->links_source = dpas__buf_finish(&b, err)) ? 0 : DPAS_ENOMEM;
 }
 

@@ -411,7 +411,8 @@ typedef struct reader {
     int cmd_line;
     rank_ent *ranks;
     size_t nranks, rank_cap, rank_seq;
-    int facts_done; /* t_rank_lines .. are those of ranks[] */
+    int facts_done;  /* t_rank_lines .. are those of ranks[] */
+    int elided_line; /* a line of dots among the Rank lines ("#  ..."), 0 when none */
     /* the open table */
     int table; /* 0: none; else a serial number */
     int tables;
@@ -421,7 +422,9 @@ typedef struct reader {
     int ended_line;     /* where the last table ended, for messages */
     size_t skipping;    /* 1 + its index in log->skipped when the table is skipped unread */
     int64_t t_rank_lines, t_nodes, t_rpn, t_rpn_min, t_rpn_max; /* its Rank lines */
-    char *t_name; /* its name, and where the name came from */
+    int t_partial, t_elided_line;
+    dpas_error unreadable; /* the first test skipped as unreadable: its error (code 0: none) */
+    char *t_name;          /* its name, and where the name came from */
     int t_name_from, t_name_line;
     const dpas__lline *cur; /* the line being read */
     toks tk;
@@ -461,6 +464,7 @@ static void forget_ranks(reader *r)
         free(r->ranks[i].host);
     r->nranks = 0;
     r->facts_done = 0;
+    r->elided_line = 0;
 }
 
 /* What the Rank lines of the run say: distinct ranks, and, when every line names its host, the
@@ -471,6 +475,7 @@ static int rank_facts(reader *r)
         return 0;
     r->facts_done = 1;
     r->t_rank_lines = r->t_nodes = r->t_rpn = r->t_rpn_min = r->t_rpn_max = 0;
+    r->t_partial = 0, r->t_elided_line = 0;
     if (!r->nranks)
         return 0;
     qsort(r->ranks, r->nranks, sizeof *r->ranks, cmp_rank);
@@ -486,6 +491,10 @@ static int rank_facts(reader *r)
         hosts[n++] = r->ranks[i].host;
     }
     r->t_rank_lines = (int64_t)n;
+    /* elided, or ids that skip some: the lines do not count the ranks (ids sorted: the last is
+     * the largest) */
+    r->t_elided_line = r->elided_line;
+    r->t_partial = r->elided_line || r->ranks[r->nranks - 1].id + 1 != (int64_t)n;
     if (all_hosts) {
         qsort(hosts, n, sizeof *hosts, cmp_host);
         int64_t lo = INT64_MAX, hi = 0, run = 0;
@@ -509,6 +518,11 @@ static int rank_facts(reader *r)
 static int64_t ranks_from_ratio(int coll, double rlo, double rhi)
 {
     double lo, hi;
+    /* n = 1: nccl-tests prints busbw 0 (factor 0); the next count, 2, has factor 1 or 1/2 */
+    if ((coll == DPAS_COLL_ALL_REDUCE && rlo <= 0 && rhi < 1) ||
+        ((coll == DPAS_COLL_ALL_GATHER || coll == DPAS_COLL_REDUCE_SCATTER) && rlo <= 0 &&
+         rhi < 0.5))
+        return 1;
     if (coll == DPAS_COLL_ALL_REDUCE) { /* r = 2(n-1)/n, n = 2/(2-r) */
         if (rhi <= 1 || rlo >= 2)
             return 0;
@@ -706,28 +720,58 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
     int rc = decide_collective(r, t, p, &obs);
     if (rc)
         return rc;
-    /* the rank count */
+    /* the rank count: busbw/algbw when it decides one (nccl-tests computed busbw from the true
+     * count, so no line the numbers contradict is believed), else the Rank lines when they are
+     * whole, else a CSV column; ranks given fill in what the file cannot tell, and replace a
+     * count from lines the numbers could not confirm (partial, or one line) */
     if (obs.ratio)
         t->ratio_ranks = ranks_from_ratio(t->collective, obs.rlo, obs.rhi);
-    if (t->rank_lines > 0) {
-        t->ranks = t->rank_lines;
-        t->ranks_from = DPAS_NCCL_RANK_LINES;
-        if (t->ratio_ranks && t->ratio_ranks != t->ranks)
-            t->warnings |= DPAS_NCCL_WARN_RANKS_DISAGREE;
-    } else if (p->csv_ranks > 0) {
-        t->ranks = p->csv_ranks;
-        t->ranks_from = DPAS_NCCL_CSV_COLUMN;
-    } else if (t->ratio_ranks) {
+    int64_t listed = t->rank_lines > 0 ? t->rank_lines : p->csv_ranks;
+    int listed_from = t->rank_lines > 0 ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_CSV_COLUMN;
+    bool doubtful = t->rank_lines_partial || (t->rank_lines == 1 && !t->ratio_ranks);
+    if (t->rank_lines_partial)
+        t->warnings |= DPAS_NCCL_WARN_RANK_LINES_PARTIAL;
+    if (t->ratio_ranks) { /* when whole lines agree, they are named as the source */
         t->ranks = t->ratio_ranks;
-        t->ranks_from = DPAS_NCCL_BUS_RATIO;
+        t->ranks_from =
+            listed == t->ratio_ranks && !t->rank_lines_partial ? listed_from : DPAS_NCCL_BUS_RATIO;
+        if (listed > 0 && listed != t->ratio_ranks && !t->rank_lines_partial)
+            t->warnings |= DPAS_NCCL_WARN_RANKS_DISAGREE;
+    } else if (listed > 0 && !doubtful) {
+        t->ranks = listed;
+        t->ranks_from = listed_from;
     }
     if (r->want_ranks > 0) {
         if (!t->ranks_from) {
+            if (listed > 0 && listed != r->want_ranks && !t->rank_lines_partial)
+                t->warnings |= DPAS_NCCL_WARN_RANKS_GIVEN;
             t->ranks = r->want_ranks;
             t->ranks_from = DPAS_NCCL_GIVEN;
         } else if (t->ranks != r->want_ranks) {
             return 1;
         }
+    }
+    if (!t->ranks_from && doubtful) {
+        char lines[96];
+        if (t->rank_lines_partial && t->elided_line)
+            snprintf(lines, sizeof lines, "its \"#  Rank\" lines are elided (line %d)",
+                     t->elided_line);
+        else if (t->rank_lines_partial)
+            snprintf(lines, sizeof lines, "its %lld \"#  Rank\" lines skip ids",
+                     (long long)t->rank_lines);
+        else
+            snprintf(lines, sizeof lines, "it shows one \"#  Rank\" line");
+        return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
+                             "%s:%d: cannot tell the number of ranks of this %s test: %s, and "
+                             "busbw/algbw %s; give ranks N (the ranks of the run%s)",
+                             o, first, dpas_collective_name(t->collective), lines,
+                             t->collective == DPAS_COLL_BROADCAST ||
+                                     t->collective == DPAS_COLL_REDUCE
+                                 ? "is 1 at any rank count for it"
+                             : !obs.ratio ? "cannot be read: no row has a busbw and an algbw "
+                                            "above their rounding"
+                                          : "fits no single rank count at the printed precision",
+                             t->rank_lines_partial ? "" : "; ranks 1 if it ran on one GPU");
     }
     if (!t->ranks_from)
         return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
@@ -739,7 +783,8 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                                  ? "is 1 at any rank count for it"
                              : !obs.ratio ? "cannot be read: no row has a busbw and an algbw "
                                             "above their rounding"
-                                          : "fits no single rank count");
+                                          : "fits no single rank count at the printed "
+                                            "precision");
     /* a size measured twice (a repeated sweep): merged when fitted */
     uint64_t *sizes = malloc(t->npoints * sizeof *sizes);
     if (!sizes)
@@ -771,6 +816,19 @@ static int end_table(reader *r, int line)
     size_t keep = r->table_first;
     for (size_t i = r->table_first; i < g->ntests; i++) {
         int rc = r->skipping ? 2 : finish_test(r, &g->tests[i], &r->priv[i]);
+        if (rc == DPAS_EINVAL && r->err &&
+            (!strcmp(r->err->field, "ranks") || !strcmp(r->err->field, "collective"))) {
+            /* a test that cannot be told: skipped with its reason, so the others are read; a
+             * file of only such tests gives the first reason (dpas_nccl_read) */
+            dpas_nccl_test *t = &g->tests[i];
+            if (!r->unreadable.code)
+                r->unreadable = *r->err;
+            rc = add_skip(r, t->name, DPAS_NCCL_SKIP_UNREADABLE, t->header_line, t->npoints,
+                          r->err->message);
+            *r->err = (dpas_error){0};
+            if (!rc)
+                rc = 2;
+        }
         if (rc < 0)
             return rc;
         if (rc) {
@@ -853,6 +911,12 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
         t->ranks_per_node_min = r->t_rpn_min;
         t->ranks_per_node_max = r->t_rpn_max;
         t->nodes_from = r->t_nodes ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_UNKNOWN;
+        t->rank_lines_partial = r->t_partial;
+        t->elided_line = r->t_elided_line;
+        if (r->t_partial) { /* hosts of some ranks only: no node count */
+            t->nodes = t->ranks_per_node = t->ranks_per_node_min = t->ranks_per_node_max = 0;
+            t->nodes_from = DPAS_NCCL_UNKNOWN;
+        }
     }
     p->has_redop_col = r->L.col[C_REDOP] >= 0;
     p->csv_ranks = csv_ranks;
@@ -1252,6 +1316,23 @@ static int foreign(reader *r, int line, const char *s, const char *end)
     return 0;
 }
 
+/* A run of three or more dots, or the ellipsis character, alone or in brackets: "...",
+ * "[...]", "(...)", "\xe2\x80\xa6" (U+2026). */
+static bool is_dots(tok t)
+{
+    size_t b = 0, e = t.n;
+    if (e >= 2 && ((t.s[0] == '[' && t.s[e - 1] == ']') || (t.s[0] == '(' && t.s[e - 1] == ')')))
+        b++, e--;
+    if (e - b == 3 && !memcmp(t.s + b, "\xe2\x80\xa6", 3))
+        return true;
+    if (e - b < 3)
+        return false;
+    for (size_t i = b; i < e; i++)
+        if (t.s[i] != '.')
+            return false;
+    return true;
+}
+
 /* "Rank R Group G Pid P on HOST device D [BUS] NAME", or without Group, or (2017) "Rank R on
  * HOST device D [BUS] NAME": *ours = false when it is not one. */
 static int rank_line(reader *r, int line, bool *ours)
@@ -1330,6 +1411,9 @@ static int read_line(reader *r, const dpas__lline *l, bool *ours)
     } else if (nf >= 4 && tok_is(f[0], "Rank") && tok_digits(f[1]) &&
                (tok_is(f[2], "Group") || tok_is(f[2], "Pid") || tok_is(f[2], "on"))) {
         rc = rank_line(r, line, ours);
+    } else if (r->nranks && !r->facts_done && is_dots(f[0])) {
+        if (!r->elided_line) /* "#  ..." among the Rank lines: some were left out */
+            r->elided_line = line;
     } else if (nf == 2 && tok_is(f[0], "Using") && tok_is(f[1], "devices")) {
         rc = end_table(r, line);
     } else if (column_header(&r->tk, &L)) {
@@ -1469,6 +1553,9 @@ int dpas_nccl_read(const char *text, size_t len, const char *origin, const char 
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     reader r = {0};
+    dpas_error own = {0}; /* the reader looks at an error's field: it needs one */
+    if (!err)
+        err = &own;
     r.origin = origin, r.want = want, r.want_ranks = ranks;
     r.log = g, r.err = err;
     int lines = 0;
@@ -1484,8 +1571,12 @@ int dpas_nccl_read(const char *text, size_t len, const char *origin, const char 
     free(r.pending_name);
     free(r.cmd_name);
     free(r.t_name);
-    if (!rc && g->ntests == 0)
+    if (!rc && g->ntests == 0 && r.unreadable.code && !g->unselected) {
+        *err = r.unreadable; /* every test unreadable: the first one's reason, as alone */
+        rc = r.unreadable.code;
+    } else if (!rc && g->ntests == 0) {
         rc = no_test(&r, collective, want, ranks);
+    }
     if (rc) {
         dpas_nccl_log_free(g);
         return rc;

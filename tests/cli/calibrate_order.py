@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Files in any order give identical bytes of output (issue 27 item 4, issue 29 class 2).
+
+Three shared H100 logs of one cluster (tests/data/nccl-scaling: 1 node x 8, 10 nodes x 4, 10
+nodes x 8), in all six orders: `dpas calibrate` (text and JSON) and `dpas cost --calibration`
+(comma list and repeated flag) print the same bytes as in the first order. A consistency test:
+dpas against itself in another order. Also two runs of one scale (the same file given twice)
+are read as one curve.
+
+Usage: python3 calibrate_order.py DPAS DATA_DIR"""
+import itertools
+import os
+import subprocess
+import sys
+
+DPAS, DATA = sys.argv[1], sys.argv[2]
+NAMES = ["xxrjun_h100_1node_x8gpus_five_tests.log", "xxrjun_h100_10nodes_x4gpus_five_tests.log",
+         "xxrjun_h100_10nodes_x8gpus_five_tests.log"]
+COST = ["cost", "--model", "Llama3_70B", "--nodes", "4", "--accelerators-per-node", "8",
+        "--node", "DGX_H100", "--fabric", "InfiniBand_NDR", "--dp", "32", "--grad", "2B",
+        "--ckpt", "14B", "--rule", "median,krum", "--schedule", "allreduce,allgather"]
+
+
+def run(*args):
+    p = subprocess.run([DPAS, *args], capture_output=True, cwd=os.path.join(DATA, "nccl-scaling"))
+    assert p.returncode == 0, (args, p.returncode, p.stderr.decode(errors="replace"))
+    return p.stdout + b"\0" + p.stderr
+
+
+def main():
+    first = {}
+    orders = list(itertools.permutations(NAMES))
+    assert len(orders) == 6
+    for order in orders:
+        outs = {
+            "calibrate": run("calibrate", *order, "--predict", "1GiB", "--at", "2x8,10x8"),
+            "calibrate json": run("calibrate", *order, "-o", "json", "--predict", "64MiB"),
+            "cost": run(*COST, "--calibration", ",".join(order)),
+            "cost json": run(*COST, "-o", "json", *sum((["--calibration", n] for n in order), [])),
+        }
+        for k, v in outs.items():
+            if k not in first:
+                first[k] = v
+            assert v == first[k], (k, order)
+    # the same file twice: two runs of one scale, one curve (median of equal runs: the same)
+    one = run("calibrate", NAMES[0], "-o", "json")
+    two = run("calibrate", NAMES[0], NAMES[0], "-o", "json")
+    assert b"2 runs of this scale merged" in two, two[-2000:]
+    assert one.count(b'"test":') == two.count(b'"test":'), "the runs are one curve per test"
+    print("ok: 6 orders x 4 outputs identical; two runs of one scale merged")
+
+
+if __name__ == "__main__":
+    main()
