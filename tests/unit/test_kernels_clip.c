@@ -294,12 +294,57 @@ static void test_centered_clipping_step(void **state)
     }
 }
 
+/* Scale invariance of the float64 rules whose arithmetic squares distances (issue 33: CAF and
+ * SMEA were not invariant for rows of magnitude 1e77 to 1e153): rule(2^k X) = 2^k rule(X) for k
+ * taking X from 1e-300 to 1e300, to 1e-12 of the rows' scale (every step of these rules is
+ * homogeneous in X; the reference is rule(X) at scale 1, so this is a consistency check of the
+ * rule with itself across magnitudes), and SMEA's and Krum's selections the same rows. */
+static void test_scale_invariance(void **state)
+{
+    (void)state;
+    static const char *names[] = {"caf", "smea", "krum", "multi_krum", "bulyan", "brute", "meamed",
+                                  "median", "trimmed_mean", "monna", "mean", "centered_clipping"};
+    enum { N = 11, D = 5 }; /* bulyan: n >= 4f + 3 */
+    double x[N][D], y[N][D], ref[D], got[D];
+    const double *rx[N], *ry[N];
+    for (int trial = 0; trial < 20; trial++) {
+        for (size_t i = 0; i < N; i++) {
+            for (size_t t = 0; t < D; t++) /* honest rows near 1, two far ones */
+                x[i][t] = (i < 2 ? 30.0 * (double)(i + 1) : 1.0) + (u01() - 0.5);
+            rx[i] = x[i], ry[i] = y[i];
+        }
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+            const dpas_rule *r = rule(names[k]);
+            dpas_agg_opts o = {.f = strcmp(names[k], "mean") ? 2 : 0};
+            int64_t sel0[N], sel[N];
+            size_t ns0 = 0, ns = 0;
+            dpas_error e = {0};
+            if (dpas_aggregate_f64(r, rx, N, D, &o, ref, sel0, &ns0, &e))
+                fail_msg("%s: %s", names[k], e.message);
+            for (int p2 = -996; p2 <= 996; p2 += 12) { /* 2^-996 = 1.5e-300 .. 2^996 */
+                for (size_t i = 0; i < N; i++)
+                    for (size_t t = 0; t < D; t++)
+                        y[i][t] = ldexp(x[i][t], p2);
+                if (dpas_aggregate_f64(r, ry, N, D, &o, got, sel, &ns, &e))
+                    fail_msg("%s at 2^%d: %s", names[k], p2, e.message);
+                for (size_t t = 0; t < D; t++)
+                    if (!(fabs(ldexp(got[t], -p2) - ref[t]) <= 1e-12 * 30.0))
+                        fail_msg("%s at 2^%d: coordinate %zu is %.17g 2^%d, at scale 1 %.17g",
+                                 names[k], p2, t, ldexp(got[t], -p2), p2, ref[t]);
+                if (ns != ns0 || memcmp(sel, sel0, ns * sizeof *sel))
+                    fail_msg("%s at 2^%d: another selection than at scale 1", names[k], p2);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clip_extremes),
         cmocka_unit_test(test_clip_property),
         cmocka_unit_test(test_centered_clipping_step),
+        cmocka_unit_test(test_scale_invariance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
