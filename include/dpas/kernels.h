@@ -119,6 +119,17 @@ typedef enum dpas_kernel_isa_id {
  *   clipping           each gradient with a norm above c scaled to norm c (ByzFL's Clipping).
  *   arc                the floor(2 f (n - f) / n) gradients of largest norm clipped to the norm of
  *                      the next largest (Allouah et al. 2024).
+ * The clipping guarantee, for every finite input (float32 and float64, rows at DBL_MAX beside rows
+ * at 1e-300 or subnormal): each row's norm is computed with a power-of-two scale of its own
+ * (float64: when its sum of squares at scale 1 overflows or falls below 2^-900), never from the
+ * other rows, so no row switches clipping off for another; a row of norm <= its bound (clipping:
+ * c; arc: the norm above) comes out unchanged, a row above it as x bound / ||x||, each value
+ * rounded once (a factor below the normal doubles is applied to the row pre-scaled to norm < 1):
+ * its norm is the bound to the rounding of the element type, and never above it by more than
+ * that. centered_clipping: each clipped difference (x_i - v) min(1, tau / ||x_i - v||) has norm
+ * <= tau (a distance beyond the double range kept in two factors), so a step moves by at most
+ * tau; a weight tau / ||x_i - v|| below the normal doubles (a row 1e300 away, tau 1e-20) loses
+ * that row's part of the step, not the bound.
  * Coordinate-wise rules sort each coordinate's values with a fixed Batcher odd-even merge network
  * (min(a, b) = a < b ? a : b); every instruction set runs the same network and the same
  * arithmetic. Squared distances and norms are summed in double, in 8 lanes with fused

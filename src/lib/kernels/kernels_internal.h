@@ -185,6 +185,9 @@ void dpas__weighted_gram(const double *D, size_t n, const size_t *rows, const do
                          double *K, double *gram, double *r);
 int dpas__monna_select(const double *D, size_t n, const unsigned char *alive, size_t f, int64_t idx,
                        int64_t *selected, size_t *nselected, dpas_error *err);
+/* out (n x n, may be D) = D times a power of two that brings its largest finite entry into
+ * [1, 2): for the spectral work, homogeneous in D. */
+void dpas__normalise_D(const double *D, size_t n, double *out);
 int dpas__smea_select(const dpas__kenv *env, const double *D, size_t n, const unsigned char *alive,
                       size_t f, int64_t *selected, size_t *nselected, dpas_error *err);
 

@@ -36,6 +36,8 @@ typedef struct iter_job {
     const double *w; /* per-row weights for the update */
     int cc;          /* 1: centered clipping's update, 0: Weiszfeld's */
     int dist;        /* the update pass also sums the distances to the new iterate */
+    double *big;     /* n: a distance beyond the double range is big[i] root[i] (else big 0) */
+    double *root;
 } iter_job;
 
 static void piece_range(const iter_job *j, size_t q, size_t *j0, size_t *j1)
@@ -163,6 +165,7 @@ static void to_double(int dtype, const void *v, size_t d, double scale, double *
  * squared distance outside the double range; *nonfinite when the row holds a NaN or an Inf. */
 static double dist_rescaled(const iter_job *j, size_t i, const double *z, int *nonfinite)
 {
+    j->big[i] = 0.0;
     const double *x = j->x[i];
     double m = 0.0, s = 0.0;
     for (size_t t = 0; t < j->d; t++) {
@@ -177,6 +180,8 @@ static double dist_rescaled(const iter_job *j, size_t i, const double *z, int *n
         double e = (x[t] * j->scale - z[t]) / m;
         s += e * e;
     }
+    if (m * sqrt(s) > DBL_MAX) /* kept in two factors, for centered clipping's tau / r */
+        j->big[i] = m, j->root[i] = sqrt(s);
     return m * sqrt(s);
 }
 
@@ -187,6 +192,7 @@ static void distances_to(const iter_job *j, const double *z, double *r, int *non
     for (size_t i = 0; i < j->n; i++) {
         double sq = piece_sum(j, i);
         r[i] = sqrt(sq);
+        j->big[i] = 0.0;
         if (j->isa->dtype != DPAS_FLOAT64) {
             *nonfinite |= !isfinite(sq);
             continue;
@@ -219,7 +225,10 @@ static int iter_setup(const dpas__kenv *env, const void *const *x, size_t n, siz
     *tmp = dpas__ws_alloc(env->ws, n, sizeof **tmp);
     double *w = dpas__ws_alloc(env->ws, n, sizeof *w);
     j->w = w;
-    if (!j->z || (need_znew && !j->znew) || !j->part || !j->lanes || !*r || !*tmp || !w)
+    j->big = dpas__ws_alloc(env->ws, n, sizeof *j->big);
+    j->root = dpas__ws_alloc(env->ws, n, sizeof *j->root);
+    if (!j->big || !j->root || !j->z || (need_znew && !j->znew) || !j->part || !j->lanes || !*r ||
+        !*tmp || !w)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: the iterates of %zu coordinates",
                           d);
     *nonfinite = 0;
@@ -309,7 +318,8 @@ int dpas__centered_clipping(const dpas__kenv *env, const void *const *x, size_t 
     double *w = (double *)j.w;
     for (int64_t it = 0; it < iters; it++) {
         for (size_t i = 0; i < n; i++) /* the mean's 1/n in the weights: no sum overflows */
-            w[i] = (r[i] > tau ? tau / r[i] : 1.0) / (double)n;
+            w[i] = (r[i] > tau ? j.big[i] > 0 ? tau / j.big[i] / j.root[i] : tau / r[i] : 1.0) /
+                   (double)n;
         j.cc = 1;
         j.dist = it + 1 < iters;
         dpas__parallel(env->threads, j.parts, update_part, &j);

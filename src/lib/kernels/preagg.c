@@ -47,36 +47,66 @@ static int pre_nnm(const dpas__kenv *env, const dpas_rule *rule, const dpas__row
 
 /* ---- clipping and ARC ---- */
 
-/* The rows' norms (in units of the rows times *scale), and the non-finite rows (bad, *k,
- * checked against f). A non-finite squared norm is a non-finite row, or for float64 a norm
- * beyond the double range: then the rows are scanned for the largest value, and the norms
- * taken again on rows scaled into [1, 2). */
+/* A norm with its own scale: the value m 2^e (m in [0.5, 1), or m = 0). Norms of float64 rows
+ * reach sqrt(d) DBL_MAX and go below the smallest double; in this form every norm of a finite
+ * row is held and compared exactly as computed, whatever the other rows hold. */
+typedef struct scaled {
+    double m;
+    long e;
+} scaled;
+
+static scaled scaled_of(double v, int scale_exp) /* v 2^-scale_exp, v finite and >= 0 */
+{
+    int e = 0;
+    double m = frexp(v, &e);
+    return (scaled){m, m == 0.0 ? 0 : (long)e - scale_exp};
+}
+
+static int scaled_cmp(scaled a, scaled b)
+{
+    if (a.m == 0.0 || b.m == 0.0)
+        return (a.m > 0.0) - (b.m > 0.0);
+    if (a.e != b.e)
+        return a.e < b.e ? -1 : 1;
+    return (a.m > b.m) - (a.m < b.m);
+}
+
+/* The rows' norms, each row with its own scale, and the non-finite rows (bad, *k, checked
+ * against f). One pass of squared norms at scale 1 (the fast path); a float64 row whose sum
+ * overflowed, or may have lost its small squares to underflow (below 2^-900), is scanned for
+ * its largest value and its norm taken again on the row scaled by the power of two rexp[i] that
+ * brings that value into [1, 2): nrm[i] = ||2^rexp[i] x_i||, exactly scaled. */
 static int norms(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
-                 double *nrm, unsigned char *bad, size_t *k, double *scale, dpas_error *err)
+                 double *nrm, int *rexp, unsigned char *bad, size_t *k, dpas_error *err)
 {
     size_t n = s->n;
-    *scale = 1.0;
     int rc = dpas__sqnorms(env, s->rows, n, d, 1.0, nrm, err);
-    int any = 0;
-    for (size_t i = 0; i < n && !rc; i++)
-        any |= !isfinite(nrm[i]);
     memset(bad, 0, n);
     *k = 0;
-    if (rc || !any)
-        goto done;
-    if (env->isa->dtype == DPAS_FLOAT64) {
-        *scale = dpas__scale_for(dpas__maxabs(env, s->rows, n, d, NULL, bad));
-        rc = dpas__sqnorms(env, s->rows, n, d, *scale, nrm, err);
-    } else {
-        dpas__nonfinite_rows(env, s->rows, n, d, bad);
+    const int f64 = env->isa->dtype == DPAS_FLOAT64;
+    for (size_t i = 0; i < n && !rc; i++) {
+        rexp[i] = 0;
+        if (f64 ? isfinite(nrm[i]) && nrm[i] >= 0x1p-900 : isfinite(nrm[i]))
+            continue;
+        if (!f64) {
+            bad[i] = 1;
+            continue;
+        }
+        /* 0 from the fast pass may be a sum of squares that all underflowed: scanned too */
+        const void *row = s->rows[i];
+        double m = dpas__maxabs(env, &row, 1, d, NULL, bad + i);
+        if (bad[i] || m == 0.0)
+            continue;
+        double sc = dpas__scale_for(m);
+        rexp[i] = ilogb(sc);
+        rc = dpas__sqnorms(env, &row, 1, d, sc, nrm + i, err);
     }
     for (size_t i = 0; i < n; i++)
         *k += bad[i];
     if (!rc)
         rc = dpas__too_many_nonfinite(bad, n, *k, s->f, rule, err);
-done:
     for (size_t i = 0; i < n; i++)
-        nrm[i] = sqrt(nrm[i]);
+        nrm[i] = bad[i] ? 0.0 : sqrt(nrm[i]);
     return rc;
 }
 
@@ -84,23 +114,32 @@ typedef struct clip_job {
     const dpas__kenv *env;
     const void *const *src;
     void *const *dst;
-    const double *factor;
+    const double *factor; /* 1.0 (with rexp 0): copied */
+    const int *rexp;
     size_t count, d;
 } clip_job;
 
+/* y = x factor (rexp 0), or when thr / ||x|| is below the normal doubles y = (2^rexp x) factor
+ * with ||2^rexp x|| in [0.5, 1): the scaling by a power of two is exact (no value overflows; one
+ * that underflows is below 2^-1074 ||x||, its output below 2^-1074 thr), and factor is thr over
+ * that norm. */
 static void clip_part(void *ctx, size_t p)
 {
     clip_job *j = ctx;
-    double a = j->factor[p];
-    if (a == 1.0) { /* a row not clipped, copied to the caller's output */
+    double a = j->factor[p], sc = ldexp(1.0, j->rexp[p]);
+    if (a == 1.0 && sc == 1.0) { /* a row not clipped, copied to the caller's output */
         memcpy(j->dst[p], j->src[p], j->d * j->env->isa->esize);
         return;
     }
     if (j->env->isa->dtype == DPAS_FLOAT64) {
         const double *x = j->src[p];
         double *y = j->dst[p];
-        for (size_t t = 0; t < j->d; t++)
-            y[t] = x[t] * a;
+        if (sc == 1.0)
+            for (size_t t = 0; t < j->d; t++)
+                y[t] = x[t] * a;
+        else
+            for (size_t t = 0; t < j->d; t++)
+                y[t] = x[t] * sc * a;
     } else {
         const float *x = j->src[p];
         float *y = j->dst[p];
@@ -109,44 +148,58 @@ static void clip_part(void *ctx, size_t p)
     }
 }
 
-/* The alive rows, each whose norm is above thr (units of the rows times scale) scaled down to
- * norm thr (thr / norm in double, the product rounded once to the element type); the others
- * are not copied. */
+/* The alive rows, each whose norm is above thr scaled down to norm thr (thr / norm in double,
+ * the product rounded once to the element type); the others are not copied. */
 static int clip_rows(const dpas__kenv *env, const dpas__rowset *s, size_t d, const double *nrm,
-                     const unsigned char *bad, size_t k, double thr, dpas__rowset *out,
-                     dpas_error *err)
+                     const int *rexp, const unsigned char *bad, size_t k, scaled thr, int inf,
+                     dpas__rowset *out, dpas_error *err)
 {
     size_t n = s->n, nclip = 0;
     int rc = dpas__rowset_alive(env->ws, s, bad, k, out, err);
     if (rc)
         return rc;
+#define OVER(i) (!inf && scaled_cmp(scaled_of(nrm[i], rexp[i]), thr) > 0)
     for (size_t i = 0; i < n; i++) /* writing into the caller's rows, every row is "clipped" */
-        nclip += !bad[i] && (nrm[i] > thr || env->dest);
+        nclip += !bad[i] && (OVER(i) || env->dest);
     if (!nclip)
         return 0;
     dpas__rowset tmp;
     void **mem = NULL;
     const void **src = dpas__ws_alloc(env->ws, nclip, sizeof *src);
     double *factor = dpas__ws_alloc(env->ws, nclip, sizeof *factor);
+    int *fexp = dpas__ws_alloc(env->ws, nclip, sizeof *fexp);
     size_t *targets = dpas__ws_alloc(env->ws, nclip, sizeof *targets);
-    if (!src || !factor || !targets)
+    if (!src || !factor || !fexp || !targets)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     for (size_t i = 0, c = 0; i < n; i++)
-        if (!bad[i] && (nrm[i] > thr || env->dest))
+        if (!bad[i] && (OVER(i) || env->dest))
             targets[c++] = s->idx[i];
     if ((rc = dpas__rowset_new_rows(env, nclip, d, targets, &tmp, &mem, err)))
         return rc;
     for (size_t i = 0, t = 0, c = 0; i < n; i++) {
         if (bad[i])
             continue;
-        if (nrm[i] > thr || env->dest) {
+        if (OVER(i) || env->dest) {
             src[c] = s->rows[i];
-            factor[c] = nrm[i] > thr ? thr / nrm[i] : 1.0;
+            factor[c] = 1.0, fexp[c] = 0;
+            if (OVER(i)) { /* thr / ||2^rexp x||, from the mantissas and exponents */
+                scaled v = scaled_of(nrm[i], 0);
+                long e = thr.e - v.e, all = e + rexp[i];
+                if (all >= -1020 ||
+                    thr.m == 0.0) { /* thr / ||x|| a normal double (<= 1): one factor */
+                    factor[c] = ldexp(thr.m / v.m, (int)all);
+                } else { /* a tiny factor: the row scaled first to norm v.m < 1 (exactly, by
+                          * 2^(rexp - v.e)), so that no bits are lost to a subnormal factor */
+                    factor[c] = ldexp(thr.m / v.m, thr.e < -2000 ? -2000 : (int)thr.e);
+                    fexp[c] = (int)(rexp[i] - v.e);
+                }
+            }
             out->rows[t] = mem[c++];
         }
         t++;
     }
-    clip_job j = {env, src, mem, factor, nclip, d};
+#undef OVER
+    clip_job j = {env, src, mem, factor, fexp, nclip, d};
     dpas__parallel(env->threads, nclip, clip_part, &j);
     return 0;
 }
@@ -155,21 +208,21 @@ static int pre_clip(const dpas__kenv *env, const dpas_preagg *p, const dpas__row
                     dpas__rowset *out, dpas_error *err)
 {
     size_t n = s->n, k = 0;
-    double *nrm = dpas__ws_alloc(env->ws, n, sizeof *nrm), scale = 1.0;
+    double *nrm = dpas__ws_alloc(env->ws, n, sizeof *nrm);
+    int *rexp = dpas__ws_alloc(env->ws, n, sizeof *rexp);
     unsigned char *bad = dpas__ws_alloc(env->ws, n, 1);
-    if (!nrm || !bad)
+    if (!nrm || !rexp || !bad)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    int rc = norms(env, p->rule, s, d, nrm, bad, &k, &scale, err);
+    int rc = norms(env, p->rule, s, d, nrm, rexp, bad, &k, err);
     if (rc)
         return rc;
     double c = p->c > 0 ? p->c : 2.0;
-    return clip_rows(env, s, d, nrm, bad, k, c * scale, out, err);
+    return clip_rows(env, s, d, nrm, rexp, bad, k, scaled_of(c, 0), 0, out, err);
 }
 
-static int cmp_double(const void *a, const void *b)
+static int cmp_scaled(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return scaled_cmp(*(const scaled *)a, *(const scaled *)b);
 }
 
 /* ARC: k = floor(2 f' (n' - f') / n') of the alive rows, the largest by norm, clipped to the
@@ -178,23 +231,24 @@ static int pre_arc(const dpas__kenv *env, const dpas_preagg *p, const dpas__rows
                    dpas__rowset *out, dpas_error *err)
 {
     size_t n = s->n, k = 0;
-    double *nrm = dpas__ws_alloc(env->ws, n, sizeof *nrm), scale = 1.0;
-    double *sorted = dpas__ws_alloc(env->ws, n, sizeof *sorted);
+    double *nrm = dpas__ws_alloc(env->ws, n, sizeof *nrm);
+    int *rexp = dpas__ws_alloc(env->ws, n, sizeof *rexp);
+    scaled *sorted = dpas__ws_alloc(env->ws, n, sizeof *sorted);
     unsigned char *bad = dpas__ws_alloc(env->ws, n, 1);
-    if (!nrm || !sorted || !bad)
+    if (!nrm || !rexp || !sorted || !bad)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    int rc = norms(env, p->rule, s, d, nrm, bad, &k, &scale, err);
+    int rc = norms(env, p->rule, s, d, nrm, rexp, bad, &k, err);
     if (rc)
         return rc;
     size_t na = 0, f = s->f - k;
     for (size_t i = 0; i < n; i++)
         if (!bad[i])
-            sorted[na++] = nrm[i];
+            sorted[na++] = scaled_of(nrm[i], rexp[i]);
     size_t clip = (size_t)((dpas__u128)2 * f * (na - f) / na);
     if (!clip)
-        return clip_rows(env, s, d, nrm, bad, k, INFINITY, out, err);
-    qsort(sorted, na, sizeof *sorted, cmp_double);
-    return clip_rows(env, s, d, nrm, bad, k, sorted[na - clip - 1], out, err);
+        return clip_rows(env, s, d, nrm, rexp, bad, k, (scaled){0, 0}, 1, out, err);
+    qsort(sorted, na, sizeof *sorted, cmp_scaled);
+    return clip_rows(env, s, d, nrm, rexp, bad, k, sorted[na - clip - 1], 0, out, err);
 }
 
 /* ---- bucketing ---- */

@@ -128,6 +128,22 @@ static size_t choose_capped(size_t n, size_t k, size_t cap)
  * top eigenvalue of its covariance (uniform weights) is kept (ByzFL's order and tie rule). A
  * subset whose lower bound trace / (m - 1) (the covariance has rank m - 1 at most) is not below
  * the best is skipped without its eigenvalues. */
+/* D times the power of two that brings its largest finite entry into [1, 2) (exact, but for
+ * entries below 2^-1074 of that one): every quantity of CAF and SMEA (the centred Gram matrix,
+ * its eigenvalues, the projections tau_i and their ratios, the subsets' order) is homogeneous in
+ * D, so the results are those of the rows' own magnitude, without the squares of entries near
+ * 1e154 (rows near 1e77) overflowing nor those near 1e-154 underflowing in the spectral work. */
+void dpas__normalise_D(const double *D, size_t n, double *out)
+{
+    double most = 0.0;
+    for (size_t q = 0; q < n * n; q++)
+        if (isfinite(D[q]) && D[q] > most)
+            most = D[q];
+    double sc = most > 0.0 ? ldexp(1.0, -ilogb(most)) : 1.0;
+    for (size_t q = 0; q < n * n; q++)
+        out[q] = D[q] * sc;
+}
+
 int dpas__smea_select(const dpas__kenv *env, const double *D, size_t n, const unsigned char *alive,
                       size_t f, int64_t *selected, size_t *nselected, dpas_error *err)
 {
@@ -149,10 +165,13 @@ int dpas__smea_select(const dpas__kenv *env, const double *D, size_t n, const un
     double *K = dpas__ws_alloc(env->ws, m > 0 ? m * m : 1, sizeof *K);
     double *r = dpas__ws_alloc(env->ws, m ? m : 1, sizeof *r);
     size_t *best = dpas__ws_alloc(env->ws, m ? m : 1, sizeof *best);
-    if (!idx || !cur || !rows || !p || !K || !r || !best) {
+    double *Dn = dpas__ws_alloc(env->ws, n ? n * n : 1, sizeof *Dn);
+    if (!idx || !cur || !rows || !p || !K || !r || !best || !Dn) {
         dpas__ws_release(env->ws, mk);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
+    dpas__normalise_D(D, n, Dn);
+    D = Dn;
     na = 0;
     for (size_t i = 0; i < n; i++)
         if (!alive || alive[i])

@@ -109,6 +109,7 @@ int dpas__caf(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *
         rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     if (rc)
         goto done;
+    dpas__normalise_D(D, n, D); /* in place: CAF's own D */
     for (size_t i = 0, t = 0; i < n; i++)
         if (!bad[i]) {
             rows[t] = i;
