@@ -315,6 +315,41 @@ def _hook(state: HookState, bucket: dist.GradBucket) -> torch.futures.Future[tor
 
 # ---- the engine --------------------------------------------------------------------------------
 
+def _timeout_of(pg):
+    """The timeout a process group was made with (torch 1.13 keeps it in its options), or None."""
+    try:
+        return pg.options._timeout
+    except AttributeError:
+        return None
+
+
+def _hook_group(pg, timeout):
+    """The hook's own gloo group, over the ranks of pg (None: the whole world), with pg's timeout
+    (the default group's when pg is None) unless timeout is given. torch.distributed.new_group
+    is collective over the whole world, for every group: when pg is a subgroup (one data-parallel
+    group of a DP x TP/PP layout), every rank all-gathers its group's ranks and every rank
+    creates every distinct group, in one order, keeping its own: so every rank of the world
+    must call robust_hook together, as DDP's own construction requires of its group."""
+    default = dist.distributed_c10d._get_default_group()
+    if timeout is None:
+        timeout = _timeout_of(pg if pg is not None else default)
+    kw = {"timeout": timeout} if timeout is not None else {}
+    world = dist.get_world_size()
+    if pg is None or dist.get_world_size(pg) == world:
+        ranks = list(range(world)) if pg is None else dist.get_process_group_ranks(pg)
+        return dist.new_group(ranks, backend="gloo", **kw)
+    mine = sorted(dist.get_process_group_ranks(pg))
+    every: list = [None] * world
+    dist.all_gather_object(every, mine)
+    groups = sorted({tuple(g) for g in every})
+    own = None
+    for g in groups:
+        made = dist.new_group(list(g), backend="gloo", **kw)
+        if list(g) == mine:
+            own = made
+    return own
+
+
 class _Job:
     __slots__ = ("index", "last", "buf", "params", "fut", "x", "sent", "known", "rows",
                  "result", "dtype", "device", "d", "shard", "padded")
@@ -329,11 +364,7 @@ class _Job:
 class _Engine:
     def __init__(self, state: HookState, timeout):
         self.state = state
-        kw = {"timeout": timeout} if timeout is not None else {}
-        pg = state.process_group
-        ranks = dist.get_process_group_ranks(pg) if pg is not None else \
-            list(range(dist.get_world_size()))
-        self.group = dist.new_group(ranks, backend="gloo", **kw)
+        self.group = _hook_group(state.process_group, timeout)
         self.comm = Comm(self.group, state.chunk_bytes)
         self.rank, self.world = self.comm.rank, self.comm.world
         self.f_eff = state.f
@@ -400,6 +431,8 @@ class _Engine:
     def _process(self, job: _Job) -> None:
         try:
             self.jobs.append(job)
+            if len(self.jobs) == 1:
+                self.comm.echo_start()
             self._bucket(job)
             if job.last:
                 self._finish()
@@ -411,6 +444,7 @@ class _Engine:
                 if not j.fut.done():
                     j.fut.set_result(_Failure(str(err)))
             self.jobs, self.failure = [], None
+            self.comm.echo = None
             self.step += 1
 
     def _local(self, what: str, fn, default=None):
@@ -543,7 +577,27 @@ class _Engine:
         return (f"dpas.torch: step {self.step} failed on {which} "
                 f"{', '.join(map(str, failed))}: rank {r0}: {messages[r0]}")
 
+    def confirm(self) -> typing.Optional[str]:
+        """The echo round and the agreement on its outcome (Comm.confirm): None when every
+        honest rank holds the same bytes from every rank; otherwise the error every honest
+        rank raises, in this step. The senders this rank saw split are recorded as its own
+        evidence (state.detections, "echo"), not as a ban: another honest rank may have seen
+        a different split, and only what every rank agrees on decides."""
+        ok, split = self.comm.confirm(self.state.f)
+        for s in split:
+            self.state.detections.append({"step": self.step, "rank": s, "why": (
+                "echo: the ranks' digests of its messages differ (it sent different bytes to "
+                "different ranks, or a rank misreported what it received)")})
+        if ok:
+            return None
+        return (f"dpas.torch: step {self.step}: the ranks did not all receive the same bytes "
+                f"from every rank (a rank equivocated, or misreported what it received); no "
+                f"rank uses this step's data")
+
     def _finish_allgather(self, jobs):
+        echo = self.confirm()
+        if echo is not None:
+            return None, echo
         error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
                                   for r in range(self.world)])
         if error is not None:

@@ -132,6 +132,10 @@ def finish(eng, jobs):
     block = _status.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
         b"".join(struct.pack("<ii", b, c) for b, c in proofs)
     a1 = eng.comm.allgather_bytes(block)
+    echo = eng.confirm()  # every rank decides on the same statuses and claims
+    if echo is not None:
+        return None, echo
+    eng.comm.echo_start()  # (the next record: publications, reveals, reports, objections)
     failed = [r for r in range(world) if _status.status_message(a1[r])]
     if failed:
         which = "rank" if len(failed) == 1 else "ranks"
@@ -194,6 +198,9 @@ def finish(eng, jobs):
     recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)]
              for o in active if o != rank}
     eng.comm.exchange(sends, recvs, "schedule")
+    for k, o in enumerate(active):  # (in the echo's record: what each owner published)
+        for b in range(nb):
+            eng.comm.note(o, pub[b][k])
 
     banned: typing.Dict[int, str] = {}
     m_b = [min(st.audit, j.shard) for j in jobs]
@@ -256,6 +263,18 @@ def finish(eng, jobs):
             if honest_owners:
                 objections[honest_owners[0]] = 1
 
+    # ---- the echo: every rank holds the same statuses, publications, reveals and reports ----
+    r5 = eng.comm.allgather_bytes((b"\1" if own_fail else b"\0") + bytes(objections))
+    echo = eng.confirm()
+    if echo is not None:
+        return None, echo
+
+    # ---- a published value that is not finite bans its owner at once ----
+    for k, o in enumerate(active):
+        for b, j in enumerate(jobs):
+            if o not in banned and not bool(torch.isfinite(pub[b][k]).all()):
+                banned[o] = f"published a value that is not finite (bucket {b})"
+
     # ---- recomputation at the audited coordinates: every rank, every owner ----
     for k, o in enumerate(active):
         if o in banned:
@@ -276,8 +295,7 @@ def finish(eng, jobs):
                              f"report (bucket {b})")
                 break
 
-    # ---- R5: each rank's failure to aggregate (a byte) and its objections; the verdict ----
-    r5 = eng.comm.allgather_bytes((b"\1" if own_fail else b"\0") + bytes(objections))
+    # ---- R5 (all-gathered above): each rank's failure to aggregate and its objections ----
     flags, obj = [b[0] for b in r5], [b[1:] for b in r5]
     pairs = []
     for o in active:
@@ -313,11 +331,15 @@ def _fallback(eng, jobs, banned, lost):
                       f"ranks than f = {st.f} ({', '.join(map(str, sorted(st.banned)))})")
     active = eng.active
     rows = []
+    eng.comm.echo_start()
     for j in jobs:
         full = torch.empty((eng.world, j.d), dtype=j.dtype)
         eng.comm.allgather_rows(j.sent, full, "fallback",
                                 to=range(eng.world) if eng.rank in active else (), frm=active)
         rows.append(full[active])
+    echo = eng.confirm()
+    if echo is not None:
+        return None, echo
     try:
         agg = eng._aggregate_whole(rows)
     except (ValueError, MemoryError) as e:
