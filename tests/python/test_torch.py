@@ -23,6 +23,7 @@ import fractions
 import io
 import os
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -392,6 +393,118 @@ def allgather_failure_worker(rank, world, port):
     dist.destroy_process_group()
 
 
+# ---- equivocation: a Byzantine rank that tells different peers different things -------------
+
+EQ_CASES = (  # (case, schedule, what every honest rank must end step 0 with)
+    ("none", "allgather", "ok"), ("rows", "allgather", "error"),
+    ("status", "allgather", "error"), ("none", "sharded", "ok"),
+    ("publication", "sharded", "error"), ("report", "sharded", "error"),
+    ("claim_one", "sharded", "error"), ("claim_all", "sharded", "banned"),
+    # its digests (the echo itself) to rank 0 only; and with its votes split in the agreement
+    ("echo_one", "allgather", "alike"), ("echo_votes", "sharded", "alike"))
+
+
+def p2p_gather(comm, tamper):
+    """comm's all_gather as point-to-point messages: what an all_gather is to a rank that
+    does not follow the protocol (it can send each peer its own block: tamper(peer, block))."""
+    def gather(out, t):
+        out[comm.rank].copy_(tamper(comm.rank, t))  # (what it keeps: what it claims it sent)
+        sends = {p: tamper(p, t) for p in range(comm.world) if p != comm.rank}
+        recvs = {p: out[p] for p in range(comm.world) if p != comm.rank}
+        comm.exchange(sends, recvs, "protocol")
+    return gather
+
+
+def equivocation_case(rank, world, case, schedule, out):
+    """Rank world - 1 is Byzantine and equivocates (case), rank 0 is the peer it singles out;
+    every rank's all_gathers travel as point-to-point messages (p2p_gather)."""
+    from dpas.torch import _status
+    byz = world - 1
+    kw = {"schedule": "sharded", "audit": 64} if schedule == "sharded" else {}
+    state, hook = dt.robust_hook("median", 1, **kw)
+    comm = state._engine.comm
+    d = 131
+    n = world
+    shard = -(-d // n)
+    a1_size = _status.STATUS_BYTES + 32 + 8 * world
+    r4_size = 4 * n * min(64, shard)
+
+    def tamper(peer, t):
+        if rank != byz:
+            return t
+        t = t.clone()
+        if case == "report" and peer == 0 and t.numel() == r4_size:
+            t[:4] = 0xFF  # (a NaN's bytes in one value of the report rank 0 gets)
+        if case.startswith("claim") and t.numel() == a1_size and \
+                (case == "claim_all" or peer == 0):
+            off = _status.STATUS_BYTES + 32  # (rank 1's row: non-finite at (bucket 0, 0))
+            t[off + 8:off + 16] = torch.frombuffer(bytearray(struct.pack("<ii", 0, 0)),
+                                                   dtype=torch.uint8)
+        if case.startswith("echo") and peer == 0 and t.numel() == 16 * world:
+            t[:] = 7  # digests nobody computed
+        if case == "echo_votes" and t.numel() == 1 and peer != rank:
+            t[:] = 0 if peer in (0, 1) else 1  # each vote of the agreement split 2:2
+        return t
+    comm._gather = p2p_gather(comm, tamper)
+    if rank == byz:
+        honest_exchange = comm.exchange
+
+        def exchange(sends, recvs, purpose):
+            sends = dict(sends)
+            for p, ts in sends.items():
+                if isinstance(ts, torch.Tensor) or p == 0:
+                    continue
+                ts = list(ts)
+                if case == "rows" and ts[0][0] == "schedule" and len(ts) == 2:
+                    ts[0] = ("schedule", ts[0][1] - 1000)  # ranks 1-3 get x - 1000
+                if case == "status" and len(ts) == 2 and ts[1][0] == "protocol":
+                    block = _status.status_block("simulated failure, told to ranks 1-3")
+                    ts[1] = ("protocol", torch.frombuffer(bytearray(block), dtype=torch.uint8))
+                if case == "publication" and purpose == "schedule" and len(ts) == 1:
+                    ts[0] = ("schedule", ts[0][1] + 1000)  # its shard, a lie to ranks 1-3
+                sends[p] = ts
+            honest_exchange(sends, recvs, purpose)
+        comm.exchange = exchange
+    log = []
+    for step in range(2):
+        x = torch.randn(d, generator=torch.Generator().manual_seed(10 * step + rank))
+        try:
+            got = hook(state, Bucket(x)).wait()
+            log.append(("ok", got.numpy().tobytes().hex(), sorted(state.banned)))
+        except Exception as e:
+            log.append(("error", str(e).split("\n")[0], sorted(state.banned)))
+    with open(f"{out}.{rank}", "w") as fh:
+        fh.write(repr(log))
+    state.close()
+
+
+def test_equivocation():
+    t0 = time.monotonic()
+    world = 5
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(case, schedule):
+            return os.path.join(tmp, f"{case}-{schedule}")
+        spawn_cases("equivocation_case", world, [(c, s, path(c, s)) for c, s, _ in EQ_CASES])
+        for case, schedule, want in EQ_CASES:
+            logs = [eval(open(f"{path(case, schedule)}.{r}").read()) for r in range(world - 1)]
+            for step in range(2):
+                seen = {repr(log[step]) for log in logs}  # the honest ranks' outcomes of the step
+                assert len(seen) == 1, (case, schedule, step, logs)  # one outcome: never a
+                # split, never one honest rank failing alone
+                kind, what, banned = eval(seen.pop())
+                if step == 0:
+                    if want != "alike":
+                        assert kind == ("ok" if want != "error" else "error"), (case, logs)
+                    if want == "error":
+                        assert "did not all receive the same bytes" in what, what
+                    if want == "banned":  # the claimant, with the rank whose row it accused
+                        assert banned == [1, world - 1], (case, banned)
+            print(f"equivocation: {schedule}, {case}: the {world - 1} honest ranks end each "
+                  f"step alike ({logs[0][0][0]}{', banned ' + str(logs[0][0][2]) if logs[0][0][2] else ''})",
+                  flush=True)
+    print(f"equivocation: {time.monotonic() - t0:.1f} s", flush=True)
+
+
 # ---- arguments (issue 21) ----------------------------------------------------------------------
 
 def expect(exc, fn, *words):
@@ -635,8 +748,8 @@ def test_training():
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["arguments", "attacks", "consistency", "sharded", "bytes",
-                             "training"]
+    which = sys.argv[1:] or ["arguments", "attacks", "consistency", "sharded", "equivocation",
+                             "bytes", "training"]
     for w in which:
         globals()["test_" + w]()
     print("ok")

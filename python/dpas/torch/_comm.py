@@ -211,7 +211,7 @@ class Comm:
         t = torch.frombuffer(bytearray(block), dtype=torch.uint8) if block else \
             torch.zeros(1, dtype=torch.uint8)
         out = torch.empty((self.world, t.numel()), dtype=torch.uint8)
-        dist.all_gather(list(out.unbind(0)), t, group=self.group)
+        self._gather(out, t)
         self.count.rounds[purpose] += 1
         self.count.round_bytes[purpose] += t.numel() * (self.world - 1)
         if self.echo is not None:
@@ -219,3 +219,8 @@ class Comm:
                 self.note(r, out[r])
         return [bytes(out[r].numpy().tobytes()) for r in range(self.world)] if block else \
             [b"" for _ in range(self.world)]
+
+    def _gather(self, out: torch.Tensor, t: torch.Tensor) -> None:
+        """out[r] = rank r's t: gloo's all_gather (a test replaces it by point-to-point
+        messages, to let a Byzantine rank send each peer a different block)."""
+        dist.all_gather(list(out.unbind(0)), t, group=self.group)
