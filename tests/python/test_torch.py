@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""dpas.torch's tests (Debian's torch under /usr/bin/python3; processes forked on loopback, gloo).
+"""dpas.torch's tests (Debian's torch under /usr/bin/python3; processes spawned on loopback, gloo).
 
     test_torch.py consistency  the hook's gradient is dpas.aggregate on the whole gradients
                                (multi-bucket DDP models; attacks; pre-aggregators; float16,
@@ -47,7 +47,7 @@ TIMEOUT = timedelta(seconds=300)
 
 def spawn(fn, world, *args):
     mp.start_processes(fn, args=(world, _train.free_port()) + args, nprocs=world,
-                       start_method="fork")
+                       start_method="spawn")
 
 
 def init(rank, world, port):

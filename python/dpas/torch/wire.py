@@ -180,7 +180,7 @@ def measure(worlds=(2, 3, 4)) -> typing.List[dict]:
             s.close()
             path = os.path.join(tmp, f"{world}.json")
             mp.start_processes(_measure_worker, args=(world, port, path), nprocs=world,
-                               start_method="fork")
+                               start_method="spawn")
             with open(path) as fh:
                 for r, rows in enumerate(json.load(fh)):
                     for row in rows:
