@@ -303,6 +303,10 @@ def sharded_case(rank, world, case, out):
     if case in ("lie", "cover", "accuse"):
         kw.update(byzantine_ranks=byz, owner_attack=case,
                   owner_attack_parameters={"fraction": 0.25, "value": 1e6})
+    if case in ("sparse", "ulp"):  # one coordinate of 33 (by 1e6, or by one ulp), one of them
+        # audited: the whole-shard audit of every shard (audit_shards = 4) sees it
+        kw.update(byzantine_ranks=byz, owner_attack="lie" if case == "sparse" else "ulp",
+                  owner_attack_parameters={"fraction": 0.01}, audit=1, audit_shards=4)
     if case == "nan_mean":
         rule, f = "mean", 0
     state, hook = dt.robust_hook(rule, f, **kw)
@@ -331,7 +335,7 @@ def sharded_case(rank, world, case, out):
             rows[world - 1] = x.numpy() if rank == world - 1 else \
                 np.where((np.arange(d) >= 40) & (np.arange(d) < 60), np.nan, rows[world - 1])
         active = [r for r in range(world) if r not in state.banned]
-        lost = {"lie": 1, "cover": 1, "accuse": 1}.get(case, 0) if state.banned else 0
+        lost = 1 if state.banned else 0  # (a liar alone, or a pair: one Byzantine rank)
         expected = dpas.aggregate(rule, f32(np.stack([rows[r] for r in active])), f - lost)
         assert got.numpy().tobytes() == expected.tobytes(), (rank, case, step)
     with open(f"{out}.{rank}", "w") as fh:
@@ -341,6 +345,7 @@ def sharded_case(rank, world, case, out):
 
 def test_sharded():
     expected = (("lie", [3]), ("cover", [0, 3]), ("accuse", [0, 3]), ("honest", []),
+                ("sparse", "liar"), ("ulp", "liar"),
                 ("nan_median", []), ("nan_mean", None), ("local_failure", None))
     with tempfile.TemporaryDirectory() as tmp:
         spawn_cases("sharded_case", 4, [(case, os.path.join(tmp, case)) for case, _ in expected])
@@ -350,7 +355,12 @@ def test_sharded():
             if banned is not None:
                 for log in logs:
                     assert [e[0] for e in log] == ["ok", "ok"], (case, log)
-                    assert log[0][2] == banned and log[1][2] == banned, (case, log)
+                    if banned == "liar":  # the liar, alone (a coordinate audit caught it)
+                        # or with its auditor (the whole-shard audit: one of the two lied)
+                        assert 3 in log[0][2] and len(log[0][2]) <= 2, (case, log)
+                        assert log[1][2] == log[0][2] == logs[0][0][2], (case, log)
+                    else:
+                        assert log[0][2] == banned and log[1][2] == banned, (case, log)
                 assert len({log[0][1] for log in logs}) == 1, case  # the same bits everywhere
                 print(f"sharded: {case}: every rank ends step 0 with the same gradient, "
                       f"equal to dpas.aggregate on the unbanned rows; banned {banned}",
@@ -426,7 +436,8 @@ def equivocation_case(rank, world, case, schedule, out):
     d = 131
     n = world
     shard = -(-d // n)
-    a1_size = _status.STATUS_BYTES + 32 + 8 * world
+    a1_size = _status.STATUS_BYTES + 32 + 8 * world + 2 * 16 * world  # (status, commitment,
+    # a proof per rank, the digests of the shards sent and received: docs/torch.md)
     r4_size = 4 * n * min(64, shard)
 
     def tamper(peer, t):
@@ -674,8 +685,9 @@ def test_attacks():
 # ---- bytes -------------------------------------------------------------------------------------
 
 def bytes_case(rank, world, schedule, d, steps, out, audit):
-    state, hook = dt.robust_hook("median", 0, schedule=schedule,
-                                 **({"audit": audit} if schedule == "sharded" else {}))
+    kw = {"audit": audit, "audit_shards": 0 if not audit else None} \
+        if schedule == "sharded" else {}
+    state, hook = dt.robust_hook("median", 0, schedule=schedule, **kw)
     buf = torch.randn(d, generator=torch.Generator().manual_seed(rank))
     hook(state, Bucket(buf)).wait()  # warm-up: gloo's connections
     sent = []
@@ -706,16 +718,22 @@ def test_bytes():
             formula = (world - 1) * s if schedule == "allgather" else \
                 fractions.Fraction(2 * (world - 1) * s, world)
             assert dt.predicted_bytes(schedule, "median", d, world) == formula
-            pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit)
-            for r in range(world):
-                sent = eval(open(f"{path(world, d, audit, schedule)}.{r}").read())
+            pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit,
+                                   audit_shards=0 if not audit else None)
+            sents = [eval(open(f"{path(world, d, audit, schedule)}.{r}").read())
+                     for r in range(world)]
+            if schedule == "sharded" and audit:  # which ranks send the whole-shard audits'
+                # inputs is drawn each step: the prediction is the mean over ranks and steps
+                sents = [[float(np.mean(sents))] * len(sents[0])]
+            for r, sent in enumerate(sents):
                 err = float(np.mean(sent)) / pred["total"] - 1
                 if r == 0:
                     print(f"bytes: N={world} d={d} {schedule}"
                           f"{' audit 0' if not audit else ''}: measured {sent} per step, "
                           f"predicted {pred['total']} = {pred['schedule']} gradient "
                           f"(dpas's row {formula}) + {pred['protocol']} protocol + "
-                          f"{pred['framing']} framing ({err:+.4%})", flush=True)
+                          f"{pred['framing']} framing ({err:+.4%})"
+                          f"{' (mean over ranks)' if len(sents) == 1 else ''}", flush=True)
                 assert abs(err) < 0.01, (world, d, schedule, r, sent, pred)
 
 

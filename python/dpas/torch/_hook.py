@@ -30,7 +30,7 @@ from ._status import STATUS_BYTES, _message, status_block, status_message
 
 SCHEDULES = ("allgather", "sharded")
 PREAGGREGATORS = ("bucketing", "nnm")
-OWNER_ATTACKS = ("lie", "cover", "accuse")
+OWNER_ATTACKS = ("lie", "cover", "accuse", "ulp")
 _DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
 
@@ -62,6 +62,7 @@ class HookState:
     pre: typing.Tuple[str, ...] = ()
     bucket_size: int = 2
     audit: int = 64
+    audit_shards: typing.Optional[int] = None
     owner_attack: typing.Optional[str] = None
     owner_attack_parameters: typing.Dict[str, float] = dataclasses.field(default_factory=dict)
     seed: int = 0
@@ -152,6 +153,7 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                 attack_parameters: typing.Optional[typing.Dict[str, typing.Any]] = None,
                 omniscient: typing.Optional[bool] = None, momentum: float = 0.0,
                 pre: typing.Iterable[str] = (), bucket_size: int = 2, audit: int = 64,
+                audit_shards: typing.Optional[int] = None,
                 owner_attack: typing.Optional[str] = None,
                 owner_attack_parameters: typing.Optional[typing.Dict[str, float]] = None,
                 seed: int = 0, chunk_bytes: int = 4 << 20, process_group=None, timeout=None,
@@ -256,10 +258,21 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
     oparams.setdefault("value", 1e6)
     if schedule != "sharded" and audit != 64:
         raise InvalidValue("audit applies to the sharded schedule only", "audit")
+    if audit_shards is not None:
+        if schedule != "sharded":
+            raise InvalidValue("audit_shards applies to the sharded schedule only",
+                               "audit_shards")
+        audit_shards = _count("audit_shards", audit_shards)
+        if audit_shards > world:
+            raise InvalidValue(f"audit_shards must be at most the {world} shards, got "
+                               f"{audit_shards}", "audit_shards")
+    elif schedule == "sharded":
+        audit_shards = -(-world // 2) if world > 1 else 0  # half the shards: p >= 1/2
     state = HookState(rule=rule, f=f, schedule=schedule, convention=convention,
                       threads=threads, options=dict(options), attack=attack,
                       attack_parameters=params, byzantine_ranks=byz, omniscient=omniscient,
                       momentum=momentum, pre=pre, bucket_size=bucket_size, audit=audit,
+                      audit_shards=audit_shards,
                       owner_attack=owner_attack, owner_attack_parameters=oparams, seed=seed,
                       chunk_bytes=chunk_bytes, process_group=process_group)
     state._engine = _Engine(state, timeout)
