@@ -516,6 +516,55 @@ def test_equivocation():
     print(f"equivocation: {time.monotonic() - t0:.1f} s", flush=True)
 
 
+# ---- composability: DP x TP layouts, inherited timeouts, the launch recipe --------------------
+
+def compose_case(rank, world):
+    """World 4 as 2 data-parallel groups x 2 (a TP layout's DP groups {0, 2} and {1, 3}): every
+    rank creates both groups (new_group is collective), then registers the hook on its own."""
+    groups = [dist.new_group([0, 2], timeout=timedelta(seconds=77)),
+              dist.new_group([1, 3], timeout=timedelta(seconds=77))]
+    dp = groups[rank % 2]
+    state, hook = dt.robust_hook("median", 0, process_group=dp)
+    assert state._engine.group.options._timeout == timedelta(seconds=77), \
+        state._engine.group.options._timeout  # inherited from the DP group
+    assert state.world == 2, state.world
+    x = torch.tensor([float(rank), 10.0 * rank])
+    got = hook(state, Bucket(x)).wait()
+    peers = [rank % 2, rank % 2 + 2]
+    want = dpas.aggregate("median", f32(np.stack([[r, 10.0 * r] for r in peers])), 0)
+    assert got.numpy().tobytes() == want.tobytes(), (rank, got, want)
+    state.close()
+    # without a group: the default group's timeout (TIMEOUT), not torch's 30 minutes
+    state, _ = dt.robust_hook("median", 0)
+    assert state._engine.group.options._timeout == TIMEOUT, state._engine.group.options._timeout
+    state.close()
+
+
+def test_compose():
+    t0 = time.monotonic()
+    spawn_cases("compose_case", 4, [()])
+    print("compose: 2 DP groups x 2 at world 4: the hook registers on every rank, aggregates "
+          "within its group, and its group inherits the DP group's timeout (77 s); without "
+          "a group, the default group's (300 s)", flush=True)
+    # the launch recipe of docs/torch.md: plain environment variables, two ranks
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                          "torch_ddp.py")
+    port = str(_train.free_port())
+    procs = []
+    for r in range(2):
+        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, WORLD_SIZE="2",
+                   RANK=str(r))
+        procs.append(subprocess.Popen([sys.executable, script], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=200) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, (p.returncode, err[-2000:])
+    lines = outs[0][0].splitlines()
+    assert len(lines) == 3 and all("hook group timeout 0:01:00" in l for l in lines), lines
+    print(f"compose: examples/torch_ddp.py launched by environment variables (2 ranks): "
+          f"{lines[-1]} ({time.monotonic() - t0:.1f} s)", flush=True)
+
+
 # ---- arguments (issue 21) ----------------------------------------------------------------------
 
 def expect(exc, fn, *words):
@@ -766,7 +815,7 @@ def test_training():
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["arguments", "attacks", "consistency", "sharded", "equivocation",
+    which = sys.argv[1:] or ["arguments", "attacks", "consistency", "sharded", "equivocation", "compose",
                              "bytes", "training"]
     for w in which:
         globals()["test_" + w]()
