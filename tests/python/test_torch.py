@@ -363,7 +363,7 @@ def test_sharded():
                         assert log[0][2] == banned and log[1][2] == banned, (case, log)
                 assert len({log[0][1] for log in logs}) == 1, case  # the same bits everywhere
                 print(f"sharded: {case}: every rank ends step 0 with the same gradient, "
-                      f"equal to dpas.aggregate on the unbanned rows; banned {banned}",
+                      f"equal to dpas.aggregate on the unbanned rows; banned {logs[0][0][2]}",
                       flush=True)
             else:
                 errors = {log[0][1] for log in logs}
@@ -609,6 +609,11 @@ def arguments_worker(rank, world, port):
     expect(ValueError, lambda: h("median", 0, owner_attack_parameters={"value": 1.0}),
            "without an owner_attack")
     expect(ValueError, lambda: h("median", 0, audit=8), "sharded schedule only")
+    expect(ValueError, lambda: h("median", 0, audit_shards=1), "audit_shards applies")
+    expect(ValueError, lambda: h("median", 0, schedule="sharded", audit_shards=3),
+           "audit_shards must be at most the 2 shards, got 3")
+    expect(ValueError, lambda: h("median", 0, schedule="sharded", audit_shards=-1),
+           "audit_shards")
     expect(ValueError, lambda: h("median", 0, chunk_bytes=10), "chunk_bytes must be >= 1024")
     expect(ValueError, lambda: h("median", 0, seed=-1), "seed must be >= 0")
     expect(ValueError, lambda: h("median", 1, pre=["bucketing"], bucket_size=2),
