@@ -18,6 +18,13 @@ R4  each owner reports, for `audit` coordinates of each of its shards drawn with
 R5  every rank checks its own values in every owner's reports (and the non-finite proofs that
     name it) and all-gathers its objections, with a byte that says whether its own aggregation
     failed. (With audit = 0, R3 and R4 are skipped: the trusting schedule.)
+Issue 28 added: in A1, each rank's digests of the shards it sent each owner and received from
+each sender (a sender's commitment that differs from its owner's receipt bans the pair); after
+R3, whole-shard audits (audit_shards of the shards drawn with the seed, each sent by its
+senders to an auditor, who checks them against the commitments and recomputes the shard bit
+for bit; a difference is an objection); a published value that is not finite bans its owner;
+and the echo (Comm.confirm) after A1, before the verdict and in the fallback, so every rank
+decides on the same bytes or every honest rank fails the step alike (docs/torch.md).
 Verdict (every rank alike, from what every rank received): an owner whose published values
 differ from the rule recomputed on its own report is a proven liar and is banned; an owner
 objected to is banned together with the lowest objector (one of the two lied: an honest rank
