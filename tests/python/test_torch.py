@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""dpas.torch's tests (Debian's torch under /usr/bin/python3; processes forked on loopback, gloo).
+"""dpas.torch's tests (Debian's torch under /usr/bin/python3; processes spawned on loopback, gloo).
 
     test_torch.py consistency  the hook's gradient is dpas.aggregate on the whole gradients
                                (multi-bucket DDP models; attacks; pre-aggregators; float16,
@@ -23,6 +23,7 @@ import fractions
 import io
 import os
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -46,7 +47,7 @@ TIMEOUT = timedelta(seconds=300)
 
 def spawn(fn, world, *args):
     mp.start_processes(fn, args=(world, _train.free_port()) + args, nprocs=world,
-                       start_method="fork")
+                       start_method="spawn")
 
 
 def init(rank, world, port):
@@ -302,6 +303,10 @@ def sharded_case(rank, world, case, out):
     if case in ("lie", "cover", "accuse"):
         kw.update(byzantine_ranks=byz, owner_attack=case,
                   owner_attack_parameters={"fraction": 0.25, "value": 1e6})
+    if case in ("sparse", "ulp"):  # one coordinate of 33 (by 1e6, or by one ulp), one of them
+        # audited: the whole-shard audit of every shard (audit_shards = 4) sees it
+        kw.update(byzantine_ranks=byz, owner_attack="lie" if case == "sparse" else "ulp",
+                  owner_attack_parameters={"fraction": 0.01}, audit=1, audit_shards=4)
     if case == "nan_mean":
         rule, f = "mean", 0
     state, hook = dt.robust_hook(rule, f, **kw)
@@ -330,7 +335,7 @@ def sharded_case(rank, world, case, out):
             rows[world - 1] = x.numpy() if rank == world - 1 else \
                 np.where((np.arange(d) >= 40) & (np.arange(d) < 60), np.nan, rows[world - 1])
         active = [r for r in range(world) if r not in state.banned]
-        lost = {"lie": 1, "cover": 1, "accuse": 1}.get(case, 0) if state.banned else 0
+        lost = 1 if state.banned else 0  # (a liar alone, or a pair: one Byzantine rank)
         expected = dpas.aggregate(rule, f32(np.stack([rows[r] for r in active])), f - lost)
         assert got.numpy().tobytes() == expected.tobytes(), (rank, case, step)
     with open(f"{out}.{rank}", "w") as fh:
@@ -340,6 +345,7 @@ def sharded_case(rank, world, case, out):
 
 def test_sharded():
     expected = (("lie", [3]), ("cover", [0, 3]), ("accuse", [0, 3]), ("honest", []),
+                ("sparse", "liar"), ("ulp", "liar"),
                 ("nan_median", []), ("nan_mean", None), ("local_failure", None))
     with tempfile.TemporaryDirectory() as tmp:
         spawn_cases("sharded_case", 4, [(case, os.path.join(tmp, case)) for case, _ in expected])
@@ -349,10 +355,15 @@ def test_sharded():
             if banned is not None:
                 for log in logs:
                     assert [e[0] for e in log] == ["ok", "ok"], (case, log)
-                    assert log[0][2] == banned and log[1][2] == banned, (case, log)
+                    if banned == "liar":  # the liar, alone (a coordinate audit caught it)
+                        # or with its auditor (the whole-shard audit: one of the two lied)
+                        assert 3 in log[0][2] and len(log[0][2]) <= 2, (case, log)
+                        assert log[1][2] == log[0][2] == logs[0][0][2], (case, log)
+                    else:
+                        assert log[0][2] == banned and log[1][2] == banned, (case, log)
                 assert len({log[0][1] for log in logs}) == 1, case  # the same bits everywhere
                 print(f"sharded: {case}: every rank ends step 0 with the same gradient, "
-                      f"equal to dpas.aggregate on the unbanned rows; banned {banned}",
+                      f"equal to dpas.aggregate on the unbanned rows; banned {logs[0][0][2]}",
                       flush=True)
             else:
                 errors = {log[0][1] for log in logs}
@@ -390,6 +401,168 @@ def allgather_failure_worker(rank, world, port):
     assert got.shape == (10,)
     state.close()
     dist.destroy_process_group()
+
+
+# ---- equivocation: a Byzantine rank that tells different peers different things -------------
+
+EQ_CASES = (  # (case, schedule, what every honest rank must end step 0 with)
+    ("none", "allgather", "ok"), ("rows", "allgather", "error"),
+    ("status", "allgather", "error"), ("none", "sharded", "ok"),
+    ("publication", "sharded", "error"), ("report", "sharded", "error"),
+    ("claim_one", "sharded", "error"), ("claim_all", "sharded", "banned"),
+    # its digests (the echo itself) to rank 0 only; and with its votes split in the agreement
+    ("echo_one", "allgather", "alike"), ("echo_votes", "sharded", "alike"))
+
+
+def p2p_gather(comm, tamper):
+    """comm's all_gather as point-to-point messages: what an all_gather is to a rank that
+    does not follow the protocol (it can send each peer its own block: tamper(peer, block))."""
+    def gather(out, t):
+        out[comm.rank].copy_(tamper(comm.rank, t))  # (what it keeps: what it claims it sent)
+        sends = {p: tamper(p, t) for p in range(comm.world) if p != comm.rank}
+        recvs = {p: out[p] for p in range(comm.world) if p != comm.rank}
+        comm.exchange(sends, recvs, "protocol")
+    return gather
+
+
+def equivocation_case(rank, world, case, schedule, out):
+    """Rank world - 1 is Byzantine and equivocates (case), rank 0 is the peer it singles out;
+    every rank's all_gathers travel as point-to-point messages (p2p_gather)."""
+    from dpas.torch import _status
+    byz = world - 1
+    kw = {"schedule": "sharded", "audit": 64} if schedule == "sharded" else {}
+    state, hook = dt.robust_hook("median", 1, **kw)
+    comm = state._engine.comm
+    d = 131
+    n = world
+    shard = -(-d // n)
+    a1_size = _status.STATUS_BYTES + 32 + 8 * world + 2 * 16 * world  # (status, commitment,
+    # a proof per rank, the digests of the shards sent and received: docs/torch.md)
+    r4_size = 4 * n * min(64, shard)
+
+    def tamper(peer, t):
+        if rank != byz:
+            return t
+        t = t.clone()
+        if case == "report" and peer == 0 and t.numel() == r4_size:
+            t[:4] = 0xFF  # (a NaN's bytes in one value of the report rank 0 gets)
+        if case.startswith("claim") and t.numel() == a1_size and \
+                (case == "claim_all" or peer == 0):
+            off = _status.STATUS_BYTES + 32  # (rank 1's row: non-finite at (bucket 0, 0))
+            t[off + 8:off + 16] = torch.frombuffer(bytearray(struct.pack("<ii", 0, 0)),
+                                                   dtype=torch.uint8)
+        if case.startswith("echo") and peer == 0 and t.numel() == 16 * world:
+            t[:] = 7  # digests nobody computed
+        if case == "echo_votes" and t.numel() == 1 and peer != rank:
+            t[:] = 0 if peer in (0, 1) else 1  # each vote of the agreement split 2:2
+        return t
+    comm._gather = p2p_gather(comm, tamper)
+    if rank == byz:
+        honest_exchange = comm.exchange
+
+        def exchange(sends, recvs, purpose):
+            sends = dict(sends)
+            for p, ts in sends.items():
+                if isinstance(ts, torch.Tensor) or p == 0:
+                    continue
+                ts = list(ts)
+                if case == "rows" and ts[0][0] == "schedule" and len(ts) == 2:
+                    ts[0] = ("schedule", ts[0][1] - 1000)  # ranks 1-3 get x - 1000
+                if case == "status" and len(ts) == 2 and ts[1][0] == "protocol":
+                    block = _status.status_block("simulated failure, told to ranks 1-3")
+                    ts[1] = ("protocol", torch.frombuffer(bytearray(block), dtype=torch.uint8))
+                if case == "publication" and purpose == "schedule" and len(ts) == 1:
+                    ts[0] = ("schedule", ts[0][1] + 1000)  # its shard, a lie to ranks 1-3
+                sends[p] = ts
+            honest_exchange(sends, recvs, purpose)
+        comm.exchange = exchange
+    log = []
+    for step in range(2):
+        x = torch.randn(d, generator=torch.Generator().manual_seed(10 * step + rank))
+        try:
+            got = hook(state, Bucket(x)).wait()
+            log.append(("ok", got.numpy().tobytes().hex(), sorted(state.banned)))
+        except Exception as e:
+            log.append(("error", str(e).split("\n")[0], sorted(state.banned)))
+    with open(f"{out}.{rank}", "w") as fh:
+        fh.write(repr(log))
+    state.close()
+
+
+def test_equivocation():
+    t0 = time.monotonic()
+    world = 5
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(case, schedule):
+            return os.path.join(tmp, f"{case}-{schedule}")
+        spawn_cases("equivocation_case", world, [(c, s, path(c, s)) for c, s, _ in EQ_CASES])
+        for case, schedule, want in EQ_CASES:
+            logs = [eval(open(f"{path(case, schedule)}.{r}").read()) for r in range(world - 1)]
+            for step in range(2):
+                seen = {repr(log[step]) for log in logs}  # the honest ranks' outcomes of the step
+                assert len(seen) == 1, (case, schedule, step, logs)  # one outcome: never a
+                # split, never one honest rank failing alone
+                kind, what, banned = eval(seen.pop())
+                if step == 0:
+                    if want != "alike":
+                        assert kind == ("ok" if want != "error" else "error"), (case, logs)
+                    if want == "error":
+                        assert "did not all receive the same bytes" in what, what
+                    if want == "banned":  # the claimant, with the rank whose row it accused
+                        assert banned == [1, world - 1], (case, banned)
+            print(f"equivocation: {schedule}, {case}: the {world - 1} honest ranks end each "
+                  f"step alike ({logs[0][0][0]}{', banned ' + str(logs[0][0][2]) if logs[0][0][2] else ''})",
+                  flush=True)
+    print(f"equivocation: {time.monotonic() - t0:.1f} s", flush=True)
+
+
+# ---- composability: DP x TP layouts, inherited timeouts, the launch recipe --------------------
+
+def compose_case(rank, world):
+    """World 4 as 2 data-parallel groups x 2 (a TP layout's DP groups {0, 2} and {1, 3}): every
+    rank creates both groups (new_group is collective), then registers the hook on its own."""
+    groups = [dist.new_group([0, 2], timeout=timedelta(seconds=77)),
+              dist.new_group([1, 3], timeout=timedelta(seconds=77))]
+    dp = groups[rank % 2]
+    state, hook = dt.robust_hook("median", 0, process_group=dp)
+    assert state._engine.group.options._timeout == timedelta(seconds=77), \
+        state._engine.group.options._timeout  # inherited from the DP group
+    assert state.world == 2, state.world
+    x = torch.tensor([float(rank), 10.0 * rank])
+    got = hook(state, Bucket(x)).wait()
+    peers = [rank % 2, rank % 2 + 2]
+    want = dpas.aggregate("median", f32(np.stack([[r, 10.0 * r] for r in peers])), 0)
+    assert got.numpy().tobytes() == want.tobytes(), (rank, got, want)
+    state.close()
+    # without a group: the default group's timeout (TIMEOUT), not torch's 30 minutes
+    state, _ = dt.robust_hook("median", 0)
+    assert state._engine.group.options._timeout == TIMEOUT, state._engine.group.options._timeout
+    state.close()
+
+
+def test_compose():
+    t0 = time.monotonic()
+    spawn_cases("compose_case", 4, [()])
+    print("compose: 2 DP groups x 2 at world 4: the hook registers on every rank, aggregates "
+          "within its group, and its group inherits the DP group's timeout (77 s); without "
+          "a group, the default group's (300 s)", flush=True)
+    # the launch recipe of docs/torch.md: plain environment variables, two ranks
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                          "torch_ddp.py")
+    port = str(_train.free_port())
+    procs = []
+    for r in range(2):
+        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, WORLD_SIZE="2",
+                   RANK=str(r))
+        procs.append(subprocess.Popen([sys.executable, script], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=200) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, (p.returncode, err[-2000:])
+    lines = outs[0][0].splitlines()
+    assert len(lines) == 3 and all("hook group timeout 0:01:00" in l for l in lines), lines
+    print(f"compose: examples/torch_ddp.py launched by environment variables (2 ranks): "
+          f"{lines[-1]} ({time.monotonic() - t0:.1f} s)", flush=True)
 
 
 # ---- arguments (issue 21) ----------------------------------------------------------------------
@@ -436,6 +609,11 @@ def arguments_worker(rank, world, port):
     expect(ValueError, lambda: h("median", 0, owner_attack_parameters={"value": 1.0}),
            "without an owner_attack")
     expect(ValueError, lambda: h("median", 0, audit=8), "sharded schedule only")
+    expect(ValueError, lambda: h("median", 0, audit_shards=1), "audit_shards applies")
+    expect(ValueError, lambda: h("median", 0, schedule="sharded", audit_shards=3),
+           "audit_shards must be at most the 2 shards, got 3")
+    expect(ValueError, lambda: h("median", 0, schedule="sharded", audit_shards=-1),
+           "audit_shards")
     expect(ValueError, lambda: h("median", 0, chunk_bytes=10), "chunk_bytes must be >= 1024")
     expect(ValueError, lambda: h("median", 0, seed=-1), "seed must be >= 0")
     expect(ValueError, lambda: h("median", 1, pre=["bucketing"], bucket_size=2),
@@ -561,8 +739,9 @@ def test_attacks():
 # ---- bytes -------------------------------------------------------------------------------------
 
 def bytes_case(rank, world, schedule, d, steps, out, audit):
-    state, hook = dt.robust_hook("median", 0, schedule=schedule,
-                                 **({"audit": audit} if schedule == "sharded" else {}))
+    kw = {"audit": audit, "audit_shards": 0 if not audit else None} \
+        if schedule == "sharded" else {}
+    state, hook = dt.robust_hook("median", 0, schedule=schedule, **kw)
     buf = torch.randn(d, generator=torch.Generator().manual_seed(rank))
     hook(state, Bucket(buf)).wait()  # warm-up: gloo's connections
     sent = []
@@ -593,16 +772,22 @@ def test_bytes():
             formula = (world - 1) * s if schedule == "allgather" else \
                 fractions.Fraction(2 * (world - 1) * s, world)
             assert dt.predicted_bytes(schedule, "median", d, world) == formula
-            pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit)
-            for r in range(world):
-                sent = eval(open(f"{path(world, d, audit, schedule)}.{r}").read())
+            pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit,
+                                   audit_shards=0 if not audit else None)
+            sents = [eval(open(f"{path(world, d, audit, schedule)}.{r}").read())
+                     for r in range(world)]
+            if schedule == "sharded" and audit:  # which ranks send the whole-shard audits'
+                # inputs is drawn each step: the prediction is the mean over ranks and steps
+                sents = [[float(np.mean(sents))] * len(sents[0])]
+            for r, sent in enumerate(sents):
                 err = float(np.mean(sent)) / pred["total"] - 1
                 if r == 0:
                     print(f"bytes: N={world} d={d} {schedule}"
                           f"{' audit 0' if not audit else ''}: measured {sent} per step, "
                           f"predicted {pred['total']} = {pred['schedule']} gradient "
                           f"(dpas's row {formula}) + {pred['protocol']} protocol + "
-                          f"{pred['framing']} framing ({err:+.4%})", flush=True)
+                          f"{pred['framing']} framing ({err:+.4%})"
+                          f"{' (mean over ranks)' if len(sents) == 1 else ''}", flush=True)
                 assert abs(err) < 0.01, (world, d, schedule, r, sent, pred)
 
 
@@ -635,8 +820,8 @@ def test_training():
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["arguments", "attacks", "consistency", "sharded", "bytes",
-                             "training"]
+    which = sys.argv[1:] or ["arguments", "attacks", "consistency", "sharded", "equivocation", "compose",
+                             "bytes", "training"]
     for w in which:
         globals()["test_" + w]()
     print("ok")

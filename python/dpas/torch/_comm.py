@@ -11,10 +11,14 @@ rounds) so that the bytes the transport writes can be predicted (dpas.torch.wire
 Only the worker thread of one HookState uses a Comm, on a process group created for it, so its
 collectives never interleave with DDP's own (its buffer broadcasts, its bucket rebuild).
 """
+import hashlib
 import typing
 
 import torch
 import torch.distributed as dist
+
+
+ECHO_DIGEST = 16  # bytes of a blake2b digest in the echo round
 
 
 def _bytes(t: torch.Tensor) -> torch.Tensor:
@@ -61,6 +65,61 @@ class Comm:
         self.granks = dist.get_process_group_ranks(group)  # group rank -> global rank
         self.chunk_bytes = chunk_bytes
         self.count = Counter()
+        self.echo: typing.Optional[list] = None  # the step's digests, one per sender
+
+    # -- the echo: what every rank received from each sender, confirmed by digests --
+    def echo_start(self) -> None:
+        """Starts the step's record: from now on every message meant to reach every rank
+        alike (allgather_rows but the simulation's, allgather_bytes, note) is hashed, by
+        sender, in the order it arrives (the same order on every rank)."""
+        self.echo = [hashlib.blake2b(digest_size=ECHO_DIGEST) for _ in range(self.world)]
+
+    def note(self, sender: int, t: torch.Tensor) -> None:
+        """Adds t (as received from sender, or as this rank sent it) to the step's record."""
+        if self.echo is not None:
+            self.echo[sender].update(_bytes(t.contiguous()).numpy().data)
+
+    def confirm(self, f: int) -> typing.Tuple[bool, typing.List[int]]:
+        """The echo round and the agreement (docs/torch.md, "Every verdict on the same bytes").
+        Every rank all-gathers its digests of what it received from each sender since
+        echo_start (N x 16 bytes); this rank's view is consistent when every sender's column
+        holds one digest. The ranks then agree on one bit, consistent or not, by the phase
+        king protocol (Berman, Garay and Perry 1989: f + 1 phases of 3 one-byte all_gathers,
+        correct for n > 3f): every honest rank returns the same bit, and it is True only if
+        some honest rank saw a consistent table, so only if every honest rank holds the same
+        bytes from every sender. Returns (agreed, the senders whose column this rank saw
+        split: the evidence, local to this rank)."""
+        mine = b"".join(h.digest() for h in self.echo)
+        self.echo = None
+        table = self.allgather_bytes(mine)
+        split = []
+        for s in range(self.world):
+            col = {t[ECHO_DIGEST * s:ECHO_DIGEST * (s + 1)] for t in table}
+            if len(col) > 1:
+                split.append(s)
+        return self.agree(not split, f), split
+
+    def agree(self, bit: bool, f: int) -> bool:
+        """The phase king protocol on one bit (n > 3f; with n <= 3f it still ends, in f + 1
+        phases, but agreement is not guaranteed). Phase k, king rank k: (1) all-gather v;
+        propose x if at least n - f sent x, else nothing; (2) all-gather the proposals; adopt
+        x if more than f proposed it; (3) the king's v is adopted by a rank whose x had fewer
+        than n - f proposals."""
+        n = self.world
+        v = 1 if bit else 0
+        for king in range(min(f, n - 1) + 1):
+            got = [b[0] for b in self.allgather_bytes(bytes([v]))]
+            c1 = got.count(1)
+            prop = 1 if c1 >= n - f else 0 if n - c1 >= n - f else 2  # 2: no proposal
+            got = [b[0] for b in self.allgather_bytes(bytes([prop]))]
+            mult = 0
+            for x in (0, 1):
+                if got.count(x) > f:
+                    v, mult = x, got.count(x)
+            kv = self.allgather_bytes(bytes([v]))[king][0]
+            if mult < n - f:
+                v = 1 if kv == 1 else 0
+        return v == 1
 
     def exchange(self, sends: typing.Dict[int, typing.Any],
                  recvs: typing.Dict[int, typing.Any], purpose: str) -> None:
@@ -141,14 +200,27 @@ class Comm:
         self.exchange(sends, recvs, purpose)
         if self.rank in frm:
             out[self.rank].copy_(x)
+        if purpose != "simulation":
+            for p in sorted(frm):
+                self.note(p, out[p])
+                if block is not None:
+                    self.note(p, blocks[p])
 
     def allgather_bytes(self, block: bytes, purpose: str = "protocol") -> typing.List[bytes]:
         """Every rank's block (all of one size): one all_gather of uint8."""
         t = torch.frombuffer(bytearray(block), dtype=torch.uint8) if block else \
             torch.zeros(1, dtype=torch.uint8)
         out = torch.empty((self.world, t.numel()), dtype=torch.uint8)
-        dist.all_gather(list(out.unbind(0)), t, group=self.group)
+        self._gather(out, t)
         self.count.rounds[purpose] += 1
         self.count.round_bytes[purpose] += t.numel() * (self.world - 1)
+        if self.echo is not None:
+            for r in range(self.world):
+                self.note(r, out[r])
         return [bytes(out[r].numpy().tobytes()) for r in range(self.world)] if block else \
             [b"" for _ in range(self.world)]
+
+    def _gather(self, out: torch.Tensor, t: torch.Tensor) -> None:
+        """out[r] = rank r's t: gloo's all_gather (a test replaces it by point-to-point
+        messages, to let a Byzantine rank send each peer a different block)."""
+        dist.all_gather(list(out.unbind(0)), t, group=self.group)

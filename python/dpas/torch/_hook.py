@@ -30,7 +30,7 @@ from ._status import STATUS_BYTES, _message, status_block, status_message
 
 SCHEDULES = ("allgather", "sharded")
 PREAGGREGATORS = ("bucketing", "nnm")
-OWNER_ATTACKS = ("lie", "cover", "accuse")
+OWNER_ATTACKS = ("lie", "cover", "accuse", "ulp")
 _DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
 
@@ -62,6 +62,7 @@ class HookState:
     pre: typing.Tuple[str, ...] = ()
     bucket_size: int = 2
     audit: int = 64
+    audit_shards: typing.Optional[int] = None
     owner_attack: typing.Optional[str] = None
     owner_attack_parameters: typing.Dict[str, float] = dataclasses.field(default_factory=dict)
     seed: int = 0
@@ -152,6 +153,7 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                 attack_parameters: typing.Optional[typing.Dict[str, typing.Any]] = None,
                 omniscient: typing.Optional[bool] = None, momentum: float = 0.0,
                 pre: typing.Iterable[str] = (), bucket_size: int = 2, audit: int = 64,
+                audit_shards: typing.Optional[int] = None,
                 owner_attack: typing.Optional[str] = None,
                 owner_attack_parameters: typing.Optional[typing.Dict[str, float]] = None,
                 seed: int = 0, chunk_bytes: int = 4 << 20, process_group=None, timeout=None,
@@ -256,10 +258,21 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
     oparams.setdefault("value", 1e6)
     if schedule != "sharded" and audit != 64:
         raise InvalidValue("audit applies to the sharded schedule only", "audit")
+    if audit_shards is not None:
+        if schedule != "sharded":
+            raise InvalidValue("audit_shards applies to the sharded schedule only",
+                               "audit_shards")
+        audit_shards = _count("audit_shards", audit_shards)
+        if audit_shards > world:
+            raise InvalidValue(f"audit_shards must be at most the {world} shards, got "
+                               f"{audit_shards}", "audit_shards")
+    elif schedule == "sharded":
+        audit_shards = -(-world // 2) if world > 1 else 0  # half the shards: p >= 1/2
     state = HookState(rule=rule, f=f, schedule=schedule, convention=convention,
                       threads=threads, options=dict(options), attack=attack,
                       attack_parameters=params, byzantine_ranks=byz, omniscient=omniscient,
                       momentum=momentum, pre=pre, bucket_size=bucket_size, audit=audit,
+                      audit_shards=audit_shards,
                       owner_attack=owner_attack, owner_attack_parameters=oparams, seed=seed,
                       chunk_bytes=chunk_bytes, process_group=process_group)
     state._engine = _Engine(state, timeout)
@@ -315,6 +328,41 @@ def _hook(state: HookState, bucket: dist.GradBucket) -> torch.futures.Future[tor
 
 # ---- the engine --------------------------------------------------------------------------------
 
+def _timeout_of(pg):
+    """The timeout a process group was made with (torch 1.13 keeps it in its options), or None."""
+    try:
+        return pg.options._timeout
+    except AttributeError:
+        return None
+
+
+def _hook_group(pg, timeout):
+    """The hook's own gloo group, over the ranks of pg (None: the whole world), with pg's timeout
+    (the default group's when pg is None) unless timeout is given. torch.distributed.new_group
+    is collective over the whole world, for every group: when pg is a subgroup (one data-parallel
+    group of a DP x TP/PP layout), every rank all-gathers its group's ranks and every rank
+    creates every distinct group, in one order, keeping its own: so every rank of the world
+    must call robust_hook together, as DDP's own construction requires of its group."""
+    default = dist.distributed_c10d._get_default_group()
+    if timeout is None:
+        timeout = _timeout_of(pg if pg is not None else default)
+    kw = {"timeout": timeout} if timeout is not None else {}
+    world = dist.get_world_size()
+    if pg is None or dist.get_world_size(pg) == world:
+        ranks = list(range(world)) if pg is None else dist.get_process_group_ranks(pg)
+        return dist.new_group(ranks, backend="gloo", **kw)
+    mine = sorted(dist.get_process_group_ranks(pg))
+    every: list = [None] * world
+    dist.all_gather_object(every, mine)
+    groups = sorted({tuple(g) for g in every})
+    own = None
+    for g in groups:
+        made = dist.new_group(list(g), backend="gloo", **kw)
+        if list(g) == mine:
+            own = made
+    return own
+
+
 class _Job:
     __slots__ = ("index", "last", "buf", "params", "fut", "x", "sent", "known", "rows",
                  "result", "dtype", "device", "d", "shard", "padded")
@@ -329,11 +377,7 @@ class _Job:
 class _Engine:
     def __init__(self, state: HookState, timeout):
         self.state = state
-        kw = {"timeout": timeout} if timeout is not None else {}
-        pg = state.process_group
-        ranks = dist.get_process_group_ranks(pg) if pg is not None else \
-            list(range(dist.get_world_size()))
-        self.group = dist.new_group(ranks, backend="gloo", **kw)
+        self.group = _hook_group(state.process_group, timeout)
         self.comm = Comm(self.group, state.chunk_bytes)
         self.rank, self.world = self.comm.rank, self.comm.world
         self.f_eff = state.f
@@ -400,6 +444,8 @@ class _Engine:
     def _process(self, job: _Job) -> None:
         try:
             self.jobs.append(job)
+            if len(self.jobs) == 1:
+                self.comm.echo_start()
             self._bucket(job)
             if job.last:
                 self._finish()
@@ -411,6 +457,7 @@ class _Engine:
                 if not j.fut.done():
                     j.fut.set_result(_Failure(str(err)))
             self.jobs, self.failure = [], None
+            self.comm.echo = None
             self.step += 1
 
     def _local(self, what: str, fn, default=None):
@@ -543,7 +590,27 @@ class _Engine:
         return (f"dpas.torch: step {self.step} failed on {which} "
                 f"{', '.join(map(str, failed))}: rank {r0}: {messages[r0]}")
 
+    def confirm(self) -> typing.Optional[str]:
+        """The echo round and the agreement on its outcome (Comm.confirm): None when every
+        honest rank holds the same bytes from every rank; otherwise the error every honest
+        rank raises, in this step. The senders this rank saw split are recorded as its own
+        evidence (state.detections, "echo"), not as a ban: another honest rank may have seen
+        a different split, and only what every rank agrees on decides."""
+        ok, split = self.comm.confirm(self.state.f)
+        for s in split:
+            self.state.detections.append({"step": self.step, "rank": s, "why": (
+                "echo: the ranks' digests of its messages differ (it sent different bytes to "
+                "different ranks, or a rank misreported what it received)")})
+        if ok:
+            return None
+        return (f"dpas.torch: step {self.step}: the ranks did not all receive the same bytes "
+                f"from every rank (a rank equivocated, or misreported what it received); no "
+                f"rank uses this step's data")
+
     def _finish_allgather(self, jobs):
+        echo = self.confirm()
+        if echo is not None:
+            return None, echo
         error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
                                   for r in range(self.world)])
         if error is not None:

@@ -18,6 +18,13 @@ R4  each owner reports, for `audit` coordinates of each of its shards drawn with
 R5  every rank checks its own values in every owner's reports (and the non-finite proofs that
     name it) and all-gathers its objections, with a byte that says whether its own aggregation
     failed. (With audit = 0, R3 and R4 are skipped: the trusting schedule.)
+Issue 28 added: in A1, each rank's digests of the shards it sent each owner and received from
+each sender (a sender's commitment that differs from its owner's receipt bans the pair); after
+R3, whole-shard audits (audit_shards of the shards drawn with the seed, each sent by its
+senders to an auditor, who checks them against the commitments and recomputes the shard bit
+for bit; a difference is an objection); a published value that is not finite bans its owner;
+and the echo (Comm.confirm) after A1, before the verdict and in the fallback, so every rank
+decides on the same bytes or every honest rank fails the step alike (docs/torch.md).
 Verdict (every rank alike, from what every rank received): an owner whose published values
 differ from the rule recomputed on its own report is a proven liar and is banned; an owner
 objected to is banned together with the lowest objector (one of the two lied: an honest rank
@@ -83,9 +90,32 @@ def scatter(eng, job) -> None:
     job.rows = rows
 
 
+DIGEST = 16  # bytes of a shard's commitment (blake2b)
+
+
+def _digest(tensors) -> bytes:
+    h = hashlib.blake2b(digest_size=DIGEST)
+    for t in tensors:
+        h.update(t.contiguous().view(torch.uint8).numpy().data)
+    return h.digest()
+
+
 def a1_bytes(world: int) -> int:
-    """The A1 block: status, commitment, a (bucket, coordinate) per rank."""
-    return _status.STATUS_BYTES + 32 + 8 * world
+    """The A1 block: status, commitment, a (bucket, coordinate) per rank, the digests of the
+    shards this rank sent each owner and of those it received from each sender."""
+    return _status.STATUS_BYTES + 32 + 8 * world + 2 * DIGEST * world
+
+
+def audited_shards(seed: bytes, n: int, count: int) -> typing.Dict[int, int]:
+    """The shards audited whole this step, {shard: its auditor (an index in the active ranks,
+    never the owner)}: count of the n shards drawn with the audit seed, each audited by the
+    rank t places after its owner, t in 1..n - 1 drawn with the same seed."""
+    count = min(count, n) if n > 1 else 0
+    if not count:
+        return {}
+    rg = np.random.default_rng([int.from_bytes(seed[8:16], "little"), 5])
+    t = int(rg.integers(1, n))
+    return {int(k): (int(k) + t) % n for k in sorted(rg.choice(n, size=count, replace=False))}
 
 
 def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
@@ -129,9 +159,20 @@ def finish(eng, jobs):
                         proofs[r] = (b, col)
         eng._local("non-finite check", find)
     secret = _status.new_secret()
+    # the shards' commitments: a digest of what this rank sent each owner (every bucket's
+    # shard k, as sent), and of what it received as owner from each sender
+    sent_d, got_d = [bytes(DIGEST)] * world, [bytes(DIGEST)] * world
+    if owner:
+        for k in range(n):
+            sent_d[k] = _digest(_shard(j, k, n) for j in jobs)
+            got_d[k] = _digest(j.rows[k] for j in jobs)
     block = _status.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
-        b"".join(struct.pack("<ii", b, c) for b, c in proofs)
+        b"".join(struct.pack("<ii", b, c) for b, c in proofs) + b"".join(sent_d + got_d)
     a1 = eng.comm.allgather_bytes(block)
+    echo = eng.confirm()  # every rank decides on the same statuses and claims
+    if echo is not None:
+        return None, echo
+    eng.comm.echo_start()  # (the next record: publications, reveals, reports, objections)
     failed = [r for r in range(world) if _status.status_message(a1[r])]
     if failed:
         which = "rank" if len(failed) == 1 else "ranks"
@@ -140,6 +181,14 @@ def finish(eng, jobs):
                       f"{_status.status_message(a1[failed[0]])}")
     off = _status.STATUS_BYTES
     commits = [a1[r][off:off + 32] for r in range(world)]
+    a1_at = off + 32 + 8 * world  # (where A1's digests begin)
+
+    def sent_digest(i: int, k: int) -> bytes:  # sender active[i]'s commitment to shard k
+        return a1[active[i]][a1_at + DIGEST * k:a1_at + DIGEST * (k + 1)]
+
+    def got_digest(k: int, i: int) -> bytes:  # owner active[k]'s digest of sender i's shard
+        o = a1_at + DIGEST * (world + i)
+        return a1[active[k]][o:o + DIGEST]
     claims = {}  # row -> (claimer, bucket, coordinate)
     for o in active:
         for r in range(world):
@@ -175,11 +224,14 @@ def finish(eng, jobs):
         except (ValueError, MemoryError) as e:
             own_fail = own_fail or _status._message(e)
             agg = torch.zeros(j.shard, dtype=j.dtype)
-        if st.is_byzantine and st.owner_attack in ("lie", "cover"):
+        if st.is_byzantine and st.owner_attack in ("lie", "cover", "ulp"):
             k = max(1, int(round(st.owner_attack_parameters["fraction"] * j.shard)))
             pos = np.sort(g.choice(j.shard, size=min(k, j.shard), replace=False))
-            agg[torch.from_numpy(pos)] = torch.tensor(st.owner_attack_parameters["value"],
-                                                      dtype=j.dtype)
+            at = torch.from_numpy(pos)
+            if st.owner_attack == "ulp":  # the next representable value up: one ulp
+                agg[at] = torch.nextafter(agg[at], torch.tensor(float("inf"), dtype=j.dtype))
+            else:
+                agg[at] = torch.tensor(st.owner_attack_parameters["value"], dtype=j.dtype)
             lies[b] = pos
         published.append(agg)
 
@@ -194,12 +246,16 @@ def finish(eng, jobs):
     recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)]
              for o in active if o != rank}
     eng.comm.exchange(sends, recvs, "schedule")
+    for k, o in enumerate(active):  # (in the echo's record: what each owner published)
+        for b in range(nb):
+            eng.comm.note(o, pub[b][k])
 
     banned: typing.Dict[int, str] = {}
     m_b = [min(st.audit, j.shard) for j in jobs]
     positions: list = [[np.arange(0)] * n for _ in jobs]
     reports = [b""] * world
-    if st.audit > 0:
+    A = st.audit_shards or 0
+    if st.audit > 0 or A > 0:
         # ---- R3: reveal, seed ----
         got = eng.comm.allgather_bytes(secret)
         for r in active:
@@ -214,6 +270,7 @@ def finish(eng, jobs):
                     rg = np.random.default_rng([int.from_bytes(seed[:8], "little"), b, k])
                     positions[b][k] = np.sort(rg.choice(j.shard, size=st.audit, replace=False))
 
+    if st.audit > 0:
         # ---- R4: reports ----
         report = bytearray()
         for b, j in enumerate(jobs):
@@ -256,6 +313,60 @@ def finish(eng, jobs):
             if honest_owners:
                 objections[honest_owners[0]] = 1
 
+    # ---- whole-shard audits: each drawn shard's inputs, from their senders, to its auditor,
+    # who checks them against the senders' commitments and recomputes the whole shard ----
+    audits = audited_shards(seed, n, A) if A else {}
+    if owner and audits:
+        sends: dict = {}
+        for k, a in audits.items():
+            if a != me:
+                sends.setdefault(active[a], []).extend(
+                    ("protocol", _shard(j, k, n)) for j in jobs)
+        mine = [k for k, a in audits.items() if a == me]
+        inputs = {k: [torch.empty((n, j.shard), dtype=j.dtype) for j in jobs] for k in mine}
+        recvs = {active[i]: [("protocol", inputs[k][b][i]) for k in mine
+                             for b in range(nb)] for i in range(n) if i != me}
+        for k in mine:
+            for b, j in enumerate(jobs):
+                inputs[k][b][me] = _shard(j, k, n)
+        eng.comm.exchange(sends, recvs, "protocol")
+        for k in mine:
+            for i in range(n):  # a sender whose input differs from its commitment
+                if i != me and _digest(t[i] for t in inputs[k]) != sent_digest(i, k):
+                    objections[active[i]] = 1
+            for b, j in enumerate(jobs):
+                m = inputs[k][b].float().numpy()
+                if excluded:
+                    m = m.copy()
+                    m[excluded] = np.nan
+                try:
+                    again = _bits(_round(_kernel(eng, m, eng.f_eff), j.dtype))
+                except ValueError:
+                    again = None
+                if again != _bits(pub[b][k]):  # (exact: the kernel is deterministic on the
+                    # same rows, so one ulp of difference is a lie)
+                    objections[active[k]] = 1
+                    st.detections.append({"step": eng.step, "rank": active[k], "why": (
+                        f"whole-shard audit by rank {rank}: its published shard differs from "
+                        f"the rule on the committed inputs (bucket {b})")})
+
+    # ---- the echo: every rank holds the same statuses, publications, reveals and reports ----
+    r5 = eng.comm.allgather_bytes((b"\1" if own_fail else b"\0") + bytes(objections))
+    echo = eng.confirm()
+    if echo is not None:
+        return None, echo
+
+    # ---- a shard its owner received that is not the one its sender committed to: one of
+    # the two lied (both digests are in A1, which every rank holds alike) ----
+    disputes = [(active[k], active[i]) for k in range(n) for i in range(n)
+                if i != k and sent_digest(i, k) != got_digest(k, i)]
+
+    # ---- a published value that is not finite bans its owner at once ----
+    for k, o in enumerate(active):
+        for b, j in enumerate(jobs):
+            if o not in banned and not bool(torch.isfinite(pub[b][k]).all()):
+                banned[o] = f"published a value that is not finite (bucket {b})"
+
     # ---- recomputation at the audited coordinates: every rank, every owner ----
     for k, o in enumerate(active):
         if o in banned:
@@ -276,8 +387,7 @@ def finish(eng, jobs):
                              f"report (bucket {b})")
                 break
 
-    # ---- R5: each rank's failure to aggregate (a byte) and its objections; the verdict ----
-    r5 = eng.comm.allgather_bytes((b"\1" if own_fail else b"\0") + bytes(objections))
+    # ---- R5 (all-gathered above): each rank's failure to aggregate and its objections ----
     flags, obj = [b[0] for b in r5], [b[1:] for b in r5]
     pairs = []
     for o in active:
@@ -287,7 +397,7 @@ def finish(eng, jobs):
         if objectors:
             pairs.append((o, objectors[0]))
     owner_failed = [o for o in active if flags[o] == 1 and o not in banned]
-    for o, r in pairs:
+    for o, r in disputes + pairs:
         if o in banned or r in banned:
             continue
         banned[o] = f"objected to by rank {r} (one of the two lied)"
@@ -313,11 +423,15 @@ def _fallback(eng, jobs, banned, lost):
                       f"ranks than f = {st.f} ({', '.join(map(str, sorted(st.banned)))})")
     active = eng.active
     rows = []
+    eng.comm.echo_start()
     for j in jobs:
         full = torch.empty((eng.world, j.d), dtype=j.dtype)
         eng.comm.allgather_rows(j.sent, full, "fallback",
                                 to=range(eng.world) if eng.rank in active else (), frm=active)
         rows.append(full[active])
+    echo = eng.confirm()
+    if echo is not None:
+        return None, echo
     try:
         agg = eng._aggregate_whole(rows)
     except (ValueError, MemoryError) as e:

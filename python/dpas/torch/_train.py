@@ -191,7 +191,7 @@ def _worker(rank, world, port, specs, common, out_path):
 
 def run(world: int, specs: typing.Sequence[dict], timeout: float = 120,
         progress: bool = False) -> typing.List[dict]:
-    """Every run of specs (dicts over RUN_DEFAULTS) on `world` forked processes, in order."""
+    """Every run of specs (dicts over RUN_DEFAULTS) on `world` spawned processes, in order."""
     import torch.multiprocessing as mp
     full = []
     for s in specs:
@@ -203,6 +203,6 @@ def run(world: int, specs: typing.Sequence[dict], timeout: float = 120,
         out = os.path.join(tmp, "runs.json")
         mp.start_processes(_worker, args=(world, free_port(), full,
                                           {"timeout": timeout, "progress": progress}, out),
-                           nprocs=world, start_method="fork")
+                           nprocs=world, start_method="spawn")
         with open(out) as fh:
             return json.load(fh)

@@ -4,7 +4,7 @@
     python3 -m dpas.torch.demo --world-size 6 --byzantine 1 --attack sign_flip \\
         --rules mean,median,krum --steps 60 [--schedule sharded] [-o json] [--svg PATH]
 
-forks N processes on loopback (gloo, 127.0.0.1, a free port) and trains a small MLP on a data
+spawns N processes on loopback (gloo, 127.0.0.1, a free port) and trains a small MLP on a data
 set shipped or generated here (no download): once with plain DDP (the AllReduce, no attack: the
 clean run) and once per rule with dpas.torch under the attack, the last F ranks Byzantine. Per
 run: the test accuracy, the honest ranks' final training loss, the bytes each rank wrote per

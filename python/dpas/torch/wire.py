@@ -59,20 +59,28 @@ def predicted_bytes(schedule: str, rule: str, parameters: int, world: int,
 
 def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[int, int]],
                audit: int = 64, chunk_bytes: int = 4 << 20,
-               backend: str = "gloo") -> typing.Dict[str, int]:
+               backend: str = "gloo", f: int = 0,
+               audit_shards: typing.Optional[int] = None) -> typing.Dict[str, int]:
     """The bytes one rank writes per step with the hook (no attack simulation, no ban), for
     buckets [(coordinates, bytes per coordinate), ...]: {"schedule": the gradient bytes with
     the sharded padding, "protocol": the status and verification rounds' payload, "framing":
-    the transport's bytes per message, "total"}. schedule "allreduce" is DDP's own AllReduce
+    the transport's bytes per message, "total"}. f: the hook's f, which sets the echo's
+    agreement rounds (3 (f + 1) one-byte all_gathers after one of N digests). audit_shards
+    (sharded; None: the hook's default, half the shards rounded up): the shards audited whole,
+    whose inputs go to their auditors; which ranks send them is drawn each step, so the
+    figures are then the mean over the ranks (a Fraction where it is not whole). schedule "allreduce" is DDP's own AllReduce
     (gloo's ring: 2 (N - 1)/N of each bucket, exact when N divides its bytes)."""
     from . import _sharded, _status
-    from ._comm import message_count
+    from ._comm import ECHO_DIGEST, message_count
     world = _check.int64("world", world, minimum=1)
     if backend not in FRAMING:
         raise InvalidValue(f"the framing of backend {backend!r} is not measured (known: "
                            f"{', '.join(FRAMING)})", "backend")
     fr = FRAMING[backend]
     n1 = world - 1
+    f = _check.int64("f", f)
+    # the echo (Comm.confirm): one all_gather of N digests, 3 (f + 1) of one byte
+    echo = [ECHO_DIGEST * world] + [1] * (3 * (min(f, n1) + 1)) if world > 1 else []
     sched = proto = frame = 0
     if schedule == "allreduce":
         for d, w in buckets:
@@ -86,6 +94,8 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
             sizes = [d * w] + ([_status.STATUS_BYTES] if last else [])
             frame += n1 * message_count(sizes, chunk_bytes) * fr.message
         proto += n1 * _status.STATUS_BYTES
+        proto += n1 * sum(echo)
+        frame += len(echo) * n1 * fr.ring_step
     elif schedule == "sharded":
         shards = [-(-d // world) for d, _ in buckets]
         published = [c * w for c, (_, w) in zip(shards, buckets)]
@@ -95,15 +105,29 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
         sched += n1 * sum(published)  # the publication, every bucket's shard at the end
         frame += n1 * message_count(published, chunk_bytes) * fr.message
         rounds = [_sharded.a1_bytes(world), 1 + world]  # the agreement, the objections
+        A = (-(-world // 2) if world > 1 else 0) if audit_shards is None else \
+            min(_check.int64("audit_shards", audit_shards), world)
+        A = A if world > 1 else 0
+        if audit > 0 or A > 0:
+            rounds += [16]  # the reveal
         if audit > 0:
-            rounds += [16, _sharded.r4_bytes(world, shards, audit)]  # the reveal, the reports
+            rounds += [_sharded.r4_bytes(world, shards, audit)]  # the reports
+        # the whole-shard audits: each of A shards' inputs to its auditor, from every active
+        # rank but the auditor; a rank sends on average A (N - 1)/N shards
+        share = fractions.Fraction(A * n1, world)
+        proto += share * sum(published)
+        frame += share * message_count(published, chunk_bytes) * fr.message
+        rounds += echo + echo  # after the agreement, and before the verdict
         proto += n1 * sum(rounds)
         frame += len(rounds) * n1 * fr.ring_step
     else:
         raise InvalidValue(f"schedule must be allreduce, allgather or sharded, got {schedule!r}",
                            "schedule")
-    return {"schedule": sched, "protocol": proto, "framing": frame,
-            "total": sched + proto + frame}
+    def exact(v):
+        v = fractions.Fraction(v)
+        return int(v) if v.denominator == 1 else v
+    return {"schedule": exact(sched), "protocol": exact(proto), "framing": exact(frame),
+            "total": exact(sched + proto + frame)}
 
 
 # ---- measurement -------------------------------------------------------------------------------
@@ -173,7 +197,7 @@ def measure(worlds=(2, 3, 4)) -> typing.List[dict]:
             s.close()
             path = os.path.join(tmp, f"{world}.json")
             mp.start_processes(_measure_worker, args=(world, port, path), nprocs=world,
-                               start_method="fork")
+                               start_method="spawn")
             with open(path) as fh:
                 for r, rows in enumerate(json.load(fh)):
                     for row in rows:
