@@ -26,6 +26,11 @@ typedef struct dpas_cost_opts {
                                  curves (dpas_schedule_time_net), or NULL */
     dpas_netmodel_kind net_kind; /* for net (DPAS_NETMODEL_DEFAULT: the measured
                                  curve at a measured scale, the nccl model elsewhere) */
+    double memory_bandwidth;     /* bytes/s per worker for the rule's own compute (its memory
+                                    bound); 0 = the fleet's accelerator's HBM bandwidth. The
+                                    rule's compute is timed when this or compute_rate is given:
+                                    max(flops / compute_rate, bytes / memory_bandwidth), the
+                                    missing one from the fleet's accelerator */
 } dpas_cost_opts;
 
 /* One rule under one schedule. Byte counts are for `steps` steps; a value that does not apply
@@ -45,9 +50,14 @@ typedef struct dpas_cost_row {
     int time_rescaled;          /* ... and transferred to a scale no curve measured */
     dpas_time_basis time_basis; /* ... on what evidence (NONE from the links) */
     double time_band_lo_s, time_band_hi_s; /* ... and where it can be (NaN when unknown) */
+    /* the rule's own compute (compute_s) as a roofline: its floating-point operations, the bytes
+     * it moves in memory (dpas_rule_passes x the gradients it holds) and the bound that holds,
+     * "compute" or "memory" (static; NULL when compute_s is NaN) */
+    double compute_flops, compute_bytes;
+    const char *compute_bound;
 } dpas_cost_row;
 
-#define DPAS_COST_MAX_NOTES 5
+#define DPAS_COST_MAX_NOTES 6
 
 typedef struct dpas_cost {
     dpas_cost_row *rows; /* rule-major, schedules in dpas_schedule_id order */
@@ -66,6 +76,9 @@ typedef struct dpas_cost {
     int64_t accelerators_per_node;
     size_t nnotes;
     char notes[DPAS_COST_MAX_NOTES][400]; /* sentences about how to read the rows */
+    double peak_flops;       /* the compute_s roofline's FLOP/s (given, or the accelerator's); 0:
+                                none */
+    double memory_bandwidth; /* ... and its bytes/s (given, or the accelerator's HBM); 0: none */
 } dpas_cost;
 
 /* Cost every rule x schedule for the scenario. *out is the caller's: dpas_cost_free().

@@ -83,7 +83,9 @@ class CostRow(_Row):
     tolerates at dp_degree (None: not even 0); ``tolerates`` is whether it tolerates the f asked
     for (None, and no key in the dict view, when no f was asked). Bytes, ratio and times are None
     when the schedule cannot realise the rule (``why`` says why) or, for times, when the links
-    are unknown; ``compute_s`` needs a compute rate. With a calibration (and only then: no key
+    are unknown; ``compute_s`` needs a compute rate or a memory bandwidth: the rule's own compute
+    as a roofline, max(``compute_flops`` / rate, ``compute_bytes`` / bandwidth), and
+    ``compute_bound`` the bound that holds ("compute" or "memory"; these three keys only then). With a calibration (and only then: no key
     in the dict view otherwise), ``time_model`` is the model that gave the flat time,
     ``time_extrapolated`` and ``time_rescaled`` whether it left the measured sizes or scales,
     ``time_basis`` how it was obtained (measured, interpolated, extrapolated_size, transferred)
@@ -109,18 +111,23 @@ class CostRow(_Row):
     time_basis: Optional[str] = None
     time_band_low_s: Optional[float] = None
     time_band_high_s: Optional[float] = None
+    compute_flops: Optional[float] = None
+    compute_bytes: Optional[float] = None
+    compute_bound: Optional[str] = None
     _keys: Tuple[str, ...] = _keys_field()
 
     KEYS: ClassVar[Tuple[str, ...]] = (
         "rule", "convention", "schedule", "realisable", "why", "max_f", "tolerates",
         "bytes_per_worker", "bytes_received", "scalar_bytes", "ratio_to_allreduce", "time_flat_s",
         "time_hierarchical_s", "compute_s")
+    COMPUTE_KEYS: ClassVar[Tuple[str, ...]] = ("compute_flops", "compute_bytes", "compute_bound")
     NET_KEYS: ClassVar[Tuple[str, ...]] = (
         "time_model", "time_extrapolated", "time_rescaled", "time_basis", "time_band_low_s",
         "time_band_high_s")
 
     @classmethod
-    def _from_c(cls, r: _ffi.CostRow, with_f: bool, with_net: bool = False) -> "CostRow":
+    def _from_c(cls, r: _ffi.CostRow, with_f: bool, with_net: bool = False,
+                with_compute: bool = False) -> "CostRow":
         ok = bool(r.realisable)
         net = with_net and ok
         basis = _ffi.lib.dpas_time_basis_name(r.time_basis) if net else None
@@ -142,7 +149,11 @@ class CostRow(_Row):
                    time_basis=_text(basis) if net else None,
                    time_band_low_s=_real(r.time_band_lo_s) if net else None,
                    time_band_high_s=_real(r.time_band_hi_s) if net else None,
+                   compute_flops=_real(r.compute_flops) if with_compute else None,
+                   compute_bytes=_real(r.compute_bytes) if with_compute else None,
+                   compute_bound=_text(r.compute_bound) if with_compute else None,
                    _keys=tuple(k for k in cls.KEYS if with_f or k != "tolerates") +
+                   (cls.COMPUTE_KEYS if with_compute else ()) +
                    (cls.NET_KEYS if with_net else ()))
 
 
@@ -161,7 +172,9 @@ class CostRows(List[CostRow]):
 
     @classmethod
     def _from_c(cls, c: _ffi.Cost, with_f: bool) -> "CostRows":
-        rows = cls(CostRow._from_c(c.rows[i], with_f, c.net_kind >= 0) for i in range(c.nrows))
+        with_compute = c.peak_flops > 0 or c.memory_bandwidth > 0
+        rows = cls(CostRow._from_c(c.rows[i], with_f, c.net_kind >= 0, with_compute)
+                   for i in range(c.nrows))
         rows.dp_degree, rows.steps, rows.iterations = c.dp_degree, c.steps, c.iterations
         rows.gradient_bytes = quantity(c.gradient_bytes)
         rows.notes = [c.notes[i].value.decode("utf-8", "replace") for i in range(c.nnotes)]

@@ -84,7 +84,26 @@ def cost_steps(j, code):
     assert close(r[("median", "sharded")]["time_flat_s"], 1000 * (694531250000 / 25e9 + 254 * 7e-6))
     # --compute-rate 1e12: sharded median: 2 n d / n = 2 d flops per worker = 3.5e11 / 1e12
     assert close(r[("median", "sharded")]["compute_s"], 1000 * 2 * 175e9 / 1e12)
+    # ... a roofline: the bytes, 1 pass over the 128 rows of 175e9/128 bf16 coordinates a worker
+    # holds = 350e9 B a step, take 0.104 s at the H100's 3.35e12 B/s, under the 0.35 s of flops
+    assert close(r[("median", "sharded")]["compute_bytes"], 1000 * 350e9)
+    assert r[("median", "sharded")]["compute_bound"] == "compute"
     assert r[("median", "sharded")]["tolerates"] is True  # f = 63 <= 63
+
+
+def cost_roofline(j, code):
+    assert code == 0
+    r = rows_by(j, "rule", "schedule")
+    # --memory-bandwidth 3.35e12 alone: the peak is the fleet's H100's, 989e12 FLOP/s.
+    # sharded median: 1 pass over 350e9 B (128 rows of 175e9/128 bf16 values) = 0.104478 s;
+    # flops 2 x 175e9 = 3.5e11, 0.354 ms: memory-bound
+    m = r[("median", "sharded")]
+    assert close(m["compute_s"], 350e9 / 3.35e12) and m["compute_bound"] == "memory"
+    # allgather Krum: 128 whole rows, 1 + 1/128 passes: 129 x 350e9 B = 13.478 s; flops
+    # 3 x 128 x 127 / 2 x 175e9 = 4.2672e15, 4.315 s: memory-bound
+    k = r[("krum", "allgather")]
+    assert close(k["compute_bytes"], 129 * 350e9) and close(k["compute_flops"], 4.2672e15)
+    assert close(k["compute_s"], 129 * 350e9 / 3.35e12) and k["compute_bound"] == "memory"
 
 
 def inventory_reference(j, code):
@@ -217,6 +236,9 @@ CASES = {
     "cost_reference": (["cost", "ReferenceJobAttackSurface", "-o", "json"], cost_reference),
     "cost_steps": (["cost", "ReferenceJobAttackSurface", "--rule", "median", "--schedule", "sharded",
                     "--steps", "1000", "--compute-rate", "1e12", "--f", "63", "-o", "json"], cost_steps),
+    "cost_roofline": (["cost", "ReferenceJobAttackSurface", "--rule", "median,krum", "--schedule",
+                       "sharded,allgather", "--memory-bandwidth", "3.35e12", "-o", "json"],
+                      cost_roofline),
     "inventory_reference": (["inventory", "ReferenceJobAttackSurface", "-o", "json"], inventory_reference),
     "memory_fails": (["memory", "ReferenceJobAttackSurface", "-o", "json"], memory_fails),
     "memory_zero3": (["memory", "ReferenceJobAttackSurface", "--zero", "3", "-o", "json"], memory_zero3),

@@ -10,6 +10,9 @@
 
 static dpas_cell real_or_null(double v) { return isnan(v) ? dpas_cell_null() : dpas_cell_real(v); }
 
+/* The rule's compute was timed (a roofline). */
+static bool has_compute(const dpas_cost *c) { return c->peak_flops > 0 || c->memory_bandwidth > 0; }
+
 static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
 {
     char gh[64];
@@ -63,7 +66,7 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
 /* The text table: realisable rows (all of them with v->all), human bytes, 6 digits. */
 static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[11];
+    dpas_column cols[12];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"schedule", DPAS_COL_TEXT, 0};
@@ -78,8 +81,10 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
             cols[n++] = (dpas_column){"flat from", DPAS_COL_TEXT, 0};
         cols[n++] = (dpas_column){"hierarchical s", DPAS_COL_REAL, DPAS_COL_G6};
     }
-    if (c->compute_rate > 0)
+    if (has_compute(c)) {
         cols[n++] = (dpas_column){"compute s", DPAS_COL_REAL, DPAS_COL_G6};
+        cols[n++] = (dpas_column){"bound", DPAS_COL_TEXT, 0};
+    }
     if (v->all)
         cols[n++] = (dpas_column){"not realisable because", DPAS_COL_TEXT, 0};
     dpas_writer_opts wo = {.format = DPAS_FORMAT_TEXT, .units = v->units};
@@ -94,7 +99,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
             snprintf(name, sizeof name, "%s (%s)", r->rule->name, r->rule->convention);
         else
             snprintf(name, sizeof name, "%s", r->rule->name);
-        dpas_cell cell[11];
+        dpas_cell cell[12];
         /* which model answered, on what basis, and the band: "nccl, transferred, 0.8-6.6 ms" */
         char from[160], band[64] = "";
         const char *basis = dpas_time_basis_name(r->time_basis);
@@ -117,8 +122,10 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
                 cell[k++] = ok ? dpas_cell_text(from) : dpas_cell_null();
             cell[k++] = ok ? real_or_null(r->time_hierarchical_s) : dpas_cell_null();
         }
-        if (c->compute_rate > 0)
+        if (has_compute(c)) {
             cell[k++] = ok ? real_or_null(r->compute_s) : dpas_cell_null();
+            cell[k++] = ok && r->compute_bound ? dpas_cell_text(r->compute_bound) : dpas_cell_null();
+        }
         if (v->all)
             cell[k++] = dpas_cell_text(r->why ? r->why : "");
         rc = dpas_writer_row(w, cell, err);
@@ -141,7 +148,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
 /* Every row, every column. */
 static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[21];
+    dpas_column cols[24];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
@@ -158,6 +165,11 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     cols[n++] = (dpas_column){"time_flat_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"time_hierarchical_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"compute_s", DPAS_COL_REAL, 0};
+    if (has_compute(c)) {
+        cols[n++] = (dpas_column){"compute_flops", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"compute_bytes", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"compute_bound", DPAS_COL_TEXT, 0};
+    }
     if (c->net_kind >= 0) {
         cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
         cols[n++] = (dpas_column){"time_extrapolated", DPAS_COL_BOOL, 0};
@@ -172,7 +184,7 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     for (size_t i = 0; !rc && i < c->nrows; i++) {
         const dpas_cost_row *r = &c->rows[i];
         bool ok = r->realisable;
-        dpas_cell cell[21];
+        dpas_cell cell[24];
         size_t k = 0;
         cell[k++] = dpas_cell_text(r->rule->name);
         cell[k++] = dpas_cell_text(r->rule->convention);
@@ -189,6 +201,11 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
         cell[k++] = real_or_null(r->time_flat_s);
         cell[k++] = real_or_null(r->time_hierarchical_s);
         cell[k++] = real_or_null(r->compute_s);
+        if (has_compute(c)) {
+            cell[k++] = real_or_null(r->compute_flops);
+            cell[k++] = real_or_null(r->compute_bytes);
+            cell[k++] = r->compute_bound ? dpas_cell_text(r->compute_bound) : dpas_cell_null();
+        }
         if (c->net_kind >= 0) {
             cell[k++] = ok ? dpas_cell_text(r->time_model) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
