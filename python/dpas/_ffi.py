@@ -139,7 +139,7 @@ class CostRow(ctypes.Structure):
                 ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int),
                 ("time_basis", c_int), ("time_band_lo_s", c_double), ("time_band_hi_s", c_double),
                 ("compute_flops", c_double), ("compute_bytes", c_double),
-                ("compute_bound", c_char_p)]
+                ("compute_bound", c_char_p), ("time_s", c_double), ("total_s", c_double)]
 
 
 COST_MAX_NOTES = 6  # DPAS_COST_MAX_NOTES

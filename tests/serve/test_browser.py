@@ -431,9 +431,12 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
         body, ct = multipart([("calibration", "nccl-tests.log", LOG)])
         st, _, want = srv.get_json("/api/v1/cost?" + REF + "&f=10", "POST", body, {"Content-Type": ct})
         (row,) = [r for r in want["rows"] if r["rule"] == "median" and r["schedule"] == "sharded"]
-        T.check(mine["time"] != fabric["time"] and float(mine["time"]) == row["time_hierarchical_s"],
-                "the pasted log changed median on sharded from %s s to the API's %r s for that log (%r)"
-                % (fabric["time"], row["time_hierarchical_s"], mine))
+        T.check(mine["time"] != fabric["time"] and float(mine["time"]) == row["time_s"],
+                "the pasted log changed median on sharded from %s s to the API's one time %r s for "
+                "that log (%r)" % (fabric["time"], row["time_s"], mine))
+        T.check(row["time_band_low_s"] <= row["time_s"] <= row["time_band_high_s"]
+                and row["time_model"] in mine["basis"],
+                "the cell's time lies in its band, of the model it names: %r %r" % (row, mine))
         T.check(bool(mine["basis"]), "the time says how the log gave it: %r" % mine["basis"])
         fits = [tr.text for tr in d.find_elements(By.CSS_SELECTOR, "#fits tbody tr")]
         T.check(len(fits) == 4 and "all_reduce, 16 ranks" in fits[0], "the fit of the log: %r" % fits)

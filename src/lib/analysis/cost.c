@@ -49,7 +49,7 @@ static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost
                                          c->net_kind, &c->links, &t, err);
         if (trc)
             return trc;
-        r->time_flat_s = t.seconds * steps;
+        r->time_flat_s = r->time_s = t.seconds * steps;
         r->time_model = t.model;
         r->time_extrapolated = t.extrapolated;
         r->time_rescaled = t.rescaled;
@@ -65,6 +65,13 @@ static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost
         dpas__schedule_time(r->schedule, s, r->rule, c->iterations, DPAS_TOPO_HIERARCHICAL,
                             &c->links, &r->time_hierarchical_s, NULL);
         r->time_hierarchical_s *= steps;
+    }
+    if (!c->net) { /* the schedule the fleet runs: pre-reduce inside a node where that is sound */
+        bool hier = c->have_intra &&
+                    (c->dp_degree <= s->nodes || !r->rule || r->rule->id == DPAS_RULE_MEAN);
+        r->time_s = hier ? r->time_hierarchical_s : r->time_flat_s;
+        if (!isnan(r->time_s))
+            r->time_model = hier ? "alpha_beta_hierarchical" : "alpha_beta_flat";
     }
     return 0;
 }
@@ -82,6 +89,7 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
         dpas_rule_max_f(rule, c->dp_degree, &r->max_f, NULL);
     r->tolerates = c->f >= 0 && r->max_f >= c->f;
     r->ratio_to_allreduce = r->time_flat_s = r->time_hierarchical_s = r->compute_s = NAN;
+    r->time_s = r->total_s = NAN;
     r->time_band_lo_s = r->time_band_hi_s = NAN;
     if (!r->realisable)
         return 0;
@@ -120,6 +128,7 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
         r->compute_s = dpas_roofline_time(r->compute_flops, r->compute_bytes, c->compute_rate,
                                           c->memory_bandwidth, &r->compute_bound);
     }
+    r->total_s = r->time_s + r->compute_s; /* NaN unless both are known */
     return 0;
 }
 
@@ -143,10 +152,11 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
     for (size_t i = 0; i < c->nrows; i++)
         iterative |= c->rows[i].realisable && c->rows[i].schedule == DPAS_SCHED_SHARDED_DISTANCE &&
                      (c->rows[i].rule->caps & DPAS_RULE_CAP_ITERATIVE);
-    if (c->have_links && N > 1 && N > s->nodes)
+    if (c->have_links && N > 1 && N > s->nodes && c->net_kind < 0)
         note(c,
-             "hierarchical times pre-reduce inside a node (%lld replicas per node on average): "
-             "sound for a robust rule only when a node is one trust domain",
+             "time: flat for the robust rules, hierarchical for the mean; pre-reducing inside a "
+             "node (%lld replicas per node on average) is sound for a robust rule only when a "
+             "node is one trust domain (--all shows both)",
              (long long)(N / s->nodes));
     if (!c->have_links)
         note(c, "no times: the fleet has no known fabric and node (use a registry fleet, or "
@@ -169,8 +179,9 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              (long long)N, (long long)c->f);
     if (c->net_kind >= 0)
         note(c,
-             "flat times from the calibration's measured curves (network model %s: %s); "
-             "hierarchical times from its alpha-beta line; parameter servers from the line",
+             "time from the calibration's measured curves (network model %s: %s), with its "
+             "basis and band; parameter servers from its alpha-beta line (--all: the "
+             "hierarchical alternative, from that line)",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
                  ? "the measured curve at a measured scale, the nccl model elsewhere"

@@ -264,17 +264,16 @@ double dpas_rule_passes(const dpas_rule *r, int64_t n, int64_t iterations)
     switch (r->id) {
     case DPAS_RULE_MEAN:
     case DPAS_RULE_SIGN_MAJORITY:
-    case DPAS_RULE_MEDIAN:       /* a sorting network per column, in registers */
-    case DPAS_RULE_TRIMMED_MEAN: /* likewise: one read of each coordinate's n values */
-        return 1;
+    case DPAS_RULE_MEDIAN: /* a sorting network per column, in registers */
+    case DPAS_RULE_TRIMMED_MEAN: /* likewise: one read of each coordinate's n values */ return 1;
     case DPAS_RULE_MEAMED: return 2; /* the median, then the n - f values nearest it */
     case DPAS_RULE_KRUM:
     case DPAS_RULE_BRUTE: return 1 + 1 / N; /* the distances, then the one chosen row */
-    case DPAS_RULE_MULTI_KRUM:                /* the distances, then the mean of up to n rows */
-    case DPAS_RULE_BULYAN:                    /* ... then the trimmed mean of the selection */
-    case DPAS_RULE_MONNA:                     /* n distances to one row, the mean of n - f */
-    case DPAS_RULE_CAF:                       /* the distances, the weighted mean */
-    case DPAS_RULE_SMEA: return 2;            /* the distances, the chosen subset's mean */
+    case DPAS_RULE_MULTI_KRUM:              /* the distances, then the mean of up to n rows */
+    case DPAS_RULE_BULYAN:                  /* ... then the trimmed mean of the selection */
+    case DPAS_RULE_MONNA:                   /* n distances to one row, the mean of n - f */
+    case DPAS_RULE_CAF:                     /* the distances, the weighted mean */
+    case DPAS_RULE_SMEA: return 2;          /* the distances, the chosen subset's mean */
     case DPAS_RULE_GEOMETRIC_MEDIAN:
     case DPAS_RULE_CENTERED_CLIPPING: return 2 * T; /* distances to the iterate, a weighted sum */
     case DPAS_RULE_NNM:      /* distances, the mixing (pieces in cache), n rows written */
