@@ -489,7 +489,7 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
                                      "&dp_degree=2,4,8,16,32,64,128,256,512,1024&schedule=" +
                                      ",".join(["allreduce", "allgather", "ps", "ps_separate", "sharded",
                                                "sharded_distance", "innetwork"]) +
-                                     "&rule=median&attr=time_hierarchical_s", "POST", body, {"Content-Type": ct})
+                                     "&rule=median&attr=time_s", "POST", body, {"Content-Type": ct})
             T.check(rc == 0 and json.loads(out) == swt, "the CLI's time sweep gives the page's time plot")
             env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"), DPAS_LIBRARY=LIB)
             if os.environ.get("DPAS_TEST_PRELOAD"):  # an ASan build's libdpas in Debian's python

@@ -508,7 +508,7 @@ function timeBasis(r) {
 }
 
 // The rule x schedule matrix: one row per rule, one column per schedule; each cell the time per
-// step (hierarchical, else flat) and the bytes each worker sends; the cheapest realisable
+// step (the row's one time, time_s) and the bytes each worker sends; the cheapest realisable
 // schedule of each rule starred.
 function renderCost(c, rule) {
   const l = c.links;
@@ -804,14 +804,13 @@ function plotRequests(pairs, n, accelerators, rule) {
   const base = pairs.filter(([k]) => k !== 'dp_degree');
   const ns = plotPoints(n, accelerators);
   const schedules = rule ? state.values.schedule : ['allreduce', 'allgather', 'sharded'];
-  const hier = value('fleet') !== '' || value('node') !== '';
   const common = [['dp_degree', ns.join(',')], ['schedule', schedules.join(',')]].concat(rule ? [['rule', rule]] : []);
   return {
     ns: ns,
     schedules: schedules,
-    timeMetric: hier ? 'time_hierarchical_s' : 'time_flat_s',
+    timeMetric: 'time_s',
     bytes: req('/api/v1/sweep', base.concat(common, [['attr', 'bytes_per_worker']])),
-    time: req('/api/v1/sweep', base.concat(common, [['attr', hier ? 'time_hierarchical_s' : 'time_flat_s']], modelPair()), true),
+    time: req('/api/v1/sweep', base.concat(common, [['attr', 'time_s']], modelPair()), true),
   };
 }
 
