@@ -26,6 +26,11 @@ typedef struct dpas_cost_opts {
                                  curves (dpas_schedule_time_net), or NULL */
     dpas_netmodel_kind net_kind; /* for net (DPAS_NETMODEL_DEFAULT: the measured
                                  curve at a measured scale, the nccl model elsewhere) */
+    double memory_bandwidth;     /* bytes/s per worker for the rule's own compute (its memory
+                                    bound); 0 = the fleet's accelerator's HBM bandwidth. The
+                                    rule's compute is timed when this or compute_rate is given:
+                                    max(flops / compute_rate, bytes / memory_bandwidth), the
+                                    missing one from the fleet's accelerator */
 } dpas_cost_opts;
 
 /* One rule under one schedule. Byte counts are for `steps` steps; a value that does not apply
@@ -39,15 +44,32 @@ typedef struct dpas_cost_row {
     int tolerates;   /* max_f >= opts.f (when opts.f >= 0) */
     dpas_bytes bytes_per_worker, bytes_received, scalar_bytes; /* when realisable */
     double ratio_to_allreduce; /* NAN when the AllReduce moves nothing (N = 1) or not realisable */
+    /* The row's one time is time_s (below), with its model, basis and band. These two are the
+     * alternatives it was chosen from (--all shows them): the alpha-beta times of the flat
+     * schedule (one ring over every replica) and of the hierarchical one (pre-reduces inside a
+     * node first); with a network model, time_flat_s is the calibration's time. */
     double time_flat_s, time_hierarchical_s, compute_s; /* NAN when not known */
-    const char *time_model;     /* with a network model: which answered the flat time (static) */
-    int time_extrapolated;      /* ... and it extrapolated beyond the measured sizes */
+    const char *time_model;     /* which model gave time_s (static): the calibration's
+                                   ("empirical", "nccl", ...) or "alpha_beta_flat",
+                                   "alpha_beta_hierarchical" from the links; NULL: no time */
+    int time_extrapolated;      /* with a network model: it extrapolated beyond the sizes */
     int time_rescaled;          /* ... and transferred to a scale no curve measured */
-    dpas_time_basis time_basis; /* ... on what evidence (NONE from the links) */
-    double time_band_lo_s, time_band_hi_s; /* ... and where it can be (NaN when unknown) */
+    dpas_time_basis time_basis; /* time_s's evidence (NONE from the links) */
+    double time_band_lo_s, time_band_hi_s; /* where time_s can be, by the same model (NaN when
+                                              that model gives no band: alpha-beta) */
+    /* the rule's own compute (compute_s) as a roofline: its floating-point operations, the bytes
+     * it moves in memory (dpas_rule_passes x the gradients it holds) and the bound that holds,
+     * "compute" or "memory" (static; NULL when compute_s is NaN) */
+    double compute_flops, compute_bytes;
+    const char *compute_bound;
+    double time_s;  /* the row's time: the calibration's when one is given, else the alpha-beta
+                       time of the schedule the fleet runs (hierarchical when a node link is known
+                       and pre-reducing inside a node is sound: no node holds two replicas, or the
+                       rule is the mean; else flat); NAN when not known */
+    double total_s; /* time_s + compute_s, when both are known */
 } dpas_cost_row;
 
-#define DPAS_COST_MAX_NOTES 5
+#define DPAS_COST_MAX_NOTES 6
 
 typedef struct dpas_cost {
     dpas_cost_row *rows; /* rule-major, schedules in dpas_schedule_id order */
@@ -66,6 +88,9 @@ typedef struct dpas_cost {
     int64_t accelerators_per_node;
     size_t nnotes;
     char notes[DPAS_COST_MAX_NOTES][400]; /* sentences about how to read the rows */
+    double peak_flops;       /* the compute_s roofline's FLOP/s (given, or the accelerator's); 0:
+                                none */
+    double memory_bandwidth; /* ... and its bytes/s (given, or the accelerator's HBM); 0: none */
 } dpas_cost;
 
 /* Cost every rule x schedule for the scenario. *out is the caller's: dpas_cost_free().

@@ -69,6 +69,7 @@ typedef enum dpas_key {
     DPAS_KEY_STEPS,                   /* steps of a cost */
     DPAS_KEY_ITERATIONS,              /* of the iterative rules */
     DPAS_KEY_COMPUTE_RATE,            /* FLOP/s per worker */
+    DPAS_KEY_MEMORY_BANDWIDTH,        /* bytes/s per worker (the rule's memory bound) */
     DPAS_KEY_CALIBRATION,             /* nccl-tests files (paths on this machine) */
     DPAS_KEY_NETWORK_MODEL,           /* the calibration's model: default, alpha_beta, ... */
     DPAS_KEY_STATE,                   /* the memory check's byte convention */

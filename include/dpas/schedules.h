@@ -87,6 +87,20 @@ DPAS_API int dpas_hierarchical_allreduce_time(double bytes, int64_t nodes, int64
 /* Floating-point operations of the rule over n gradients of d coordinates (an estimate from its
  * complexity; `iterations` for iterative rules). */
 DPAS_API double dpas_rule_flops(const dpas_rule *rule, int64_t n, uint64_t d, int64_t iterations);
+/* Memory passes of the rule over its n x d input: the bytes it moves are this many times the
+ * n x d gradients' bytes (reads, and the n rows a pre-aggregation writes). Counted from the
+ * kernels' structure (src/lib/kernels/) and checked against bench/bench_kernels (docs/cli.md):
+ * a coordinate-wise selection or sort reads each coordinate's n values once (1; meamed 2: the
+ * median, then the values nearest it); a distance rule reads the rows once for all n(n-1)/2
+ * distances (blocks of every row stay in cache) and once more to average what it selects
+ * (Krum and brute pick one row: 1 + 1/n); an iterative rule 2 per iteration; a pre-aggregation
+ * reads twice and writes n rows (3). */
+DPAS_API double dpas_rule_passes(const dpas_rule *rule, int64_t n, int64_t iterations);
+/* The roofline of the rule's own compute on one worker: max(flops / peak, bytes / bandwidth).
+ * peak or bandwidth <= 0 (or NaN) leaves that bound out; both out: NaN. *bound (may be NULL)
+ * is "memory" or "compute" (static), the bound that holds (NULL when NaN). */
+DPAS_API double dpas_roofline_time(double flops, double bytes, double peak, double bandwidth,
+                                   const char **bound);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,8 @@ typedef enum dpas_metric {
     DPAS_METRIC_TIME_BASIS,
     DPAS_METRIC_TIME_BAND_LOW_S,
     DPAS_METRIC_TIME_BAND_HIGH_S,
+    DPAS_METRIC_TIME_S, /* the point's one time, as a cost row's time_s (its model's band above
+                           with a calibration) */
     DPAS_METRIC_COUNT
 } dpas_metric;
 

@@ -330,6 +330,7 @@ class DataParallelAttackSurfaceScenario:
              schedule: Union[str, Sequence[str], None] = None, convention: Optional[str] = None,
              f: Optional[int] = None, steps: Optional[int] = None,
              iterations: Optional[int] = None, compute_rate: Optional[float] = None,
+             memory_bandwidth: Optional[float] = None,
              calibration: Union[str, Sequence[str], None] = None,
              network_model: Optional[str] = None, **keys: Any) -> CostRows:
         """What each robust rule costs under each schedule, one CostRow per rule x schedule (the
@@ -341,12 +342,15 @@ class DataParallelAttackSurfaceScenario:
         (Krum, Multi-Krum), for the rules named or, with rule None, for every rule. f: add
         whether each rule tolerates f Byzantine replicas (>= 0). steps (>= 1): bytes and times
         for that many steps. iterations (>= 1, default 10) of the iterative rules. compute_rate
-        (FLOP/s per worker, > 0): adds the rule's own compute time. calibration (nccl-tests
+        (FLOP/s per worker, > 0) or memory_bandwidth (bytes/s per worker, > 0; each defaults to
+        the node's accelerator's when the other is given): adds the rule's own compute time,
+        max(flops / compute_rate, bytes / memory_bandwidth), and the bound that holds. calibration (nccl-tests
         output files) and network_model: times from a calibration, as 'dpas cost
         --calibration'."""
         return _cost_of(self._request("cost", dict(
             keys, rule=rule, schedule=schedule, convention=convention, f=f, steps=steps,
-            iterations=iterations, compute_rate=compute_rate, calibration=calibration,
+            iterations=iterations, compute_rate=compute_rate, memory_bandwidth=memory_bandwidth,
+            calibration=calibration,
             network_model=network_model)))
 
     def inventory(self, **keys: Any) -> List[InventoryRow]:

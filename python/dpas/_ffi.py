@@ -126,7 +126,8 @@ class CostOpts(ctypes.Structure):
     _fields_ = [("rules", ctypes.POINTER(ctypes.POINTER(Rule))), ("nrules", c_size_t),
                 ("schedules", c_uint), ("iterations", c_i64), ("steps", c_i64), ("f", c_i64),
                 ("compute_rate", c_double), ("links", ctypes.POINTER(Links)),
-                ("links_source", c_char_p), ("net", ctypes.c_void_p), ("net_kind", c_int)]
+                ("links_source", c_char_p), ("net", ctypes.c_void_p), ("net_kind", c_int),
+                ("memory_bandwidth", c_double)]
 
 
 class CostRow(ctypes.Structure):
@@ -136,10 +137,12 @@ class CostRow(ctypes.Structure):
                 ("ratio_to_allreduce", c_double), ("time_flat_s", c_double),
                 ("time_hierarchical_s", c_double), ("compute_s", c_double),
                 ("time_model", c_char_p), ("time_extrapolated", c_int), ("time_rescaled", c_int),
-                ("time_basis", c_int), ("time_band_lo_s", c_double), ("time_band_hi_s", c_double)]
+                ("time_basis", c_int), ("time_band_lo_s", c_double), ("time_band_hi_s", c_double),
+                ("compute_flops", c_double), ("compute_bytes", c_double),
+                ("compute_bound", c_char_p), ("time_s", c_double), ("total_s", c_double)]
 
 
-COST_MAX_NOTES = 5  # DPAS_COST_MAX_NOTES
+COST_MAX_NOTES = 6  # DPAS_COST_MAX_NOTES
 
 
 class Cost(ctypes.Structure):
@@ -150,7 +153,8 @@ class Cost(ctypes.Structure):
                 ("fabric", c_char_p), ("node", c_char_p), ("links_source", c_char_p),
                 ("fabric_name", c_char_p), ("node_name", c_char_p),
                 ("accelerators_per_node", c_i64), ("nnotes", c_size_t),
-                ("notes", (ctypes.c_char * 400) * COST_MAX_NOTES)]
+                ("notes", (ctypes.c_char * 400) * COST_MAX_NOTES), ("peak_flops", c_double),
+                ("memory_bandwidth", c_double)]
 
 
 # ---- dpas/inventory.h -----------------------------------------------------------------------------

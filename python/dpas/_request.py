@@ -43,6 +43,7 @@ def _key(kw: str) -> Tuple[int, int]:
     return -1, 0
 
 # How a Python value becomes the text of a key: counts, widths, registry entries or plain text.
+_RATES = {"compute_rate", "memory_bandwidth"}  # a count, whole numbers from a float too
 _COUNTS = {"dp_degree", "nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero"}
 _WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_bytes_per_param"}
 
@@ -52,7 +53,7 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
     float, Decimal or Fraction; a str only where a sweep reads a list or a range), a width text
     or a number of bytes, a name a str or a registry entry. Another type is an
     ArgumentTypeError; the value itself is the library's to check."""
-    if isinstance(v, str) and ((key not in _COUNTS and key != "compute_rate") or
+    if isinstance(v, str) and ((key not in _COUNTS and key not in _RATES) or
                                flags & _ffi.KEY_AXIS):
         return _check.text(key, v)
     if hasattr(v, "path") and isinstance(getattr(v, "path"), str):
@@ -65,7 +66,7 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
         return t
     if key in _COUNTS or key == "parameters":
         return _check.count_text(key, v).encode()
-    if key == "compute_rate":
+    if key in _RATES:
         if isinstance(v, bool) or not isinstance(v, (numbers.Real, decimal.Decimal)):
             raise ArgumentTypeError(f"{key} must be a number, got {type(v).__name__} "
                                     f"{_check._show(v)}", key)

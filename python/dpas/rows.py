@@ -83,11 +83,17 @@ class CostRow(_Row):
     tolerates at dp_degree (None: not even 0); ``tolerates`` is whether it tolerates the f asked
     for (None, and no key in the dict view, when no f was asked). Bytes, ratio and times are None
     when the schedule cannot realise the rule (``why`` says why) or, for times, when the links
-    are unknown; ``compute_s`` needs a compute rate. With a calibration (and only then: no key
-    in the dict view otherwise), ``time_model`` is the model that gave the flat time,
-    ``time_extrapolated`` and ``time_rescaled`` whether it left the measured sizes or scales,
-    ``time_basis`` how it was obtained (measured, interpolated, extrapolated_size, transferred)
-    and ``time_band_low_s``/``time_band_high_s`` how sure it is."""
+    are unknown. ``time_s`` is the row's one time: the calibration's when one is given, else the
+    alpha-beta time of the schedule the fleet runs (hierarchical where pre-reducing inside a node
+    is sound); ``time_model`` names the model that gave it, ``time_basis`` its evidence (None:
+    from the links) and ``time_band_low_s``/``time_band_high_s`` its band by the same model
+    (None when that model gives none). ``time_flat_s`` and ``time_hierarchical_s`` are the
+    alternatives it was chosen from. ``compute_s`` needs a compute rate or a memory bandwidth: the rule's own compute
+    as a roofline, max(``compute_flops`` / rate, ``compute_bytes`` / bandwidth), and
+    ``compute_bound`` the bound that holds ("compute" or "memory"), ``total_s`` = ``time_s`` +
+    ``compute_s`` (these four keys only then). With a calibration (and only then: no key
+    in the dict view otherwise), ``time_extrapolated`` and ``time_rescaled`` say whether the time
+    left the measured sizes or scales."""
 
     rule: str
     convention: str
@@ -100,30 +106,37 @@ class CostRow(_Row):
     bytes_received: Optional[Quantity]
     scalar_bytes: Optional[Quantity]
     ratio_to_allreduce: Optional[float]
+    time_s: Optional[float]
+    time_model: Optional[str]
+    time_basis: Optional[str]
+    time_band_low_s: Optional[float]
+    time_band_high_s: Optional[float]
     time_flat_s: Optional[float]
     time_hierarchical_s: Optional[float]
     compute_s: Optional[float]
-    time_model: Optional[str] = None
     time_extrapolated: Optional[bool] = None
     time_rescaled: Optional[bool] = None
-    time_basis: Optional[str] = None
-    time_band_low_s: Optional[float] = None
-    time_band_high_s: Optional[float] = None
+    compute_flops: Optional[float] = None
+    compute_bytes: Optional[float] = None
+    compute_bound: Optional[str] = None
+    total_s: Optional[float] = None
     _keys: Tuple[str, ...] = _keys_field()
 
     KEYS: ClassVar[Tuple[str, ...]] = (
         "rule", "convention", "schedule", "realisable", "why", "max_f", "tolerates",
-        "bytes_per_worker", "bytes_received", "scalar_bytes", "ratio_to_allreduce", "time_flat_s",
+        "bytes_per_worker", "bytes_received", "scalar_bytes", "ratio_to_allreduce", "time_s",
+        "time_model", "time_basis", "time_band_low_s", "time_band_high_s", "time_flat_s",
         "time_hierarchical_s", "compute_s")
-    NET_KEYS: ClassVar[Tuple[str, ...]] = (
-        "time_model", "time_extrapolated", "time_rescaled", "time_basis", "time_band_low_s",
-        "time_band_high_s")
+    COMPUTE_KEYS: ClassVar[Tuple[str, ...]] = (
+        "compute_flops", "compute_bytes", "compute_bound", "total_s")
+    NET_KEYS: ClassVar[Tuple[str, ...]] = ("time_extrapolated", "time_rescaled")
 
     @classmethod
-    def _from_c(cls, r: _ffi.CostRow, with_f: bool, with_net: bool = False) -> "CostRow":
+    def _from_c(cls, r: _ffi.CostRow, with_f: bool, with_net: bool = False,
+                with_compute: bool = False) -> "CostRow":
         ok = bool(r.realisable)
         net = with_net and ok
-        basis = _ffi.lib.dpas_time_basis_name(r.time_basis) if net else None
+        basis = _ffi.lib.dpas_time_basis_name(r.time_basis) if ok else None
         rule = r.rule.contents
         return cls(rule=_text(rule.name) or "", convention=_text(rule.convention) or "",
                    schedule=_text(_ffi.lib.dpas_schedule_name(r.schedule)) or "",
@@ -133,16 +146,22 @@ class CostRow(_Row):
                    bytes_received=quantity(r.bytes_received) if ok else None,
                    scalar_bytes=quantity(r.scalar_bytes) if ok else None,
                    ratio_to_allreduce=_real(r.ratio_to_allreduce),
+                   time_s=_real(r.time_s),
+                   time_model=_text(r.time_model) if ok else None,
+                   time_basis=_text(basis),
+                   time_band_low_s=_real(r.time_band_lo_s),
+                   time_band_high_s=_real(r.time_band_hi_s),
                    time_flat_s=_real(r.time_flat_s),
                    time_hierarchical_s=_real(r.time_hierarchical_s),
                    compute_s=_real(r.compute_s),
-                   time_model=_text(r.time_model) if net else None,
                    time_extrapolated=bool(r.time_extrapolated) if net else None,
                    time_rescaled=bool(r.time_rescaled) if net else None,
-                   time_basis=_text(basis) if net else None,
-                   time_band_low_s=_real(r.time_band_lo_s) if net else None,
-                   time_band_high_s=_real(r.time_band_hi_s) if net else None,
+                   compute_flops=_real(r.compute_flops) if with_compute else None,
+                   compute_bytes=_real(r.compute_bytes) if with_compute else None,
+                   compute_bound=_text(r.compute_bound) if with_compute else None,
+                   total_s=_real(r.total_s) if with_compute else None,
                    _keys=tuple(k for k in cls.KEYS if with_f or k != "tolerates") +
+                   (cls.COMPUTE_KEYS if with_compute else ()) +
                    (cls.NET_KEYS if with_net else ()))
 
 
@@ -161,7 +180,9 @@ class CostRows(List[CostRow]):
 
     @classmethod
     def _from_c(cls, c: _ffi.Cost, with_f: bool) -> "CostRows":
-        rows = cls(CostRow._from_c(c.rows[i], with_f, c.net_kind >= 0) for i in range(c.nrows))
+        with_compute = c.peak_flops > 0 or c.memory_bandwidth > 0
+        rows = cls(CostRow._from_c(c.rows[i], with_f, c.net_kind >= 0, with_compute)
+                   for i in range(c.nrows))
         rows.dp_degree, rows.steps, rows.iterations = c.dp_degree, c.steps, c.iterations
         rows.gradient_bytes = quantity(c.gradient_bytes)
         rows.notes = [c.notes[i].value.decode("utf-8", "replace") for i in range(c.nnotes)]

@@ -62,8 +62,9 @@ static const char *about =
     "checkpoint_bytes_per_param, rule and schedule may take a list (a,b,c) or, for dp_degree\n"
     "and parameters, a range: A..B doubling (2..4096), A..B+S step S (8..64+8), A..B*F factor\n"
     "F. The metrics (attr) are the seed's attributes (gradient_bytes, allreduce_factor, ...)\n"
-    "and bytes_per_worker, bytes_received, scalar_bytes, ratio_to_allreduce, time_flat_s,\n"
-    "time_hierarchical_s (they need a schedule), max_f (needs a rule). Points whose inputs break\n"
+    "and bytes_per_worker, bytes_received, scalar_bytes, ratio_to_allreduce, time_s (the\n"
+    "point's one time, as cost's), time_flat_s, time_hierarchical_s (they need a schedule), max_f "
+    "(needs a rule). Points whose inputs break\n"
     "a rule (dp_degree above the accelerators, a schedule that cannot realise the rule) are left\n"
     "out and counted on stderr. A positional NAME is a named scenario, FILE a YAML or JSON file.";
 

@@ -104,7 +104,9 @@ int dpas__schedule_time(dpas_schedule_id sched, const dpas_scenario *s, const dp
  * row needs besides the scenario. */
 typedef struct dpas__cost_ctx {
     int64_t dp_degree, steps, iterations, f;
-    double compute_rate;
+    double compute_rate;     /* the roofline's FLOP/s (0: no FLOP bound) */
+    double memory_bandwidth; /* ... and bytes/s (0: no memory bound); both 0: no compute time */
+    double gradient_bytes;   /* one replica's gradient, for the bytes the rule moves */
     dpas_links links;
     int have_links, have_intra; /* times are known; hierarchical ones too */
     const dpas_netmodel *net;   /* flat times from a calibration's curves, or NULL */

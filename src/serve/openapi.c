@@ -179,6 +179,9 @@ static const opt_doc opt_docs[] = {
     {"iterations", T_INT, 1, -1, "iterations of geometric_median and centered_clipping"},
     {"compute_rate", T_TEXT, 0, 0,
      "FLOP/s per worker (a count: 1e15, 989T): adds the rule's own compute time"},
+    {"memory_bandwidth", T_TEXT, 0, 0,
+     "memory bytes/s per worker (a count: 3.35e12; default the node's accelerator's HBM): the "
+     "rule's compute is max(flops / compute_rate, bytes / memory_bandwidth)"},
     {"network_model", T_NETMODEL, 0, 0,
      "with a calibration: the model of its measured curves that gives the flat times"},
     {"n", T_INT, 1, -1, "replicas: each rule's largest f at n"},

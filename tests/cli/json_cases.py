@@ -74,6 +74,14 @@ def cost_reference(j, code):
     assert close(r[("mean", "allreduce")]["time_flat_s"], flat), r[("mean", "allreduce")]
     assert close(r[("mean", "allreduce")]["time_hierarchical_s"], hier)
     assert close(r[("median", "allgather")]["time_flat_s"], 127 * 350e9 / 25e9 + 127 * 7e-6)
+    # one time per row: 128 replicas on 128 nodes, no node holds two: the hierarchical schedule
+    # (each replica's 8 accelerators drive 8 rings) is the one that runs; an alpha-beta time has
+    # no band and no basis
+    for row in j["rows"]:
+        if row["realisable"]:
+            assert row["time_s"] == row["time_hierarchical_s"], row
+            assert row["time_model"] == "alpha_beta_hierarchical", row
+            assert row["time_band_low_s"] is None and row["time_basis"] is None, row
     assert j["dp_degree"] == 128 and j["gradient_bytes"] == 350 * 10**9
 
 
@@ -84,7 +92,43 @@ def cost_steps(j, code):
     assert close(r[("median", "sharded")]["time_flat_s"], 1000 * (694531250000 / 25e9 + 254 * 7e-6))
     # --compute-rate 1e12: sharded median: 2 n d / n = 2 d flops per worker = 3.5e11 / 1e12
     assert close(r[("median", "sharded")]["compute_s"], 1000 * 2 * 175e9 / 1e12)
+    # ... a roofline: the bytes, 1 pass over the 128 rows of 175e9/128 bf16 coordinates a worker
+    # holds = 350e9 B a step, take 0.104 s at the H100's 3.35e12 B/s, under the 0.35 s of flops
+    assert close(r[("median", "sharded")]["compute_bytes"], 1000 * 350e9)
+    assert r[("median", "sharded")]["compute_bound"] == "compute"
     assert r[("median", "sharded")]["tolerates"] is True  # f = 63 <= 63
+
+
+def cost_roofline(j, code):
+    assert code == 0
+    r = rows_by(j, "rule", "schedule")
+    # --memory-bandwidth 3.35e12 alone: the peak is the fleet's H100's, 989e12 FLOP/s.
+    # sharded median: 1 pass over 350e9 B (128 rows of 175e9/128 bf16 values) = 0.104478 s;
+    # flops 2 x 175e9 = 3.5e11, 0.354 ms: memory-bound
+    m = r[("median", "sharded")]
+    assert close(m["compute_s"], 350e9 / 3.35e12) and m["compute_bound"] == "memory"
+    # allgather Krum: 128 whole rows, 1 + 1/128 passes: 129 x 350e9 B = 13.478 s; flops
+    # 3 x 128 x 127 / 2 x 175e9 = 4.2672e15, 4.315 s: memory-bound
+    k = r[("krum", "allgather")]
+    assert close(k["compute_bytes"], 129 * 350e9) and close(k["compute_flops"], 4.2672e15)
+    assert close(k["compute_s"], 129 * 350e9 / 3.35e12) and k["compute_bound"] == "memory"
+
+
+def cost_shared_nodes(j, code):
+    assert code == 0
+    r = rows_by(j, "rule", "schedule")
+    # 1024 replicas on 128 nodes: 8 share each node. Pre-reducing inside a node would mix 8
+    # replicas' gradients before a robust rule sees them, so the median's time is the flat
+    # schedule's: the ring over 1024, 2 x 1023/1024 x 350e9 / 25e9 + 2 x 1023 x 7e-6
+    m = r[("median", "sharded")]
+    assert m["time_model"] == "alpha_beta_flat"
+    assert close(m["time_s"], 2 * 1023 / 1024 * 350e9 / 25e9 + 2 * 1023 * 7e-6)
+    # the mean may be pre-reduced (a sum is a sum): the hierarchical schedule, mlsysim's formula
+    # 2 x (7/8 x 350e9/450e9 + 7 x 500e-9) + 2 x 127/128 x 43.75e9 / 25e9 + 254 x 7e-6
+    a = r[("mean", "allreduce")]
+    assert a["time_model"] == "alpha_beta_hierarchical"
+    assert close(a["time_s"], 2 * (7 / 8 * 350e9 / 450e9 + 7 * 500e-9)
+                 + 2 * 127 / 128 * 43.75e9 / 25e9 + 254 * 7e-6)
 
 
 def inventory_reference(j, code):
@@ -159,6 +203,21 @@ def network_default(j, code):
     assert r[("allgather",)]["time_extrapolated"] is False
     # a parameter server is no nccl-tests collective: the AllReduce's alpha-beta line
     assert r[("ps",)]["time_model"] == "alpha_beta (links)"
+    one_time(j)
+
+
+def one_time(j):
+    """One row, one time: each realisable row's time_s is the calibration's (time_flat_s, the
+    model's answer), it names its model, and its band, when it has one, contains it (the band
+    is of that same model: the library's own band of that answer, not another model's)."""
+    for row in j["rows"]:
+        if not row["realisable"]:
+            continue
+        assert row["time_s"] == row["time_flat_s"] and row["time_model"], row
+        lo, hi = row["time_band_low_s"], row["time_band_high_s"]
+        if lo is not None or hi is not None:
+            assert lo <= row["time_s"] <= hi, row
+    assert any(r["time_band_low_s"] is not None for r in j["rows"] if r["realisable"])
 
 
 def network_alpha_beta(j, code):
@@ -217,6 +276,11 @@ CASES = {
     "cost_reference": (["cost", "ReferenceJobAttackSurface", "-o", "json"], cost_reference),
     "cost_steps": (["cost", "ReferenceJobAttackSurface", "--rule", "median", "--schedule", "sharded",
                     "--steps", "1000", "--compute-rate", "1e12", "--f", "63", "-o", "json"], cost_steps),
+    "cost_roofline": (["cost", "ReferenceJobAttackSurface", "--rule", "median,krum", "--schedule",
+                       "sharded,allgather", "--memory-bandwidth", "3.35e12", "-o", "json"],
+                      cost_roofline),
+    "cost_shared_nodes": (["cost", "ReferenceJobAttackSurface", "--dp", "1024", "--rule", "mean,median",
+                           "--schedule", "allreduce,sharded", "-o", "json"], cost_shared_nodes),
     "inventory_reference": (["inventory", "ReferenceJobAttackSurface", "-o", "json"], inventory_reference),
     "memory_fails": (["memory", "ReferenceJobAttackSurface", "-o", "json"], memory_fails),
     "memory_zero3": (["memory", "ReferenceJobAttackSurface", "--zero", "3", "-o", "json"], memory_zero3),

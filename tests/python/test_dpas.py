@@ -245,6 +245,21 @@ class Rows(unittest.TestCase):
         self.assertEqual([x.convention for x in krum], ["byzfl"])
         self.assertEqual(krum[0].max_f, 63)                # byzfl: 2f < n
 
+    def test_cost_roofline_and_one_time(self):
+        s = Scenarios.ReferenceJobAttackSurface
+        (m,) = s.cost(rule="median", schedule="sharded", memory_bandwidth=1e12)
+        # 1 pass over the 128 rows of 175e9/128 bf16 values a worker holds: 350e9 B at 1e12 B/s;
+        # 2 x 175e9 flops at the H100's 989e12 FLOP/s take 0.354 ms: memory-bound
+        self.assertAlmostEqual(m.compute_s, 0.35, places=12)
+        self.assertEqual(m.compute_bound, "memory")
+        self.assertEqual(m.compute_bytes, 350e9)
+        self.assertIn("total_s", m.keys())
+        self.assertAlmostEqual(m.total_s, m.time_s + m.compute_s, places=9)
+        # one time: 128 replicas on 128 nodes, the hierarchical schedule, no band (alpha-beta)
+        self.assertEqual(m.time_model, "alpha_beta_hierarchical")
+        self.assertEqual(m.time_s, m.time_hierarchical_s)
+        self.assertIsNone(m.time_band_low_s)
+
     def test_inventory_by_hand(self):
         inv = {r.item: r for r in Scenarios.ReferenceJobAttackSurface.inventory()}
         self.assertEqual(inv["zero16"].bytes, Quantity(16 * 175 * 10**9))
@@ -477,6 +492,8 @@ HOSTILE = [
     ("compute_rate nan", lambda: _scenario().cost(compute_rate=float("nan")), dpas.ParseError, ["compute_rate"]),
     ("compute_rate inf", lambda: _scenario().cost(compute_rate=float("inf")), dpas.ParseError, ["compute_rate"]),
     ("compute_rate 10**400", lambda: _scenario().cost(compute_rate=10**400), dpas.RangeError, ["compute_rate"]),
+    ("memory_bandwidth 0", lambda: _scenario().cost(memory_bandwidth=0), dpas.InvalidValue, ["memory_bandwidth", "> 0"]),
+    ("memory_bandwidth -1", lambda: _scenario().cost(memory_bandwidth=-1), dpas.InvalidValue, ["memory_bandwidth"]),
     # embedded NUL (issue 12: 'GPT3\x00garbage' was GPT-3)
     ("workload NUL", lambda: make(workload="GPT3\x00garbage"), dpas.InvalidValue, ["workload", "NUL"]),
     ("fleet NUL", lambda: make(fleet="Training_1K\x00x"), dpas.InvalidValue, ["fleet", "NUL"]),

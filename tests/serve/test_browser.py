@@ -431,9 +431,12 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
         body, ct = multipart([("calibration", "nccl-tests.log", LOG)])
         st, _, want = srv.get_json("/api/v1/cost?" + REF + "&f=10", "POST", body, {"Content-Type": ct})
         (row,) = [r for r in want["rows"] if r["rule"] == "median" and r["schedule"] == "sharded"]
-        T.check(mine["time"] != fabric["time"] and float(mine["time"]) == row["time_hierarchical_s"],
-                "the pasted log changed median on sharded from %s s to the API's %r s for that log (%r)"
-                % (fabric["time"], row["time_hierarchical_s"], mine))
+        T.check(mine["time"] != fabric["time"] and float(mine["time"]) == row["time_s"],
+                "the pasted log changed median on sharded from %s s to the API's one time %r s for "
+                "that log (%r)" % (fabric["time"], row["time_s"], mine))
+        T.check(row["time_band_low_s"] <= row["time_s"] <= row["time_band_high_s"]
+                and row["time_model"] in mine["basis"],
+                "the cell's time lies in its band, of the model it names: %r %r" % (row, mine))
         T.check(bool(mine["basis"]), "the time says how the log gave it: %r" % mine["basis"])
         fits = [tr.text for tr in d.find_elements(By.CSS_SELECTOR, "#fits tbody tr")]
         T.check(len(fits) == 4 and "all_reduce, 16 ranks" in fits[0], "the fit of the log: %r" % fits)
@@ -486,7 +489,7 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
                                      "&dp_degree=2,4,8,16,32,64,128,256,512,1024&schedule=" +
                                      ",".join(["allreduce", "allgather", "ps", "ps_separate", "sharded",
                                                "sharded_distance", "innetwork"]) +
-                                     "&rule=median&attr=time_hierarchical_s", "POST", body, {"Content-Type": ct})
+                                     "&rule=median&attr=time_s", "POST", body, {"Content-Type": ct})
             T.check(rc == 0 and json.loads(out) == swt, "the CLI's time sweep gives the page's time plot")
             env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"), DPAS_LIBRARY=LIB)
             if os.environ.get("DPAS_TEST_PRELOAD"):  # an ASan build's libdpas in Debian's python

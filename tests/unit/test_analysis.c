@@ -280,6 +280,87 @@ static void test_times(void **state)
     assert_msg_contains(e, "fabric");
 }
 
+/* The rule's own compute as a roofline, max(flops / peak, bytes / bandwidth). Each expected value
+ * by hand from the pass count the kernels' structure gives (the kernels' docs and bench): n = 8
+ * rows of d = 1e6 float32 values are 8 x 1e6 x 4 = 32e6 bytes a pass. */
+static void test_roofline(void **state)
+{
+    (void)state;
+    const char *bound = "unset";
+    const double pass = 8 * 1e6 * 4.0;
+    /* median: a sorting network per column, one read of each column's 8 values: 1 pass, 32e6 B;
+     * 2nd = 16e6 flops. At 1e9 B/s and 1e12 FLOP/s: 0.032 s of memory against 16 us of FLOPs */
+    assert_double_exact(dpas_rule_passes(rule("median", NULL), 8, 0), 1.0);
+    double fl = dpas_rule_flops(rule("median", NULL), 8, 1000000, 0);
+    assert_double_exact(fl, 16e6);
+    near(dpas_roofline_time(fl, 1 * pass, 1e12, 1e9, &bound), 0.032);
+    assert_string_equal(bound, "memory");
+    /* trimmed mean and the mean: 1 pass; meamed 2 (the median, then the values nearest it) */
+    assert_double_exact(dpas_rule_passes(rule("trimmed_mean", NULL), 8, 0), 1.0);
+    assert_double_exact(dpas_rule_passes(rule("mean", NULL), 8, 0), 1.0);
+    assert_double_exact(dpas_rule_passes(rule("meamed", NULL), 8, 0), 2.0);
+    /* Krum: the 28 distances in one pass (blocks of every row in cache), then the chosen row,
+     * 1/8 pass: 1.125 passes = 36e6 B, 0.036 s at 1e9 B/s; 3 x 28 x 1e6 = 84e6 flops, 0.084 s at
+     * 1e9 FLOP/s: compute-bound */
+    assert_double_exact(dpas_rule_passes(rule("krum", NULL), 8, 0), 1.125);
+    fl = dpas_rule_flops(rule("krum", NULL), 8, 1000000, 0);
+    assert_double_exact(fl, 84e6);
+    near(dpas_roofline_time(fl, 1.125 * pass, 1e9, 1e9, &bound), 0.084);
+    assert_string_equal(bound, "compute");
+    /* multi-Krum: distances, then the mean of the selection: 2 passes; geometric median: 2 per
+     * iteration (distances to the iterate, a weighted sum), 3 iterations: 6; a pre-aggregation
+     * (dpas_preaggregate): two reads and n rows written, 3 */
+    assert_double_exact(dpas_rule_passes(rule("multi_krum", NULL), 8, 0), 2.0);
+    assert_double_exact(dpas_rule_passes(rule("geometric_median", NULL), 8, 3), 6.0);
+    assert_double_exact(dpas_rule_passes(rule("nnm", NULL), 8, 0), 3.0);
+    assert_double_exact(dpas_rule_passes(rule("arc", NULL), 8, 0), 3.0);
+    /* one bound alone; neither: NaN and no bound */
+    near(dpas_roofline_time(16e6, pass, 0, 1e9, &bound), 0.032);
+    assert_string_equal(bound, "memory");
+    near(dpas_roofline_time(16e6, pass, 1e12, 0, &bound), 16e-6);
+    assert_string_equal(bound, "compute");
+    assert_true(isnan(dpas_roofline_time(16e6, pass, 0, 0, &bound)));
+    assert_null(bound);
+
+    /* Through the cost analysis: the reference job (GPT-3, 175e9 parameters in bf16: 350e9 B
+     * per replica, 128 replicas) with a memory bandwidth of 1e12 B/s and the fleet's H100 for the
+     * peak (989e12 FLOP/s). Sharded median: each worker holds 128 rows of 175e9/128 coordinates,
+     * 350e9 B, read once: 0.35 s; its flops 2 x 175e9 = 3.5e11, 0.354 ms: memory-bound */
+    dpas_scenario s = reference();
+    const dpas_rule *rs[] = {rule("median", NULL), rule("krum", NULL)};
+    dpas_cost_opts o = {.rules = rs, .nrules = 2, .f = -1, .memory_bandwidth = 1e12};
+    o.schedules = (1u << DPAS_SCHED_SHARDED) | (1u << DPAS_SCHED_ALLGATHER);
+    dpas_cost *c = NULL;
+    dpas_error e = {0};
+    assert_int_equal(dpas_cost_compute(&s, &o, &c, &e), 0);
+    assert_double_exact(c->peak_flops, 989e12);
+    assert_double_exact(c->memory_bandwidth, 1e12);
+    for (size_t i = 0; i < c->nrows; i++) {
+        const dpas_cost_row *r = &c->rows[i];
+        if (!r->realisable)
+            continue;
+        if (r->rule->id == DPAS_RULE_MEDIAN && r->schedule == DPAS_SCHED_SHARDED) {
+            near(r->compute_bytes, 350e9);
+            near(r->compute_flops, 3.5e11);
+            near(r->compute_s, 0.35);
+            assert_string_equal(r->compute_bound, "memory");
+        }
+        /* Krum gathers whole gradients: 128 x 350e9 B x (1 + 1/128) = 129 x 350e9 = 45.15e12 B,
+         * 45.15 s at 1e12 B/s; 3 x 128 x 127 / 2 x 175e9 = 4.2672e15 flops, 4.315 s */
+        if (r->rule->id == DPAS_RULE_KRUM && r->schedule == DPAS_SCHED_ALLGATHER) {
+            near(r->compute_bytes, 45.15e12);
+            near(r->compute_flops, 4.2672e15);
+            near(r->compute_s, 45.15);
+            assert_string_equal(r->compute_bound, "memory");
+        }
+    }
+    dpas_cost_free(c);
+    /* a bandwidth that is not a finite number >= 0 is refused, naming the field */
+    o.memory_bandwidth = -1;
+    assert_int_equal(dpas_cost_compute(&s, &o, &c, &e), DPAS_EINVAL);
+    assert_string_equal(e.field, "memory_bandwidth");
+}
+
 static void test_memory(void **state)
 {
     (void)state;
@@ -381,7 +462,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_issue_figures), cmocka_unit_test(test_every_rule_small_n),
         cmocka_unit_test(test_rule_lookup),   cmocka_unit_test(test_schedule_bytes),
-        cmocka_unit_test(test_realises),      cmocka_unit_test(test_times),
+        cmocka_unit_test(test_realises),      cmocka_unit_test(test_times), cmocka_unit_test(test_roofline),
         cmocka_unit_test(test_memory),        cmocka_unit_test(test_inventory),
     };
     return cmocka_run_group_tests(tests, registry_setup, registry_teardown);

@@ -23,6 +23,7 @@ int dpas__cost_ctx_init(const dpas_scenario *s, const dpas_links *cal, dpas__cos
     int rc = dpas__schedule_traffic(DPAS_SCHED_ALLREDUCE, s, NULL, 0, &ar, err);
     c->allreduce_bytes = dpas_bytes_to_double(ar.sent);
     c->dp_degree = s->dp_degree;
+
     c->have_links = dpas_scenario_links(s, &c->links, NULL) == 0;
     c->have_intra = c->have_links;
     if (!cal)
@@ -48,7 +49,7 @@ static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost
                                          c->net_kind, &c->links, &t, err);
         if (trc)
             return trc;
-        r->time_flat_s = t.seconds * steps;
+        r->time_flat_s = r->time_s = t.seconds * steps;
         r->time_model = t.model;
         r->time_extrapolated = t.extrapolated;
         r->time_rescaled = t.rescaled;
@@ -65,6 +66,13 @@ static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost
                             &c->links, &r->time_hierarchical_s, NULL);
         r->time_hierarchical_s *= steps;
     }
+    if (!c->net) { /* the schedule the fleet runs: pre-reduce inside a node where that is sound */
+        bool hier = c->have_intra &&
+                    (c->dp_degree <= s->nodes || !r->rule || r->rule->id == DPAS_RULE_MEAN);
+        r->time_s = hier ? r->time_hierarchical_s : r->time_flat_s;
+        if (!isnan(r->time_s))
+            r->time_model = hier ? "alpha_beta_hierarchical" : "alpha_beta_flat";
+    }
     return 0;
 }
 
@@ -72,6 +80,7 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
                    dpas_cost_row *r, dpas_error *err)
 {
     const uint64_t steps = (uint64_t)c->steps;
+    const double steps_d = (double)c->steps;
     int rc;
     r->rule = rule;
     r->realisable = !rule || dpas_schedule_realises(r->schedule, rule, &r->why);
@@ -80,6 +89,7 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
         dpas_rule_max_f(rule, c->dp_degree, &r->max_f, NULL);
     r->tolerates = c->f >= 0 && r->max_f >= c->f;
     r->ratio_to_allreduce = r->time_flat_s = r->time_hierarchical_s = r->compute_s = NAN;
+    r->time_s = r->total_s = NAN;
     r->time_band_lo_s = r->time_band_hi_s = NAN;
     if (!r->realisable)
         return 0;
@@ -103,13 +113,22 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
         r->ratio_to_allreduce = dpas_bytes_to_double(tr.sent) / c->allreduce_bytes;
     if ((rc = cost_times(s, c, r, err)))
         return rc;
-    if (c->compute_rate > 0 && rule) {
-        double fl = dpas_rule_flops(rule, c->dp_degree, s->parameters, c->iterations);
-        /* a schedule that gathers whole gradients runs the rule on every coordinate at once */
+    r->compute_flops = r->compute_bytes = NAN;
+    r->compute_bound = NULL;
+    if ((c->compute_rate > 0 || c->memory_bandwidth > 0) && rule) {
+        /* a schedule that gathers whole gradients runs the rule on every coordinate at once;
+         * the others shard the coordinates: 1/N of the work, n rows of d/N each */
         bool whole = r->schedule == DPAS_SCHED_ALLGATHER || r->schedule == DPAS_SCHED_PS ||
                      r->schedule == DPAS_SCHED_PS_SEPARATE;
-        r->compute_s = (whole ? fl : fl / (double)c->dp_degree) / c->compute_rate * (double)steps;
+        double share = whole ? 1.0 : 1.0 / (double)c->dp_degree;
+        r->compute_flops =
+            dpas_rule_flops(rule, c->dp_degree, s->parameters, c->iterations) * share * steps_d;
+        r->compute_bytes = dpas_rule_passes(rule, c->dp_degree, c->iterations) *
+                           (double)c->dp_degree * c->gradient_bytes * share * steps_d;
+        r->compute_s = dpas_roofline_time(r->compute_flops, r->compute_bytes, c->compute_rate,
+                                          c->memory_bandwidth, &r->compute_bound);
     }
+    r->total_s = r->time_s + r->compute_s; /* NaN unless both are known */
     return 0;
 }
 
@@ -133,10 +152,11 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
     for (size_t i = 0; i < c->nrows; i++)
         iterative |= c->rows[i].realisable && c->rows[i].schedule == DPAS_SCHED_SHARDED_DISTANCE &&
                      (c->rows[i].rule->caps & DPAS_RULE_CAP_ITERATIVE);
-    if (c->have_links && N > 1 && N > s->nodes)
+    if (c->have_links && N > 1 && N > s->nodes && c->net_kind < 0)
         note(c,
-             "hierarchical times pre-reduce inside a node (%lld replicas per node on average): "
-             "sound for a robust rule only when a node is one trust domain",
+             "time: flat for the robust rules, hierarchical for the mean; pre-reducing inside a "
+             "node (%lld replicas per node on average) is sound for a robust rule only when a "
+             "node is one trust domain (--all shows both)",
              (long long)(N / s->nodes));
     if (!c->have_links)
         note(c, "no times: the fleet has no known fabric and node (use a registry fleet, or "
@@ -146,13 +166,22 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "
              "iterations",
              (long long)c->iterations);
+    if (c->peak_flops > 0 || c->memory_bandwidth > 0)
+        note(c,
+             "compute: the rule's own, max(flops / %.4g FLOP/s, bytes / %.4g B/s) per worker%s; "
+             "bytes = passes over the n gradients it holds x their bytes",
+             c->peak_flops, c->memory_bandwidth,
+             !(c->memory_bandwidth > 0) ? " (no memory bandwidth known: --memory-bandwidth)"
+             : !(c->peak_flops > 0)     ? " (no peak known: --compute-rate)"
+                                        : "");
     if (c->f >= 0)
         note(c, "tolerates: whether the rule's max_f at dp_degree %lld reaches f = %lld",
              (long long)N, (long long)c->f);
     if (c->net_kind >= 0)
         note(c,
-             "flat times from the calibration's measured curves (network model %s: %s); "
-             "hierarchical times from its alpha-beta line; parameter servers from the line",
+             "time from the calibration's measured curves (network model %s: %s), with its "
+             "basis and band; parameter servers from its alpha-beta line (--all: the "
+             "hierarchical alternative, from that line)",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
                  ? "the measured curve at a measured scale, the nccl model elsewhere"
@@ -173,10 +202,27 @@ static int check_opts(const dpas_cost_opts *o, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "compute_rate",
                           "compute_rate must be a finite number >= 0 FLOP/s, got %g",
                           o->compute_rate);
+    if (!(o->memory_bandwidth >= 0) || isinf(o->memory_bandwidth))
+        return dpas__fail(err, DPAS_EINVAL, "memory_bandwidth",
+                          "memory_bandwidth must be a finite number >= 0 B/s, got %g",
+                          o->memory_bandwidth);
     if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_KINDS))
         return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
                           o->net_kind);
     return 0;
+}
+
+/* The roofline of the rule's own compute: asked for by compute_rate or memory_bandwidth, the
+ * one not given from the fleet's accelerator (its peak and HBM bandwidth) when it has one. */
+static void roofline(const dpas_scenario *s, const dpas_cost_opts *o, dpas__cost_ctx *x)
+{
+    if (!(o->compute_rate > 0) && !(o->memory_bandwidth > 0))
+        return;
+    const dpas_hardware *hw = s->node_entry ? s->node_entry->accelerator : NULL;
+    x->compute_rate = o->compute_rate > 0 ? o->compute_rate : hw ? hw->peak_flops : 0;
+    x->memory_bandwidth = o->memory_bandwidth > 0 ? o->memory_bandwidth
+                          : hw                    ? hw->hbm_bandwidth
+                                                  : 0;
 }
 
 /* The document's fields beside the rows. */
@@ -188,6 +234,8 @@ static void cost_head(const dpas_scenario *s, const dpas_cost_opts *o, const dpa
     c->iterations = x->iterations;
     c->f = o->f;
     c->compute_rate = o->compute_rate;
+    c->peak_flops = x->compute_rate;
+    c->memory_bandwidth = x->memory_bandwidth;
     c->net_kind = o->net ? (int)o->net_kind : -1;
     c->gradient_bytes = rep->gradient_bytes;
     c->accelerators_per_node = s->accelerators_per_node;
@@ -214,9 +262,9 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
     dpas__cost_ctx x = {.steps = o->steps > 0 ? o->steps : 1,
                         .iterations = o->iterations > 0 ? o->iterations : 10,
                         .f = o->f,
-                        .compute_rate = o->compute_rate,
                         .net = o->net,
-                        .net_kind = o->net_kind};
+                        .net_kind = o->net_kind,
+                        .gradient_bytes = dpas_bytes_to_double(rep.gradient_bytes)};
     dpas_cost *c = calloc(1, sizeof *c);
     if (!c)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
@@ -224,6 +272,7 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
         dpas_cost_free(c);
         return rc;
     }
+    roofline(s, o, &x);
     cost_head(s, o, &rep, &x, c);
     size_t nrules = o->rules ? o->nrules : 0;
     if (!o->rules)

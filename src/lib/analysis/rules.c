@@ -3,6 +3,7 @@
  * their sources, where libraries disagree one row per convention, and compute estimates. */
 #include "../internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -255,6 +256,48 @@ double dpas_rule_flops(const dpas_rule *r, int64_t n, uint64_t d, int64_t iterat
     case DPAS_RULE_COUNT: break;
     }
     return N * D;
+}
+
+double dpas_rule_passes(const dpas_rule *r, int64_t n, int64_t iterations)
+{
+    double T = iterations > 0 ? (double)iterations : 1.0, N = n > 0 ? (double)n : 1.0;
+    switch (r->id) {
+    case DPAS_RULE_MEAN:
+    case DPAS_RULE_SIGN_MAJORITY:
+    case DPAS_RULE_MEDIAN: /* a sorting network per column, in registers */
+    case DPAS_RULE_TRIMMED_MEAN: /* likewise: one read of each coordinate's n values */ return 1;
+    case DPAS_RULE_MEAMED: return 2; /* the median, then the n - f values nearest it */
+    case DPAS_RULE_KRUM:
+    case DPAS_RULE_BRUTE: return 1 + 1 / N; /* the distances, then the one chosen row */
+    case DPAS_RULE_MULTI_KRUM:              /* the distances, then the mean of up to n rows */
+    case DPAS_RULE_BULYAN:                  /* ... then the trimmed mean of the selection */
+    case DPAS_RULE_MONNA:                   /* n distances to one row, the mean of n - f */
+    case DPAS_RULE_CAF:                     /* the distances, the weighted mean */
+    case DPAS_RULE_SMEA: return 2;          /* the distances, the chosen subset's mean */
+    case DPAS_RULE_GEOMETRIC_MEDIAN:
+    case DPAS_RULE_CENTERED_CLIPPING: return 2 * T; /* distances to the iterate, a weighted sum */
+    case DPAS_RULE_NNM:      /* distances, the mixing (pieces in cache), n rows written */
+    case DPAS_RULE_CLIPPING: /* the norms, the scaling read, n rows written */
+    case DPAS_RULE_ARC:
+    case DPAS_RULE_BUCKETING: return 3; /* dpas_preaggregate: two reads and n rows written */
+    case DPAS_RULE_COUNT: break;
+    }
+    return 1;
+}
+
+double dpas_roofline_time(double flops, double bytes, double peak, double bandwidth,
+                          const char **bound)
+{
+    double tc = peak > 0 ? flops / peak : NAN, tm = bandwidth > 0 ? bytes / bandwidth : NAN;
+    const char *b = NULL;
+    double t = NAN;
+    if (!isnan(tm) && !(tc > tm))
+        t = tm, b = "memory";
+    else if (!isnan(tc))
+        t = tc, b = "compute";
+    if (bound)
+        *bound = b;
+    return t;
 }
 
 /* The named convention where the rule has it, else the rule's default; "all": every row. */

@@ -24,7 +24,7 @@ static const struct {
 static const char *const extra_metrics[] = {
     "bytes_per_worker", "bytes_received",      "scalar_bytes", "ratio_to_allreduce",
     "time_flat_s",      "time_hierarchical_s", "max_f",        "time_basis",
-    "time_band_low_s",  "time_band_high_s"};
+    "time_band_low_s",  "time_band_high_s",    "time_s"};
 _Static_assert(sizeof extra_metrics / sizeof extra_metrics[0] ==
                    DPAS_METRIC_COUNT - DPAS_METRIC_BYTES_PER_WORKER,
                "a name per metric");
@@ -34,7 +34,7 @@ static bool is_time(int m)
 {
     return m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S ||
            m == DPAS_METRIC_TIME_BASIS || m == DPAS_METRIC_TIME_BAND_LOW_S ||
-           m == DPAS_METRIC_TIME_BAND_HIGH_S;
+           m == DPAS_METRIC_TIME_BAND_HIGH_S || m == DPAS_METRIC_TIME_S;
 }
 
 _Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT,
@@ -76,7 +76,8 @@ int dpas_metric_needs_rule(int m) { return m == DPAS_METRIC_MAX_F; }
 int dpas_metric_axis_unit(int m)
 {
     if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S ||
-        m == DPAS_METRIC_TIME_BAND_LOW_S || m == DPAS_METRIC_TIME_BAND_HIGH_S)
+        m == DPAS_METRIC_TIME_BAND_LOW_S || m == DPAS_METRIC_TIME_BAND_HIGH_S ||
+        m == DPAS_METRIC_TIME_S)
         return DPAS_AXIS_SECONDS;
     if ((m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_SCALAR_BYTES) ||
         (m >= 0 && m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
@@ -532,6 +533,7 @@ static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *ro
     case DPAS_METRIC_TIME_HIERARCHICAL_S: v = row->time_hierarchical_s; break;
     case DPAS_METRIC_TIME_BAND_LOW_S: v = row->time_band_lo_s; break;
     case DPAS_METRIC_TIME_BAND_HIGH_S: v = row->time_band_hi_s; break;
+    case DPAS_METRIC_TIME_S: v = row->time_s; break;
     case DPAS_METRIC_TIME_BASIS: {
         const char *b = dpas_time_basis_name(row->time_basis);
         return *c = b ? dpas_cell_text(b) : dpas_cell_null(), NAN;

@@ -10,6 +10,9 @@
 
 static dpas_cell real_or_null(double v) { return isnan(v) ? dpas_cell_null() : dpas_cell_real(v); }
 
+/* The rule's compute was timed (a roofline). */
+static bool has_compute(const dpas_cost *c) { return c->peak_flops > 0 || c->memory_bandwidth > 0; }
+
 static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
 {
     char gh[64];
@@ -36,7 +39,7 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
                          L->inter_latency * 1e6,
                          c->have_intra ? "" : " (no node: no hierarchical time)");
         if (c->net_kind >= 0)
-            dpas__buf_printf(b, "model     %s: flat times from the calibration%s\n",
+            dpas__buf_printf(b, "model     %s: times from the calibration%s\n",
                              dpas_netmodel_kind_name(c->net_kind),
                              c->net_kind == DPAS_NETMODEL_DEFAULT
                                  ? " (the measured curve at a measured scale, the nccl model "
@@ -63,7 +66,7 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
 /* The text table: realisable rows (all of them with v->all), human bytes, 6 digits. */
 static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[11];
+    dpas_column cols[14];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"schedule", DPAS_COL_TEXT, 0};
@@ -73,13 +76,19 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
     cols[n++] = (dpas_column){"bytes/worker", DPAS_COL_BYTES, DPAS_COL_HUMAN};
     cols[n++] = (dpas_column){"x allreduce", DPAS_COL_REAL, DPAS_COL_G6};
     if (c->have_links) {
-        cols[n++] = (dpas_column){"flat s", DPAS_COL_REAL, DPAS_COL_G6};
-        if (c->net_kind >= 0)
-            cols[n++] = (dpas_column){"flat from", DPAS_COL_TEXT, 0};
-        cols[n++] = (dpas_column){"hierarchical s", DPAS_COL_REAL, DPAS_COL_G6};
+        cols[n++] = (dpas_column){"time s", DPAS_COL_REAL, DPAS_COL_G6};
+        cols[n++] = (dpas_column){"model", DPAS_COL_TEXT, 0};
+        if (v->all) {
+            cols[n++] = (dpas_column){"flat s", DPAS_COL_REAL, DPAS_COL_G6};
+            cols[n++] = (dpas_column){"hierarchical s", DPAS_COL_REAL, DPAS_COL_G6};
+        }
     }
-    if (c->compute_rate > 0)
+    if (has_compute(c)) {
         cols[n++] = (dpas_column){"compute s", DPAS_COL_REAL, DPAS_COL_G6};
+        cols[n++] = (dpas_column){"bound", DPAS_COL_TEXT, 0};
+        if (c->have_links)
+            cols[n++] = (dpas_column){"total s", DPAS_COL_REAL, DPAS_COL_G6};
+    }
     if (v->all)
         cols[n++] = (dpas_column){"not realisable because", DPAS_COL_TEXT, 0};
     dpas_writer_opts wo = {.format = DPAS_FORMAT_TEXT, .units = v->units};
@@ -94,7 +103,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
             snprintf(name, sizeof name, "%s (%s)", r->rule->name, r->rule->convention);
         else
             snprintf(name, sizeof name, "%s", r->rule->name);
-        dpas_cell cell[11];
+        dpas_cell cell[14];
         /* which model answered, on what basis, and the band: "nccl, transferred, 0.8-6.6 ms" */
         char from[160], band[64] = "";
         const char *basis = dpas_time_basis_name(r->time_basis);
@@ -112,13 +121,20 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
         cell[k++] = ok ? dpas_cell_bytes(r->bytes_per_worker) : dpas_cell_null();
         cell[k++] = ok ? real_or_null(r->ratio_to_allreduce) : dpas_cell_null();
         if (c->have_links) {
-            cell[k++] = ok ? real_or_null(r->time_flat_s) : dpas_cell_null();
-            if (c->net_kind >= 0)
-                cell[k++] = ok ? dpas_cell_text(from) : dpas_cell_null();
-            cell[k++] = ok ? real_or_null(r->time_hierarchical_s) : dpas_cell_null();
+            cell[k++] = ok ? real_or_null(r->time_s) : dpas_cell_null();
+            cell[k++] = ok && r->time_model ? dpas_cell_text(from) : dpas_cell_null();
+            if (v->all) {
+                cell[k++] = ok ? real_or_null(r->time_flat_s) : dpas_cell_null();
+                cell[k++] = ok ? real_or_null(r->time_hierarchical_s) : dpas_cell_null();
+            }
         }
-        if (c->compute_rate > 0)
+        if (has_compute(c)) {
             cell[k++] = ok ? real_or_null(r->compute_s) : dpas_cell_null();
+            cell[k++] =
+                ok && r->compute_bound ? dpas_cell_text(r->compute_bound) : dpas_cell_null();
+            if (c->have_links)
+                cell[k++] = ok ? real_or_null(r->total_s) : dpas_cell_null();
+        }
         if (v->all)
             cell[k++] = dpas_cell_text(r->why ? r->why : "");
         rc = dpas_writer_row(w, cell, err);
@@ -141,7 +157,7 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
 /* Every row, every column. */
 static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[21];
+    dpas_column cols[28];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
@@ -155,16 +171,23 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     cols[n++] = (dpas_column){"bytes_received", DPAS_COL_BYTES, 0};
     cols[n++] = (dpas_column){"scalar_bytes", DPAS_COL_BYTES, 0};
     cols[n++] = (dpas_column){"ratio_to_allreduce", DPAS_COL_REAL, 0};
+    cols[n++] = (dpas_column){"time_s", DPAS_COL_REAL, 0};
+    cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
+    cols[n++] = (dpas_column){"time_basis", DPAS_COL_TEXT, 0};
+    cols[n++] = (dpas_column){"time_band_low_s", DPAS_COL_REAL, 0};
+    cols[n++] = (dpas_column){"time_band_high_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"time_flat_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"time_hierarchical_s", DPAS_COL_REAL, 0};
     cols[n++] = (dpas_column){"compute_s", DPAS_COL_REAL, 0};
+    if (has_compute(c)) {
+        cols[n++] = (dpas_column){"compute_flops", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"compute_bytes", DPAS_COL_REAL, 0};
+        cols[n++] = (dpas_column){"compute_bound", DPAS_COL_TEXT, 0};
+        cols[n++] = (dpas_column){"total_s", DPAS_COL_REAL, 0};
+    }
     if (c->net_kind >= 0) {
-        cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
         cols[n++] = (dpas_column){"time_extrapolated", DPAS_COL_BOOL, 0};
         cols[n++] = (dpas_column){"time_rescaled", DPAS_COL_BOOL, 0};
-        cols[n++] = (dpas_column){"time_basis", DPAS_COL_TEXT, 0};
-        cols[n++] = (dpas_column){"time_band_low_s", DPAS_COL_REAL, 0};
-        cols[n++] = (dpas_column){"time_band_high_s", DPAS_COL_REAL, 0};
     }
     dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
     dpas_writer *w;
@@ -172,7 +195,7 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     for (size_t i = 0; !rc && i < c->nrows; i++) {
         const dpas_cost_row *r = &c->rows[i];
         bool ok = r->realisable;
-        dpas_cell cell[21];
+        dpas_cell cell[28];
         size_t k = 0;
         cell[k++] = dpas_cell_text(r->rule->name);
         cell[k++] = dpas_cell_text(r->rule->convention);
@@ -186,16 +209,24 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
         cell[k++] = ok ? dpas_cell_bytes(r->bytes_received) : dpas_cell_null();
         cell[k++] = ok ? dpas_cell_bytes(r->scalar_bytes) : dpas_cell_null();
         cell[k++] = real_or_null(r->ratio_to_allreduce);
+        const char *basis = ok ? dpas_time_basis_name(r->time_basis) : NULL;
+        cell[k++] = real_or_null(r->time_s);
+        cell[k++] = ok && r->time_model ? dpas_cell_text(r->time_model) : dpas_cell_null();
+        cell[k++] = basis ? dpas_cell_text(basis) : dpas_cell_null();
+        cell[k++] = real_or_null(r->time_band_lo_s);
+        cell[k++] = real_or_null(r->time_band_hi_s);
         cell[k++] = real_or_null(r->time_flat_s);
         cell[k++] = real_or_null(r->time_hierarchical_s);
         cell[k++] = real_or_null(r->compute_s);
+        if (has_compute(c)) {
+            cell[k++] = real_or_null(r->compute_flops);
+            cell[k++] = real_or_null(r->compute_bytes);
+            cell[k++] = r->compute_bound ? dpas_cell_text(r->compute_bound) : dpas_cell_null();
+            cell[k++] = real_or_null(r->total_s);
+        }
         if (c->net_kind >= 0) {
-            cell[k++] = ok ? dpas_cell_text(r->time_model) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
             cell[k++] = ok ? dpas_cell_bool(r->time_rescaled) : dpas_cell_null();
-            cell[k++] = ok ? dpas_cell_text(dpas_time_basis_name(r->time_basis)) : dpas_cell_null();
-            cell[k++] = ok ? real_or_null(r->time_band_lo_s) : dpas_cell_null();
-            cell[k++] = ok ? real_or_null(r->time_band_hi_s) : dpas_cell_null();
         }
         rc = dpas_writer_row(w, cell, err);
     }

@@ -76,6 +76,10 @@ static const struct key_row {
                              "of geometric_median and centered_clipping (default 10)"},
     [DPAS_KEY_COMPUTE_RATE] = {"compute_rate", NULL, "--compute-rate", "FLOPS", true, true, C, 0,
                                "FLOP/s per worker: adds the rule's own compute time"},
+    [DPAS_KEY_MEMORY_BANDWIDTH] = {"memory_bandwidth", NULL, "--memory-bandwidth", "B/s", true,
+                                   true, C, 0,
+                                   "memory bytes/s per worker (default: the node's accelerator's "
+                                   "HBM): the rule's compute is max(flops/rate, bytes/this)"},
     [DPAS_KEY_CALIBRATION] = {"calibration", NULL, "--calibration", "FILE", false, true, C | S | P,
                               REPEAT | LOCAL,
                               "nccl-tests output: files of one cluster (A,B or repeated), read "

@@ -524,6 +524,16 @@ static int options(dpas_request *rq, dpas_error *err)
                               rate);
         o->cost.compute_rate = (double)r;
     }
+    const char *bw = text_of(rq, DPAS_KEY_MEMORY_BANDWIDTH);
+    if (bw) {
+        uint64_t r;
+        if ((rc = dpas_parse_count("memory_bandwidth", bw, &r, err)))
+            return rc;
+        if (!r)
+            return dpas__fail(err, DPAS_EINVAL, "memory_bandwidth",
+                              "memory_bandwidth must be > 0 B/s, got %s", bw);
+        o->cost.memory_bandwidth = (double)r;
+    }
     if ((rc = network(rq, err)) || (rc = memory_opts(rq, err)) || (rc = eval_attrs(rq, err)) ||
         (rc = switch_opt(rq, DPAS_KEY_EXPLAIN, &o->explain, err)))
         return rc;

@@ -469,11 +469,11 @@ function renderRules(rows, n, f, rule) {
   }
 }
 
-// The cheapest realisable schedule of each rule: least hierarchical time, else flat time, else
+// The cheapest realisable schedule of each rule: least time (the row's one time, time_s), else
 // bytes, as the API gives them.
 function cheapest(rows) {
   const best = {};
-  const key = (r) => [r.time_hierarchical_s, r.time_flat_s, r.bytes_per_worker]
+  const key = (r) => [r.time_s, r.bytes_per_worker, 0]
     .map((x) => (x === null || x === undefined ? Infinity : Number(x)));
   for (const r of rows) {
     if (!r.realisable) continue;
@@ -497,15 +497,18 @@ function timeBasis(r) {
   if (basis) parts.push(String(basis).replace(/_/g, ' '));
   if (band && band.length === 2 && band[0] !== null) parts.push(fmtTime(band[0]) + ' to ' + fmtTime(band[1]));
   if (!parts.length && r.time_model) {
-    parts.push('your log: ' + r.time_model);
+    if (String(r.time_model).startsWith('alpha_beta_')) parts.push(r.time_model.slice(11) + ' alpha-beta');
+    else parts.push('your log: ' + r.time_model);
     if (r.time_extrapolated) parts.push('beyond its sizes');
     if (r.time_rescaled) parts.push('rescaled to N');
+  } else if (r.time_model && !String(r.time_model).startsWith('alpha_beta_')) {
+    parts.unshift(String(r.time_model));
   }
   return parts.join(', ');
 }
 
 // The rule x schedule matrix: one row per rule, one column per schedule; each cell the time per
-// step (hierarchical, else flat) and the bytes each worker sends; the cheapest realisable
+// step (the row's one time, time_s) and the bytes each worker sends; the cheapest realisable
 // schedule of each rule starred.
 function renderCost(c, rule) {
   const l = c.links;
@@ -563,11 +566,10 @@ function renderCost(c, rule) {
         td.textContent = all && r ? 'cannot: ' + r.why : '\u2014';
         if (r && !all) td.title = 'cannot: ' + r.why;
       } else {
-        const hier = r.time_hierarchical_s !== null && r.time_hierarchical_s !== undefined;
-        const time = hier ? r.time_hierarchical_s : r.time_flat_s;
+        const time = r.time_s;
         const known = time !== null && time !== undefined;
         const main = known
-          ? readable('div', (best.has(r) ? '\u2605 ' : '') + fmtTime(time), exact(time) + ' s (' + (hier ? 'hierarchical' : 'flat') + ')', 'main')
+          ? readable('div', (best.has(r) ? '\u2605 ' : '') + fmtTime(time), exact(time) + ' s (' + r.time_model + ')', 'main')
           : readable('div', (best.has(r) ? '\u2605 ' : '') + fmtBytes(r.bytes_per_worker), exact(r.bytes_per_worker) + ' B', 'main');
         main.dataset.time = known ? exact(time) : '';
         td.appendChild(main);
@@ -579,6 +581,11 @@ function renderCost(c, rule) {
         td.appendChild(sub);
         const basis = timeBasis(r);
         if (basis) td.appendChild(readable('div', basis, undefined, 'basis'));
+        if (all && known) { // the alternatives the row's time was chosen from
+          const alt = [['flat', r.time_flat_s], ['hierarchical', r.time_hierarchical_s]]
+            .filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => k + ' ' + fmtTime(v));
+          if (alt.length) td.appendChild(readable('div', 'alternatives: ' + alt.join(', '), undefined, 'basis'));
+        }
         td.className = 'num' + (best.has(r) ? ' cheapest' : '');
       }
       tr.appendChild(td);
@@ -797,14 +804,13 @@ function plotRequests(pairs, n, accelerators, rule) {
   const base = pairs.filter(([k]) => k !== 'dp_degree');
   const ns = plotPoints(n, accelerators);
   const schedules = rule ? state.values.schedule : ['allreduce', 'allgather', 'sharded'];
-  const hier = value('fleet') !== '' || value('node') !== '';
   const common = [['dp_degree', ns.join(',')], ['schedule', schedules.join(',')]].concat(rule ? [['rule', rule]] : []);
   return {
     ns: ns,
     schedules: schedules,
-    timeMetric: hier ? 'time_hierarchical_s' : 'time_flat_s',
+    timeMetric: 'time_s',
     bytes: req('/api/v1/sweep', base.concat(common, [['attr', 'bytes_per_worker']])),
-    time: req('/api/v1/sweep', base.concat(common, [['attr', hier ? 'time_hierarchical_s' : 'time_flat_s']], modelPair()), true),
+    time: req('/api/v1/sweep', base.concat(common, [['attr', 'time_s']], modelPair()), true),
   };
 }
 
