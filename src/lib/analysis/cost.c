@@ -151,8 +151,9 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              (long long)N, (long long)c->f);
     if (c->net_kind >= 0)
         note(c,
-             "flat times from the calibration's measured curves (network model %s: %s); "
-             "hierarchical times from its alpha-beta line; parameter servers from the line",
+             "flat times from the calibration's measured curves (network model %s: %s), each "
+             "schedule the sum of the collectives it runs, one the calibration lacks transferred "
+             "from another's curve; hierarchical times from its alpha-beta line",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
                  ? "the measured curve at a measured scale, the nccl model elsewhere"
