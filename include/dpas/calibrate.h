@@ -338,6 +338,10 @@ typedef struct dpas_net_step {
                                 lacked, timed from transferred_from's curves */
     int transferred_from;    /* the dpas_collective they were timed from; -1 when none (then
                                 model says "..., transferred from all_reduce" otherwise) */
+    int fabric_used;         /* several nodes asked, no curve measured across nodes, and the
+                                scenario's fabric (its link's bandwidth and latency, one link per
+                                rank) made a collective slower than the calibration's answer: the
+                                slower is taken (model: "..., inter-node link from the fabric") */
 } dpas_net_step;
 DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
                                     const dpas_rule *rule, int64_t iterations,

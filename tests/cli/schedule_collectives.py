@@ -152,6 +152,28 @@ else:
     if row["time_basis"] != "measured":
         failures.append(f"H100 sharded: basis {row['time_basis']}")
 
+# A fabric beside a calibration that measured no curve across nodes (the single-node H100 x 8
+# log) is the inter-node link: 2 nodes x 8, G = 2 B x 1073741824 = 2147483648 B, sharded =
+# alltoall + all_gather of G on 16 ranks, each on the fabric's ring: 15 steps x latency +
+# 15/16 x G / bandwidth (registry: InfiniBand_HDR 25e9 B/s, 7 us; InfiniBand_NDR 50e9 B/s, 5 us);
+# the fabric's time is above the calibration's (which takes the network as fast as NVLink)
+H100_1NODE = os.path.join(os.path.dirname(H100), "xxrjun_h100_1node_x8gpus_five_tests.log")
+for fabric, bw, lat in (("InfiniBand_HDR", 25e9, 7e-6), ("InfiniBand_NDR", 50e9, 5e-6)):
+    p = subprocess.run([DPAS, "cost", "--params", "1073741824", "--grad", "2B", "--ckpt", "14B",
+                        "--nodes", "2", "--accelerators-per-node", "8", "--dp", "16", "--node",
+                        "DGX_H100", "--fabric", fabric, "--rule", "median", "--schedule",
+                        "sharded", "--calibration", H100_1NODE, "-o", "json"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        failures.append(f"{fabric}: exit {p.returncode}: {p.stderr.strip()}")
+        continue
+    row = [r for r in json.loads(p.stdout)["rows"] if r["realisable"]][0]
+    one = 15 * lat + 15 / 16 * 2147483648 / bw
+    check(f"{fabric} sharded", time_of(row), 2 * one)
+    check(f"{fabric} band low", row["time_band_low_s"], 2 * one)
+    if "inter-node link from the fabric" not in row["time_model"]:
+        failures.append(f"{fabric}: model {row['time_model']!r}")
+
 for f in failures:
     print("FAIL:", f)
 print(f"{'FAILED' if failures else 'ok'}: schedule_collectives")

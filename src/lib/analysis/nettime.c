@@ -71,6 +71,20 @@ static const char *const transferred_text[DPAS_NETMODEL_KINDS + 1][DPAS_COLL_COU
     TR_ROW("default"), TR_ROW("alpha_beta"), TR_ROW("piecewise"), TR_ROW("empirical"),
     TR_ROW("nccl")};
 #undef TR_ROW
+static const char *const fabric_text[DPAS_NETMODEL_KINDS + 1] = {
+    "default, inter-node link from the fabric", "alpha_beta, inter-node link from the fabric",
+    "piecewise, inter-node link from the fabric", "empirical, inter-node link from the fabric",
+    "nccl, inter-node link from the fabric"};
+
+/* A collective across nodes on the fabric's links alone (the ring of dpas_collective_ring, one
+ * link per rank: latency per step, bus bytes over the link's bandwidth). */
+static double fabric_time(const dpas_fabric *f, int coll, double bytes, int64_t ranks)
+{
+    double steps, factor;
+    if (dpas_collective_ring(coll, ranks, &steps, &factor, NULL))
+        return NAN;
+    return steps * f->latency + factor * bytes / f->bandwidth;
+}
 
 /* One collective's time, added into out (count times). A collective the calibration lacks (or
  * cannot answer for) is timed from the first it has of all_reduce, all_gather, reduce_scatter,
@@ -78,8 +92,8 @@ static const char *const transferred_text[DPAS_NETMODEL_KINDS + 1][DPAS_COLL_COU
  * the same time, so c of M bytes on n ranks takes what the source measured at
  * M x factor_c(n) / factor_src(n); its basis is transferred and its band widened by
  * transfer_band. DPAS_ENOENT / DPAS_EUNDEF: no collective of the calibration can answer. */
-static int add_time(const dpas_netmodel *m, int coll, int kind, double bytes, dpas_scale at,
-                    double count, dpas_net_step *out, dpas_error *err)
+static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, int coll, int kind,
+                    double bytes, dpas_scale at, double count, dpas_net_step *out, dpas_error *err)
 {
     dpas_net_time t;
     if (count <= 0 || bytes <= 0 || at.ranks <= 1)
@@ -109,14 +123,29 @@ static int add_time(const dpas_netmodel *m, int coll, int kind, double bytes, dp
     if (rc)
         return rc;
     (void)src;
+    /* several nodes asked and no curve measured across nodes: the calibration's time assumes
+     * the network as fast as the node's own links; the fabric given says how fast it is, and the
+     * slower of the two is the time (its band likewise) */
+    if ((t.notes & DPAS_NETTIME_NO_INTER) && fab && fab->bandwidth > 0 && fab->latency >= 0) {
+        double tf = fabric_time(fab, coll, bytes, at.ranks);
+        if (tf > t.seconds) {
+            /* the link at its full rate is a floor; above it, the calibration's relative width */
+            double up = t.band_hi / t.seconds;
+            t.band_lo = tf;
+            t.band_hi = tf * (up > 1 ? up : 1);
+            t.seconds = tf;
+            out->fabric_used = 1;
+        }
+    }
     out->seconds += count * t.seconds;
     out->band_lo += count * t.band_lo, out->band_hi += count * t.band_hi;
     out->basis = t.basis > out->basis ? t.basis : out->basis;
     out->extrapolated |= t.extrapolated;
     out->rescaled |= t.rescaled;
     out->notes |= t.notes;
-    out->model = out->transferred ? transferred_text[t.kind][out->transferred_from]
-                                  : dpas_netmodel_kind_name(t.kind);
+    out->model = out->transferred   ? transferred_text[t.kind][out->transferred_from]
+                 : out->fabric_used ? fabric_text[t.kind]
+                                    : dpas_netmodel_kind_name(t.kind);
     return 0;
 }
 
@@ -213,8 +242,8 @@ int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const
     if ((rc = dpas_schedule_collectives(sched, s, rule, iterations, runs, &n, err)))
         return rc;
     for (size_t i = 0; i < n; i++) {
-        rc = add_time(m, runs[i].collective, kind, runs[i].bytes, runs[i].at, runs[i].count, out,
-                      err);
+        rc = add_time(m, s->fabric_entry, runs[i].collective, kind, runs[i].bytes, runs[i].at,
+                      runs[i].count, out, err);
         if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) /* no collective the calibration can use */
             return from_links(sched, s, rule, iterations, m, links,
                               "alpha_beta (links: no usable curve)", out, err);
