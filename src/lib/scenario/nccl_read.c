@@ -1462,7 +1462,8 @@ static int no_test(reader *r, const char *collective, int want, int64_t ranks)
         dpas__mark_cut(first, sizeof first, n);
         return dpas__fail(err, DPAS_EINVAL, "collective",
                           "%s: no table dpas can read: %s%s; calibrate from an all_reduce, "
-                          "all_gather, reduce_scatter, broadcast or reduce test",
+                          "all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, "
+                          "scatter or sendrecv test",
                           origin, first,
                           g->nskipped == 1   ? ""
                           : g->nskipped == 2 ? " (and 1 other table)"
