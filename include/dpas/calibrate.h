@@ -14,9 +14,7 @@
  * (which accepts NULL); every pointer inside it is owned by it and lives as long as it does.
  * Nothing here prints, exits, or keeps global state.
  *
- * Sizes follow nccl-tests' size column: all_reduce, broadcast and reduce of M bytes are the
- * buffer of M bytes on every rank; all_gather of M bytes is the gathered output, M in total
- * (M/n from each rank); reduce_scatter of M bytes is the M-byte input on every rank. */
+ * Sizes follow nccl-tests' size column (dpas/nccl.h says it per collective). */
 #ifndef DPAS_CALIBRATE_H
 #define DPAS_CALIBRATE_H
 
@@ -295,29 +293,66 @@ typedef struct dpas_net_time {
  * not finite and > 0, ranks < 0, per_node not dividing ranks, per_node 0 and the curves at
  * different ranks per node, a bad kind), DPAS_EUNDEF (the model is undefined, with the reason).
  *
- * For a training step (what `dpas cost --calibration FILE` uses), N replicas, G gradient bytes
- * each, the scale (N, N / nodes replicas per node, at least 1):
- *   AllReduce-based schedules (allreduce, sharded): all_reduce of G;
- *   gather-based schedules (allgather: every replica's gradient to every replica): all_gather
- *     of N x G (nccl-tests' size: the gathered total). */
+ * For a training step (what `dpas cost --calibration FILE` uses) see dpas_schedule_collectives:
+ * the collectives each schedule runs, each timed here. */
 DPAS_API int dpas_netmodel_time_at(const dpas_netmodel *m, int collective, int kind, double bytes,
                                    dpas_scale at, dpas_net_time *out, dpas_error *err);
 /* The same at `ranks` ranks with the curves' ranks per node (0: the first curve's scale). */
 DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
                                 int64_t ranks, dpas_net_time *out, dpas_error *err);
 
-/* A schedule's time per step from the model (the collective it is made of, as above; a
- * parameter server from `links`, the calibration's alpha-beta line). */
+/* The collectives a schedule runs in one step, as dpas-measure runs them (src/measure/step.c,
+ * flat), for N replicas of G gradient bytes each (a replica's share when it spans nodes), at the
+ * step's scale (N x g ranks for replicas of g accelerators tiling a node, their ranks per node),
+ * sizes in nccl-tests' convention (dpas/nccl.h):
+ *   allreduce, innetwork  all_reduce of G
+ *   allgather             all_gather of N x G (the gathered total)
+ *   sharded               alltoall of G (every replica's shards to their owners), then
+ *                         all_gather of G (the aggregated shards)
+ *   sharded_distance      sharded, with between the two: an all_reduce of the N(N-1)/2 partial
+ *                         squared distances (8 B each) once (Krum family), or one all_reduce of
+ *                         N partial norms (8 N B) per iteration (norm-based and iterative rules)
+ *   ps                    gather of N x G to the server (one of the workers: it receives
+ *                         (N-1) G), then broadcast of G
+ *   ps_separate           gather of N^2 G / (N-1) (the server receives N G), broadcast of G
+ * N = 1: none. docs/calibration.md tabulates them and where dpas-measure differs. */
+#define DPAS_SCHEDULE_MAX_COLLECTIVES 3
+typedef struct dpas_schedule_collective {
+    int collective; /* dpas_collective */
+    double bytes;   /* nccl-tests' size column */
+    dpas_scale at;
+    double count; /* times per step */
+} dpas_schedule_collective;
+/* runs: room for DPAS_SCHEDULE_MAX_COLLECTIVES; *nruns the number filled. */
+DPAS_API int dpas_schedule_collectives(dpas_schedule_id sched, const dpas_scenario *s,
+                                       const dpas_rule *rule, int64_t iterations,
+                                       dpas_schedule_collective *runs, size_t *nruns,
+                                       dpas_error *err);
+
+/* A schedule's time per step from the model: the sum of its collectives' times (count x time
+ * each), each from its own collective's curves; a collective the calibration lacks from
+ * another's by bus-bandwidth equivalence (transferred, its band widened by how far such
+ * transfers were off on real data, docs/calibration.md). With no usable curve at all, from
+ * `links` (the calibration's alpha-beta line). */
 typedef struct dpas_net_step {
     double seconds;
     const char *model;     /* which model answered: "empirical", "nccl", "piecewise", "alpha_beta",
-                          or "alpha_beta (links...)" when the calibration has no curve of the
-                          schedule's collective or the schedule is none (static) */
+                          followed by ", transferred from all_reduce" (or the collective it
+                          was) when a collective was timed from another's curves, or
+                          "alpha_beta (links...)" when no curve could answer (static) */
     dpas_time_basis basis; /* the weakest basis of its collectives' times; NONE from the links */
     double band_lo, band_hi; /* the sum of its collectives' bands; NaN when none */
     int extrapolated;        /* outside the measured sizes */
     int rescaled;            /* at a scale no curve measured */
     unsigned notes;          /* DPAS_NETTIME_* of its collectives */
+    unsigned transferred;    /* bits (1 << dpas_collective) of its collectives the calibration
+                                lacked, timed from transferred_from's curves */
+    int transferred_from;    /* the dpas_collective they were timed from; -1 when none (then
+                                model says "..., transferred from all_reduce" otherwise) */
+    int fabric_used;         /* several nodes asked, no curve measured across nodes, and the
+                                scenario's fabric (its link's bandwidth and latency, one link per
+                                rank) made a collective slower than the calibration's answer: the
+                                slower is taken (model: "..., inter-node link from the fabric") */
 } dpas_net_step;
 DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
                                     const dpas_rule *rule, int64_t iterations,

@@ -10,7 +10,10 @@
  *
  * Sizes follow nccl-tests' size column: all_reduce, broadcast and reduce of M bytes are the
  * buffer of M bytes on every rank; all_gather of M bytes is the gathered output, M in total
- * (M/n from each rank); reduce_scatter of M bytes is the M-byte input on every rank. */
+ * (M/n from each rank); reduce_scatter of M bytes is the M-byte input on every rank; alltoall
+ * of M bytes is the M-byte send buffer of every rank (M/n to each rank); gather of M bytes is
+ * the root's M-byte output (M/n from each rank), scatter of M bytes the root's M-byte input;
+ * sendrecv of M bytes is the M-byte buffer every rank sends. */
 #ifndef DPAS_NCCL_H
 #define DPAS_NCCL_H
 
@@ -29,10 +32,15 @@ typedef enum dpas_collective {
     DPAS_COLL_REDUCE_SCATTER,
     DPAS_COLL_BROADCAST,
     DPAS_COLL_REDUCE,
+    DPAS_COLL_ALLTOALL, /* every rank sends a block to every rank (nccl-tests' alltoall_perf) */
+    DPAS_COLL_GATHER,   /* every rank's block to one root */
+    DPAS_COLL_SCATTER,  /* one root's blocks, one to every rank */
+    DPAS_COLL_SENDRECV, /* every rank sends its buffer to the next, receives from the previous */
     DPAS_COLL_COUNT
 } dpas_collective;
 
-/* "all_reduce", "all_gather", ...; NULL when coll is out of range. */
+/* "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "gather",
+ * "scatter", "sendrecv"; NULL when coll is out of range. */
 DPAS_API const char *dpas_collective_name(int coll);
 /* A collective from its name as users and nccl-tests write it: all_reduce, allreduce, AllReduce,
  * all_reduce_perf, ./build/all_reduce_perf_mpi. DPAS_EINVAL naming the accepted names. */
@@ -45,6 +53,11 @@ DPAS_API int dpas_collective_parse(const char *text, int *coll, dpas_error *err)
  *   reduce_scatter  steps n-1     factor (n-1)/n
  *   broadcast       steps n-1     factor 1
  *   reduce          steps n-1     factor 1
+ *   alltoall        steps n-1     factor (n-1)/n   (bytes: each rank's whole buffer, M/n to
+ *                                                   each rank)
+ *   gather          steps n-1     factor (n-1)/n   (bytes: the root's gathered total)
+ *   scatter         steps n-1     factor (n-1)/n   (bytes: the root's whole buffer)
+ *   sendrecv        steps 1       factor 1         (bytes: the buffer each rank sends)
  * n = 1 gives 0 and 0 (nothing crosses a link). DPAS_EINVAL for n < 1 or an unknown coll. */
 DPAS_API int dpas_collective_ring(int coll, int64_t n, double *steps, double *factor,
                                   dpas_error *err);

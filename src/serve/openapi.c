@@ -194,7 +194,7 @@ static const opt_doc opt_docs[] = {
     {"title", T_TEXT, 0, 0, "the plot's title"},
     {"collective", T_TEXT, 0, 0,
      "the collective of the log's table when its header does not say (all_reduce, all_gather, "
-     "reduce_scatter, broadcast, reduce)"},
+     "reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv)"},
     {"ranks", T_INT, 2, -1, "the rank count of the log when its Rank lines do not say"},
     {"predict", T_TEXT, 0, 0, "sizes to predict, comma-separated, with units (16MiB,1GB)"},
     {"at", T_TEXT, 0, 0,

@@ -718,8 +718,8 @@ static void test_old_and_new_layouts(void **state)
     dpas_nccl_log_free(g);
 
     /* a test dpas does not model, alone in its file */
-    e = read_error("# Collective test starting: alltoall_perf\n" HDR AG1, NULL, 0);
-    assert_msg_contains(e, "t.txt: no table dpas can read: the test \"alltoall_perf\" (line 2) "
+    e = read_error("# Collective test starting: hypercube_perf\n" HDR AG1, NULL, 0);
+    assert_msg_contains(e, "t.txt: no table dpas can read: the test \"hypercube_perf\" (line 2) "
                            "is not a collective dpas models; calibrate from an all_reduce");
 }
 
@@ -787,9 +787,16 @@ static void test_collective_names(void **state)
     }
     assert_int_equal(dpas_collective_parse("reduce", &c, &e), 0);
     assert_int_equal(c, DPAS_COLL_REDUCE);
-    assert_int_equal(dpas_collective_parse("alltoall", &c, &e), DPAS_EINVAL);
+    assert_int_equal(dpas_collective_parse("alltoall_perf", &c, &e), 0);
+    assert_int_equal(c, DPAS_COLL_ALLTOALL);
+    assert_int_equal(dpas_collective_parse("SendRecv", &c, &e), 0);
+    assert_int_equal(c, DPAS_COLL_SENDRECV);
+    /* alltoallv shares alltoall's columns, not its algbw (not size / time): not read */
+    assert_int_equal(dpas_collective_parse("alltoallv", &c, &e), DPAS_EINVAL);
+    assert_int_equal(dpas_collective_parse("hypercube", &c, &e), DPAS_EINVAL);
     assert_msg_contains(e, "collective must be one of all_reduce, all_gather, reduce_scatter, "
-                           "broadcast or reduce, got \"alltoall\"");
+                           "broadcast, reduce, alltoall, gather, scatter or sendrecv, got "
+                           "\"hypercube\"");
     double steps, factor;
     assert_int_equal(dpas_collective_ring(DPAS_COLL_ALL_REDUCE, 16, &steps, &factor, &e), 0);
     assert_true(steps == 30 && factor == 1.875);
@@ -797,6 +804,16 @@ static void test_collective_names(void **state)
     assert_true(steps == 15 && factor == 0.9375);
     assert_int_equal(dpas_collective_ring(DPAS_COLL_BROADCAST, 16, &steps, &factor, &e), 0);
     assert_true(steps == 15 && factor == 1);
+    /* nccl-tests' src/alltoall.cu, gather.cu, scatter.cu: busbw = algbw x (n-1)/n;
+     * src/sendrecv.cu: busbw = algbw (one send and one receive per rank) */
+    assert_int_equal(dpas_collective_ring(DPAS_COLL_ALLTOALL, 16, &steps, &factor, &e), 0);
+    assert_true(steps == 15 && factor == 0.9375);
+    assert_int_equal(dpas_collective_ring(DPAS_COLL_GATHER, 16, &steps, &factor, &e), 0);
+    assert_true(steps == 15 && factor == 0.9375);
+    assert_int_equal(dpas_collective_ring(DPAS_COLL_SCATTER, 16, &steps, &factor, &e), 0);
+    assert_true(steps == 15 && factor == 0.9375);
+    assert_int_equal(dpas_collective_ring(DPAS_COLL_SENDRECV, 16, &steps, &factor, &e), 0);
+    assert_true(steps == 1 && factor == 1);
     int k;
     assert_int_equal(dpas_netmodel_kind_parse("piecewise", &k, &e), 0);
     assert_int_equal(k, DPAS_NETMODEL_PIECEWISE);

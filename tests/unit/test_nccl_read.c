@@ -54,7 +54,7 @@ typedef struct real_file {
     const char *given;   /* --collective the file needs, or NULL */
     const char *refused; /* as it is (without `given`): part of the one-line reason, or NULL */
     size_t ntests;
-    want_test t[3];
+    want_test t[5];
     size_t nskipped;
     const char *skipped[2]; /* their names */
     int skipped_line[2];
@@ -63,6 +63,8 @@ typedef struct real_file {
 #define AR DPAS_COLL_ALL_REDUCE
 #define AG DPAS_COLL_ALL_GATHER
 #define RS DPAS_COLL_REDUCE_SCATTER
+#define A2A DPAS_COLL_ALLTOALL
+#define SR DPAS_COLL_SENDRECV
 
 /* By hand from the files:
  * - nccl-real (its README): 01 and 02 have 16 Rank lines on two hosts (8 each); 03, 04 (srun
@@ -76,7 +78,7 @@ typedef struct real_file {
  *   on x3006c0s1b1n0: CXI alloc failed ...", its two lines are the whole file).
  * - xxrjun: five tests per file, named by "# Collective test starting", 10 rows each, Rank lines
  *   on 10 hosts (cnode3-002 .. cnode3-011) with 1, 2, 4 or 8 each, or on one host with 4 or 8;
- *   alltoall_perf and sendrecv_perf are skipped.
+ *   all five read (alltoall_perf and sendrecv_perf too, at the header lines listed).
  * - AWS p5: 16 Rank lines on test-nccl-worker-0 and -1 (8 each), one table of 32 rows (8 B to
  *   16 GiB) under mpirun tags, inside the rows in v2.20.3-1 and v2.22.3-1. */
 #define NOSKIP 0, {NULL, NULL}, {0, 0}
@@ -92,7 +94,7 @@ static const real_file files[] = {
      {{AR, 8, 0, 0, 32, 0, 3}}, NOSKIP},
     {"nccl-real/06_gb10_2ranks_all_gather_one_size.txt", NULL, NULL, 1, {{AG, 2, 2, 1, 1, 0, 11}}, NOSKIP},
     {"nccl-real/07_dstack_a3mega_2nodes_all_gather_no_hash.txt", "all_gather",
-     "fit all_gather or alltoall; if it is an all_gather, give collective all_gather", 1,
+     "fit all_gather or alltoall; give collective all_gather or collective alltoall", 1,
      {{AG, 16, 0, 0, 11, 0, 6}}, NOSKIP},
     {"nccl-scaling/polaris_nccl2.18_tuned_2nodes_8ranks_all_reduce.dat", NULL, NULL, 1,
      {{AR, 8, 2, 4, 29, 0, 14}}, NOSKIP},
@@ -119,24 +121,36 @@ static const real_file files[] = {
      {{AR, 32, 8, 4, 29, 0, 38}}, NOSKIP},
     {"nccl-scaling/polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat", NULL, NULL, 1,
      {{AR, 2160, 540, 4, 29, 0, 2166}}, NOSKIP},
-    {"nccl-scaling/xxrjun_h100_10nodes_x1gpus_five_tests.log", NULL, NULL, 3,
-     {{AR, 10, 10, 1, 10, 0, 20}, {AG, 10, 10, 1, 10, 0, 57}, {RS, 10, 10, 1, 10, 0, 94}},
-     2, {"alltoall_perf", "sendrecv_perf"}, {131, 168}},
-    {"nccl-scaling/xxrjun_h100_10nodes_x2gpus_five_tests.log", NULL, NULL, 3,
-     {{AR, 20, 10, 2, 10, 0, 30}, {AG, 20, 10, 2, 10, 0, 77}, {RS, 20, 10, 2, 10, 0, 124}},
-     2, {"alltoall_perf", "sendrecv_perf"}, {171, 218}},
-    {"nccl-scaling/xxrjun_h100_10nodes_x4gpus_five_tests.log", NULL, NULL, 3,
-     {{AR, 40, 10, 4, 10, 0, 50}, {AG, 40, 10, 4, 10, 0, 117}, {RS, 40, 10, 4, 10, 0, 184}},
-     2, {"alltoall_perf", "sendrecv_perf"}, {251, 318}},
-    {"nccl-scaling/xxrjun_h100_10nodes_x8gpus_five_tests.log", NULL, NULL, 3,
-     {{AR, 80, 10, 8, 10, 0, 90}, {AG, 80, 10, 8, 10, 0, 197}, {RS, 80, 10, 8, 10, 0, 304}},
-     2, {"alltoall_perf", "sendrecv_perf"}, {411, 518}},
-    {"nccl-scaling/xxrjun_h100_1node_x4gpus_five_tests.log", NULL, NULL, 3,
-     {{AR, 4, 1, 4, 10, 0, 14}, {AG, 4, 1, 4, 10, 0, 45}, {RS, 4, 1, 4, 10, 0, 76}},
-     2, {"alltoall_perf", "sendrecv_perf"}, {107, 138}},
-    {"nccl-scaling/xxrjun_h100_1node_x8gpus_five_tests.log", NULL, NULL, 3,
-     {{AR, 8, 1, 8, 10, 0, 18}, {AG, 8, 1, 8, 10, 0, 53}, {RS, 8, 1, 8, 10, 0, 88}},
-     2, {"alltoall_perf", "sendrecv_perf"}, {123, 158}},
+    {"nccl-scaling/xxrjun_h100_10nodes_x1gpus_five_tests.log", NULL, NULL, 5,
+     {{AR, 10, 10, 1, 10, 0, 20}, {AG, 10, 10, 1, 10, 0, 57},
+      {RS, 10, 10, 1, 10, 0, 94}, {A2A, 10, 10, 1, 10, 0, 131},
+      {SR, 10, 10, 1, 10, 0, 168}},
+     NOSKIP},
+    {"nccl-scaling/xxrjun_h100_10nodes_x2gpus_five_tests.log", NULL, NULL, 5,
+     {{AR, 20, 10, 2, 10, 0, 30}, {AG, 20, 10, 2, 10, 0, 77},
+      {RS, 20, 10, 2, 10, 0, 124}, {A2A, 20, 10, 2, 10, 0, 171},
+      {SR, 20, 10, 2, 10, 0, 218}},
+     NOSKIP},
+    {"nccl-scaling/xxrjun_h100_10nodes_x4gpus_five_tests.log", NULL, NULL, 5,
+     {{AR, 40, 10, 4, 10, 0, 50}, {AG, 40, 10, 4, 10, 0, 117},
+      {RS, 40, 10, 4, 10, 0, 184}, {A2A, 40, 10, 4, 10, 0, 251},
+      {SR, 40, 10, 4, 10, 0, 318}},
+     NOSKIP},
+    {"nccl-scaling/xxrjun_h100_10nodes_x8gpus_five_tests.log", NULL, NULL, 5,
+     {{AR, 80, 10, 8, 10, 0, 90}, {AG, 80, 10, 8, 10, 0, 197},
+      {RS, 80, 10, 8, 10, 0, 304}, {A2A, 80, 10, 8, 10, 0, 411},
+      {SR, 80, 10, 8, 10, 0, 518}},
+     NOSKIP},
+    {"nccl-scaling/xxrjun_h100_1node_x4gpus_five_tests.log", NULL, NULL, 5,
+     {{AR, 4, 1, 4, 10, 0, 14}, {AG, 4, 1, 4, 10, 0, 45},
+      {RS, 4, 1, 4, 10, 0, 76}, {A2A, 4, 1, 4, 10, 0, 107},
+      {SR, 4, 1, 4, 10, 0, 138}},
+     NOSKIP},
+    {"nccl-scaling/xxrjun_h100_1node_x8gpus_five_tests.log", NULL, NULL, 5,
+     {{AR, 8, 1, 8, 10, 0, 18}, {AG, 8, 1, 8, 10, 0, 53},
+      {RS, 8, 1, 8, 10, 0, 88}, {A2A, 8, 1, 8, 10, 0, 123},
+      {SR, 8, 1, 8, 10, 0, 158}},
+     NOSKIP},
     {"nccl-scaling/aws_p5_h100_2nodes_16ranks_v2.20.3-1.log", NULL, NULL, 1,
      {{AR, 16, 2, 8, 32, 0, 2903}}, NOSKIP},
     {"nccl-scaling/aws_p5_h100_2nodes_16ranks_v2.22.3-1.log", NULL, NULL, 1,
@@ -374,13 +388,13 @@ static void test_command_line_names(void **state)
     dpas_nccl_log_free(g);
 
     /* a banner naming a test dpas does not model: skipped unread, even rows it could not read */
-    g = read_text("===== alltoall_perf =====\n" HDR "     1048576   garbage\n" END
+    g = read_text("===== hypercube_perf =====\n" HDR "     1048576   garbage\n" END
                   "===== all_reduce_perf =====\n" HDR ROW1 ROW2 END,
                   NULL, 0);
     assert_int_equal(g->ntests, 1);
     assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
     assert_int_equal(g->nskipped, 1);
-    assert_string_equal(g->skipped[0].name, "alltoall_perf");
+    assert_string_equal(g->skipped[0].name, "hypercube_perf");
     assert_int_equal(g->skipped[0].line, 2);
     assert_int_equal(g->skipped[0].rows, 1);
     dpas_nccl_log_free(g);
@@ -425,10 +439,9 @@ static void test_sendrecv_or_all_reduce(void **state)
     /* 2 ranks (or none said): both fit; refused with the option that reads it */
     dpas_error e = read_error(RANKS2 HDR SR1 SR2, NULL, 0);
     assert_msg_contains(e, "t.txt:4: cannot tell which collective this is");
-    assert_msg_contains(e, "fit all_reduce or sendrecv; if it is an all_reduce, give "
-                           "collective all_reduce, or add the line \"# Collective test "
-                           "starting: all_reduce_perf\" above its table (dpas does not model "
-                           "sendrecv)");
+    assert_msg_contains(e, "fit all_reduce or sendrecv; give collective all_reduce or "
+                           "collective sendrecv, or add the line \"# Collective test "
+                           "starting: NAME_perf\" above its table");
     /* without Rank lines a reduce_scatter on some 1400 ranks prints 1 as well */
     e = read_error(HDR SR1 SR2, NULL, 0);
     assert_msg_contains(e, "fit all_reduce, reduce_scatter or sendrecv");
@@ -437,26 +450,24 @@ static void test_sendrecv_or_all_reduce(void **state)
     assert_int_equal(g->tests[0].ranks, 2);
     dpas_nccl_log_free(g);
 
-    /* 4 ranks: an all_reduce would print 1.5, so it is a sendrecv: skipped, and --collective
-     * cannot make it another collective */
+    /* 4 ranks: an all_reduce would print 1.5, so it is a sendrecv: read as one, and
+     * --collective cannot make it another collective */
     g = read_text(RANKS4 HDR SR1 SR2 END RANKS4 HDR ROW1 ROW2 END, NULL, 0);
-    assert_int_equal(g->ntests, 1);
-    assert_int_equal(g->tests[0].header_line, 14);
-    assert_int_equal(g->nskipped, 1);
-    assert_int_equal(g->skipped[0].reason, DPAS_NCCL_SKIP_LOOKS_UNMODELLED);
-    assert_string_equal(g->skipped[0].name, "sendrecv");
-    assert_string_equal(g->skipped[0].why, "busbw/algbw = 1 (line 7), redop sum, root -1, 4 Rank "
-                                           "lines");
+    assert_int_equal(g->ntests, 2);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_SENDRECV);
+    assert_int_equal(g->tests[0].collective_from, DPAS_NCCL_BUS_RATIO);
+    assert_int_equal(g->tests[0].ranks, 4);
+    assert_int_equal(g->tests[1].header_line, 14);
+    assert_int_equal(g->nskipped, 0);
     dpas_nccl_log_free(g);
     e = read_error(RANKS4 HDR SR1 SR2, "all_gather", 0);
-    assert_msg_contains(e, "no table dpas can read: the columns of the table at line 5");
-    assert_msg_contains(e, "fit only sendrecv");
+    assert_int_equal(e.code, DPAS_EINVAL);
 
     /* on 2 ranks with the in-place run unchecked (nccl-tests' sendrecv before 2.18): sendrecv */
     g = read_text(RANKS2 HDR SR1_NA END RANKS4 HDR ROW1 END, NULL, 0);
-    assert_int_equal(g->ntests, 1);
-    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_REDUCE);
-    assert_string_equal(g->skipped[0].name, "sendrecv");
+    assert_int_equal(g->ntests, 2);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_SENDRECV);
+    assert_int_equal(g->tests[1].collective, DPAS_COLL_ALL_REDUCE);
     dpas_nccl_log_free(g);
 }
 
@@ -469,20 +480,22 @@ static void test_all_gather_or_alltoall(void **state)
 {
     (void)state;
     dpas_nccl_log *g = read_text(RANKS4 HDR A2A1 END RANKS4 HDR AG1 END, NULL, 0);
-    assert_int_equal(g->ntests, 1);
-    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALL_GATHER);
-    assert_int_equal(g->tests[0].header_line, 13);
-    assert_string_equal(g->skipped[0].name, "alltoall");
+    assert_int_equal(g->ntests, 2);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_ALLTOALL);
+    assert_int_equal(g->tests[0].ranks, 4); /* 7.87 / 10.49 = 0.750: (n-1)/n at n = 4 */
+    assert_int_equal(g->tests[1].collective, DPAS_COLL_ALL_GATHER);
+    assert_int_equal(g->tests[1].header_line, 13);
+    assert_int_equal(g->nskipped, 0);
     dpas_nccl_log_free(g);
     dpas_error e = read_error(RANKS4 HDR AGNA, NULL, 0);
-    assert_msg_contains(e, "fit all_gather or alltoall; if it is an all_gather, give collective "
-                           "all_gather, or add the line \"# Collective test starting: "
-                           "all_gather_perf\" above its table (dpas does not model alltoall)");
+    assert_msg_contains(e, "fit all_gather or alltoall; give collective all_gather or collective "
+                           "alltoall, or add the line \"# Collective test starting: "
+                           "NAME_perf\" above its table");
     assert_msg_contains(e, "#wrong N/A (the data check was off)");
 }
 
-/* A root >= 0: broadcast or reduce at busbw/algbw 1; (n-1)/n is gather or scatter, never read
- * as a broadcast. */
+/* A root >= 0: broadcast or reduce at busbw/algbw 1; (n-1)/n is gather or scatter (which needs
+ * its name or --collective), never read as a broadcast. */
 static void test_rooted(void **state)
 {
     (void)state;
@@ -495,9 +508,13 @@ static void test_rooted(void **state)
     const char *ga = RANKS4 HDR "     1048576         65536     float    none       0    100.0   "
                                "10.49    7.87      0    100.0   10.49    7.87      0\n";
     dpas_error e = read_error(ga, NULL, 0);
-    assert_msg_contains(e, "fit only gather or scatter");
+    assert_msg_contains(e, "fit gather or scatter; give collective gather or collective scatter");
     e = read_error(ga, "broadcast", 0);
-    assert_msg_contains(e, "fit only gather or scatter");
+    assert_msg_contains(e, "no broadcast test");
+    g = read_text(ga, "gather", 0);
+    assert_int_equal(g->tests[0].collective, DPAS_COLL_GATHER);
+    assert_int_equal(g->tests[0].ranks, 4);
+    dpas_nccl_log_free(g);
 }
 
 /* Before 2022-09 all_gather, broadcast, alltoall, gather and scatter printed an empty op (the row
@@ -625,7 +642,7 @@ static void test_bounds(void **state)
 static void test_json_fields(void **state)
 {
     (void)state;
-    const char *text = RANKS4 HDR AGZ AG1 AG2 END "===== sendrecv_perf =====\n" HDR SR1 END;
+    const char *text = RANKS4 HDR AGZ AG1 AG2 END "===== hypercube_perf =====\n" HDR SR1 END;
     dpas_netmodel *m = NULL;
     dpas_error e = {0};
     assert_int_equal(dpas_netmodel_from_text(text, strlen(text), "t.txt", NULL, 0, &m, &e), 0);
@@ -645,14 +662,14 @@ static void test_json_fields(void **state)
     json_t *file = json_array_get(json_object_get(root, "files"), 0);
     json_t *s = json_array_get(json_object_get(file, "skipped_tables"), 0);
     assert_non_null(s);
-    assert_string_equal(json_string_value(json_object_get(s, "name")), "sendrecv_perf");
+    assert_string_equal(json_string_value(json_object_get(s, "name")), "hypercube_perf");
     assert_string_equal(json_string_value(json_object_get(s, "reason")), "unmodelled");
     assert_int_equal(json_integer_value(json_object_get(s, "line")), 12);
     bool noted = false;
     json_t *notes = json_object_get(root, "notes");
     for (size_t i = 0; i < json_array_size(notes); i++)
         noted |= strstr(json_string_value(json_array_get(notes, i)),
-                        "t.txt:12: sendrecv_perf skipped (1 row): dpas does not model it") != NULL;
+                        "t.txt:12: hypercube_perf skipped (1 row): dpas does not model it") != NULL;
     assert_true(noted);
     json_decref(root);
     dpas_free(js);

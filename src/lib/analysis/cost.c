@@ -180,8 +180,9 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
     if (c->net_kind >= 0)
         note(c,
              "time from the calibration's measured curves (network model %s: %s), with its "
-             "basis and band; parameter servers from its alpha-beta line (--all: the "
-             "hierarchical alternative, from that line)",
+             "basis and band, each schedule the sum of the collectives it runs, one the "
+             "calibration lacks transferred from another's curve (--all: the hierarchical "
+             "alternative, from its alpha-beta line)",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
                  ? "the measured curve at a measured scale, the nccl model elsewhere"

@@ -34,21 +34,118 @@ static dpas_scale step_scale(const dpas_scenario *s, const dpas_report *r, doubl
     return (dpas_scale){N, per};
 }
 
-/* One collective's time, added into out. DPAS_ENOENT / DPAS_EUNDEF: no usable curve. */
-static int add_time(const dpas_netmodel *m, int coll, int kind, double bytes, dpas_scale at,
-                    dpas_net_step *out, dpas_error *err)
+/* How far a collective's time is off when it is transferred from the all_reduce of the same log
+ * by bus-bandwidth equivalence: quantiles of e = ln(measured / transferred) at sizes >= 1 MiB
+ * on the shared H100 five-test logs (tests/data/nccl-scaling/xxrjun_h100_*_five_tests.log, six
+ * scales from 4 to 80 ranks), by scripts/transfer_errors.py; docs/calibration.md derives them.
+ * A collective those logs did not measure, or a source other than all_reduce, takes the pooled
+ * quantiles of all four. The band of a transferred time is its source's band times
+ * [exp(min(q05, 0)), exp(max(q95, 0))]. */
+static void transfer_band(int coll, int src, double *lo, double *hi)
+{
+    double q05 = -0.0498, q95 = 2.0056; /* every collective pooled (204 points) */
+    if (src == DPAS_COLL_ALL_REDUCE) {
+        switch (coll) {
+        case DPAS_COLL_ALL_GATHER: q05 = -0.1169, q95 = 0.2907; break;     /* 50 points */
+        case DPAS_COLL_REDUCE_SCATTER: q05 = -0.1237, q95 = 0.2878; break; /* 50 points */
+        case DPAS_COLL_ALLTOALL: q05 = 0.0252, q95 = 1.8442; break;        /* 50 points */
+        case DPAS_COLL_SENDRECV: q05 = -0.0144, q95 = 3.0370; break;       /* 54 points */
+        default: break;
+        }
+    }
+    *lo = exp(q05 < 0 ? q05 : 0);
+    *hi = exp(q95 > 0 ? q95 : 0);
+}
+
+/* "empirical, transferred from all_reduce", ...: the model text of a step that timed a
+ * collective from another's curves (static, as dpas_net_step.model is). */
+#define TR_ROW(k)                                                                                  \
+    {                                                                                              \
+        k ", transferred from all_reduce", k ", transferred from all_gather",                      \
+            k ", transferred from reduce_scatter", k ", transferred from broadcast",               \
+            k ", transferred from reduce", k ", transferred from alltoall",                        \
+            k ", transferred from gather", k ", transferred from scatter",                         \
+            k ", transferred from sendrecv"                                                        \
+    }
+static const char *const transferred_text[DPAS_NETMODEL_KINDS + 1][DPAS_COLL_COUNT] = {
+    TR_ROW("default"), TR_ROW("alpha_beta"), TR_ROW("piecewise"), TR_ROW("empirical"),
+    TR_ROW("nccl")};
+#undef TR_ROW
+static const char *const fabric_text[DPAS_NETMODEL_KINDS + 1] = {
+    "default, inter-node link from the fabric", "alpha_beta, inter-node link from the fabric",
+    "piecewise, inter-node link from the fabric", "empirical, inter-node link from the fabric",
+    "nccl, inter-node link from the fabric"};
+
+/* A collective across nodes on the fabric's links alone (the ring of dpas_collective_ring, one
+ * link per rank: latency per step, bus bytes over the link's bandwidth). */
+static double fabric_time(const dpas_fabric *f, int coll, double bytes, int64_t ranks)
+{
+    double steps, factor;
+    if (dpas_collective_ring(coll, ranks, &steps, &factor, NULL))
+        return NAN;
+    return steps * f->latency + factor * bytes / f->bandwidth;
+}
+
+/* One collective's time, added into out (count times). A collective the calibration lacks (or
+ * cannot answer for) is timed from the first it has of all_reduce, all_gather, reduce_scatter,
+ * ... by bus-bandwidth equivalence: the same bus bytes (nccl-tests' busbw = algbw x factor) take
+ * the same time, so c of M bytes on n ranks takes what the source measured at
+ * M x factor_c(n) / factor_src(n); its basis is transferred and its band widened by
+ * transfer_band. DPAS_ENOENT / DPAS_EUNDEF: no collective of the calibration can answer. */
+static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, int coll, int kind,
+                    double bytes, dpas_scale at, double count, dpas_net_step *out, dpas_error *err)
 {
     dpas_net_time t;
-    int rc = dpas_netmodel_time_at(m, coll, kind, bytes, at, &t, err);
+    if (count <= 0 || bytes <= 0 || at.ranks <= 1)
+        return 0; /* nothing crosses a link */
+    int src = coll, rc = dpas_netmodel_time_at(m, coll, kind, bytes, at, &t, err);
+    for (int c = 0; (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) && c < DPAS_COLL_COUNT; c++) {
+        double sc, fc, ss, fs;
+        if (c == coll || dpas_collective_ring(coll, at.ranks, &sc, &fc, NULL) ||
+            dpas_collective_ring(c, at.ranks, &ss, &fs, NULL) || !(fs > 0) || !(fc > 0))
+            continue;
+        dpas_error e2;
+        src = c;
+        rc = dpas_netmodel_time_at(m, c, kind, bytes * fc / fs, at, &t, &e2);
+        if (rc == 0) {
+            double lo, hi;
+            transfer_band(coll, c, &lo, &hi);
+            t.band_lo *= lo, t.band_hi *= hi;
+            t.basis = DPAS_BASIS_TRANSFERRED;
+            out->transferred |= 1u << coll;
+            out->transferred_from = c;
+        } else if (rc != DPAS_ENOENT && rc != DPAS_EUNDEF) {
+            if (err)
+                *err = e2;
+            return rc;
+        }
+    }
     if (rc)
         return rc;
-    out->seconds += t.seconds;
-    out->band_lo += t.band_lo, out->band_hi += t.band_hi;
+    (void)src;
+    /* several nodes asked and no curve measured across nodes: the calibration's time assumes
+     * the network as fast as the node's own links; the fabric given says how fast it is, and the
+     * slower of the two is the time (its band likewise) */
+    if ((t.notes & DPAS_NETTIME_NO_INTER) && fab && fab->bandwidth > 0 && fab->latency >= 0) {
+        double tf = fabric_time(fab, coll, bytes, at.ranks);
+        if (tf > t.seconds) {
+            /* the link at its full rate is a floor; above it, the calibration's relative width */
+            double up = t.band_hi / t.seconds;
+            t.band_lo = tf;
+            t.band_hi = tf * (up > 1 ? up : 1);
+            t.seconds = tf;
+            out->fabric_used = 1;
+        }
+    }
+    out->seconds += count * t.seconds;
+    out->band_lo += count * t.band_lo, out->band_hi += count * t.band_hi;
     out->basis = t.basis > out->basis ? t.basis : out->basis;
     out->extrapolated |= t.extrapolated;
     out->rescaled |= t.rescaled;
     out->notes |= t.notes;
-    out->model = dpas_netmodel_kind_name(t.kind);
+    out->model = out->transferred   ? transferred_text[t.kind][out->transferred_from]
+                 : out->fabric_used ? fabric_text[t.kind]
+                                    : dpas_netmodel_kind_name(t.kind);
     return 0;
 }
 
@@ -64,7 +161,8 @@ static int from_links(dpas_schedule_id sched, const dpas_scenario *s, const dpas
                            .basis = DPAS_BASIS_TRANSFERRED,
                            .band_lo = NAN,
                            .band_hi = NAN,
-                           .rescaled = 1};
+                           .rescaled = 1,
+                           .transferred_from = -1};
     for (size_t i = 0; i < m->ncurves; i++)
         if (m->curves[i].collective == DPAS_COLL_ALL_REDUCE && m->curves[i].ranks == s->dp_degree)
             out->rescaled = 0;
@@ -72,52 +170,85 @@ static int from_links(dpas_schedule_id sched, const dpas_scenario *s, const dpas
                               err);
 }
 
+int dpas_schedule_collectives(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                              int64_t iterations, dpas_schedule_collective *runs, size_t *nruns,
+                              dpas_error *err)
+{
+    int rc;
+    *nruns = 0;
+    if ((unsigned)sched >= DPAS_SCHED_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "schedule", "unknown schedule %d", (int)sched);
+    dpas_report rep;
+    if ((rc = dpas_evaluate(s, &rep, err)))
+        return rc;
+    const int64_t N = s->dp_degree;
+    double share;
+    const dpas_scale at = step_scale(s, &rep, &share);
+    const double G = dpas_bytes_to_double(rep.gradient_bytes) * share, n = (double)N;
+    if (N == 1) /* one replica exchanges nothing */
+        return 0;
+    size_t k = 0;
+#define RUN(c, b, times) (runs[k++] = (dpas_schedule_collective){(c), (b), at, (times)})
+    switch (sched) {
+    case DPAS_SCHED_ALLREDUCE:
+    case DPAS_SCHED_INNETWORK: /* NCCL's in-network reduction (SHARP, NVLS) is its all_reduce */
+        RUN(DPAS_COLL_ALL_REDUCE, G, 1);
+        break;
+    case DPAS_SCHED_ALLGATHER: /* every gradient to every replica: N x G gathered */
+        RUN(DPAS_COLL_ALL_GATHER, n * G, 1);
+        break;
+    case DPAS_SCHED_SHARDED:
+    case DPAS_SCHED_SHARDED_DISTANCE:
+        /* each replica sends shard i of its gradient to replica i (alltoall of its G bytes),
+         * applies the rule to its shard, and the results are gathered (all_gather of G) */
+        RUN(DPAS_COLL_ALLTOALL, G, 1);
+        if (sched == DPAS_SCHED_SHARDED_DISTANCE) {
+            const bool per_round =
+                rule && (rule->caps & (DPAS_RULE_CAP_ITERATIVE | DPAS_RULE_CAP_NORMS));
+            if (per_round) /* N partial norms (fp64) per round, one all_reduce each */
+                RUN(DPAS_COLL_ALL_REDUCE, 8.0 * n,
+                    (rule->caps & DPAS_RULE_CAP_ITERATIVE) && iterations > 0 ? (double)iterations
+                                                                             : 1.0);
+            else /* the upper triangle of the partial squared distances (fp64), once */
+                RUN(DPAS_COLL_ALL_REDUCE, 8.0 * n * (n - 1) / 2, 1);
+        }
+        RUN(DPAS_COLL_ALL_GATHER, G, 1);
+        break;
+    case DPAS_SCHED_PS:
+    case DPAS_SCHED_PS_SEPARATE:
+        /* a robust rule needs every gradient whole at the server (a reduce would sum them): a
+         * gather of the gradients to the server, then a broadcast of the aggregate. nccl-tests'
+         * gather of M bytes on n ranks brings (n-1)/n x M to the root: on one of the workers the
+         * server receives (N-1) G, so M = N G; on a separate node it receives N G, so
+         * M = N^2 G / (N-1), on the workers' scale (the server's own rank is not counted) */
+        RUN(DPAS_COLL_GATHER, sched == DPAS_SCHED_PS ? n * G : n * n * G / (n - 1), 1);
+        RUN(DPAS_COLL_BROADCAST, G, 1);
+        break;
+    default: break;
+    }
+#undef RUN
+    *nruns = k;
+    return 0;
+}
+
 int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
                            int64_t iterations, const dpas_netmodel *m, int kind,
                            const dpas_links *links, dpas_net_step *out, dpas_error *err)
 {
     int rc;
-    const int64_t N = s->dp_degree;
-    dpas_report rep;
-    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind)};
-    if ((rc = dpas_evaluate(s, &rep, err)))
+    dpas_schedule_collective runs[DPAS_SCHEDULE_MAX_COLLECTIVES];
+    size_t n = 0;
+    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind), .transferred_from = -1};
+    if ((rc = dpas_schedule_collectives(sched, s, rule, iterations, runs, &n, err)))
         return rc;
-    double share;
-    const dpas_scale at = step_scale(s, &rep, &share);
-    const double G = dpas_bytes_to_double(rep.gradient_bytes) * share;
-    if (N == 1) /* one replica exchanges nothing */
-        return 0;
-    switch (sched) {
-    case DPAS_SCHED_ALLREDUCE:
-    case DPAS_SCHED_INNETWORK: /* NCCL's in-network reduction is measured as an all_reduce */
-    case DPAS_SCHED_SHARDED:   /* reduce-scatter + all-gather: the ring AllReduce's bytes */
-        rc = add_time(m, DPAS_COLL_ALL_REDUCE, kind, G, at, out, err);
-        break;
-    case DPAS_SCHED_SHARDED_DISTANCE: {
-        /* the shards' AllReduce, then an AllReduce of the partial distances (its payload M from
-         * the bytes a worker sends: 2(N-1)/N x M) */
-        dpas_traffic tr;
-        rc = add_time(m, DPAS_COLL_ALL_REDUCE, kind, G, at, out, err);
-        if (!rc && !(rc = dpas_schedule_traffic(sched, s, rule, iterations, &tr, err))) {
-            double payload = dpas_bytes_to_double(tr.scalars) * (double)N / (2.0 * (double)(N - 1));
-            if (payload > 0)
-                rc = add_time(m, DPAS_COLL_ALL_REDUCE, kind, payload, at, out, err);
-        }
-        break;
-    }
-    case DPAS_SCHED_ALLGATHER: /* every replica's gradient to every replica: N x G gathered */
-        rc = add_time(m, DPAS_COLL_ALL_GATHER, kind, (double)N * G, at, out, err);
-        if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF)
+    for (size_t i = 0; i < n; i++) {
+        rc = add_time(m, s->fabric_entry, runs[i].collective, kind, runs[i].bytes, runs[i].at,
+                      runs[i].count, out, err);
+        if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) /* no collective the calibration can use */
             return from_links(sched, s, rule, iterations, m, links,
-                              "alpha_beta (links: no all_gather curve)", out, err);
-        return rc;
-    default:
-        /* a parameter server is no collective nccl-tests measures: the alpha-beta line of the
-         * links (the calibration's AllReduce fit) over the server's incast */
-        return from_links(sched, s, rule, iterations, m, links, "alpha_beta (links)", out, err);
+                              "alpha_beta (links: no usable curve)", out, err);
+        if (rc)
+            return rc;
     }
-    if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) /* no (usable) all_reduce in the calibration */
-        return from_links(sched, s, rule, iterations, m, links,
-                          "alpha_beta (links: no all_reduce curve)", out, err);
-    return rc;
+    return 0;
 }

@@ -51,7 +51,7 @@ int dpas__nccl_lines(const char *text, size_t len, const char *origin, dpas__lli
 int dpas__nccl_strip_prefixes(const char **s, const char *end);
 
 /* ---- programs and their columns ------------------------------------------------------------
- * nccl-tests' programs, the five that dpas models first (their numbers are dpas_collective's),
+ * nccl-tests' programs, the nine that dpas reads first (their numbers are dpas_collective's),
  * and how each prints its table (src/<name>.cu: TimeTest's op name and root, GetBw's factor). */
 enum {
     DPAS__P_ALL_REDUCE = 0,

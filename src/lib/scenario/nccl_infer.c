@@ -16,8 +16,8 @@
  *
  * and one more mark: since 2022-09 (the release that prints "none"), alltoall skips the data
  * check of its in-place run, so its in-place #wrong is N/A where the out-of-place one is a number
- * (sendrecv did the same in 2.17 and earlier); the five collectives dpas models always check both
- * runs when the check is on. */
+ * (sendrecv did the same in 2.17 and earlier); all_reduce, all_gather, reduce_scatter, broadcast and
+ * reduce always check both runs when the check is on. */
 #include "nccl.h"
 
 #include <math.h>
@@ -178,8 +178,8 @@ unsigned dpas__nccl_candidates(const dpas__nccl_obs *o)
         if (redop_ok && root_ok && factor_ok)
             set |= 1u << p;
     }
-    if (o->inplace_check == DPAS__IP_UNCHECKED)
-        set &= ~DPAS__P_MODELLED;
+    if (o->inplace_check == DPAS__IP_UNCHECKED) /* none of the five that always check both */
+        set &= ~((1u << DPAS__P_ALLTOALL) - 1u);
     else if (o->inplace_check == DPAS__IP_CHECKED && o->redop == DPAS__REDOP_NONE)
         set &= ~(1u << DPAS__P_ALLTOALL);
     return set;

@@ -27,8 +27,29 @@
 
 /* ---- collectives ---------------------------------------------------------------------------- */
 
-static const char *const coll_names[DPAS_COLL_COUNT] = {"all_reduce", "all_gather",
-                                                        "reduce_scatter", "broadcast", "reduce"};
+static const char *const coll_names[DPAS_COLL_COUNT] = {
+    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+    "alltoall",   "gather",     "scatter",        "sendrecv"};
+
+/* The program a name stands for when dpas reads its table: one of dpas_collective, or -1.
+ * alltoallv shares alltoall's columns but not its algbw (not size / time): not read. */
+static int read_program(const char *text, size_t len)
+{
+    int p = dpas__nccl_program_of(text, len);
+    if (p < 0 || p >= DPAS_COLL_COUNT)
+        return -1;
+    if (p == DPAS_COLL_ALLTOALL) {
+        char t[32];
+        size_t k = 0;
+        for (size_t i = 0; i < len && k < sizeof t - 1; i++)
+            if (text[i] != '_' && text[i] != '-')
+                t[k++] = (char)(text[i] >= 'A' && text[i] <= 'Z' ? text[i] - 'A' + 'a' : text[i]);
+        t[k] = '\0';
+        if (strstr(t, "alltoallv"))
+            return -1;
+    }
+    return p;
+}
 
 const char *dpas_collective_name(int coll)
 {
@@ -38,11 +59,11 @@ const char *dpas_collective_name(int coll)
 int dpas_collective_parse(const char *text, int *coll, dpas_error *err)
 {
     char q[96];
-    int c = text ? dpas__nccl_program_of(text, strlen(text)) : -1;
-    if (c < 0 || c >= DPAS_COLL_COUNT)
+    int c = text ? read_program(text, strlen(text)) : -1;
+    if (c < 0)
         return dpas__fail(err, DPAS_EINVAL, "collective",
                           "collective must be one of all_reduce, all_gather, reduce_scatter, "
-                          "broadcast or reduce, got %s",
+                          "broadcast, reduce, alltoall, gather, scatter or sendrecv, got %s",
                           dpas__quote(text ? text : "", q, sizeof q));
     *coll = c;
     return 0;
@@ -58,7 +79,11 @@ int dpas_collective_ring(int coll, int64_t n, double *steps, double *factor, dpa
     switch (coll) {
     case DPAS_COLL_ALL_REDUCE: *steps = 2 * m, *factor = 2 * m / (double)n; break;
     case DPAS_COLL_ALL_GATHER:
-    case DPAS_COLL_REDUCE_SCATTER: *steps = m, *factor = m / (double)n; break;
+    case DPAS_COLL_REDUCE_SCATTER:
+    case DPAS_COLL_ALLTOALL:
+    case DPAS_COLL_GATHER:
+    case DPAS_COLL_SCATTER: *steps = m, *factor = m / (double)n; break;
+    case DPAS_COLL_SENDRECV: *steps = n > 1 ? 1.0 : 0.0, *factor = n > 1 ? 1.0 : 0.0; break;
     default: *steps = m, *factor = n > 1 ? 1.0 : 0.0; break;
     }
     return 0;
@@ -528,7 +553,9 @@ static int64_t ranks_from_ratio(int coll, double rlo, double rhi)
             return 0;
         lo = 2 / (2 - rlo);
         hi = rhi >= 2 ? INFINITY : 2 / (2 - rhi);
-    } else if (coll == DPAS_COLL_ALL_GATHER || coll == DPAS_COLL_REDUCE_SCATTER) { /* (n-1)/n */
+    } else if (coll == DPAS_COLL_ALL_GATHER || coll == DPAS_COLL_REDUCE_SCATTER ||
+               coll == DPAS_COLL_ALLTOALL || coll == DPAS_COLL_GATHER ||
+               coll == DPAS_COLL_SCATTER) { /* (n-1)/n */
         if (rhi <= 0.5 || rlo >= 1)
             return 0;
         lo = 1 / (1 - rlo);
@@ -638,8 +665,8 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
     char what[160], fits[120], q[96];
     describe_obs(t, p, obs, what, sizeof what);
     dpas__nccl_describe_set(set, fits, sizeof fits);
-    int named = t->name ? dpas__nccl_program_of(t->name, strlen(t->name)) : -1;
-    if (t->name && (named < 0 || named >= DPAS_COLL_COUNT)) { /* a CSV name column */
+    int named = t->name ? read_program(t->name, strlen(t->name)) : -1;
+    if (t->name && named < 0) { /* a CSV name column */
         int rc = add_skip(r, t->name, DPAS_NCCL_SKIP_UNMODELLED, t->header_line, t->npoints, "");
         return rc ? rc : 2;
     }
@@ -685,14 +712,22 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
     char others[120] = "";
     if (other)
         dpas__nccl_describe_set(other, others, sizeof others);
-    if (modelled & (modelled - 1))
-        return dpas__fail_at(
-            r->err, DPAS_EINVAL, "collective", first, 1,
-            "%s:%d: cannot tell which collective this is: no name (\"# Collective "
-            "test starting\" or a *_perf command line above it), and its columns "
-            "(%s) fit %s; say which it is (collective), or add the line \"# Collective test "
-            "starting: NAME_perf\" above its table as nccl-tests prints it",
-            o, first, what, fits);
+    if (modelled & (modelled - 1)) {
+        /* "collective all_gather or collective alltoall": at most DPAS_COLL_COUNT names of at
+         * most 14 characters, each with 15 more: fits */
+        char give[DPAS_COLL_COUNT * 32] = "";
+        size_t len = 0;
+        for (int c = 0; c < DPAS_COLL_COUNT; c++)
+            if ((modelled >> c) & 1)
+                len += (size_t)snprintf(give + len, sizeof give - len, "%scollective %s",
+                                        len ? " or " : "", dpas_collective_name(c));
+        return dpas__fail_at(r->err, DPAS_EINVAL, "collective", first, 1,
+                             "%s:%d: cannot tell which collective this is: no name (\"# Collective "
+                             "test starting\" or a *_perf command line above it), and its columns "
+                             "(%s) fit %s; give %s, or add the line \"# Collective test "
+                             "starting: NAME_perf\" above its table as nccl-tests prints it",
+                             o, first, what, fits, give);
+    }
     const char *m = "?";
     for (int c = 0; c < DPAS_COLL_COUNT; c++)
         if ((modelled >> c) & 1)
@@ -779,7 +814,8 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                              "Rank\" lines, and busbw/algbw %s); give ranks N",
                              o, first, dpas_collective_name(t->collective),
                              t->collective == DPAS_COLL_BROADCAST ||
-                                     t->collective == DPAS_COLL_REDUCE
+                                     t->collective == DPAS_COLL_REDUCE ||
+                                     t->collective == DPAS_COLL_SENDRECV
                                  ? "is 1 at any rank count for it"
                              : !obs.ratio ? "cannot be read: no row has a busbw and an algbw "
                                             "above their rounding"
@@ -1277,8 +1313,7 @@ static int start_table(reader *r, const layout *L, int line)
     r->t_name_line = r->pending_name ? 0 : r->cmd_line;
     free(r->cmd_name); /* a command names one table */
     r->cmd_name = NULL;
-    int prog = dpas__nccl_program_of(r->t_name, strlen(r->t_name));
-    if (prog >= 0 && prog < DPAS_COLL_COUNT)
+    if (read_program(r->t_name, strlen(r->t_name)) >= 0)
         return 0;
     if ((rc = add_skip(r, r->t_name, DPAS_NCCL_SKIP_UNMODELLED, line, 0, "")))
         return rc;
@@ -1511,7 +1546,8 @@ static int no_test(reader *r, const char *collective, int want, int64_t ranks)
         dpas__mark_cut(first, sizeof first, n);
         return dpas__fail(err, DPAS_EINVAL, "collective",
                           "%s: no table dpas can read: %s%s; calibrate from an all_reduce, "
-                          "all_gather, reduce_scatter, broadcast or reduce test",
+                          "all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, "
+                          "scatter or sendrecv test",
                           origin, first,
                           g->nskipped == 1   ? ""
                           : g->nskipped == 2 ? " (and 1 other table)"
