@@ -14,6 +14,8 @@ pkgs+=(zlib1g-dev python3-jsonschema)
 pkgs+=(python3-torch)
 # dpas.torch.bench and the training test: scikit-learn's digits (shipped in the package, no download)
 pkgs+=(python3-sklearn)
+# dpas.torch.bench's Fashion-MNIST: the IDX files in /usr/share/datasets/fashion-mnist
+pkgs+=(dataset-fashion-mnist)
 pkgs+=(iproute2 util-linux)  # ip, tc and unshare: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 pkgs+=(gdb)  # counts how often a command validates its scenario (tests/cli/validations.sh)

@@ -28,7 +28,7 @@ VALIDATION_MAX = 2000
 
 RUN_KEYS = ("dataset", "model", "n", "f", "rule", "pre", "attack", "attack_parameters",
             "momentum", "seed", "alpha", "steps", "lr", "batch", "convention", "limit_train",
-            "limit_test", "oracle")
+            "limit_test", "limit_validation", "oracle")
 
 
 def ranks(n: int, f: int) -> typing.Tuple[typing.Tuple[int, ...], typing.Tuple[int, ...]]:
@@ -161,6 +161,7 @@ def simulate(spec: dict, data, observe: typing.Optional[typing.Callable] = None)
                 off += p.numel()
     lt = spec["limit_test"]
     acc = _accuracy(model, torch.from_numpy(x_test[:lt]), torch.from_numpy(y_test[:lt]))
+    val = val[:spec["limit_validation"]]
     vacc = _accuracy(model, torch.from_numpy(x_all[val]), torch.from_numpy(y_all[val]))
     return {**{k: spec[k] for k in RUN_KEYS}, "pre": list(pre), "parameters": d,
             "accuracy": acc, "validation": vacc, "error": error,

@@ -127,7 +127,8 @@ def grid(a):
     seed only (the same h honest workers whatever f), so each is made once."""
     common = dict(dataset=a.dataset, model=a.model, alpha=a.alpha, momentum=a.momentum,
                   steps=a.steps, lr=a.lr, batch=a.batch, convention=a.convention,
-                  limit_train=a.limit_train, limit_test=a.limit_test)
+                  limit_train=a.limit_train, limit_test=a.limit_test,
+                  limit_validation=a.limit_validation)
     specs, refused, oracles = [], [], set()
     for n in a.n:
         for f in a.f:
@@ -329,7 +330,8 @@ def run_all(specs, jobs=1, progress=False):
     """Every spec through dpas.torch._simulate.run_one, in order; with jobs > 1 in a pool of
     spawned processes (one torch thread each)."""
     from . import _simulate
-    full = [{**{"limit_train": None, "limit_test": None, "convention": None}, **s}
+    full = [{**{"limit_train": None, "limit_test": None, "limit_validation": None,
+                "convention": None}, **s}
             for s in specs]
     out = []
 
@@ -477,6 +479,8 @@ def parse(argv):
                    help="use only the first K training samples (after the validation split)")
     p.add_argument("--limit-test", type=int, default=None,
                    help="use only the first K test samples")
+    p.add_argument("--limit-validation", type=int, default=None,
+                   help="use only the first K validation samples")
     p.add_argument("--jobs", type=int, default=1, help="runs in parallel (spawned processes)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
     p.add_argument("--svg", metavar="DIR", help="write the worst-case heat map (SVG) into DIR")
@@ -530,7 +534,8 @@ def parse(argv):
                     ("--jobs", a.jobs)):
         if v < 1:
             raise UsageError(f"{name} must be at least 1, got {v}")
-    for name, v in (("--limit-train", a.limit_train), ("--limit-test", a.limit_test)):
+    for name, v in (("--limit-train", a.limit_train), ("--limit-test", a.limit_test),
+                    ("--limit-validation", a.limit_validation)):
         if v is not None and v < 1:
             raise UsageError(f"{name} must be at least 1, got {v}")
     if not a.lr > 0 or not math.isfinite(a.lr):
@@ -574,7 +579,7 @@ def main(argv=None) -> int:
     cfg = {k: getattr(a, k) for k in ("dataset", "model", "n", "f", "alpha", "rules",
                                       "convention", "pre", "attacks", "grid", "momentum",
                                       "seeds", "steps", "lr", "batch", "limit_train",
-                                      "limit_test")}
+                                      "limit_test", "limit_validation")}
     result = {"config": cfg, "runs": runs, "refused": refused,
               "parameters": runs[0]["parameters"] if runs else None,
               "seconds": round(time.time() - t0, 1)}
