@@ -225,6 +225,12 @@ def summarise(runs, cfg):
     return out
 
 
+def _refused(result, n, f, rule, pre):
+    p = [] if pre == "none" else [pre]
+    return any((r["n"], r["f"], r["rule"], r["pre"]) == (n, f, rule, p)
+               for r in result["refused"])
+
+
 def _cell(mean, sd):
     return "" if mean is None else f"{mean:.3f} ± {sd:.3f}"
 
@@ -250,9 +256,8 @@ def table(result) -> str:
         cells = []
         for n, f in pairs:
             w = s["worst"].get((n, f, rule, pre))
-            cells.append("refused" if w is None and not any(
-                k[:4] == (n, f, rule, pre) for k in s["cells"]) else
-                "" if w is None else f"{_cell(w[1], w[2])} ({w[0]})")
+            cells.append(f"{_cell(w[1], w[2])} ({w[0]})" if w is not None else
+                         "refused" if _refused(result, n, f, rule, pre) else "")
         lines.append(f"| {rule} | {pre} | " + " | ".join(cells) + " |")
     for n, f in pairs:
         lines += ["", f"N = {n}, f = {f} (h = {n - f} honest); oracle "
@@ -264,7 +269,7 @@ def table(result) -> str:
             for attack in cfg["attacks"]:
                 c = s["cells"].get((n, f, rule, pre, attack))
                 if c is None:
-                    cells.append("refused")
+                    cells.append("refused" if _refused(result, n, f, rule, pre) else "")
                     continue
                 text = _cell(c[0], c[1])
                 if c[2] != "-" and len(cfg["grid"].get(attack, [])) > 1:
@@ -508,8 +513,9 @@ def parse(argv):
     for v in a.f:
         if v < 0:
             raise UsageError(f"--f: every f must be at least 0, got {v}")
-    if not any(0 <= f < n for n in a.n for f in a.f):
-        raise UsageError(f"--n {a.n} and --f {a.f}: no pair with f < N")
+    if max(a.f) >= min(a.n):
+        raise UsageError(f"--f {max(a.f)} is not below --n {min(a.n)}: every f must be "
+                         f"smaller than every N (h = N - f honest workers, at least one)")
     known_rules = [r.rule for r in dpas.rules()]
     a.rules = _list("--rules", a.rules, known_rules)
     a.pre = _list("--pre", a.pre, PRE_CHOICES)
