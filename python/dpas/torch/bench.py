@@ -429,7 +429,7 @@ def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
         mp.start_processes(_time_worker, args=(world, _train.free_port(),
                                                {"width": width, "steps": steps,
                                                 "rounds": rounds}, out),
-                           nprocs=world, start_method="fork")
+                           nprocs=world, start_method="spawn")
         with open(out) as fh:
             got = json.load(fh)
     load1 = os.getloadavg()
