@@ -279,7 +279,8 @@ def table(result) -> str:
                 cells.append(text)
             lines.append(f"| {rule} | {pre} | " + " | ".join(cells) + " |")
     for r in result["refused"]:
-        lines.append(f"\n{r['rule']} {'+'.join(r['pre']) or ''} at N = {r['n']}, f = {r['f']}: "
+        lines.append(f"\n{r['rule']}{' + ' + '+'.join(r['pre']) if r['pre'] else ''} at N = "
+                     f"{r['n']}, f = {r['f']}: "
                      f"not run: {r['why']}")
     return "\n".join(lines).rstrip() + "\n"
 
