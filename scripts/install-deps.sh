@@ -17,6 +17,8 @@ pkgs+=(zlib1g-dev python3-jsonschema)
 pkgs+=(python3-torch)
 # dpas.torch.bench and the training test: scikit-learn's digits (shipped in the package, no download)
 pkgs+=(python3-sklearn)
+# dpas.torch.bench's Fashion-MNIST: the IDX files in /usr/share/datasets/fashion-mnist
+pkgs+=(dataset-fashion-mnist)
 pkgs+=(iproute2 util-linux)  # ip, tc and unshare: the emulated cluster of the cluster tests
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 pkgs+=(python3-pint)  # dpas.Quantity.to_pint, tested (tests/python/test_quantity.py), and bench/run.sh's anchor

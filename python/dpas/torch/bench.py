@@ -1,20 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
-"""An experiment runner for Byzantine-robust training, after ByzFL's benchmark: rules x
-pre-aggregators x attacks x worker momentum x seeds, on real data, with non-IID splits.
+"""A benchmark of Byzantine-robust training after ByzFL's: N and f swept, honest data only on the
+honest workers, an honest-only oracle, attack parameters chosen on a validation split, the worst
+case over attacks per rule.
 
-    python3 -m dpas.torch.bench [--dataset digits] [--world-size 6] [--byzantine 2]
-        [--alpha 0.1] [--rules median,krum,...] [--pre none,nnm,bucketing]
-        [--attacks none,sign_flip,ipm,alie,...] [--momentum 0,0.9] [--seeds 3] [--steps 300]
-        [-o table|json] [--svg DIR] [--progress]
+    python3 -m dpas.torch.bench [--dataset digits|fashion-mnist] [--model mlp|cnn]
+        [--n 7,10,13] [--f 1,2,3] [--alpha 1] [--rules trimmed_mean,...] [--pre none,nnm]
+        [--attacks none,alie,ipm,...] [--grid alie:z=zmax,1,2] [--momentum 0.9] [--seeds 5]
+        [--steps 100] [--lr 0.1] [--batch 16] [--jobs 2] [-o table|json] [--svg DIR]
+    python3 -m dpas.torch.bench --time [--world-size 4] [--width 1024]
 
-Every run trains an MLP (64 hidden units) on N forked processes with DDP and dpas.torch's hook
-(allgather schedule); the last B ranks are Byzantine and attack over the wire; each rank's data
-is its Dirichlet(alpha) share of the training set (alpha "iid": an even, shuffled deal).
-Worker momentum (Karimireddy et al. 2021): each rank sends m = beta m + (1 - beta) g, the server
-steps with SGD (no momentum of its own). The clean baseline is DDP's AllReduce without attack.
-The table gives the final test accuracy, mean and spread (sample standard deviation) over the
-seeds, per rule x pre-aggregation x momentum (rows) and attack (columns); a combination the
-rule's resilience condition refuses at this N and f is printed as such, not run.
+A run trains a model by data-parallel SGD with N = h + f workers, simulated in one process with
+the DDP hook's aggregation code (dpas.torch._simulate: the same dpas.aggregate call on the
+(N, d) rows, the same attacks, dpas.torch.attacks.rows, the same worker momentum); the training
+set minus a validation split is dealt to the h = N - f honest workers only (IID or
+Dirichlet(alpha) per class); the f Byzantine workers hold no data and send the attack's rows.
+For every (N, f): the oracle (the h honest workers alone, plain mean); per rule and attack, each
+candidate parameter of the attack (--grid) is run on every seed, the one with the lowest mean
+validation accuracy is the attack's, and its test accuracy (mean and sample standard deviation
+over the seeds) is reported; the worst case of a rule is the attack (other than none) with the
+lowest of those. --time measures the hook's step time on real processes instead.
 """
 import json
 import math
@@ -31,8 +35,18 @@ from ._cli import Parser, UsageError, check_output_path
 from .attacks import ATTACKS
 from .data import DATASETS
 
-BENCH_PARAMETERS = {"sign_flip": {"scale": 10.0}}  # the others: the papers' defaults
-PRE_CHOICES = ("none", "nnm", "bucketing", "bucketing+nnm")
+PRE_CHOICES = ("none", "nnm")
+MODELS = ("mlp", "cnn")
+# The attack parameters tried per rule (the one with the lowest validation accuracy is kept):
+# ALIE's z: the paper's z_max (Baruch et al. 2019; dpas.attack's default) and two larger ones;
+# IPM's epsilon: 0.1 (Xie et al. 2020's attack on median and Krum), 0.5, and 2 (the same vector
+# as FOE with tau = 3, ByzFL's form); sign flip: -mu (ByzFL's SignFlipping, omniscient).
+DEFAULT_GRID = {"alie": [{}, {"z": 1.0}, {"z": 2.0}],
+                "ipm": [{"epsilon": 0.1}, {"epsilon": 0.5}, {"epsilon": 2.0}],
+                "sign_flip": [{"scale": 1.0}], "foe": [{"tau": 3.0}], "mimic": [{}],
+                "mimic_opt": [{}], "alie_opt": [{}], "ipm_opt": [{}], "foe_opt": [{}],
+                "large_value": [{"value": 1e20}]}
+SIM_ATTACKS = tuple(DEFAULT_GRID)  # the rest need a rank's own data (label_flip) or are faults
 
 
 def _list(option, text, known=None, convert=str):
@@ -63,235 +77,289 @@ def _alpha(x):
     return v
 
 
-def _momentum(x):
-    v = float(x)
-    if not 0 <= v < 1:
-        raise ValueError(x)
-    return v
+def _grid_option(text):
+    """--grid attack:parameter=v1,v2,... (zmax: ALIE's default z) -> (attack, [params])."""
+    name, sep, rest = text.partition(":")
+    param, sep2, values = rest.partition("=")
+    if not sep or not sep2:
+        raise UsageError(f"--grid: {text!r} is not attack:parameter=v1,v2,...")
+    if name not in DEFAULT_GRID:
+        raise UsageError(f"--grid: unknown attack {name!r} (known: {', '.join(DEFAULT_GRID)})")
+    if param not in ATTACKS[name].parameters:
+        raise UsageError(f"--grid: attack {name!r} has no parameter {param!r} (its parameters: "
+                         f"{', '.join(ATTACKS[name].parameters) or 'none'})")
+    out = []
+    for v in _list("--grid", values):
+        if v == "zmax" and (name, param) == ("alie", "z"):
+            out.append({})
+            continue
+        try:
+            x = float(v)
+        except ValueError:
+            raise UsageError(f"--grid: {name}:{param} value {v!r} is not a number") from None
+        if not math.isfinite(x):
+            raise UsageError(f"--grid: {name}:{param} value {v!r} must be finite")
+        out.append({param: x})
+    return name, out
 
 
-def refusal(rule, f, world, pre, bucket_size=2, convention=None):
+def label(params) -> str:
+    """A candidate's short name: z=1, epsilon=0.5; ALIE's default z: zmax."""
+    if not params:
+        return "zmax" if params == {} else "-"
+    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in sorted(params.items()))
+
+
+def refusal(rule, f, world, pre, convention=None):
     """Why rule with pre cannot run at N = world with f, or None."""
-    import numpy
-    rows = -(-world // bucket_size) if "bucketing" in pre else world
     try:
-        dpas.aggregate(rule, numpy.zeros((rows, 1), numpy.float32), f, convention=convention,
-                       nnm="nnm" in pre)
+        dpas.aggregate(rule, np.zeros((world, 1), np.float32), 0 if rule == "mean" else f,
+                       convention=convention, nnm="nnm" in pre)
     except ValueError as e:
         return str(e)
     return None
 
 
 def grid(a):
-    """The runs to make: (key, spec) pairs; and the refused combinations."""
-    specs, refused = [], []
-    common = dict(dataset=a.dataset, steps=a.steps, lr=a.lr, batch=a.batch,
-                  eval_every=max(1, a.steps // 10), hidden=64,
-                  bucket_cap_mb=a.bucket_cap_mb, barrier=False)
-    for alpha in a.alpha:
-        for beta in a.momentum:
+    """(specs, refused): every run to make (dicts for dpas.torch._simulate), and the rule x
+    (N, f) combinations a rule's resilience condition refuses. Oracle runs are keyed by h and the
+    seed only (the same h honest workers whatever f), so each is made once."""
+    common = dict(dataset=a.dataset, model=a.model, alpha=a.alpha, momentum=a.momentum,
+                  steps=a.steps, lr=a.lr, batch=a.batch, convention=a.convention,
+                  limit_train=a.limit_train, limit_test=a.limit_test,
+                  limit_validation=a.limit_validation)
+    specs, refused, oracles = [], [], set()
+    for n in a.n:
+        for f in a.f:
+            if not 0 <= f < n:
+                continue
+            h = n - f
             for seed in a.seeds:
-                specs.append(dict(common, alpha=alpha, momentum=beta, seed=seed))
-        for rule in a.rules:
-            f = 0 if rule == "mean" else a.byzantine
-            for pre in a.pre:
-                p = () if pre == "none" else tuple(pre.split("+"))
-                if f == 0 and p == ("nnm",):
-                    continue  # NNM at f = 0 mixes every row: each is the mean; the rule's too
-                why = refusal(rule, f, a.world_size, p, convention=a.convention)
-                if why:
-                    refused.append({"alpha": alpha, "rule": rule, "pre": p, "why": why})
-                    continue
-                for beta in a.momentum:
+                if (h, seed) not in oracles:
+                    oracles.add((h, seed))
+                    specs.append(dict(common, n=h, f=0, rule=None, pre=[], attack=None,
+                                      attack_parameters=None, seed=seed, oracle=True))
+            for rule in a.rules:
+                for pre in a.pre:
+                    p = [] if pre == "none" else [pre]
+                    if rule == "mean" and p:
+                        continue  # NNM at f = 0 mixes every row: the mean again
+                    why = refusal(rule, f, n, p, a.convention)
+                    if why:
+                        refused.append({"n": n, "f": f, "rule": rule, "pre": p, "why": why})
+                        continue
                     for attack in a.attacks:
-                        for seed in a.seeds:
-                            atk = None if attack == "none" else attack
-                            specs.append(dict(
-                                common, alpha=alpha, momentum=beta, seed=seed, rule=rule,
-                                f=f, pre=p, attack=atk, convention=a.convention,
-                                byzantine=a.byzantine if atk else 0,
-                                attack_parameters=BENCH_PARAMETERS.get(attack)))
+                        if attack == "none":
+                            why = refusal(rule, f, h, p, a.convention)
+                            if why:  # no attack: the rule on the h honest rows alone
+                                refused.append({"n": n, "f": f, "rule": rule, "pre": p,
+                                                "why": f"with no attack (h = {h} rows): {why}"})
+                                continue
+                        cands = [None] if attack == "none" else a.grid[attack]
+                        for params in cands:
+                            for seed in a.seeds:
+                                specs.append(dict(
+                                    common, n=n, f=f, rule=rule, pre=p, seed=seed,
+                                    attack=None if attack == "none" else attack,
+                                    attack_parameters=params, oracle=False))
     return specs, refused
 
 
-def summarise(runs):
-    """{(alpha, rule, pre, momentum, attack): (mean, std, n, errors)}"""
-    groups = {}
+def _stats(values):
+    mean = float(np.mean(values)) if values else None
+    sd = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0 if values else None
+    return mean, sd
+
+
+def choose(runs_by_candidate):
+    """{label: [runs over seeds]} -> (label, runs): the candidate whose mean *validation*
+    accuracy is lowest (the attacker's best choice, made without the test set); ties: the
+    first listed."""
+    best = None
+    for lab, rs in runs_by_candidate.items():
+        v = float(np.mean([r["validation"] for r in rs]))
+        if best is None or v < best[0]:
+            best = (v, lab, rs)
+    return best[1], best[2]
+
+
+def worst_case(cells: dict):
+    """{attack: (mean test accuracy, ...)} -> (attack, that tuple): the attack other than none
+    whose mean test accuracy is lowest (the maximum of the error over the attacks), or None."""
+    attacks = [k for k in cells if k != "none" and cells[k][0] is not None]
+    if not attacks:
+        return None
+    k = min(attacks, key=lambda x: cells[x][0])
+    return k, cells[k]
+
+
+def summarise(runs, cfg):
+    """The tables' numbers: {"oracle": {(n, f): (mean, sd)}, "cells": {(n, f, rule, pre,
+    attack): (mean, sd, label, stopped)}, "worst": {(n, f, rule, pre): (attack, mean, sd,
+    label)}}."""
+    oracle_runs, groups = {}, {}
     for r in runs:
-        key = (r["alpha"], r["rule"] or "allreduce", tuple(r["pre"] or ()), r["momentum"],
-               r["attack"] or "none")
-        groups.setdefault(key, []).append(r)
-    out = {}
-    for key, rs in groups.items():
-        acc = [x["accuracy"] for x in rs if x["error"] is None]
-        errs = [x["error"] for x in rs if x["error"] is not None]
-        mean = float(np.mean(acc)) if acc else None
-        std = float(np.std(acc, ddof=1)) if len(acc) > 1 else 0.0 if acc else None
-        out[key] = (mean, std, len(rs), errs)
+        if r["oracle"]:
+            oracle_runs.setdefault(r["n"], []).append(r)
+            continue
+        key = (r["n"], r["f"], r["rule"], "+".join(r["pre"]) or "none", r["attack"] or "none")
+        lab = label(r["attack_parameters"]) if r["attack"] else "-"
+        groups.setdefault(key, {}).setdefault(lab, []).append(r)
+    out = {"oracle": {}, "cells": {}, "worst": {}}
+    for n in cfg["n"]:
+        for f in cfg["f"]:
+            if 0 <= f < n and (n - f) in oracle_runs:
+                out["oracle"][(n, f)] = _stats([r["accuracy"] for r in oracle_runs[n - f]])
+    per_rule = {}
+    for key, cands in groups.items():
+        lab, rs = choose(cands)
+        mean, sd = _stats([r["accuracy"] for r in rs])
+        stopped = sum(1 for r in rs if r["error"])
+        out["cells"][key] = (mean, sd, lab, stopped)
+        per_rule.setdefault(key[:4], {})[key[4]] = (mean, sd, lab)
+    for key, cells in per_rule.items():
+        w = worst_case(cells)
+        if w is not None:
+            out["worst"][key] = (w[0],) + tuple(w[1])
     return out
+
+
+def _refused(result, n, f, rule, pre):
+    p = [] if pre == "none" else [pre]
+    return any((r["n"], r["f"], r["rule"], r["pre"]) == (n, f, rule, p)
+               for r in result["refused"])
+
+
+def _cell(mean, sd):
+    return "" if mean is None else f"{mean:.3f} ± {sd:.3f}"
 
 
 def table(result) -> str:
     cfg = result["config"]
-    s = summarise(result["runs"])
-    attacks = cfg["attacks"]
-    lines = []
-    for alpha in cfg["alpha"]:
-        lines.append(f"alpha = {'iid' if alpha is None else alpha}, N = {cfg['world_size']}, "
-                     f"f = {cfg['byzantine']} Byzantine, {cfg['dataset']}, {cfg['steps']} "
-                     f"steps, {len(cfg['seeds'])} seeds (final test accuracy, mean ± sd)")
-        lines.append("")
-        lines.append("| rule | pre | momentum | " + " | ".join(attacks) + " |")
-        lines.append("|---|---|---|" + "---|" * len(attacks))
-        for beta in cfg["momentum"]:
-            m, sd, n, errs = s.get((alpha, "allreduce", (), beta, "none"), (None, 0, 0, []))
-            if n:
-                lines.append(f"| AllReduce (clean) | - | {beta:g} | " +
-                             " | ".join(_cell(m, sd, errs) if k == 0 else ""
-                                        for k in range(len(attacks))) + " |")
-        for rule in cfg["rules"]:
-            for pre in cfg["pre"]:
-                p = () if pre == "none" else tuple(pre.split("+"))
-                for beta in cfg["momentum"]:
-                    cells = []
-                    for attack in attacks:
-                        v = s.get((alpha, rule, p, beta, attack))
-                        cells.append("refused" if v is None else _cell(*v[:2], v[3]))
-                    if all(c == "refused" for c in cells):
-                        continue
-                    lines.append(f"| {rule} | {pre} | {beta:g} | " + " | ".join(cells) + " |")
-        for r in result["refused"]:
-            if r["alpha"] == alpha:
-                lines.append(f"\n{r['rule']} with {'+'.join(r['pre']) or 'no pre-aggregation'}:"
-                             f" not run: {r['why']}")
-        lines.append("")
+    s = summarise(result["runs"], cfg)
+    pairs = [(n, f) for n in cfg["n"] for f in cfg["f"] if 0 <= f < n]
+    rows = [(r, p) for r in cfg["rules"] for p in cfg["pre"] if not (r == "mean" and p != "none")]
+    alpha = "iid" if cfg["alpha"] is None else f"Dirichlet alpha = {cfg['alpha']:g}"
+    head = (f"{cfg['dataset']}, {cfg['model']} ({result.get('parameters', '?')} parameters), "
+            f"{alpha}, {cfg['steps']} steps, lr {cfg['lr']:g}, batch {cfg['batch']} per "
+            f"worker, worker momentum {cfg['momentum']:g}, {len(cfg['seeds'])} seeds; final "
+            f"test accuracy, mean ± sd over the seeds")
+    lines = [head, "", "Worst case over the attacks (" + ", ".join(
+        a for a in cfg["attacks"] if a != "none") + "; each attack's parameter chosen per rule "
+        "on the validation split):", ""]
+    lines.append("| rule | pre | " + " | ".join(f"N={n} f={f}" for n, f in pairs) + " |")
+    lines.append("|---|---|" + "---|" * len(pairs))
+    lines.append("| oracle (h = N − f honest, mean) | - | " + " | ".join(
+        _cell(*s["oracle"].get(p, (None, None))) for p in pairs) + " |")
+    for rule, pre in rows:
+        cells = []
+        for n, f in pairs:
+            w = s["worst"].get((n, f, rule, pre))
+            cells.append(f"{_cell(w[1], w[2])} ({w[0]})" if w is not None else
+                         "refused" if _refused(result, n, f, rule, pre) else "")
+        lines.append(f"| {rule} | {pre} | " + " | ".join(cells) + " |")
+    for n, f in pairs:
+        lines += ["", f"N = {n}, f = {f} (h = {n - f} honest); oracle "
+                      f"{_cell(*s['oracle'].get((n, f), (None, None)))}", ""]
+        lines.append("| rule | pre | " + " | ".join(cfg["attacks"]) + " |")
+        lines.append("|---|---|" + "---|" * len(cfg["attacks"]))
+        for rule, pre in rows:
+            cells = []
+            for attack in cfg["attacks"]:
+                c = s["cells"].get((n, f, rule, pre, attack))
+                if c is None:
+                    cells.append("refused" if _refused(result, n, f, rule, pre) else "")
+                    continue
+                text = _cell(c[0], c[1])
+                if c[2] != "-" and len(cfg["grid"].get(attack, [])) > 1:
+                    text += f" ({c[2]})"
+                if c[3]:
+                    text += f" [{c[3]} stopped]"
+                cells.append(text)
+            lines.append(f"| {rule} | {pre} | " + " | ".join(cells) + " |")
+    for r in result["refused"]:
+        lines.append(f"\n{r['rule']}{' + ' + '+'.join(r['pre']) if r['pre'] else ''} at N = "
+                     f"{r['n']}, f = {r['f']}: "
+                     f"not run: {r['why']}")
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _cell(mean, sd, errs):
-    """mean ± sd; runs that stopped (a step every rank failed: e.g. the mean refusing the
-    gradients of a diverged model) are counted, with the steps they stopped at."""
-    steps = sorted(int(e.split(":")[0].split()[1]) for e in errs if e.startswith("step "))
-    where = (f" at step {steps[0]}" if len(set(steps)) == 1 else
-             f" at steps {steps[0]}-{steps[-1]}") if steps else ""
-    if mean is None:
-        return f"stopped{where}" if errs else ""
-    text = f"{mean:.3f} ± {sd:.3f}"
-    if errs:
-        text += f" ({len(errs)} stopped{where})"
-    return text
-
-
-# ---- plots (plain SVG, no dependency) ----------------------------------------------------------
+# ---- plot (plain SVG, no dependency) ------------------------------------------------------------
 
 def _esc(t: str) -> str:
     return str(t).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def svg_curves(runs, title, label) -> str:
-    W, H, L, B, T, R = 760, 340, 50, 40, 30, 330
-    steps = max((s for r in runs for s, _ in r["accuracy_by_step"]), default=1) or 1
-    colours = ["#000000", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
-
-    def x(s):
-        return L + (W - L - R) * s / steps
-
-    def y(a):
-        return H - B - (H - B - T) * a
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{L}" y="18" font-size="13">{_esc(title)}</text>',
-           f'<line x1="{L}" y1="{y(0)}" x2="{W - R}" y2="{y(0)}" stroke="black"/>',
-           f'<line x1="{L}" y1="{y(0)}" x2="{L}" y2="{y(1)}" stroke="black"/>']
-    for a in (0, 0.25, 0.5, 0.75, 1):
-        out.append(f'<text x="{L - 6}" y="{y(a) + 4}" text-anchor="end">{a:g}</text>')
-        out.append(f'<line x1="{L}" y1="{y(a)}" x2="{W - R}" y2="{y(a)}" stroke="#ddd"/>')
-    for s in range(0, steps + 1, max(1, steps // 6)):
-        out.append(f'<text x="{x(s)}" y="{H - B + 15}" text-anchor="middle">{s}</text>')
-    out.append(f'<text x="{(L + W - R) / 2}" y="{H - 8}" text-anchor="middle">step</text>')
-    out.append(f'<text x="14" y="{(T + H - B) / 2}" transform="rotate(-90 14 '
-               f'{(T + H - B) / 2})" text-anchor="middle">test accuracy</text>')
-    for i, r in enumerate(runs):
-        c = colours[i % len(colours)]
-        dash = ' stroke-dasharray="5,3"' if (i // len(colours)) % 2 else ""
-        pts = " ".join(f"{x(s):.1f},{y(a):.1f}" for s, a in r["accuracy_by_step"])
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="1.5"'
-                   f'{dash}/>')
-        out.append(f'<text x="{W - R + 8}" y="{T + 14 * i + 10}" fill="{c}">'
-                   f'{_esc(label(r))}</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
-
-
-def svg_heatmap(result, alpha) -> str:
-    """Rows: rule x pre x momentum; columns: attacks; the mean accuracy as a colour, mean and
-    spread as text."""
+def svg_worst(result) -> str:
+    """The worst-case table as a heat map: rows the oracle and the rules, columns (N, f)."""
     cfg = result["config"]
-    s = summarise(result["runs"])
-    attacks = cfg["attacks"]
-    rows = []
-    for rule in cfg["rules"]:
-        for pre in cfg["pre"]:
-            p = () if pre == "none" else tuple(pre.split("+"))
-            for beta in cfg["momentum"]:
-                cells = [s.get((alpha, rule, p, beta, a)) for a in attacks]
-                if any(c is not None for c in cells):
-                    rows.append((f"{rule} {pre} β={beta:g}", cells))
-    cw, ch, lw, top = 110, 22, 210, 60
-    W, H = lw + cw * len(attacks) + 20, top + ch * len(rows) + 40
+    s = summarise(result["runs"], cfg)
+    pairs = [(n, f) for n in cfg["n"] for f in cfg["f"] if 0 <= f < n]
+    rows = [("oracle", [s["oracle"].get(p) for p in pairs])]
+    for r in cfg["rules"]:
+        for p in cfg["pre"]:
+            if r == "mean" and p != "none":
+                continue
+            rows.append((f"{r} {p}", [(lambda w: None if w is None else (w[1], w[2], w[0]))(
+                s["worst"].get((n, f, r, p))) for n, f in pairs]))
+    cw, ch, lw, top = 120, 22, 210, 60
+    W, H = lw + cw * len(pairs) + 20, top + ch * len(rows) + 20
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
            f'font-family="sans-serif" font-size="11">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="10" y="18" font-size="13">final test accuracy (mean ± sd over '
-           f'{len(cfg["seeds"])} seeds): {_esc(cfg["dataset"])}, N = {cfg["world_size"]}, '
-           f'{cfg["byzantine"]} Byzantine, alpha = {"iid" if alpha is None else alpha}</text>']
-    for k, a in enumerate(attacks):
+           f'<text x="10" y="18" font-size="13">worst-case test accuracy over attacks (mean ± '
+           f'sd, {len(cfg["seeds"])} seeds): {_esc(cfg["dataset"])}, {_esc(cfg["model"])}</text>']
+    for k, (n, f) in enumerate(pairs):
         out.append(f'<text x="{lw + cw * k + cw / 2}" y="{top - 8}" text-anchor="middle">'
-                   f'{_esc(a)}</text>')
+                   f'N={n} f={f}</text>')
     for i, (name, cells) in enumerate(rows):
         yy = top + ch * i
         out.append(f'<text x="{lw - 6}" y="{yy + 15}" text-anchor="end">{_esc(name)}</text>')
         for k, c in enumerate(cells):
             xx = lw + cw * k
             if c is None or c[0] is None:
-                fill, text = "#eeeeee", "refused" if c is None else "stopped"
+                fill, text = "#eeeeee", "-"
             else:
                 v = max(0.0, min(1.0, c[0]))
                 fill = f"rgb({int(255 * (1 - v))},{int(200 * v + 40)},{int(90 + 60 * v)})"
-                text = f"{c[0]:.2f} ± {c[1]:.2f}"
+                text = f"{c[0]:.2f} ± {c[1]:.2f}" + (f" {c[2]}" if len(c) > 2 else "")
             out.append(f'<rect x="{xx}" y="{yy}" width="{cw - 2}" height="{ch - 2}" '
                        f'fill="{fill}"/>')
             out.append(f'<text x="{xx + cw / 2}" y="{yy + 15}" text-anchor="middle">'
-                       f'{text}</text>')
+                       f'{_esc(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def write_plots(result, directory) -> list:
-    written = []
-    cfg = result["config"]
-    for alpha in cfg["alpha"]:
-        tag = "iid" if alpha is None else f"alpha{alpha:g}"
-        path = os.path.join(directory, f"bench_{cfg['dataset']}_{tag}_heatmap.svg")
-        with open(path, "w") as fh:
-            fh.write(svg_heatmap(result, alpha))
-        written.append(path)
-        for attack in cfg["attacks"]:
-            runs = [r for r in result["runs"] if r["alpha"] == alpha and
-                    (r["attack"] or "none") == attack and r["seed"] == cfg["seeds"][0] and
-                    r["accuracy_by_step"]]
-            if not runs:
-                continue
-            path = os.path.join(directory, f"bench_{cfg['dataset']}_{tag}_{attack}.svg")
-            with open(path, "w") as fh:
-                fh.write(svg_curves(runs, f"{attack}: test accuracy, seed {cfg['seeds'][0]}",
-                                    lambda r: f"{r['rule'] or 'AllReduce'} "
-                                              f"{'+'.join(r['pre']) or '-'} "
-                                              f"β={r['momentum']:g}"))
-            written.append(path)
-    return written
+def run_all(specs, jobs=1, progress=False):
+    """Every spec through dpas.torch._simulate.run_one, in order; with jobs > 1 in a pool of
+    spawned processes (one torch thread each)."""
+    from . import _simulate
+    full = [{**{"limit_train": None, "limit_test": None, "limit_validation": None,
+                "convention": None}, **s}
+            for s in specs]
+    out = []
+
+    def note(r):
+        if progress:
+            print(f"  [{len(out)}/{len(full)}] N={r['n']} f={r['f']} "
+                  f"{'oracle' if r['oracle'] else r['rule']} {'+'.join(r['pre'])} "
+                  f"{r['attack'] or 'none'} {label(r['attack_parameters']) if r['attack'] else ''}"
+                  f" seed {r['seed']}: test {r['accuracy']:.3f} validation "
+                  f"{r['validation']:.3f}" + (f" ({r['error']})" if r["error"] else ""),
+                  file=sys.stderr, flush=True)
+    if jobs <= 1:
+        for s in full:
+            out.append(_simulate.run_one(s))
+            note(out[-1])
+        return out
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        for r in pool.imap(_simulate.run_one, full, chunksize=1):
+            out.append(r)
+            note(r)
+    return out
 
 
 # ---- step time: the hook's schedules beside DDP's AllReduce --------------------------------------
@@ -362,7 +430,7 @@ def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
         mp.start_processes(_time_worker, args=(world, _train.free_port(),
                                                {"width": width, "steps": steps,
                                                 "rounds": rounds}, out),
-                           nprocs=world, start_method="fork")
+                           nprocs=world, start_method="spawn")
         with open(out) as fh:
             got = json.load(fh)
     load1 = os.getloadavg()
@@ -392,62 +460,110 @@ def time_table(t) -> str:
 
 
 def parse(argv):
-    p = Parser(prog="python3 -m dpas.torch.bench",
-                                description=__doc__.split("\n")[0])
-    p.add_argument("--dataset", choices=DATASETS, default="digits")
-    p.add_argument("--world-size", type=int, default=None, help="N (default 6; --time: 4)")
-    p.add_argument("--byzantine", type=int, default=1)
-    p.add_argument("--alpha", default="0.1", help="Dirichlet alphas, or iid (a list)")
-    p.add_argument("--rules", default="mean,median,trimmed_mean,krum,geometric_median,"
-                                      "centered_clipping")
+    p = Parser(prog="python3 -m dpas.torch.bench", description=__doc__.split("\n")[0])
+    p.add_argument("--dataset", choices=DATASETS, default="fashion-mnist")
+    p.add_argument("--model", choices=MODELS, default="cnn")
+    p.add_argument("--n", default="7,10,13", help="numbers of workers N = h + f (a list)")
+    p.add_argument("--f", default="1,2,3", help="numbers of Byzantine workers (a list)")
+    p.add_argument("--alpha", default="1", help="Dirichlet alpha of the honest split, or iid")
+    p.add_argument("--rules", default="mean,trimmed_mean,centered_clipping")
     p.add_argument("--convention", default=None, help="the rules' convention (byzfl: Krum for "
                                                       "2f < n)")
     p.add_argument("--pre", default="none,nnm", help=f"pre-aggregations ({', '.join(PRE_CHOICES)})")
-    p.add_argument("--attacks", default="none,sign_flip,ipm,alie,foe,mimic,label_flip")
-    p.add_argument("--momentum", default="0,0.9")
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--attacks", default="none,alie,ipm,mimic")
+    p.add_argument("--grid", action="append", default=[], metavar="ATTACK:PARAM=V1,V2",
+                   help="an attack's candidate parameters, chosen per rule on the validation "
+                        "split (repeatable; default: " + "; ".join(
+                            f"{k}: {', '.join(label(c) for c in v)}" for k, v in
+                            DEFAULT_GRID.items() if len(v) > 1) + ")")
+    p.add_argument("--momentum", default="0.9", help="worker momentum beta in [0, 1)")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--steps", type=int, default=100)
     p.add_argument("--lr", type=float, default=0.1)
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--bucket-cap-mb", type=float, default=None,
-                   help="DDP's bucket size (a small one splits the model into several buckets)")
+    p.add_argument("--batch", type=int, default=16, help="samples per honest worker per step")
+    p.add_argument("--limit-train", type=int, default=None,
+                   help="use only the first K training samples (after the validation split)")
+    p.add_argument("--limit-test", type=int, default=None,
+                   help="use only the first K test samples")
+    p.add_argument("--limit-validation", type=int, default=None,
+                   help="use only the first K validation samples")
+    p.add_argument("--jobs", type=int, default=1, help="runs in parallel (spawned processes)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    p.add_argument("--svg", metavar="DIR", help="write the plots (SVG) into DIR")
+    p.add_argument("--svg", metavar="DIR", help="write the worst-case heat map (SVG) into DIR")
     p.add_argument("--progress", action="store_true", help="one line per run on stderr")
     p.add_argument("--time", action="store_true",
-                   help="instead of the grid: the step time of the schedules beside DDP's "
-                        "AllReduce (--world-size, --width)")
+                   help="instead of the grid: the step time of the hook's schedules beside "
+                        "DDP's AllReduce on real processes (--world-size, --width)")
+    p.add_argument("--world-size", type=int, default=4, help="--time's N (default 4)")
     p.add_argument("--width", type=int, default=1024,
                    help="--time's MLP: width x 2 width x width x 10 (1024: 4.2 M parameters)")
     a = p.parse_args(argv)
-    if a.world_size is None:
-        a.world_size = 4 if a.time else 6
     if a.width < 8:
         raise UsageError(f"--width must be at least 8, got {a.width}")
-    a.alpha = _list("--alpha", a.alpha, convert=_alpha)
+    if a.world_size < 2:
+        raise UsageError(f"--world-size must be at least 2, got {a.world_size}")
+    alphas = _list("--alpha", a.alpha, convert=_alpha)
+    if len(alphas) != 1:
+        raise UsageError(f"--alpha takes one value (one table per alpha), got {a.alpha!r}")
+    a.alpha = alphas[0]
+    a.n = _list("--n", a.n, convert=int)
+    a.f = _list("--f", a.f, convert=int)
+    for v in a.n:
+        if v < 2:
+            raise UsageError(f"--n: every N must be at least 2, got {v}")
+    for v in a.f:
+        if v < 0:
+            raise UsageError(f"--f: every f must be at least 0, got {v}")
+    if max(a.f) >= min(a.n):
+        raise UsageError(f"--f {max(a.f)} is not below --n {min(a.n)}: every f must be "
+                         f"smaller than every N (h = N - f honest workers, at least one)")
     known_rules = [r.rule for r in dpas.rules()]
     a.rules = _list("--rules", a.rules, known_rules)
     a.pre = _list("--pre", a.pre, PRE_CHOICES)
-    a.attacks = _list("--attacks", a.attacks, ("none",) + tuple(ATTACKS))
-    a.momentum = _list("--momentum", a.momentum, convert=_momentum)
-    if a.world_size < 2:
-        raise UsageError(f"--world-size must be at least 2, got {a.world_size}")
-    if not 0 <= a.byzantine < a.world_size:
-        raise UsageError(f"--byzantine must be between 0 and {a.world_size - 1}, got "
-                         f"{a.byzantine}")
-    if a.byzantine == 0 and any(x != "none" for x in a.attacks):
-        raise UsageError("--attacks other than none need --byzantine >= 1")
-    for name, v in (("--seeds", a.seeds), ("--steps", a.steps), ("--batch", a.batch)):
+    a.attacks = _list("--attacks", a.attacks, ("none",) + SIM_ATTACKS)
+    try:
+        beta = float(a.momentum)
+    except ValueError:
+        raise UsageError(f"--momentum: {a.momentum!r} is not a number") from None
+    if not 0 <= beta < 1:
+        raise UsageError(f"--momentum must be in [0, 1), got {a.momentum}")
+    a.momentum = beta
+    grid_ = {k: list(v) for k, v in DEFAULT_GRID.items()}
+    seen = set()
+    for text in a.grid:
+        name, cands = _grid_option(text)
+        if name in seen:
+            raise UsageError(f"--grid gives {name!r} twice")
+        seen.add(name)
+        grid_[name] = cands
+    a.grid = grid_
+    for name, v in (("--seeds", a.seeds), ("--steps", a.steps), ("--batch", a.batch),
+                    ("--jobs", a.jobs)):
         if v < 1:
+            raise UsageError(f"{name} must be at least 1, got {v}")
+    for name, v in (("--limit-train", a.limit_train), ("--limit-test", a.limit_test),
+                    ("--limit-validation", a.limit_validation)):
+        if v is not None and v < 1:
             raise UsageError(f"{name} must be at least 1, got {v}")
     if not a.lr > 0 or not math.isfinite(a.lr):
         raise UsageError(f"--lr must be a positive number, got {a.lr}")
-    if a.bucket_cap_mb is not None and not a.bucket_cap_mb > 0:
-        raise UsageError(f"--bucket-cap-mb must be positive, got {a.bucket_cap_mb}")
+    if a.model == "cnn" and a.dataset == "gaussian":
+        raise UsageError("--model cnn needs images: --dataset digits or fashion-mnist")
     if a.svg:
         check_output_path("--svg", a.svg, directory=True)
     a.seeds = list(range(1, a.seeds + 1))
     return a
+
+
+def _summary_json(s):
+    return {"oracle": [{"n": k[0], "f": k[1], "mean": v[0], "sd": v[1]}
+                       for k, v in s["oracle"].items()],
+            "cells": [{"n": k[0], "f": k[1], "rule": k[2], "pre": k[3], "attack": k[4],
+                       "mean": v[0], "sd": v[1], "chosen": v[2], "stopped": v[3]}
+                      for k, v in s["cells"].items()],
+            "worst": [{"n": k[0], "f": k[1], "rule": k[2], "pre": k[3], "attack": v[0],
+                       "mean": v[1], "sd": v[2], "chosen": v[3]}
+                      for k, v in s["worst"].items()]}
 
 
 def main(argv=None) -> int:
@@ -466,18 +582,22 @@ def main(argv=None) -> int:
         return 0
     specs, refused = grid(a)
     t0 = time.time()
-    runs = _train.run(a.world_size, specs, progress=a.progress)
-    cfg = {k: getattr(a, k) for k in ("dataset", "world_size", "byzantine", "alpha", "rules",
-                                      "convention", "pre", "attacks", "momentum", "seeds",
-                                      "steps", "lr", "batch", "bucket_cap_mb")}
-    cfg["attack_parameters"] = BENCH_PARAMETERS
+    runs = run_all(specs, jobs=a.jobs, progress=a.progress)
+    cfg = {k: getattr(a, k) for k in ("dataset", "model", "n", "f", "alpha", "rules",
+                                      "convention", "pre", "attacks", "grid", "momentum",
+                                      "seeds", "steps", "lr", "batch", "limit_train",
+                                      "limit_test", "limit_validation")}
     result = {"config": cfg, "runs": runs, "refused": refused,
+              "parameters": runs[0]["parameters"] if runs else None,
               "seconds": round(time.time() - t0, 1)}
     if a.svg:
-        for path in write_plots(result, a.svg):
-            print(f"wrote {path}", file=sys.stderr)
+        path = os.path.join(a.svg, f"bench_{a.dataset}_{a.model}_worst.svg")
+        with open(path, "w") as fh:
+            fh.write(svg_worst(result))
+        print(f"wrote {path}", file=sys.stderr)
     if a.output == "json":
-        json.dump(result, sys.stdout, indent=1)
+        json.dump({**result, "summary": _summary_json(summarise(runs, cfg))}, sys.stdout,
+                  indent=1)
         print()
     else:
         sys.stdout.write(table(result))

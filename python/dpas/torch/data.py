@@ -4,6 +4,12 @@
 * ``digits``: scikit-learn's handwritten digits (1797 images of 8 x 8 pixels, 10 classes; Debian's
   python3-sklearn ships the file), pixels scaled to [0, 1]; a fixed, seeded 80/20 split into
   1437 training and 360 test images.
+* ``fashion-mnist``: Zalando's Fashion-MNIST (Xiao et al. 2017: 70,000 grey images of 28 x 28
+  pixels, 10 classes of clothing), read from the IDX files of Debian's dataset-fashion-mnist
+  (/usr/share/datasets/fashion-mnist; the environment variable DPAS_FASHION_MNIST names another
+  directory holding the same four files), pixels scaled to [0, 1]; its own split: 60,000
+  training and 10,000 test images. Features are the 784 pixels, row-major (the CNN reshapes them
+  to 1 x 28 x 28).
 * ``gaussian``: the generated set of the first demonstration: 4 Gaussian clusters in 24
   dimensions, 5 % of the labels flipped; 4800 training and 1000 test samples.
 
@@ -21,7 +27,9 @@ import numpy as np
 from dpas import _check
 from dpas.errors import InvalidValue
 
-DATASETS = ("digits", "gaussian")
+DATASETS = ("digits", "fashion-mnist", "gaussian")
+FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
+IMAGE_SHAPE = {"digits": (1, 8, 8), "fashion-mnist": (1, 28, 28)}
 
 
 def _digits_file() -> str:
@@ -36,6 +44,48 @@ def _digits_file() -> str:
     return path
 
 
+def read_idx(path: str) -> np.ndarray:
+    """An IDX file (LeCun's MNIST format, gzip-compressed or not) as an array: two zero bytes,
+    the type (0x08: unsigned bytes), the number of dimensions, each dimension as a big-endian
+    32-bit integer, then the values. Anything else is refused with the path and the reason."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0:
+        raise InvalidValue(f"{path}: not an IDX file (it must start with two zero bytes)", "path")
+    if raw[2] != 0x08:
+        raise InvalidValue(f"{path}: IDX type 0x{raw[2]:02x} is not supported (only 0x08, "
+                           f"unsigned bytes)", "path")
+    ndim = raw[3]
+    head = 4 + 4 * ndim
+    if ndim == 0 or len(raw) < head:
+        raise InvalidValue(f"{path}: IDX header of {ndim} dimensions is cut short", "path")
+    dims = tuple(int.from_bytes(raw[4 + 4 * k:8 + 4 * k], "big") for k in range(ndim))
+    count = int(np.prod(dims, dtype=np.int64))
+    if len(raw) - head != count:
+        raise InvalidValue(f"{path}: the header {dims} promises {count} values, the file holds "
+                           f"{len(raw) - head}", "path")
+    return np.frombuffer(raw, dtype=np.uint8, offset=head).reshape(dims)
+
+
+def _fashion_mnist():
+    where = os.environ.get("DPAS_FASHION_MNIST") or FASHION_MNIST_DIR
+    out = []
+    for part in ("train", "t10k"):
+        files = [os.path.join(where, f"{part}-{kind}-idx{d}-ubyte.gz")
+                 for kind, d in (("images", 3), ("labels", 1))]
+        for f in files:
+            if not os.path.isfile(f):
+                raise ImportError(f"the fashion-mnist data set needs {f} (Debian: apt install "
+                                  f"dataset-fashion-mnist; or set DPAS_FASHION_MNIST to the "
+                                  f"directory holding the four IDX files)")
+        x, y = read_idx(files[0]), read_idx(files[1])
+        if x.ndim != 3 or y.ndim != 1 or len(x) != len(y):
+            raise InvalidValue(f"{files[0]}: {x.shape} images for {y.shape} labels", "path")
+        out.append((x.reshape(len(x), -1).astype(np.float32) / 255.0, y.astype(np.int64)))
+    return out[0], out[1], 10
+
+
 def load(name: str, seed: int = 0):
     """((x_train, y_train), (x_test, y_test), classes): float32 features, int64 labels."""
     if name == "digits":
@@ -46,6 +96,8 @@ def load(name: str, seed: int = 0):
         x, y = x[order], y[order]
         cut = len(y) - 360
         return (x[:cut], y[:cut]), (x[cut:], y[cut:]), 10
+    if name == "fashion-mnist":
+        return _fashion_mnist()
     if name == "gaussian":
         g = np.random.default_rng(seed)
         features, classes = 24, 4
