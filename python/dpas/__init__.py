@@ -308,7 +308,8 @@ class DataParallelAttackSurfaceScenario:
              schedule: Union[str, Sequence[str], None] = None, convention: Optional[str] = None,
              f: Optional[int] = None, steps: Optional[int] = None,
              iterations: Optional[int] = None, compute_rate: Optional[float] = None,
-             calibration: Union[str, Sequence[str], None] = None,
+             calibration: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]],
+                               None] = None,
              network_model: Optional[str] = None, **keys: Any) -> CostRows:
         """What each robust rule costs under each schedule, one CostRow per rule x schedule (the
         rows of 'dpas cost -o json'), rule-major, in a CostRows list that also carries the
@@ -320,7 +321,8 @@ class DataParallelAttackSurfaceScenario:
         whether each rule tolerates f Byzantine replicas (>= 0). steps (>= 1): bytes and times
         for that many steps. iterations (>= 1, default 10) of the iterative rules. compute_rate
         (FLOP/s per worker, > 0): adds the rule's own compute time. calibration (nccl-tests
-        output files) and network_model: times from a calibration, as 'dpas cost
+        output files: a path (str or pathlib.Path) is one file, commas and all; a list is several
+        files of one cluster) and network_model: times from a calibration, as 'dpas cost
         --calibration'."""
         return _cost_of(self._request("cost", dict(
             keys, rule=rule, schedule=schedule, convention=convention, f=f, steps=steps,
