@@ -304,6 +304,25 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
         st, _, body, _ = exchange(srv.port, data)
         reason = json.loads(body).get("reason", "") if st else ""
         T.check(head in reason and tail in reason, "a cut marked with ...: %r" % reason)
+    # issue 29, class 3: a key no chosen rule uses is refused, the message exactly as the CLI's
+    # (tests/cli/bad_inputs.txt) and Python's (tests/python/test_used_or_refused.py)
+    S = "scenario=ReferenceJobAttackSurface"
+    for target, field, reason in [
+            ("/api/v1/cost?" + S + "&rule=median&convention=byzfl", "convention",
+             "convention is not used by rule median (convention is used by krum, multi_krum)"),
+            ("/api/v1/cost?" + S + "&rule=median&iterations=5", "iterations",
+             "iterations is not used by rule median (iterations is used by geometric_median, "
+             "centered_clipping)"),
+            ("/api/v1/sweep?" + S + "&dp_degree=2,4&convention=byzfl", "convention",
+             "convention is not used by a sweep without a rule (convention is used by krum, "
+             "multi_krum)"),
+            ("/api/v1/plot.svg?" + S + "&dp_degree=2,4&rule=krum&iterations=3", "iterations",
+             "iterations is not used by rule krum (iterations is used by geometric_median, "
+             "centered_clipping)")]:
+        st, _, body, _ = exchange(srv.port, req("GET", target))
+        obj = json.loads(body) if st == 400 else {}
+        T.check(st == 400 and obj.get("field") == field and obj.get("reason") == reason,
+                "%s: 400 %s %r, got %s %r" % (target, field, reason, st, body[:300]))
     print("%d bad requests, %d answered with the error object" % (len(CASES), ours))
 
     # a client that sends its headers slowly is dropped within the timeout
