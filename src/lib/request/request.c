@@ -539,10 +539,10 @@ static int rules_use_keys(dpas_request *rq, dpas_error *err)
         if (!users)
             rc = DPAS_ENOMEM;
         else if (n)
-            rc = dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
-                            "%s is not used by %s %s (%s is used by %s)",
-                            dpas_key_name((dpas_key)k), n > 1 ? "rules" : "rule", list,
-                            dpas_key_name((dpas_key)k), users);
+            rc =
+                dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
+                           "%s is not used by %s %s (%s is used by %s)", dpas_key_name((dpas_key)k),
+                           n > 1 ? "rules" : "rule", list, dpas_key_name((dpas_key)k), users);
         else
             rc = dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
                             "%s is not used by a %s without a rule (%s is used by %s)",
