@@ -70,8 +70,10 @@ DPAS_API const char *dpas_err_name(int code);
 /* The title of the code's error object ("invalid input", "physics violation"). Never NULL. */
 DPAS_API const char *dpas_err_title(int code);
 
-/* User text quoted for a message: "\"GPT3\"", cut with "..." to fit cap (at least 8 bytes), with
- * control characters and invalid UTF-8 escaped. Returns buf. */
+/* User text quoted for a message: "\"GPT3\"", with control characters and invalid UTF-8
+ * escaped. Text that does not fit cap is cut on a whole character and the cut says so and how
+ * many bytes of the text it left out: "\"GPT3GPT3...\" [cut: 1234 bytes]" (a cap under 32 bytes,
+ * too small for any count, gets "..." alone; cap must be at least 8). Returns buf. */
 DPAS_API const char *dpas_quote(const char *text, char *buf, size_t cap);
 
 /* ---- output formats -------------------------------------------------------------------------- */
