@@ -70,8 +70,10 @@ DPAS_API const char *dpas_err_name(int code);
 /* The title of the code's error object ("invalid input", "physics violation"). Never NULL. */
 DPAS_API const char *dpas_err_title(int code);
 
-/* User text quoted for a message: "\"GPT3\"", cut with "..." to fit cap (at least 8 bytes), with
- * control characters and invalid UTF-8 escaped. Returns buf. */
+/* User text quoted for a message: "\"GPT3\"", with control characters and invalid UTF-8
+ * escaped. Text that does not fit cap is cut on a whole character and the cut says so and how
+ * many bytes of the text it left out: "\"GPT3GPT3...\" [cut: 1234 bytes]" (a cap under 32 bytes,
+ * too small for any count, gets "..." alone; cap must be at least 8). Returns buf. */
 DPAS_API const char *dpas_quote(const char *text, char *buf, size_t cap);
 
 /* ---- output formats -------------------------------------------------------------------------- */
@@ -86,14 +88,17 @@ typedef enum dpas_format {
 DPAS_API void dpas_free(void *p);
 
 /* Write len bytes of data to the file at path, a front end's output file (a --plot, an --svg):
- * a new file (mode 0666 less the umask), or a regular file truncated and rewritten. Anything else
- * is refused without blocking and without writing: a FIFO (with or without a reader), a device
- * (/dev/null included), a socket, a directory. The file is opened once, without blocking, and
- * judged by its descriptor, so nothing can change between the check and the write. Errors:
- * DPAS_EIO naming field and the path and why ("--plot: cannot write \"x.svg\": not a regular
- * file (a FIFO)"); a write that fails part way (a full disk) is DPAS_EIO too and may leave the
- * file short. The one way every output path of dpas is opened: the CLI's --plot, the PNG
- * writers, the Python demo's --svg. */
+ * a new file (mode 0666 less the umask), or a regular file replaced whole (keeping its mode). The
+ * data is written to a temporary file in the same folder (".NAME.dpas-XXXXXX", created with
+ * O_EXCL), flushed to disk and renamed over path, so a write that fails part way (a full disk, a
+ * file-size limit) leaves an existing file byte for byte as it was and removes the temporary
+ * file; a reader never sees half a file. A symbolic link is followed: the file it names is
+ * replaced, the link kept. The folder must be writable (the temporary file is made there); a
+ * hard link to the old file keeps the old content. Anything that is not a regular file is refused
+ * without blocking and without writing: a FIFO (with or without a reader), a device (/dev/null
+ * included), a socket, a directory. Errors: DPAS_EIO naming field and the path and why
+ * ("--plot: cannot write \"x.svg\": not a regular file (a FIFO)"). The one way every output path
+ * of dpas is opened: the CLI's --plot, the PNG writers, the Python demo's --svg. */
 DPAS_API int dpas_write_output(const char *path, const char *field, const void *data, size_t len,
                                dpas_error *err);
 

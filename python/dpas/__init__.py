@@ -331,7 +331,8 @@ class DataParallelAttackSurfaceScenario:
              f: Optional[int] = None, steps: Optional[int] = None,
              iterations: Optional[int] = None, compute_rate: Optional[float] = None,
              memory_bandwidth: Optional[float] = None,
-             calibration: Union[str, Sequence[str], None] = None,
+             calibration: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]],
+                                None] = None,
              network_model: Optional[str] = None, **keys: Any) -> CostRows:
         """What each robust rule costs under each schedule, one CostRow per rule x schedule (the
         rows of 'dpas cost -o json'), rule-major, in a CostRows list that also carries the
@@ -344,8 +345,10 @@ class DataParallelAttackSurfaceScenario:
         for that many steps. iterations (>= 1, default 10) of the iterative rules. compute_rate
         (FLOP/s per worker, > 0) or memory_bandwidth (bytes/s per worker, > 0; each defaults to
         the node's accelerator's when the other is given): adds the rule's own compute time,
-        max(flops / compute_rate, bytes / memory_bandwidth), and the bound that holds. calibration (nccl-tests
-        output files) and network_model: times from a calibration, as 'dpas cost
+        max(flops / compute_rate, bytes / memory_bandwidth), and the bound that holds.
+        calibration (nccl-tests output files: a path (str or pathlib.Path) is one file, commas
+        and all; a list is several files of one cluster) and network_model: times from a
+        calibration, as 'dpas cost
         --calibration'."""
         return _cost_of(self._request("cost", dict(
             keys, rule=rule, schedule=schedule, convention=convention, f=f, steps=steps,

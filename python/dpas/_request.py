@@ -11,6 +11,7 @@ import decimal
 import fractions
 import math
 import numbers
+import os
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from . import _check, _ffi, errors
@@ -78,9 +79,29 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
     raise ArgumentTypeError(f"{key} must be a str, got {type(v).__name__} {_check._show(v)}", key)
 
 
+def _file(key: str, v: Any) -> bytes:
+    """A file name as Python makes it: a str, bytes or an os.PathLike (pathlib.Path), whole,
+    commas and all (issue 29: a name holding a comma could not be given)."""
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
+    if isinstance(v, bytes):
+        v = os.fsdecode(v)
+    if not isinstance(v, str):
+        raise ArgumentTypeError(f"{key} must be a path (str, bytes or os.PathLike) or a list of "
+                                f"them, got {type(v).__name__} {_check._show(v)}", key)
+    return _check.text(key, v)
+
+
 def _items(key: str, flags: int, v: Any, sweep: bool) -> Tuple[bool, List[bytes]]:
     """(as items, texts): a list or tuple of a list or repeated key is its items, and of an
-    input a sweep varies, in a sweep."""
+    input a sweep varies, in a sweep. A repeated key's files are items one by one: one path is
+    one file (not split at commas, as the CLI's --calibration A,B is), a list is several."""
+    if flags & _ffi.KEY_REPEAT:
+        many = isinstance(v, (list, tuple))
+        if many and not v:
+            raise errors.InvalidValue(f"{key} needs at least one item, got an empty "
+                                      f"{type(v).__name__}", key)
+        return True, [_file(key, x) for x in (v if many else [v])]
     if flags & _ffi.KEY_SWITCH:
         return False, [b"true" if _check.flag(key, v) else b"false"]
     if not sweep:

@@ -98,7 +98,9 @@ def _matrix_rows(np: Any, name: str, arr: Any, kind: str, keep: List[Any],
     if n == 0 and not allow_empty:
         raise InvalidValue(f"{name} must hold at least one gradient, got shape ({n}, {d})", name)
     size = arr.itemsize
-    if d > 1 and arr.strides[1] != size:
+    # (0, d) and (n, 1) arrays have no row layout to check: numpy gives zeros((0, d)) strides
+    # of 0 (issue 29: it was refused as "not contiguous" by the message that asked for it)
+    if n > 0 and d > 1 and arr.strides[1] != size:
         raise ArgumentTypeError(f"the rows of {name} are not contiguous (the coordinates of a row "
                                 f"are {arr.strides[1]} bytes apart, not {size}: a transposed or "
                                 f"column-sliced array): convert it yourself "

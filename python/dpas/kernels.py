@@ -68,8 +68,13 @@ def _int(field, v, minimum=None, maximum=None):
         raise ArgumentTypeError(f"{field} must be an int, got {type(v).__name__} "
                                 f"{_check._show(v)}", field)
     i = int(v)
-    if not _check.INT64_MIN <= i <= _check.INT64_MAX:
-        raise RangeError(f"{field} is out of range: must fit a signed 64-bit integer, got {i}",
+    # a field the C side holds as uint64_t (a seed) says so by its maximum (issue 29: seeds of
+    # 2^63 and above were refused as not fitting a signed integer)
+    unsigned = maximum is not None and maximum > _check.INT64_MAX
+    lo, hi = (0, 2**64 - 1) if unsigned else (_check.INT64_MIN, _check.INT64_MAX)
+    if not lo <= i <= hi and not (unsigned and minimum is not None and i < minimum):
+        raise RangeError(f"{field} is out of range: must fit "
+                         f"{'an unsigned' if unsigned else 'a signed'} 64-bit integer, got {i}",
                          field)
     if minimum is not None and i < minimum:
         raise InvalidValue(f"{field} must be >= {minimum}, got {i}", field)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writing a front end's output file (the demo's --svg) the way every dpas front end does: through
 the C library's dpas_write_output, so that Python and C check an output path alike. The path
-must be a new file or a regular one (truncated and rewritten); a FIFO, a device (/dev/null
+must be a new file or a regular one (replaced whole: written to a temporary file beside it and
+renamed, so a failure part way leaves the old file as it was); a FIFO, a device (/dev/null
 included), a socket or a directory is refused at once, without blocking and without writing,
 with a FileError (an OSError) naming the field, the path and why.
 

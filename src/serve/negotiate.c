@@ -89,9 +89,11 @@ int srv_negotiate_format(srv_request *rq, srv_handler fn, srv_response *r)
     if (qj > 0 || qc > 0)
         return 0;
     r->vary = "Accept";
+    char q[160]; /* quoted: a longer header is cut, and the cut says how much (issue 29) */
     srv_fail(r, 406, DPAS_EINVAL, "Accept",
-             "this path answers %s; the request's Accept header (%.120s) takes neither",
-             writes_csv(fn) ? "application/json or text/csv" : "application/json", rq->accept);
+             "this path answers %s; the request's Accept header %s takes neither",
+             writes_csv(fn) ? "application/json or text/csv" : "application/json",
+             dpas_quote(rq->accept, q, sizeof q));
     return -1;
 }
 

@@ -292,6 +292,8 @@ void srv_api_index(srv_request *rq, srv_response *r)
     set(&x, root, "name", str("dpas"));
     set(&x, root, "version", str(DPAS_VERSION));
     set(&x, root, "openapi", str("/api/v1/openapi.json"));
+    /* the page bounds what it inflates from a shared link by it */
+    set(&x, root, "max_body_bytes", json_integer(SRV_MAX_BODY));
     set(&x, root, "endpoints", eps);
     for (size_t i = 0; srv_route_at(i); i++) {
         const srv_route_info *rt = srv_route_at(i);

@@ -81,10 +81,16 @@ def collective_sizes(schedule, n, d):
     return out
 
 
-def mpirun(args, timeout=600):
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+from deadline import Deadline, run as run_under  # noqa: E402
+
+
+def mpirun(args, base=60):
+    """One run across the emulated hosts, under a deadline of base seconds scaled like the MPI
+    tests' (tests/mpi/deadline.py): a hang prints every process's stack and fails."""
     cmd = [os.environ["DPAS_CLUSTER_MPIRUN"]] + args
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")  # OpenMPI's own allocations at exit
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    p = run_under(cmd, env, Deadline(base), "mpirun across the emulated hosts")
     if p.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
     return p.stdout

@@ -6,8 +6,11 @@ refused at once; with a reader it is refused too, and nothing reaches the reader
 
 Usage: python3 test_output.py (dpas on PYTHONPATH, DPAS_LIBRARY its libdpas)"""
 import os
+import resource
+import signal
 import socket
 import stat
+import subprocess
 import tempfile
 import unittest
 
@@ -104,7 +107,7 @@ class BadOutputPaths(unittest.TestCase):
             dpas.write_output(os.path.join(self.d, "x.svg"), "x", field=3)
 
     def test_regular_file_rewritten(self):
-        # the control: a regular file is truncated and rewritten; str, bytes and PathLike paths
+        # the control: a regular file is replaced with the new content; str, bytes and PathLike
         import pathlib
         p = os.path.join(self.d, "plot.svg")
         with open(p, "w") as f:
@@ -115,7 +118,99 @@ class BadOutputPaths(unittest.TestCase):
         dpas.write_output(pathlib.Path(p), "<svg/>")
         with open(p) as f:
             self.assertEqual(f.read(), "<svg/>")
-        self.assertEqual(stat.S_IMODE(os.stat(p).st_mode), 0o640)  # the file kept, not replaced
+        self.assertEqual(stat.S_IMODE(os.stat(p).st_mode), 0o640)  # the old file's mode kept
+
+
+def _limit_file_size(limit):
+    """In a child before exec: files may grow to limit bytes; a write past it fails (EFBIG)
+    instead of killing the process (SIGXFSZ ignored): a full disk, part way through."""
+    def pre():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+    return pre
+
+
+class ReplacedWhole(unittest.TestCase):
+    """issue 29, class 5: an output is written to a temporary file in the same folder and renamed
+    over the old one, so a write cut short leaves the old file byte for byte as it was, and no
+    temporary file stays behind."""
+
+    OLD = b"<svg>the old plot, which must survive</svg>\n" * 3
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        self.p = os.path.join(self.d, "plot.svg")
+        with open(self.p, "wb") as f:
+            f.write(self.OLD)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_old_file_intact(self):
+        with open(self.p, "rb") as f:
+            self.assertEqual(f.read(), self.OLD)
+        self.assertEqual(os.listdir(self.d), ["plot.svg"])  # no temporary file left
+
+    def test_cut_short_write_from_python(self):
+        # 64 KiB into a file-size limit of 1 KiB: the write stops part way with EFBIG. The limit is
+        # set in a child so this process's own files are not limited.
+        code = ("import dpas, sys\n"
+                "try:\n"
+                "    dpas.write_output(sys.argv[1], b'<svg>' + b'x' * 65536, field='--svg')\n"
+                "except dpas.FileError as e:\n"
+                "    print(e); sys.exit(3)\n")
+        r = subprocess.run(["/usr/bin/python3", "-c", code, self.p], capture_output=True, text=True,
+                           preexec_fn=_limit_file_size(1024))
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn('--svg: cannot write', r.stdout)
+        self.assertIn("File too large", r.stdout)
+        self.assert_old_file_intact()
+
+    def test_cut_short_plot_from_the_cli(self):
+        # dpas sweep --plot over an existing plot, the SVG larger than the file-size limit
+        for ext in ("svg", "png"):
+            with self.subTest(ext=ext):
+                p = os.path.join(self.d, "plot." + ext)
+                if ext == "png":
+                    os.rename(self.p, p)
+                r = subprocess.run([os.environ["DPAS_CLI"], "sweep", "ReferenceJobAttackSurface",
+                                    "--dp", "2..64", "--plot", p], capture_output=True, text=True,
+                                   preexec_fn=_limit_file_size(2048))
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("--plot: cannot write", r.stderr)
+                self.assertIn("File too large", r.stderr)
+                if ext == "png":
+                    os.rename(p, self.p)
+                self.assert_old_file_intact()
+
+    def test_the_same_write_unlimited_replaces_it(self):
+        # the control for the two above: without the limit the same plot replaces the old file
+        r = subprocess.run([os.environ["DPAS_CLI"], "sweep", "ReferenceJobAttackSurface", "--dp",
+                            "2..64", "--plot", self.p], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.p, "rb") as f:
+            self.assertIn(b"<svg", f.read())
+        self.assertGreater(os.path.getsize(self.p), 2048)
+        self.assertEqual(os.listdir(self.d), ["plot.svg"])
+
+    def test_a_link_is_followed_and_kept(self):
+        link = os.path.join(self.d, "link.svg")
+        os.symlink("plot.svg", link)
+        dpas.write_output(link, "<svg/>")
+        self.assertTrue(os.path.islink(link))
+        with open(self.p) as f:
+            self.assertEqual(f.read(), "<svg/>")
+        self.assertEqual(sorted(os.listdir(self.d)), ["link.svg", "plot.svg"])
+
+    def test_a_new_file_takes_the_umask(self):
+        old = os.umask(0o027)
+        try:
+            p = os.path.join(self.d, "new.svg")
+            dpas.write_output(p, "<svg/>")
+        finally:
+            os.umask(old)
+        self.assertEqual(stat.S_IMODE(os.stat(p).st_mode), 0o640)
 
 
 if __name__ == "__main__":

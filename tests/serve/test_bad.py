@@ -298,12 +298,41 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
         T.check(srv.alive(), "%s: the server is alive" % name)
     T.check(ours >= 40, "at least 40 bad requests answered with the error object (%d)" % ours)
     # the cut of a long path or method is marked, and the rest of the sentence is kept
-    for data, head, tail in [(req("GET", "/" + "p" * 300), '"/ppp', '..."; the page is at /'),
-                             (req("B" * 80, "/api/v1/eval"), 'method "BBB', '..." is not allowed on /api/v1/eval'),
-                             (req("GET", "/api/v1/registry/" + "k" * 250 + "/x"), 'nothing at "/api/v1/registry/kkk', '..."')]:
+    # (issue 29: and says how many bytes it cut)
+    import re
+    for data, head, tail in [(req("GET", "/" + "p" * 300), '"/ppp', r'\.\.\." \[cut: \d+ bytes\]; the page is at /'),
+                             (req("B" * 80, "/api/v1/eval"), 'method "BBB', r'\.\.\." \[cut: \d+ bytes\] is not allowed on /api/v1/eval'),
+                             (req("GET", "/api/v1/registry/" + "k" * 250 + "/x"), 'nothing at "/api/v1/registry/kkk', r'\.\.\." \[cut: \d+ bytes\]')]:
         st, _, body, _ = exchange(srv.port, data)
         reason = json.loads(body).get("reason", "") if st else ""
-        T.check(head in reason and tail in reason, "a cut marked with ...: %r" % reason)
+        T.check(head in reason and re.search(tail, reason), "a cut marked with ... and its size: %r" % reason)
+    # a 406 quotes the Accept header; cut, it says so and how much. By hand: the quote's buffer is
+    # 160 bytes; the mark of a 316-byte header takes 21 ('..." [cut: ' 11, 3 digits, ' bytes]' 7)
+    # and the NUL 1, leaving 138 for the opening quote and 137 bytes of the header: 179 are cut.
+    accept = "text/html;q=1;a=" + "x" * 300
+    st, _, body, _ = exchange(srv.port, req("GET", "/api/v1/rules", [("Accept", accept)]))
+    reason = json.loads(body).get("reason", "") if st == 406 else ""
+    T.check(('Accept header "%s..." [cut: 179 bytes] takes neither' % accept[:137]) in reason,
+            "a 406's Accept header cut with its size: %s %r" % (st, reason))
+    # issue 29, class 3: a key no chosen rule uses is refused, the message exactly as the CLI's
+    # (tests/cli/bad_inputs.txt) and Python's (tests/python/test_used_or_refused.py)
+    S = "scenario=ReferenceJobAttackSurface"
+    for target, field, reason in [
+            ("/api/v1/cost?" + S + "&rule=median&convention=byzfl", "convention",
+             "convention is not used by rule median (convention is used by krum, multi_krum)"),
+            ("/api/v1/cost?" + S + "&rule=median&iterations=5", "iterations",
+             "iterations is not used by rule median (iterations is used by geometric_median, "
+             "centered_clipping)"),
+            ("/api/v1/sweep?" + S + "&dp_degree=2,4&convention=byzfl", "convention",
+             "convention is not used by a sweep without a rule (convention is used by krum, "
+             "multi_krum)"),
+            ("/api/v1/plot.svg?" + S + "&dp_degree=2,4&rule=krum&iterations=3", "iterations",
+             "iterations is not used by rule krum (iterations is used by geometric_median, "
+             "centered_clipping)")]:
+        st, _, body, _ = exchange(srv.port, req("GET", target))
+        obj = json.loads(body) if st == 400 else {}
+        T.check(st == 400 and obj.get("field") == field and obj.get("reason") == reason,
+                "%s: 400 %s %r, got %s %r" % (target, field, reason, st, body[:300]))
     print("%d bad requests, %d answered with the error object" % (len(CASES), ours))
 
     # a client that sends its headers slowly is dropped within the timeout

@@ -433,6 +433,36 @@ static void test_error_cut(void **state)
     assert_string_equal(e.message, "dp_degree must be >= 1, got 0");
 }
 
+/* A quoted value that is cut says so and how many bytes of it were cut (issue 29). Expected
+ * texts by hand: cap 40 keeps 21 bytes for the mark of a 100-byte text ("..." and " [cut: 100
+ * bytes]"), 18 for the quote mark and the text, so 17 x's are kept and 83 bytes cut. */
+static void test_quote_cut(void **state)
+{
+    (void)state;
+    char buf[64], text[200];
+    memset(text, 'x', 100);
+    text[100] = '\0';
+    assert_string_equal(dpas_quote(text, buf, 40), "\"xxxxxxxxxxxxxxxxx...\" [cut: 83 bytes]");
+    assert_true(strlen(buf) < 40);
+    /* 'a' then 50 two-byte characters (101 bytes): cut on a whole character, 1 + 8 x 2 kept */
+    text[0] = 'a';
+    for (int i = 0; i < 50; i++)
+        text[1 + 2 * i] = (char)0xc3, text[2 + 2 * i] = (char)0xa9;
+    text[101] = '\0';
+    assert_string_equal(dpas_quote(text, buf, 40),
+                        "\"a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9...\" "
+                        "[cut: 84 bytes]");
+    /* what fits is kept whole, with no mark: 6 bytes and the NUL in 8 (the least cap), 8 in 9 */
+    assert_string_equal(dpas_quote("GPT3", buf, 8), "\"GPT3\"");
+    assert_string_equal(dpas_quote("abcdef", buf, 9), "\"abcdef\"");
+    /* escapes count toward the length: a\nb is 6 bytes quoted and escaped */
+    assert_string_equal(dpas_quote("a\nb", buf, 16), "\"a\\x0ab\"");
+    /* too small a buffer for a count: "..." alone, within cap */
+    memset(text, 'x', 100);
+    text[100] = '\0';
+    assert_string_equal(dpas_quote(text, buf, 16), "\"xxxxxxxxxx...\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,7 +471,7 @@ int main(void)
         cmocka_unit_test(test_count_errors), cmocka_unit_test(test_ints),
         cmocka_unit_test(test_bytes_of),     cmocka_unit_test(test_format),
         cmocka_unit_test(test_ring_factor),  cmocka_unit_test(test_real),
-        cmocka_unit_test(test_error_cut),
+        cmocka_unit_test(test_error_cut),    cmocka_unit_test(test_quote_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a file the caller named: opened once, checked on the descriptor, bounded. */
+/* realpath is X/Open */
+#define _XOPEN_SOURCE 700
 #include "../internal.h"
 
 #include <errno.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int dpas__read_file(const char *path, const char *what, size_t max, char **text, size_t *len,
@@ -77,6 +80,61 @@ static const char *kind_of(mode_t m)
                          : "not a regular file";
 }
 
+/* Removes the temporary file, keeping errno for the message. */
+static void drop_temp(int fd, const char *tmp)
+{
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    errno = e;
+}
+
+/* Opens a new file next to target, named ".<name>.dpas-XXXXXX" with six letters, created
+ * exclusively (O_EXCL, as mkstemp does) with mode 0666 so that the umask applies as it would to
+ * the file itself. tmp receives its name (malloc'd). -1 and errno on failure. */
+static int open_temp(const char *target, char **tmp)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const char *slash = strrchr(target, '/');
+    size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0;
+    const char *name = target + dirlen;
+    size_t cap = dirlen + strlen(name) + 16;
+    char *t = malloc(cap);
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int attempt = 0; attempt < 64; attempt++) {
+        /* the clock, the process and the attempt: names that differ; O_EXCL makes them safe */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = ((uint64_t)ts.tv_nsec * 2654435761u) ^ ((uint64_t)ts.tv_sec << 30) ^
+                     ((uint64_t)getpid() << 12) ^ ((uint64_t)attempt * 0x9E3779B97F4A7C15u);
+        unsigned char r[6];
+        for (size_t i = 0; i < sizeof r; i++)
+            r[i] = (unsigned char)(x >> (8 * i + 3));
+        char suffix[7];
+        for (size_t i = 0; i < sizeof r; i++)
+            suffix[i] = letters[r[i] % (sizeof letters - 1)];
+        suffix[6] = '\0';
+        snprintf(t, cap, "%.*s.%s.dpas-%s", (int)dirlen, target, name, suffix);
+        int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) {
+            if (fd < 0) {
+                int e = errno;
+                free(t);
+                errno = e;
+            } else
+                *tmp = t;
+            return fd;
+        }
+    }
+    free(t);
+    errno = EEXIST;
+    return -1;
+}
+
 int dpas_write_output(const char *path, const char *field, const void *data, size_t len,
                       dpas_error *err)
 {
@@ -85,23 +143,39 @@ int dpas_write_output(const char *path, const char *field, const void *data, siz
     if (!path || !*path)
         return dpas__fail(err, DPAS_EINVAL, field, "%s: the output path is empty", field);
     dpas_quote(path, q, sizeof q);
-    /* O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of waiting for one, and
-     * one with a reader opens and is refused below; O_NOCTTY: a terminal never becomes ours */
-    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    /* Judged by stat, before anything is created: a FIFO (with a reader or without), a device, a
+     * socket or a directory is refused without being opened, so nothing blocks and nothing is
+     * written into it. A link is followed: the file it names is the one replaced, the link kept. */
+    char *target = NULL;
+    int exists = stat(path, &st) == 0;
+    const char *why = NULL;
+    if (!exists && errno != ENOENT)
+        why = strerror(errno);
+    else if (exists && !S_ISREG(st.st_mode))
+        why = kind_of(st.st_mode);
+    else if (exists && !(target = realpath(path, NULL)))
+        why = strerror(errno);
+    if (why)
+        return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
+    /* The content goes to a temporary file in the same folder and replaces the old file by
+     * rename, which is atomic: a write that fails part way (a full disk, a file-size limit)
+     * leaves the old file byte for byte as it was, and a reader never sees half a plot. */
+    char *tmp = NULL;
+    int fd = open_temp(target ? target : path, &tmp);
     if (fd < 0) {
         int e = errno;
-        const char *why = e == ENXIO    ? "not a regular file (a FIFO or a socket with no reader)"
-                          : e == EISDIR ? "it is a directory"
-                                        : strerror(e);
-        return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
+        free(target);
+        return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q,
+                          e == EISDIR ? "it is a directory" : strerror(e));
     }
-    const char *why = NULL;
-    if (fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        why = kind_of(st.st_mode);
-    else if (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, 0) != 0)
-        why = strerror(errno);
+    if (exists) { /* the replacement keeps the old file's mode (and owner, where we may) */
+        if (fchmod(fd, st.st_mode & 07777) != 0)
+            why = strerror(errno);
+        if (!why && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+            fchown(fd, st.st_uid, st.st_gid) != 0) {
+            /* not ours to give away: the new file is ours, as any rewrite by us would make it */
+        }
+    }
     const char *p = data;
     size_t left = why ? 0 : len;
     while (left) {
@@ -115,8 +189,17 @@ int dpas_write_output(const char *path, const char *field, const void *data, siz
         p += w;
         left -= (size_t)w;
     }
+    if (!why && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        why = strerror(errno);
     if (close(fd) != 0 && !why)
         why = strerror(errno);
+    fd = -1;
+    if (!why && rename(tmp, target ? target : path) != 0)
+        why = strerror(errno);
+    if (why)
+        drop_temp(fd, tmp);
+    free(tmp);
+    free(target);
     if (why)
         return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
     return 0;

@@ -45,32 +45,66 @@ const char *dpas_quote(const char *text, char *buf, size_t cap)
     return dpas__quote(text, buf, cap);
 }
 
+/* One character of text as the quote writes it, into out (at most 5 bytes); its length. */
+static size_t quoted_char(const unsigned char *p, size_t n, char *out)
+{
+    if (*p == '"' || *p == '\\') {
+        out[0] = '\\';
+        out[1] = (char)*p;
+        return 2;
+    }
+    if (!n || *p < 0x20 || *p == 0x7f) { /* control and invalid bytes escaped */
+        static const char hex[] = "0123456789abcdef";
+        out[0] = '\\', out[1] = 'x', out[2] = hex[*p >> 4], out[3] = hex[*p & 15];
+        return 4;
+    }
+    memcpy(out, p, n); /* valid UTF-8 as it is */
+    return n;
+}
+
+/* Quoted whole when it fits; else cut on a whole character and marked with how much was cut,
+ * in bytes of the text (issue 29: a cut said "..." and not how much): "abc..." [cut: 1234
+ * bytes]. The mark's room is kept first, sized by the text's whole length; a buffer too small
+ * for any count (under 32 bytes) gets "..." alone. */
 const char *dpas__quote(const char *text, char *buf, size_t cap)
 {
-    size_t o = 0;
+    size_t total = strlen(text), need = 2;
     if (cap < 8)
         return "";
-    buf[o++] = '"';
-    for (const unsigned char *p = (const unsigned char *)text; *p;) {
-        size_t n = dpas__utf8_len(p); /* valid UTF-8 as it is; control and invalid bytes escaped */
-        if (o + 8 + n >= cap) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (*p == '"' || *p == '\\') {
-            buf[o++] = '\\';
-            buf[o++] = (char)*p++;
-        } else if (!n || *p < 0x20 || *p == 0x7f) {
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", *p++);
-        } else {
-            memcpy(buf + o, p, n);
-            o += n;
-            p += n;
-        }
+    const unsigned char *p = (const unsigned char *)text;
+    char tmp[5];
+    while (*p && need < cap) { /* the quoted length, counted only as far as cap */
+        size_t n = dpas__utf8_len(p);
+        need += quoted_char(p, n, tmp);
+        p += n ? n : 1;
     }
+    char mark[64];
+    size_t ml = 0;
+    if (need > cap - 1) {
+        ml = (size_t)snprintf(mark, sizeof mark, "...\" [cut: %zu bytes]", total);
+        if (ml + 2 > cap)
+            ml = 4; /* "...\"" alone */
+    }
+    size_t room = cap - 1 - ml, o = 0;
     buf[o++] = '"';
-    buf[o] = '\0';
+    for (p = (const unsigned char *)text; *p;) {
+        size_t n = dpas__utf8_len(p), w = quoted_char(p, n, tmp);
+        if (o + w + (ml ? 0 : 1) > room)
+            break;
+        memcpy(buf + o, tmp, w);
+        o += w;
+        p += n ? n : 1;
+    }
+    if (!*p) {
+        buf[o++] = '"';
+        buf[o] = '\0';
+        return buf;
+    }
+    size_t cut = strlen((const char *)p);
+    if (ml == 4)
+        snprintf(buf + o, cap - o, "...\"");
+    else /* cut <= total: the mark fits the room kept for it */
+        snprintf(buf + o, cap - o, "...\" [cut: %zu byte%s]", cut, cut == 1 ? "" : "s");
     return buf;
 }
 

@@ -2,7 +2,7 @@
 /* The key table: every key of every request, how each front end spells it, and which analyses
  * take it. The one place a front end learns its flags, query parameters and keyword arguments
  * from; the scenario file's keys come from the input table (dpas_input_path). */
-#include "../internal.h"
+#include "request_inputs.h"
 
 #include <string.h>
 
@@ -24,11 +24,17 @@ enum {
 #define LOCAL DPAS_KEY_LOCAL
 #define INPUT DPAS_KEY_INPUT
 
+/* Which rules use a key that only some rules use (issue 29: a convention given for the median, or
+ * iterations for Krum, was silently ignored; the request refuses a key no chosen rule uses). */
+static bool has_conventions(const dpas_rule *r) { return strcmp(r->convention, "standard") != 0; }
+static bool iterates(const dpas_rule *r) { return (r->caps & DPAS_RULE_CAP_ITERATIVE) != 0; }
+
 static const struct key_row {
     const char *name, *alias, *flag, *metavar;
     bool query, keyword; /* spelled as its name over HTTP, in Python */
     unsigned analyses, flags;
     const char *help;
+    bool (*used_by)(const dpas_rule *r); /* NULL: every rule uses it (or none needs to) */
 } keys[DPAS_KEY_COUNT] = {
     [DPAS_KEY_NAME] = {"name", NULL, NULL, NULL, true, true, SCEN, INPUT,
                        "the scenario's label in reports (no CLI flag)"},
@@ -66,14 +72,15 @@ static const struct key_row {
     [DPAS_KEY_SCHEDULE] = {"schedule", NULL, "--schedule", "S[,S...]", true, true, C | S | P,
                            LIST | AXIS, "schedules; cost: default all"},
     [DPAS_KEY_CONVENTION] = {"convention", NULL, "--convention", "NAME", true, true, C | R | S | P,
-                             0, "blanchard (default) or byzfl for Krum and Multi-Krum; rules: all"},
+                             0, "blanchard (default) or byzfl for Krum and Multi-Krum; rules: all",
+                             has_conventions},
     [DPAS_KEY_F] = {"f", NULL, "--f", "F", true, true, C | R, 0,
                     "Byzantine replicas: cost adds tolerates, rules min_n"},
     [DPAS_KEY_N] = {"n", NULL, "--n", "N", true, true, R, 0, "replicas: rules adds max_f"},
     [DPAS_KEY_STEPS] = {"steps", NULL, "--steps", "K", true, true, C, 0,
                         "bytes and times for K steps (default 1)"},
     [DPAS_KEY_ITERATIONS] = {"iterations", NULL, "--iterations", "T", true, true, C | S | P, 0,
-                             "of geometric_median and centered_clipping (default 10)"},
+                             "of geometric_median and centered_clipping (default 10)", iterates},
     [DPAS_KEY_COMPUTE_RATE] = {"compute_rate", NULL, "--compute-rate", "FLOPS", true, true, C, 0,
                                "FLOP/s per worker: adds the rule's own compute time"},
     [DPAS_KEY_MEMORY_BANDWIDTH] = {"memory_bandwidth", NULL, "--memory-bandwidth", "B/s", true,
@@ -123,6 +130,11 @@ const char *dpas_key_file(dpas_key k)
 }
 const char *dpas_key_help(dpas_key k) { return row(k) ? row(k)->help : NULL; }
 unsigned dpas_key_flags(dpas_key k) { return row(k) ? row(k)->flags : 0; }
+
+int dpas__key_used_by(dpas_key k, const dpas_rule *r)
+{
+    return !row(k) || !row(k)->used_by ? -1 : row(k)->used_by(r) ? 1 : 0;
+}
 
 int dpas_key_from_name(const char *name)
 {

@@ -496,6 +496,66 @@ static int memory_opts(dpas_request *rq, dpas_error *err)
     return 0;
 }
 
+/* A key only some rules use is used by a rule of the request, or refused naming the key, the
+ * rules given and the rules that would use it (issue 29: --convention byzfl with the median,
+ * --iterations with Krum were ignored). The rules given: cost's list (none: every rule, which
+ * uses every key), a sweep's fixed rule or the rules it varies (none: no rule uses it). */
+static int rules_use_keys(dpas_request *rq, dpas_error *err)
+{
+    const char *list = text_of(rq, DPAS_KEY_RULE), *a = dpas_analysis_name(rq->analysis);
+    if (rq->analysis != DPAS_ANALYSIS_COST && rq->analysis != DPAS_ANALYSIS_SWEEP &&
+        rq->analysis != DPAS_ANALYSIS_PLOT)
+        return 0;
+    if (!list && rq->analysis == DPAS_ANALYSIS_COST)
+        return 0;
+    char **items = NULL;
+    size_t n = 0;
+    int rc = list ? dpas__request_split("rule", list, &items, &n, err) : 0;
+    for (int k = 0; !rc && k < DPAS_KEY_COUNT; k++) {
+        if (!rq->v[k].set || !dpas_analysis_takes(rq->analysis, (dpas_key)k))
+            continue;
+        bool used = false, some = false;
+        for (size_t i = 0; i < n && !used; i++) {
+            const dpas_rule *r;
+            if (!dpas_rule_find(items[i], NULL, &r, NULL)) {
+                int u = dpas__key_used_by((dpas_key)k, r);
+                used = u != 0;
+                some = some || u >= 0;
+            }
+        }
+        if (used || (!some && n) || dpas__key_used_by((dpas_key)k, dpas_rule_at(0)) < 0)
+            continue;
+        /* the rules that would use it, each name once (a rule of several conventions has a row
+         * per convention) */
+        dpas__buf b = {0};
+        const char *last = NULL;
+        for (size_t i = 0; i < dpas_rule_count(); i++) {
+            const dpas_rule *r = dpas_rule_at(i);
+            if (dpas__key_used_by((dpas_key)k, r) == 1 && (!last || strcmp(last, r->name))) {
+                dpas__buf_printf(&b, "%s%s", last ? ", " : "", r->name);
+                last = r->name;
+            }
+        }
+        char *users = dpas__buf_finish(&b, err);
+        if (!users)
+            rc = DPAS_ENOMEM;
+        else if (n)
+            rc =
+                dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
+                           "%s is not used by %s %s (%s is used by %s)", dpas_key_name((dpas_key)k),
+                           n > 1 ? "rules" : "rule", list, dpas_key_name((dpas_key)k), users);
+        else
+            rc = dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
+                            "%s is not used by a %s without a rule (%s is used by %s)",
+                            dpas_key_name((dpas_key)k), a, dpas_key_name((dpas_key)k), users);
+        free(users);
+    }
+    if (items)
+        free(items[0]);
+    free(items);
+    return rc;
+}
+
 /* Every option, in the order of the key table. */
 static int options(dpas_request *rq, dpas_error *err)
 {
@@ -564,6 +624,8 @@ int dpas_request_resolve(dpas_request *rq, const dpas_registry *reg, dpas_error 
             return rc;
         break;
     }
+    if ((rc = rules_use_keys(rq, err)))
+        return rc;
     rq->resolved = true;
     return 0;
 }

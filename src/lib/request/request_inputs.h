@@ -7,6 +7,10 @@
 
 #include "../internal.h"
 
+/* Whether rule r uses key k: 1 or 0 for a key only some rules use (convention: the rules with
+ * conventions; iterations: the iterative rules), -1 for any other key. From the key table. */
+int dpas__key_used_by(dpas_key k, const dpas_rule *r);
+
 /* A key as given: its text (a list's items joined at commas), or a REPEAT key's items. */
 typedef struct dpas__given {
     bool set;

@@ -1059,12 +1059,42 @@ async function shareLog() {
   s.appendChild(a);
 }
 
+// A link's log is inflated no further than the server's own body limit (GET /api/v1 says it,
+// max_body_bytes): the page sends the log to the server, which could take no more, and a few
+// kilobytes of link must not become megabytes in the tab (issue 29: 10.9 K characters became
+// 8 MiB). Past the limit the inflation stops and the page says why.
+async function inflateBounded(bytes) {
+  const index = await (await fetch('/api/v1', { headers: { Accept: 'application/json' } })).json();
+  const limit = index.max_body_bytes;
+  if (!(limit > 0)) throw new Error('the server did not say its body limit');
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const chunks = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) {
+      await reader.cancel();
+      throw new Error('it inflates to more than ' + limit + ' bytes, the largest body the server takes (max_body_bytes of GET /api/v1)');
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(n);
+  let o = 0;
+  for (const c of chunks) { all.set(c, o); o += c.length; }
+  return new TextDecoder().decode(all);
+}
+
 async function logFromAddress() {
   const h = new URLSearchParams(location.hash.slice(1));
   if (!h.has('log')) return null;
-  const text = await new Response(new Blob([unb64url(h.get('log'))]).stream()
-    .pipeThrough(new DecompressionStream('deflate-raw'))).text();
-  history.replaceState(null, '', location.pathname + location.search); // the log leaves the address
+  let text;
+  try {
+    text = await inflateBounded(unb64url(h.get('log')));
+  } finally {
+    history.replaceState(null, '', location.pathname + location.search); // the log leaves the address
+  }
   return { text: text, name: h.get('name') || 'nccl-tests.log' };
 }
 

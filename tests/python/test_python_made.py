@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The binding takes what Python makes (issue 29, class 6): an empty (0, d) numpy array where the
+message asks for one, pathlib.Path for files, seeds in the whole of the C seed's range (uint64_t:
+0 .. 2^64 - 1) and a file name holding a comma, given as one path or in a list.
+
+Usage: python3 test_python_made.py (dpas on PYTHONPATH, DPAS_LIBRARY its libdpas)"""
+import os
+import pathlib
+import shutil
+import tempfile
+import unittest
+
+import dpas
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - Debian's python3 has numpy
+    np = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CALIB = os.path.join(HERE, "..", "..", "examples", "nccl", "all_reduce_perf_8ranks_synthetic.txt")
+COST = dict(scenario="ReferenceJobAttackSurface", rule="mean", schedule="allreduce")
+
+
+@unittest.skipIf(np is None, "numpy is not installed")
+class EmptyArrays(unittest.TestCase):
+    def test_zeros_0_d_is_taken_where_the_message_asks_for_it(self):
+        # the message for an empty list asks for "a (0, d) array"; numpy.zeros((0, d)) has
+        # strides (0, 0), which the row check read as "not contiguous"
+        with self.assertRaises(dpas.ArgumentTypeError) as cm:
+            dpas.attack("sign_flip", [], 1)
+        self.assertIn("give a (0, d) array", str(cm.exception))
+        for dtype in (np.float32, np.float64):
+            with self.subTest(dtype=dtype):
+                # nan needs no honest gradient: f = 2 rows of d = 4 NaNs, the dtype kept
+                out = dpas.attack("nan", np.zeros((0, 4), dtype=dtype), 2)
+                self.assertEqual(out.shape, (2, 4))
+                self.assertEqual(out.dtype, dtype)
+                self.assertTrue(np.all(np.isnan(out)))
+        # an attack that needs honest gradients says so by its own rule, not "not contiguous"
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            dpas.attack("sign_flip", np.zeros((0, 4), dtype=np.float32), 1)
+        self.assertIn("sign_flip needs at least 1 honest gradients, got 0", str(cm.exception))
+
+    def test_a_transposed_array_is_still_refused(self):
+        # the control: the check still refuses what it was written for
+        a = np.zeros((4, 3), dtype=np.float32).T
+        with self.assertRaises(dpas.ArgumentTypeError) as cm:
+            dpas.attack("sign_flip", a, 1)
+        self.assertIn("not contiguous", str(cm.exception))
+
+    def test_zero_rows_where_one_is_needed_names_the_rule(self):
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            dpas.aggregate("mean", np.zeros((0, 4), dtype=np.float32))
+        self.assertIn("must hold at least one gradient, got shape (0, 4)", str(cm.exception))
+
+
+@unittest.skipIf(np is None, "numpy is not installed")
+class Seeds(unittest.TestCase):
+    def setUp(self):
+        self.honest = np.ones((3, 5), dtype=np.float64)
+
+    def test_seeds_up_to_2_to_the_64_minus_1(self):
+        for seed in (2**63 - 1, 2**63, 2**64 - 1):
+            with self.subTest(seed=seed):
+                out = dpas.attack("gaussian", self.honest, 1, seed=seed)
+                self.assertTrue(np.all(np.isfinite(np.asarray(out))))
+
+    def test_seeds_beyond_the_range_are_refused(self):
+        with self.assertRaises(dpas.RangeError) as cm:
+            dpas.attack("gaussian", self.honest, 1, seed=2**64)
+        self.assertIn("seed is out of range: must fit an unsigned 64-bit integer, got "
+                      "18446744073709551616", str(cm.exception))
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            dpas.attack("gaussian", self.honest, 1, seed=-1)
+        self.assertIn("seed must be >= 0, got -1", str(cm.exception))
+
+    def test_the_seed_is_the_seed_mod_nothing(self):
+        # 2^63 and 0 are different seeds: the draw differs (a seed truncated to 63 bits would
+        # make them equal); the same seed twice draws the same
+        a = np.asarray(dpas.attack("gaussian", self.honest, 1, seed=2**63))
+        b = np.asarray(dpas.attack("gaussian", self.honest, 1, seed=0))
+        c = np.asarray(dpas.attack("gaussian", self.honest, 1, seed=2**63))
+        self.assertFalse(np.array_equal(a, b))
+        self.assertTrue(np.array_equal(a, c))
+
+    def test_bucketing_seed(self):
+        out = dpas.aggregate("mean", self.honest, pre=[("bucketing", {"s": 2, "seed": 2**64 - 1})])
+        self.assertEqual(np.asarray(out).tolist(), [1.0] * 5)  # the mean of equal rows
+
+
+class Files(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.comma = os.path.join(self.tmp.name, "a,b.txt")
+        shutil.copy(CALIB, self.comma)
+        self.expected = self.times(dpas.cost(**COST, calibration=[CALIB]))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    @staticmethod
+    def times(rows):
+        return [(r.rule, r.schedule, r.time_flat_s) for r in rows]
+
+    def test_pathlib_path(self):
+        for v in (pathlib.Path(CALIB), [pathlib.Path(CALIB)], os.fsencode(CALIB)):
+            with self.subTest(v=v):
+                self.assertEqual(self.times(dpas.cost(**COST, calibration=v)), self.expected)
+
+    def test_a_name_with_a_comma(self):
+        # one path is one file, commas and all; in a list too (the consistency test: the same
+        # file under two names gives the same rows)
+        for v in (self.comma, [self.comma], pathlib.Path(self.comma)):
+            with self.subTest(v=v):
+                self.assertEqual(self.times(dpas.cost(**COST, calibration=v)), self.expected)
+        rows = dpas.sweep(**COST, dp_degree=[8, 16], calibration=pathlib.Path(self.comma))
+        self.assertEqual(len(rows), 2)
+
+    def test_a_missing_file_is_named_whole(self):
+        with self.assertRaises(dpas.FileError) as cm:
+            dpas.cost(**COST, calibration=os.path.join(self.tmp.name, "x,y.txt"))
+        self.assertIn("x,y.txt", str(cm.exception))
+
+    def test_another_type_is_refused(self):
+        for v in (3, [CALIB, 3]):
+            with self.subTest(v=v):
+                with self.assertRaises(dpas.ArgumentTypeError) as cm:
+                    dpas.cost(**COST, calibration=v)
+                self.assertIn("calibration must be a path (str, bytes or os.PathLike)",
+                              str(cm.exception))
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            dpas.cost(**COST, calibration=[])
+        self.assertIn("calibration needs at least one item, got an empty list", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
