@@ -69,7 +69,7 @@ typedef struct dpas_cost_row {
     double total_s; /* time_s + compute_s, when both are known */
 } dpas_cost_row;
 
-#define DPAS_COST_MAX_NOTES 6
+#define DPAS_COST_MAX_NOTES 8
 
 typedef struct dpas_cost {
     dpas_cost_row *rows; /* rule-major, schedules in dpas_schedule_id order */

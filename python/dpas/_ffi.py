@@ -142,7 +142,7 @@ class CostRow(ctypes.Structure):
                 ("compute_bound", c_char_p), ("time_s", c_double), ("total_s", c_double)]
 
 
-COST_MAX_NOTES = 6  # DPAS_COST_MAX_NOTES
+COST_MAX_NOTES = 8  # DPAS_COST_MAX_NOTES
 
 
 class Cost(ctypes.Structure):

@@ -152,6 +152,23 @@ else:
     if row["time_basis"] != "measured":
         failures.append(f"H100 sharded: basis {row['time_basis']}")
 
+# The same log measured across nodes (10 nodes): a fabric given beside it does not time the step
+# (the curves do: the same time on HDR and NDR), and a note says so, naming the fabric
+for fabric in ("InfiniBand_HDR", "InfiniBand_NDR"):
+    p = subprocess.run([DPAS, "cost", "--params", "8589934080", "--grad", "2B", "--ckpt", "14B",
+                        "--nodes", "10", "--accelerators-per-node", "8", "--dp", "80", "--node",
+                        "DGX_H100", "--fabric", fabric, "--rule", "median", "--schedule",
+                        "sharded", "--calibration", H100, "-o", "json"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        failures.append(f"H100 + {fabric}: exit {p.returncode}: {p.stderr.strip()}")
+        continue
+    doc = json.loads(p.stdout)
+    row = [r for r in doc["rows"] if r["realisable"]][0]
+    check(f"H100 + {fabric} sharded", time_of(row), (336737 + 52314.1) * US)
+    if not any(f"fabric {fabric} not used" in n for n in doc["notes"]):
+        failures.append(f"H100 + {fabric}: no note that the fabric is not used: {doc['notes']}")
+
 # A fabric beside a calibration that measured no curve across nodes (the single-node H100 x 8
 # log) is the inter-node link: 2 nodes x 8, G = 2 B x 1073741824 = 2147483648 B, sharded =
 # alltoall + all_gather of G on 16 ranks, each on the fabric's ring: 15 steps x latency +

@@ -145,7 +145,16 @@ static void note(dpas_cost *c, const char *fmt, ...)
     va_end(ap);
 }
 
-static void cost_notes(const dpas_scenario *s, dpas_cost *c)
+/* Did the calibration measure the network across nodes (a curve of several nodes)? */
+static bool across_nodes(const dpas_netmodel *m)
+{
+    for (size_t i = 0; m && i < m->ncurves; i++)
+        if (m->curves[i].per_node > 0 && m->curves[i].ranks > m->curves[i].per_node)
+            return true;
+    return false;
+}
+
+static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost *c)
 {
     const int64_t N = c->dp_degree;
     bool iterative = false;
@@ -187,6 +196,14 @@ static void cost_notes(const dpas_scenario *s, dpas_cost *c)
              c->net_kind == DPAS_NETMODEL_DEFAULT
                  ? "the measured curve at a measured scale, the nccl model elsewhere"
                  : "as asked");
+    /* a fabric beside a calibration is used where the calibration has no curve across nodes
+     * (nettime.c); where it has, the curves time the network: say so, never drop it silently */
+    if (c->net_kind >= 0 && s->fabric_entry && across_nodes(o->net))
+        note(c,
+             "fabric %s not used for the times: the calibration measured the network across "
+             "nodes, and its curves time every collective (a fabric times only what a "
+             "calibration measured inside one node cannot)",
+             s->fabric_entry->name ? s->fabric_entry->name : "(custom)");
 }
 
 static int check_opts(const dpas_cost_opts *o, dpas_error *err)
@@ -302,7 +319,7 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
             c->unrealisable += !r->realisable;
         }
     }
-    cost_notes(s, c);
+    cost_notes(s, o, c);
     *out = c;
     return 0;
 }
