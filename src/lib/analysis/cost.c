@@ -136,6 +136,8 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
 static void note(dpas_cost *c, const char *fmt, ...) DPAS__PRINTF(2, 3);
 static void note(dpas_cost *c, const char *fmt, ...)
 {
+    /* cost_notes writes at most 7 notes (time, no times, iterations, compute, tolerates,
+     * calibration, fabric), one fewer than the room: none is ever dropped */
     if (c->nnotes == DPAS_COST_MAX_NOTES)
         return;
     va_list ap;

@@ -98,14 +98,13 @@ static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, int coll, in
     dpas_net_time t;
     if (count <= 0 || bytes <= 0 || at.ranks <= 1)
         return 0; /* nothing crosses a link */
-    int src = coll, rc = dpas_netmodel_time_at(m, coll, kind, bytes, at, &t, err);
+    int rc = dpas_netmodel_time_at(m, coll, kind, bytes, at, &t, err);
     for (int c = 0; (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) && c < DPAS_COLL_COUNT; c++) {
         double sc, fc, ss, fs;
         if (c == coll || dpas_collective_ring(coll, at.ranks, &sc, &fc, NULL) ||
             dpas_collective_ring(c, at.ranks, &ss, &fs, NULL) || !(fs > 0) || !(fc > 0))
             continue;
         dpas_error e2;
-        src = c;
         rc = dpas_netmodel_time_at(m, c, kind, bytes * fc / fs, at, &t, &e2);
         if (rc == 0) {
             double lo, hi;
@@ -122,7 +121,6 @@ static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, int coll, in
     }
     if (rc)
         return rc;
-    (void)src;
     /* several nodes asked and no curve measured across nodes: the calibration's time assumes
      * the network as fast as the node's own links; the fabric given says how fast it is, and the
      * slower of the two is the time (its band likewise) */
