@@ -122,6 +122,11 @@ int dpas__cost_ctx_init(const dpas_scenario *s, const dpas_links *cal, dpas__cos
 int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *ctx, const dpas_rule *rule,
                    dpas_cost_row *r, dpas_error *err);
 
+/* dpas_schedule_time_net of a scenario already validated (a cost's rows: validated once). */
+int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                            int64_t iterations, const dpas_netmodel *m, int kind,
+                            const dpas_links *links, dpas_net_step *out, dpas_error *err);
+
 /* dpas_evaluate of a scenario already validated: the attributes, without validating again
  * (a byte count past 2^64 is still DPAS_ERANGE). */
 int dpas__evaluate(const dpas_scenario *s, dpas_report *r, dpas_error *err);

@@ -45,8 +45,8 @@ static int cost_times(const dpas_scenario *s, const dpas__cost_ctx *c, dpas_cost
     const double steps = (double)c->steps;
     if (c->net) { /* the measured curves; hierarchical times stay on the links' line */
         dpas_net_step t;
-        int trc = dpas_schedule_time_net(r->schedule, s, r->rule, c->iterations, c->net,
-                                         c->net_kind, &c->links, &t, err);
+        int trc = dpas__schedule_time_net(r->schedule, s, r->rule, c->iterations, c->net,
+                                          c->net_kind, &c->links, &t, err);
         if (trc)
             return trc;
         r->time_flat_s = r->time_s = t.seconds * steps;

@@ -164,20 +164,21 @@ static int from_links(dpas_schedule_id sched, const dpas_scenario *s, const dpas
     for (size_t i = 0; i < m->ncurves; i++)
         if (m->curves[i].collective == DPAS_COLL_ALL_REDUCE && m->curves[i].ranks == s->dp_degree)
             out->rescaled = 0;
-    return dpas_schedule_time(sched, s, rule, iterations, DPAS_TOPO_FLAT, links, &out->seconds,
+    return dpas__schedule_time(sched, s, rule, iterations, DPAS_TOPO_FLAT, links, &out->seconds,
                               err);
 }
 
-int dpas_schedule_collectives(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
-                              int64_t iterations, dpas_schedule_collective *runs, size_t *nruns,
-                              dpas_error *err)
+/* dpas_schedule_collectives of a scenario already validated (dpas__evaluate: not again). */
+static int collectives_of(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                          int64_t iterations, dpas_schedule_collective *runs, size_t *nruns,
+                          dpas_error *err)
 {
     int rc;
     *nruns = 0;
     if ((unsigned)sched >= DPAS_SCHED_COUNT)
         return dpas__fail(err, DPAS_EINVAL, "schedule", "unknown schedule %d", (int)sched);
     dpas_report rep;
-    if ((rc = dpas_evaluate(s, &rep, err)))
+    if ((rc = dpas__evaluate(s, &rep, err)))
         return rc;
     const int64_t N = s->dp_degree;
     double share;
@@ -229,15 +230,26 @@ int dpas_schedule_collectives(dpas_schedule_id sched, const dpas_scenario *s, co
     return 0;
 }
 
-int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
-                           int64_t iterations, const dpas_netmodel *m, int kind,
-                           const dpas_links *links, dpas_net_step *out, dpas_error *err)
+int dpas_schedule_collectives(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                              int64_t iterations, dpas_schedule_collective *runs, size_t *nruns,
+                              dpas_error *err)
+{
+    int rc;
+    *nruns = 0;
+    if ((rc = dpas_scenario_validate(s, err)))
+        return rc;
+    return collectives_of(sched, s, rule, iterations, runs, nruns, err);
+}
+
+int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                            int64_t iterations, const dpas_netmodel *m, int kind,
+                            const dpas_links *links, dpas_net_step *out, dpas_error *err)
 {
     int rc;
     dpas_schedule_collective runs[DPAS_SCHEDULE_MAX_COLLECTIVES];
     size_t n = 0;
     *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind), .transferred_from = -1};
-    if ((rc = dpas_schedule_collectives(sched, s, rule, iterations, runs, &n, err)))
+    if ((rc = collectives_of(sched, s, rule, iterations, runs, &n, err)))
         return rc;
     for (size_t i = 0; i < n; i++) {
         rc = add_time(m, s->fabric_entry, runs[i].collective, kind, runs[i].bytes, runs[i].at,
@@ -249,4 +261,15 @@ int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const
             return rc;
     }
     return 0;
+}
+
+int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
+                           int64_t iterations, const dpas_netmodel *m, int kind,
+                           const dpas_links *links, dpas_net_step *out, dpas_error *err)
+{
+    int rc;
+    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind), .transferred_from = -1};
+    if ((rc = dpas_scenario_validate(s, err)))
+        return rc;
+    return dpas__schedule_time_net(sched, s, rule, iterations, m, kind, links, out, err);
 }
