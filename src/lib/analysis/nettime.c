@@ -165,7 +165,7 @@ static int from_links(dpas_schedule_id sched, const dpas_scenario *s, const dpas
         if (m->curves[i].collective == DPAS_COLL_ALL_REDUCE && m->curves[i].ranks == s->dp_degree)
             out->rescaled = 0;
     return dpas__schedule_time(sched, s, rule, iterations, DPAS_TOPO_FLAT, links, &out->seconds,
-                              err);
+                               err);
 }
 
 /* dpas_schedule_collectives of a scenario already validated (dpas__evaluate: not again). */

@@ -759,7 +759,9 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
      * count, so no line the numbers contradict is believed), else the Rank lines when they are
      * whole, else a CSV column; ranks given fill in what the file cannot tell, and replace a
      * count from lines the numbers could not confirm (partial, or one line) */
-    if (obs.ratio)
+    /* rows whose busbw/algbw allow no common value contradict each other: no row's count is
+     * believed over the others' (the Rank lines, a CSV column or ranks given decide, or none) */
+    if (obs.ratio && !p->iv_empty)
         t->ratio_ranks = ranks_from_ratio(t->collective, obs.rlo, obs.rhi);
     int64_t listed = t->rank_lines > 0 ? t->rank_lines : p->csv_ranks;
     int listed_from = t->rank_lines > 0 ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_CSV_COLUMN;
@@ -803,9 +805,10 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                              t->collective == DPAS_COLL_BROADCAST ||
                                      t->collective == DPAS_COLL_REDUCE
                                  ? "is 1 at any rank count for it"
-                             : !obs.ratio ? "cannot be read: no row has a busbw and an algbw "
-                                            "above their rounding"
-                                          : "fits no single rank count at the printed precision",
+                             : !obs.ratio  ? "cannot be read: no row has a busbw and an algbw "
+                                             "above their rounding"
+                             : p->iv_empty ? "differs between rows: no rank count fits every row"
+                                           : "fits no single rank count at the printed precision",
                              t->rank_lines_partial ? "" : "; ranks 1 if it ran on one GPU");
     }
     if (!t->ranks_from)
@@ -817,10 +820,11 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                                      t->collective == DPAS_COLL_REDUCE ||
                                      t->collective == DPAS_COLL_SENDRECV
                                  ? "is 1 at any rank count for it"
-                             : !obs.ratio ? "cannot be read: no row has a busbw and an algbw "
-                                            "above their rounding"
-                                          : "fits no single rank count at the printed "
-                                            "precision");
+                             : !obs.ratio  ? "cannot be read: no row has a busbw and an algbw "
+                                             "above their rounding"
+                             : p->iv_empty ? "differs between rows: no rank count fits every row"
+                                           : "fits no single rank count at the printed "
+                                             "precision");
     /* a size measured twice (a repeated sweep): merged when fitted */
     uint64_t *sizes = malloc(t->npoints * sizeof *sizes);
     if (!sizes)
