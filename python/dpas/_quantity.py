@@ -41,6 +41,23 @@ def exact_decimal(q: fractions.Fraction) -> Optional[decimal.Decimal]:
     return decimal.Decimal(f"{q.numerator * 10**k // q.denominator}E-{k}")  # str: no rounding
 
 
+def _fraction(field: str, x: Any) -> fractions.Fraction:
+    """A real number exactly (a float, or numpy's float16/32/64, is its binary value), or
+    InvalidValue naming the field when it is not finite."""
+    if isinstance(x, (int, fractions.Fraction)):
+        return fractions.Fraction(x)
+    if isinstance(x, decimal.Decimal):
+        if not x.is_finite():
+            raise InvalidValue(f"{field} must be finite, got {_show(x)}", field)
+        return fractions.Fraction(x)
+    if isinstance(x, numbers.Integral):  # numpy's integers
+        return fractions.Fraction(int(x))
+    f = float(x)  # float, or any other real (numpy's floats): exact for every binary width
+    if not math.isfinite(f):
+        raise InvalidValue(f"{field} must be finite, got {_show(x)}", field)
+    return fractions.Fraction(f)
+
+
 class Quantity:
     """A byte count with its unit: exact (an int, or a Fraction for sub-byte widths).
 
@@ -63,10 +80,8 @@ class Quantity:
         if isinstance(magnitude, bool) or not isinstance(magnitude, (numbers.Real, decimal.Decimal)):
             raise ArgumentTypeError(f"magnitude must be a number, got {type(magnitude).__name__}",
                                     "magnitude")
-        if isinstance(magnitude, (float, decimal.Decimal)) and not math.isfinite(magnitude):
-            raise InvalidValue(f"magnitude must be finite, got {_show(magnitude)}", "magnitude")
         if not isinstance(magnitude, numbers.Integral):
-            magnitude = fractions.Fraction(magnitude)  # exact: a float is its binary value
+            magnitude = _fraction("magnitude", magnitude)  # exact: a float is its binary value
             if magnitude.denominator == 1:
                 magnitude = magnitude.numerator
         self.magnitude = int(magnitude) if isinstance(magnitude, numbers.Integral) else magnitude
@@ -89,9 +104,7 @@ class Quantity:
     def _scaled(self, k: Any) -> "Quantity":
         if isinstance(k, bool) or not isinstance(k, (numbers.Real, decimal.Decimal)):
             return NotImplemented  # type: ignore[return-value]
-        if isinstance(k, (float, decimal.Decimal)) and not math.isfinite(k):
-            raise InvalidValue(f"a Quantity scales by a finite number, got {_show(k)}", "factor")
-        return Quantity(fractions.Fraction(self.magnitude) * fractions.Fraction(k), self.units)
+        return Quantity(fractions.Fraction(self.magnitude) * _fraction("factor", k), self.units)
 
     def __mul__(self, k: Any) -> "Quantity":
         return self._scaled(k)
@@ -104,9 +117,10 @@ class Quantity:
             return ratio.numerator if ratio.denominator == 1 else ratio
         if isinstance(other, bool) or not isinstance(other, (numbers.Real, decimal.Decimal)):
             return NotImplemented
-        if other == 0:
+        d = _fraction("divisor", other)
+        if d == 0:
             raise ZeroDivisionError("Quantity divided by zero")
-        return self._scaled(1 / fractions.Fraction(other))
+        return self._scaled(1 / d)
 
     def __add__(self, other: Any) -> "Quantity":
         if not isinstance(other, Quantity):

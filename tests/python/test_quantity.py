@@ -30,6 +30,20 @@ class QuantityArithmetic(unittest.TestCase):
         self.assertEqual(ratio, 64)
         self.assertEqual(s.gradient_bytes * s.allreduce_factor, Quantity(694531250000, "byte"))
 
+    def test_numpy_scalars(self):
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        # numpy's floats are binary floats: 1.5 and 2 are exact in float16, float32 and float64
+        for t in (np.float16, np.float32, np.float64):
+            self.assertEqual(Quantity(t(1.5), "byte").magnitude, fractions.Fraction(3, 2))
+            self.assertEqual(Quantity(3, "byte") * t(2), Quantity(6, "byte"))
+            self.assertEqual(Quantity(3, "byte") / t(2), Quantity(fractions.Fraction(3, 2), "byte"))
+        self.assertEqual(Quantity(np.int64(7), "GB") * np.int32(2), Quantity(14, "GB"))
+        with self.assertRaises(dpas.InvalidValue):
+            Quantity(3, "byte") * np.float32("nan")  # noqa: B018
+
     def test_add_sub_compare(self):
         self.assertEqual(Quantity(1, "GB") + Quantity(1, "MB"), Quantity(1001, "MB"))
         self.assertEqual((Quantity(1, "GB") + Quantity(1, "MB")).units, "GB")
@@ -54,6 +68,12 @@ class QuantityArithmetic(unittest.TestCase):
             g / 0  # noqa: B018
         with self.assertRaises(dpas.InvalidValue):
             g * float("inf")  # noqa: B018
+        import decimal
+        for bad in (decimal.Decimal("sNaN"), decimal.Decimal("NaN"), decimal.Decimal("-Infinity")):
+            with self.assertRaises(dpas.InvalidValue):
+                Quantity(bad, "byte")
+            with self.assertRaises(dpas.InvalidValue):
+                g * bad  # noqa: B018
 
 
 class SeedNames(unittest.TestCase):
