@@ -123,7 +123,8 @@ typedef struct dpas_curve {
      * mean of the middle two when even). test is the first of them in the files' order. */
     size_t runs;
     /* per size (beside bytes): the largest over the smallest of the runs' times there, >= 1
-     * (1 where one run measured it), for a band to widen by; NULL when runs == 1 */
+     * (1 where one run measured it); the band of a time there is never narrower (see
+     * dpas_netmodel_time); NULL when runs == 1 */
     double *run_spread;
     double peak_busbw;         /* bytes/s, the largest busbw the test printed; NaN when none */
     uint64_t peak_busbw_bytes; /* at that size */

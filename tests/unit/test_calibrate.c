@@ -921,6 +921,17 @@ static void test_runs_merged(void **state)
     assert_near(cv->run_spread[1], 160.0 / 150.0, 1e-12);
     assert_near(cv->run_spread[2], 1.2, 1e-12);
     assert_string_equal(m->logs[cv->log]->origin, "a.txt"); /* the first by name */
+    /* the band of a measured size holds every run: the median 110 us times and over the spread
+     * 1.3 (the runs' slowest over fastest there), [110 / 1.3, 110 x 1.3] us */
+    dpas_net_time t;
+    dpas_error e = {0};
+    if (dpas_netmodel_time(m, DPAS_COLL_ALL_REDUCE, DPAS_NETMODEL_DEFAULT, (double)cv->bytes[0], 4,
+                           &t, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(t.basis, DPAS_BASIS_MEASURED);
+    assert_near(t.seconds, 110e-6, 1e-12);
+    assert_true(t.band_lo <= 110e-6 / 1.3 * (1 + 1e-12));
+    assert_true(t.band_hi >= 110e-6 * 1.3 * (1 - 1e-12));
     dpas_netmodel_free(m);
     /* two runs: the mean of the middle two, 105 us at 1 MiB */
     size_t two[] = {1, 0};

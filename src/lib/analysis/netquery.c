@@ -248,6 +248,19 @@ static double octaves_out(const dpas_curve *cv, double x)
     return 0;
 }
 
+/* ln of the spread between the runs merged into the curve (slowest over fastest) at the sizes
+ * around x: 0 with one run. The median lies between the runs, so [t / s, t x s] holds them all. */
+static double run_spread_at(const dpas_curve *cv, double x)
+{
+    if (!cv->run_spread || !cv->n)
+        return 0;
+    size_t i = last_le(cv, x);
+    double s = cv->run_spread[i];
+    if (i + 1 < cv->n && (double)cv->bytes[i] != x)
+        s = fmax(s, cv->run_spread[i + 1]);
+    return s > 1 ? log(s) : 0;
+}
+
 static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, double d,
                  dpas_net_time *out)
 {
@@ -257,8 +270,9 @@ static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, doubl
     switch (out->basis) {
     case DPAS_BASIS_MEASURED: {
         double ip = cv->seconds_inplace[last_le(cv, x)];
-        out->band_lo = ip > 0 ? fmin(t, ip) : t;
-        out->band_hi = ip > 0 ? fmax(t, ip) : t;
+        double spread = exp(run_spread_at(cv, x)); /* the runs merged at that size */
+        out->band_lo = fmin(ip > 0 ? fmin(t, ip) : t, t / spread);
+        out->band_hi = fmax(ip > 0 ? fmax(t, ip) : t, t * spread);
         return;
     }
     case DPAS_BASIS_INTERPOLATED: h = noise_at(cv, x); break;
@@ -273,6 +287,7 @@ static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, doubl
         break;
     default: out->band_lo = out->band_hi = NAN; return;
     }
+    h = fmax(h, run_spread_at(cv, x)); /* never narrower than the runs merged disagree */
     out->band_lo = t * exp(-h), out->band_hi = t * exp(h);
 }
 
