@@ -947,6 +947,28 @@ static void test_runs_merged(void **state)
     dpas_netmodel_free(m);
 }
 
+/* Issue 29 class 4: an undefined fit always carries a reason. A curve on 1 rank (as a log whose
+ * busbw is 0 reads) is fitted by no model but the empirical curve: each other model says why. */
+static void test_undefined_has_reason(void **state)
+{
+    (void)state;
+    uint64_t b[6];
+    double t[6];
+    for (int i = 0; i < 6; i++)
+        b[i] = 1024ull << (2 * i), t[i] = 10e-6 * (i + 1);
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    if (dpas_netmodel_from_points(DPAS_COLL_ALL_REDUCE, 1, b, t, 6, &m, &e))
+        fail_msg("%s", e.message);
+    for (int k = 0; k < DPAS_NETMODEL_KINDS; k++) {
+        const dpas_fit *f = &m->curves[0].fits[k];
+        if (!f->defined && !f->reason[0])
+            fail_msg("model %s undefined with no reason", dpas_netmodel_kind_name(k + 1));
+    }
+    assert_false(m->curves[0].fits[DPAS_NETMODEL_NCCL - 1].defined);
+    dpas_netmodel_free(m);
+}
+
 static bool same_bits(const void *a, const void *b, size_t n) { return !memcmp(a, b, n); }
 
 /* Every order of four files (24) gives the same model, bit for bit (a consistency test: the
@@ -1013,6 +1035,7 @@ int main(void)
         cmocka_unit_test(test_parse_size),         cmocka_unit_test(test_collective_names),
         cmocka_unit_test(test_json_valid),
         cmocka_unit_test(test_runs_merged),
+        cmocka_unit_test(test_undefined_has_reason),
         cmocka_unit_test(test_order_independent),
         cmocka_unit_test(test_order_independent_runs),
     };

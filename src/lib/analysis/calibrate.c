@@ -493,9 +493,20 @@ static int fit_collective(dpas_netmodel *m, int coll, dpas_scale_fit *sf)
     if (!cvs)
         return DPAS_ENOMEM;
     size_t n = 0;
-    for (size_t i = 0; i < m->ncurves; i++)
-        if (m->curves[i].collective == coll && m->curves[i].ranks >= 2)
-            cvs[n++] = &m->curves[i];
+    for (size_t i = 0; i < m->ncurves; i++) {
+        dpas_curve *cv = &m->curves[i];
+        if (cv->collective != coll)
+            continue;
+        if (cv->ranks >= 2)
+            cvs[n++] = cv;
+        else { /* not fitted: its nccl fit says why (an undefined fit always has a reason) */
+            cv->fits[DPAS_NETMODEL_NCCL - 1].kind = DPAS_NETMODEL_NCCL;
+            set_fail(
+                &cv->fits[DPAS_NETMODEL_NCCL - 1],
+                "%s on %lld rank: nothing crosses a link, so the nccl model has nothing to fit",
+                dpas_collective_name(coll), (long long)cv->ranks);
+        }
+    }
     memset(sf, 0, sizeof *sf);
     sf->collective = coll;
     sf->ncurves = n;
