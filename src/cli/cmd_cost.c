@@ -28,13 +28,16 @@ int cmd_cost(cli *c, int argc, char **argv)
         .about = "What a robust aggregate costs on this scenario's fleet: for each rule x "
                  "schedule, whether\nthe schedule can realise the rule (and why not), the "
                  "largest f the rule tolerates at\ndp_degree, the bytes each worker sends per "
-                 "step (exact), their ratio to the ring\nAllReduce, and the alpha-beta time per "
-                 "step, flat (every replica on one fabric link) and\nhierarchical (intra-node "
-                 "over the node's link, inter-node over the fabric, as mlsysim).\nA positional "
+                 "step (exact), their ratio to the ring\nAllReduce, and one time per step with the "
+                 "model that gave it: a calibration's curves (each\nschedule the sum of the "
+                 "collectives it runs, with its basis and band) or the alpha-beta\ntime, "
+                 "hierarchical (pre-reducing inside a node, as mlsysim) where that is sound, else "
+                 "flat.\nA positional "
                  "NAME is a named scenario, FILE a YAML or JSON file.",
         .own = own,
         .own_help = "      --all             text: also the combinations that are not "
-                    "realisable, with why\n"
+                    "realisable, with why,\n"
+                    "                        and the flat and hierarchical alternatives\n"
                     "      --units UNITS     si (default) or iec for text\n",
         .take = take,
         .ctx = &x,

@@ -73,6 +73,10 @@ int dpas_cli_main(int argc, char **argv, FILE *in, FILE *out, FILE *errf)
         int at = 2;
         while (at < argc && argv[at][0] == '-')
             at += (!strcmp(argv[at], "-o") || !strcmp(argv[at], "--output")) ? 2 : 1;
+        for (int i = at + 1; at < argc && i < argc; i++) /* one command: the rest are options */
+            if (argv[i][0] != '-' && strcmp(argv[i - 1], "-o") && strcmp(argv[i - 1], "--output"))
+                return cli_usage(&c, "", "help takes one command, got \"%s\" and \"%s\"", argv[at],
+                                 argv[i]);
         if (at < argc) {
             char **args = calloc((size_t)argc + 1, sizeof *args);
             if (!args)
@@ -89,6 +93,15 @@ int dpas_cli_main(int argc, char **argv, FILE *in, FILE *out, FILE *errf)
     }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
         return cli_emit(&c, strdup(usage_text));
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version"))
+        for (int i = 2; i < argc; i++) { /* -o FORMAT may follow (errors in JSON), nothing else */
+            if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+                i++;
+                continue;
+            }
+            if (strncmp(argv[i], "-o", 2) && strncmp(argv[i], "--output=", 9))
+                return cli_usage(&c, "", "%s takes no arguments, got \"%s\"", cmd, argv[i]);
+        }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version"))
         return cli_emit(&c, strdup("dpas " DPAS_VERSION "\n"));
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
