@@ -120,6 +120,7 @@ typedef struct dpas_nccl_test {
     int ratio_line;   /* that row's line, 0 when none */
     int64_t ratio_ranks; /* the rank count busbw/algbw gives, 0 when it gives none */
     int64_t rank_lines;  /* distinct ranks in the "#  Rank" lines, 0 when none */
+    int64_t csv_ranks;   /* the ranks column of a CSV table, 0 when none */
     /* 1 when those lines are partial: a line of dots among them ("#  ...", elided), or their
      * ids skip some (the largest id + 1 > rank_lines); their count is then not the ranks' */
     int rank_lines_partial;

@@ -737,6 +737,16 @@ static void test_csv(void **state)
     assert_int_equal(g->tests[0].ranks, 16);
     assert_int_equal(g->tests[1].collective, DPAS_COLL_ALL_GATHER);
     assert_int_equal(g->tests[1].ranks, 8);
+    assert_int_equal(g->tests[0].csv_ranks, 16);
+    dpas_nccl_log_free(g);
+    /* a column the numbers contradict: busbw/algbw 19.66 / 10.49 = 1.874 is 2(n-1)/n at n = 16,
+     * not 8 (1.75); the numbers win, and the column's own 8 is kept for the warning */
+    g = read_text("name,gpus,size,count,type,time,algbw,busbw\n"
+                  "all_reduce,8,1048576,262144,float,100.0,10.49,19.66\n",
+                  NULL, 0);
+    assert_int_equal(g->tests[0].ranks, 16);
+    assert_int_equal(g->tests[0].csv_ranks, 8);
+    assert_true(g->tests[0].warnings & DPAS_NCCL_WARN_RANKS_DISAGREE);
     dpas_nccl_log_free(g);
     dpas_error e = read_error("name,gpus,size,time\nall_reduce,x,1024,1.0\n", NULL, 0);
     assert_msg_contains(e, "t.txt:2:12: the ranks column must be a whole number");

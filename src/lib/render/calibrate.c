@@ -131,8 +131,8 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
                          "%lld; using %lld (the numbers)%s",
                          lead, origin, first, cn, t->bus_ratio, (long long)t->ratio_ranks,
                          t->rank_lines ? "has Rank lines of" : "says",
-                         (long long)(t->rank_lines ? t->rank_lines : t->ranks), (long long)t->ranks,
-                         end);
+                         (long long)(t->rank_lines ? t->rank_lines : t->csv_ranks),
+                         (long long)t->ranks, end);
     if (t->warnings & DPAS_NCCL_WARN_RANK_LINES_PARTIAL) {
         dpas__buf_printf(b, "%s%s:%d: %s: the file shows %lld Rank line%s, ", lead, origin, first,
                          cn, (long long)t->rank_lines, t->rank_lines == 1 ? "" : "s");

@@ -763,6 +763,7 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
      * believed over the others' (the Rank lines, a CSV column or ranks given decide, or none) */
     if (obs.ratio && !p->iv_empty)
         t->ratio_ranks = ranks_from_ratio(t->collective, obs.rlo, obs.rhi);
+    t->csv_ranks = p->csv_ranks;
     int64_t listed = t->rank_lines > 0 ? t->rank_lines : p->csv_ranks;
     int listed_from = t->rank_lines > 0 ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_CSV_COLUMN;
     bool doubtful = t->rank_lines_partial || (t->rank_lines == 1 && !t->ratio_ranks);
