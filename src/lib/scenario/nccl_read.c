@@ -39,9 +39,14 @@ static int read_program(const char *text, size_t len)
     if (p < 0 || p >= DPAS_COLL_COUNT)
         return -1;
     if (p == DPAS_COLL_ALLTOALL) {
+        /* the program's own name (after the last '/' of a path), its '_' and '-' dropped: a
+         * name longer than t is no nccl-tests program, and alltoallv is in its first letters */
+        size_t i = len;
+        while (i > 0 && text[i - 1] != '/')
+            i--;
         char t[32];
         size_t k = 0;
-        for (size_t i = 0; i < len && k < sizeof t - 1; i++)
+        for (; i < len && k < sizeof t - 1; i++)
             if (text[i] != '_' && text[i] != '-')
                 t[k++] = (char)(text[i] >= 'A' && text[i] <= 'Z' ? text[i] - 'A' + 'a' : text[i]);
         t[k] = '\0';
