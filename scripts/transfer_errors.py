@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """How far a collective's time is off when it is transferred from the all_reduce of the same log
 by bus-bandwidth equivalence (what dpas does when a calibration lacks the collective a schedule
-runs, src/lib/analysis/nettime.c): the time of collective c at size M on n ranks is taken as the
+runs, src/lib/network/schedule_time.c): the time of collective c at size M on n ranks is taken as the
 all_reduce's measured time at M x f_c(n) / f_ar(n), f the nccl-tests bus factors (busbw/algbw),
 interpolated log-log between the all_reduce's measured sizes. Per collective, over the logs given
 (nccl-tests five-test logs: all_reduce with the others of one run), at sizes >= 1 MiB, prints the

@@ -199,7 +199,7 @@ static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
                  ? "the measured curve at a measured scale, the nccl model elsewhere"
                  : "as asked");
     /* a fabric beside a calibration is used where the calibration has no curve across nodes
-     * (nettime.c); where it has, the curves time the network: say so, never drop it silently */
+     * (network/schedule_time.c); where it has, the curves time the network: say so, never drop it silently */
     if (c->net_kind >= 0 && s->fabric_entry && across_nodes(o->net))
         note(c,
              "fabric %s not used for the times: the calibration measured the network across "

@@ -28,7 +28,7 @@
 #include <string.h>
 
 /* The measured curve between its sizes (linear in bytes), NAN outside them: here, below the
- * fits of calibrate.c and the queries of netquery.c that both use it. */
+ * fits of fit.c and the queries of query.c that both use it. */
 double dpas__curve_empirical(const dpas_curve *cv, double x)
 {
     if (!cv->n || x < (double)cv->bytes[0] || x > (double)cv->bytes[cv->n - 1])

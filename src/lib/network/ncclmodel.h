@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The NCCL-structured time model (dpas/calibrate.h, DPAS_NETMODEL_NCCL): internals shared by
- * calibrate.c (which builds curves and answers queries) and ncclmodel.c (which fits the model
+ * fit.c (which builds curves and answers queries) and ncclmodel.c (which fits the model
  * and measures how far it is from what it did not see). Not installed. */
 #ifndef DPAS_NCCLMODEL_H
 #define DPAS_NCCLMODEL_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Internals of the nccl-tests reader (nccl_read.c), shared with the line splitter
- * (nccl_lines.c) and the collective inference (nccl_infer.c). Not installed. */
-#ifndef DPAS_SCENARIO_NCCL_H
-#define DPAS_SCENARIO_NCCL_H
+/* Internals of the nccl-tests reader (read.c), shared with the line splitter
+ * (read_lines.c) and the collective inference (read_infer.c). Not installed. */
+#ifndef DPAS_NETWORK_NCCL_H
+#define DPAS_NETWORK_NCCL_H
 
 #include "../internal.h"
 

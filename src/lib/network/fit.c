@@ -433,7 +433,7 @@ static int build_curve(dpas_curve *cv, int coll, int64_t ranks, int64_t per_node
     return 0;
 }
 
-/* ---- per-curve answers for the queries (netquery.c) ---------------------------------------- */
+/* ---- per-curve answers for the queries (query.c) ---------------------------------------- */
 
 double dpas__curve_empirical_ext(const dpas_curve *cv, double x, int *extrapolated)
 {
