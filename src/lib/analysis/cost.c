@@ -170,8 +170,13 @@ static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
              "node is one trust domain (--all shows both)",
              (long long)(N / s->nodes));
     if (!c->have_links)
-        note(c, "no times: the fleet has no known fabric and node (use a registry fleet, or "
-                "fleet.node and fleet.fabric)");
+        note(c, "no times: the fleet has no known %s (use a registry fleet, or give %s)",
+             !s->fabric_entry && !s->node_entry ? "fabric and node"
+             : !s->fabric_entry                 ? "fabric"
+                                                : "node",
+             !s->fabric_entry && !s->node_entry ? "fleet.node and fleet.fabric"
+             : !s->fabric_entry                 ? "fleet.fabric"
+                                                : "fleet.node");
     if (iterative)
         note(c,
              "iterative rules (geometric_median, centered_clipping) on sharded_distance: %lld "

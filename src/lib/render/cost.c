@@ -46,7 +46,10 @@ static void text_head(dpas__buf *b, const dpas_cost *c, const dpas_cost_view *v)
                                    "elsewhere; each with its basis and band)"
                                  : "");
     } else if (!c->have_links) {
-        dpas__buf_puts(b, "links     unknown (a custom fleet without fabric and node): no times\n");
+        dpas__buf_printf(b, "links     unknown (a custom fleet without %s): no times\n",
+                         !c->fabric && !c->node ? "fabric and node"
+                         : !c->fabric           ? "fabric"
+                                                : "node");
     } else {
         char bw[64], bw2[64];
         dpas_format_bytes_human((dpas_bytes){(uint64_t)L->inter_bandwidth, 0, 1}, DPAS_UNITS_SI, bw,

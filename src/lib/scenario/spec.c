@@ -658,6 +658,8 @@ static int fleet_label(resolving *R, const dpas_fleet *f)
     dpas_spec *spec = R->spec;
     const val *V = spec->v;
     dpas__buf l = {0};
+    const dpas_node *n = R->out->node_entry;
+    const bool other_count = n && R->out->accelerators_per_node != n->accelerators_per_node;
     if (V[K_FLEET_NAME].text)
         dpas__buf_puts(&l, V[K_FLEET_NAME].text);
     else if (f)
@@ -665,6 +667,10 @@ static int fleet_label(resolving *R, const dpas_fleet *f)
                          (long long)R->out->accelerators_per_node);
     else
         dpas__buf_puts(&l, "custom");
+    if (other_count && !V[K_FLEET_NAME].text)
+        dpas__buf_printf(&l, " [node %s with %lld of its %lld accelerators]", n->name,
+                         (long long)R->out->accelerators_per_node,
+                         (long long)n->accelerators_per_node);
     char *label = dpas__buf_finish(&l, R->err);
     char **more =
         label ? realloc(spec->fleet_labels, (spec->nfleet_labels + 1) * sizeof *more) : NULL;
@@ -701,8 +707,9 @@ static int resolve_parts(resolving *R)
     if (V[K_APN].set) {
         if ((rc = parse_pos_int(&V[K_APN], &out->accelerators_per_node, R->err)))
             return rc;
-        if (out->node_entry && out->accelerators_per_node != out->node_entry->accelerators_per_node)
-            out->node_entry = NULL; /* no longer that node */
+        /* a count other than the node's keeps the node (its accelerator and its link per
+         * accelerator), as Polaris's 4 A100s per node are DGX A100's accelerator and NVLink;
+         * the fleet's label says so (fleet_label), never dropped silently */
     }
     if (!out->nodes && !V[K_NODES].set)
         return missing(R, K_NODES, "a fleet given by its parts needs its node count");
