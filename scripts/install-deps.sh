@@ -23,16 +23,25 @@ pkgs+=(iproute2 util-linux)  # ip, tc and unshare: the emulated cluster of the c
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 pkgs+=(python3-pint)  # dpas.Quantity.to_pint, tested (tests/python/test_quantity.py), and bench/run.sh's anchor
 pkgs+=(gdb)  # counts how often a command validates its scenario (tests/cli/validations.sh)
+# the page's accessibility check: axe-core from the npm registry (tests/serve/axe), with Debian's
+# npm where the machine has no npm of its own
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 case "${1:-}" in
   "") ;;
   --core) pkgs=("${core[@]}") ;;
   *) echo "install-deps: unknown option '$1' (expected --core or nothing)" >&2; exit 1 ;;
 esac
+axe() {  # after the packages: npm is one of them
+  [ "${1:-}" = "--core" ] || [ -f "$here/../tests/serve/axe/node_modules/axe-core/axe.min.js" ] ||
+    (cd "$here/../tests/serve/axe" && npm ci --no-audit --no-fund --loglevel=error)
+}
+here=$(cd "$(dirname "$0")" && pwd)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  axe "${1:-}"
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
@@ -44,3 +53,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+axe "${1:-}"

@@ -9,7 +9,11 @@ Debian's python3-selenium. One browser, the page at three sizes (390x844, 800x11
   state against 8 x 80 GiB, so it fits only with ZeRO stage 2, or at N <= 31: by hand in
   tests/unit/test_analysis.c);
 - accessibility: every control labelled, text contrast >= 4.5:1 (3:1 for large text) computed
-  from the styles, headings in order, a visible focus on every control reached by Tab;
+  from the styles, headings in order, a visible focus on every control reached by Tab, every
+  scroll box reached by Tab and named, and axe-core (npm, tests/serve/axe) with no serious or
+  critical violation at each size;
+- real clusters: a 16 x 4 A100 fleet (the registry's DGX_A100 with 4 of its 8 per node) described
+  and costed at a phone's width; the cost table's rule column stays in view while it scrolls;
 - known answers (1024 accelerators, ratio 64; the slider to 64 gives 32), readable numbers with
   the exact value on hover and in a copy, the plots (N marked and inside the range, axis titles
   in words, overlapping lines named, only the schedules that realise the chosen rule, values on
@@ -53,6 +57,24 @@ SIZES = [(390, 844), (800, 1100), (1366, 900)]
 LOG_PATH = os.path.join(SRC, "tests", "data", "nccl-real", "04_aws_p5_2nodes_all_reduce_srun_label.txt")
 with open(LOG_PATH, "rb") as f:
     LOG = f.read()
+
+# axe-core (Deque's accessibility engine, from npm: tests/serve/axe, installed by install-deps.sh)
+AXE_PATH = os.path.join(SRC, "tests", "serve", "axe", "node_modules", "axe-core", "axe.min.js")
+with open(AXE_PATH, encoding="utf-8") as f:
+    AXE = f.read()
+# Runs axe on the page as it is; the violations of impact serious or critical, each with the
+# rule, its impact and the first elements it names.
+# axe's source runs as part of the WebDriver script (evaluated by the browser's debugging
+# protocol, as every script of this test: no script element, nothing the page's CSP would see).
+AXE_RUN = AXE + """;
+const done = arguments[arguments.length - 1];
+window.axe.run(document, {resultTypes: ['violations']}).then((r) => done([r.passes.length,
+  r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  .map((v) => [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map((n) => n.target.join(' '))])]),
+  (e) => done([0, [['axe failed', String(e)]]]));"""
+# A Polaris-like fleet: 16 nodes of 4 A100s (the registry's DGX_A100 with 4 of its 8) on HDR.
+POLARIS = ("model=Llama3_8B&nodes=16&accelerators_per_node=4&node=DGX_A100&fabric=InfiniBand_HDR"
+           "&dp_degree=64&gradient_bytes_per_param=bf16&checkpoint_bytes_per_param=14B&rule=median&f=1")
 
 REF = ("model=GPT3&fleet=Training_1K&dp_degree=128&gradient_bytes_per_param=bf16"
        "&checkpoint_bytes_per_param=14B")
@@ -326,10 +348,39 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
             T.check(checked > 100 and low == [], "%s: contrast >= 4.5:1 on all %d texts: %r"
                     % (where, checked, low[:5]))
             T.check(js(d, HEADINGS) == [], "%s: headings in order: %r" % (where, js(d, HEADINGS)))
+            d.set_script_timeout(WAIT)
+            passed, serious = d.execute_async_script(AXE_RUN)
+            T.check(passed >= 20 and serious == [], "%s: axe-core %s (%d rules passed) finds no "
+                    "serious or critical violation: %r" % (where, js(d, "return axe.version"), passed, serious))
+            boxes = js(d, """return [...document.querySelectorAll('.scroll')].filter((e) =>
+                e.tabIndex !== 0 || !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 80))""")
+            T.check(boxes == [], "%s: every scroll box reached by Tab and named: %r" % (where, boxes))
+            sticky = js(d, "return getComputedStyle(document.querySelector('#cost tbody tr > :first-child')).position")
+            T.check(sticky == "sticky", "%s: the cost table's rule column stays in view (%s)" % (where, sticky))
+            if w == 390:
+                js(d, "document.querySelector('#cost').closest('.scroll').scrollLeft = 10000")
+                cell = js(d, """const c = document.querySelector('#cost tbody tr > :first-child');
+                    const r = c.getBoundingClientRect(); return [r.left, r.right, innerWidth];""")
+                T.check(0 <= cell[0] and cell[1] <= cell[2], "%s: scrolled to its last column, the cost "
+                        "table still shows the rule: %r" % (where, cell))
+                js(d, "document.querySelector('#cost').closest('.scroll').scrollLeft = 0")
             if w in (390, 1366):
                 js(d, "document.getElementById('results').scrollTop = 0; document.getElementById('shell').scrollTop = 0")
                 time.sleep(0.2)
                 d.save_screenshot(root + ("-phone" if w == 390 else "-desktop") + ext)
+        # a Polaris-like fleet (16 x 4 A100: the registry's DGX_A100 with 4 of its 8 per node) is
+        # described and costed, at a phone's width: the node is kept, so there are times
+        size(d, 390, 844)
+        if load(d, base + "/?" + POLARIS):
+            line = text_of(d, "scenario-line")
+            T.check("DGX_A100 with 4 of its 8" in line and "16 nodes \u00d7 4 = 64 accelerators" in line,
+                    "16 x 4 A100 described, the node kept and said: %r" % line)
+            c = cost_cell(d, "median", "sharded")
+            # by hand: 2(N-1)/N x 16.06 GB = 31.618 GB at HDR's 25 GB/s = 1.2647 s, + 126 x 7 us
+            T.check(c and c["exact"].startswith("1.2656"), "16 x 4 A100 costed: median on sharded "
+                    "1.2656 s (by hand, flat on HDR): %r" % c)
+            wide = js(d, "return [document.documentElement.scrollWidth, innerWidth]")
+            T.check(wide[0] <= wide[1], "16 x 4 at 390 px: no horizontal scroll of the page (%r)" % wide)
         # focus visible: Tab through the page, every control shows where the focus is
         size(d, 1366, 900)
         load(d, view)
