@@ -28,6 +28,8 @@ asserted). Screenshots at phone and desktop size are kept beside SHOT.
 
 Usage: /usr/bin/python3 test_browser.py DPAS SHOT.png SOURCE_DIR LIBDPAS [CHROMIUM CHROMEDRIVER]"""
 
+import csv
+import io
 import json
 import os
 import statistics
@@ -535,6 +537,15 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
         _, _, m0 = srv.get_json("/api/v1/memory?" + REF + "&zero=0&require_fit=false")
         T.check(isinstance(stages, list) and len(stages) == 4 and stages[0] == m0,
                 "the memory table's JSON: the API's four answers")
+        # the plots' CSV: one valid table (Python's csv reads it), a header and every point with
+        # both plotted numbers (issue 31: it was two CSV texts inside a JSON array)
+        d.find_element(By.ID, "export-plots-csv").click()
+        got = downloaded(dl, "dpas-plots.csv")
+        table = list(csv.reader(io.StringIO((got or b"").decode()))) if got else []
+        head = table[0] if table else []
+        T.check(len(table) > 10 and "bytes_per_worker" in head and "time_s" in head
+                and all(len(r) == len(head) for r in table),
+                "the plots' CSV parses: %d rows of %r" % (len(table), head))
 
         # ---- reproduce: the CLI commands and the Python give the page's numbers ----
         cli = d.find_element(By.ID, "cli-text").get_attribute("value")

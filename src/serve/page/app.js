@@ -811,6 +811,8 @@ function plotRequests(pairs, n, accelerators, rule) {
     timeMetric: 'time_s',
     bytes: req('/api/v1/sweep', base.concat(common, [['attr', 'bytes_per_worker']])),
     time: req('/api/v1/sweep', base.concat(common, [['attr', 'time_s']], modelPair()), true),
+    // the downloads: both plots' numbers in one answer (one CSV table, one JSON document)
+    both: req('/api/v1/sweep', base.concat(common, [['attr', 'bytes_per_worker,time_s']], modelPair()), true),
   };
 }
 
@@ -1287,7 +1289,7 @@ async function update() {
     if (mine !== state.generation) return;
     state.lastPlot = [plot, pb, pt, nNum, rule];
     renderPlots(plot, pb, pt, nNum, rule);
-    state.exports.plots = [{ req: plot.bytes }, { req: plot.time }];
+    state.exports.plots = [{ req: plot.both }];
     renderReproduce({ pairs: pairs, n: n, f: f, rule: rule, plot: plot, model: modelPair() });
   }
   if (state.log && ev.body.attributes.gradient_bytes !== state.fitFor) refreshPredictions(ev.body.attributes.gradient_bytes);
