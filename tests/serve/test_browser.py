@@ -48,7 +48,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 DPAS, SHOT, SRC, LIB = [os.path.abspath(a) for a in sys.argv[1:5]]
 CHROMIUM = sys.argv[5] if len(sys.argv) > 5 else "/usr/bin/chromium"
@@ -471,6 +471,27 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
         T.check("dp_degree=64" in d.current_url, "the inputs live in the address: %s" % d.current_url)
         load(d, d.current_url)
         T.check(text_of(d, "v-gather_traffic_ratio") == "32", "a link reproduces the view")
+        # a smaller fleet (Lab_64_H100: 64 accelerators) under N = 128: the slider's bound follows
+        # the fleet at once, the bar's verdict says it no longer applies, and the error goes when
+        # N is mended
+        load(d, view)
+        Select(d.find_element(By.ID, "fleet")).select_by_value("Lab_64_H100")
+        wait_for(d, "the error of N = 128 on 64 accelerators", lambda: text_of(d, "err-dp_degree") != "")
+        T.check(d.find_element(By.ID, "dp_degree_slider").get_attribute("max") == "64"
+                and "accelerators (64)" in text_of(d, "err-dp_degree")
+                and text_of(d, "bar-verdict").startswith("not checked"),
+                "a smaller fleet: the slider's bound 64, N's error, no stale verdict: %r %r"
+                % (text_of(d, "err-dp_degree"), text_of(d, "bar-verdict")))
+        n_box = d.find_element(By.ID, "dp_degree")
+        n_box.clear()
+        n_box.send_keys("32", Keys.TAB)
+        ok = wait_for(d, "the error cleared", lambda: text_of(d, "err-dp_degree") == ""
+                      and "fit" in text_of(d, "bar-verdict"))
+        T.check(ok, "N mended: its error cleared and the verdict of the new inputs: %r"
+                % text_of(d, "bar-verdict"))
+        # the browser logs the refused requests of N = 128 as errors: those, and only those
+        odd = [e for e in console_errors(d) if "dp_degree=128" not in e or "status of 400" not in e]
+        T.check(odd == [], "only the refused requests of the bad N in the console: %r" % odd[:3])
 
         # ---- your cluster: a pasted log changes a time ----
         load(d, view)

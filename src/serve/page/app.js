@@ -1257,7 +1257,11 @@ async function update() {
   clearErrors();
   document.body.classList.toggle('stale', !ev.ok);
   if (!ev.ok) {
+    // the fleet's bound holds whatever the error (a smaller fleet lowers it now), and the bar's
+    // verdict, which was of the last valid inputs, says that it no longer applies
+    if (bound >= 1) setBounds(bound);
     showError(ev.body);
+    $('bar-verdict').textContent = 'not checked: an input has an error; the results below are of the last valid inputs';
     document.body.dataset.ready = 'error';
     return;
   }
