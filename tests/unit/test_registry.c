@@ -20,8 +20,8 @@ static void test_counts(void **state)
 {
     (void)state;
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_MODEL), 29);
-    assert_int_equal(dpas_registry_count(reg, DPAS_KIND_HARDWARE), 3);
-    assert_int_equal(dpas_registry_count(reg, DPAS_KIND_NODE), 4);
+    assert_int_equal(dpas_registry_count(reg, DPAS_KIND_HARDWARE), 4);
+    assert_int_equal(dpas_registry_count(reg, DPAS_KIND_NODE), 5);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_FABRIC), 10);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_FLEET), 11);
     assert_int_equal(dpas_registry_count(reg, DPAS_KIND_SCENARIO), 1);
@@ -108,6 +108,14 @@ static void test_hardware_nodes_fabrics(void **state)
     const dpas_node *k = find(DPAS_KIND_NODE, "Kempner_H100_4GPU");
     assert_int_equal(k->accelerators_per_node, 4);
     assert_true(find(DPAS_KIND_NODE, "DGX_A100") != NULL);
+    /* Polaris (ALCF's machine overview): 4 A100 40GB per node, 40 x 2^30 B at 1,555 GB/s (NVIDIA's
+     * datasheet), each GPU with 4 NVLink 3 links of 25 GB/s to each of the 3 others: 300 GB/s */
+    const dpas_node *p = find(DPAS_KIND_NODE, "Polaris_A100_4GPU");
+    assert_int_equal(p->accelerators_per_node, 4);
+    assert_double_exact(p->intra_bandwidth, 3 * 4 * 25e9);
+    assert_int_equal(p->accelerator->memory.whole, 40ull << 30);
+    assert_double_exact(p->accelerator->hbm_bandwidth, 1555e9);
+    assert_double_exact(p->accelerator->peak_flops, 312e12);
     assert_true(((const dpas_node *)find(DPAS_KIND_NODE, "DGX_B200"))->intra_bandwidth == 900e9);
 
     /* Gbps = 10^9 bit/s: 200 Gbps = 25e9 B/s */
