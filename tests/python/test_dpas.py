@@ -259,6 +259,15 @@ class Rows(unittest.TestCase):
         self.assertEqual(m.time_model, "alpha_beta_hierarchical")
         self.assertEqual(m.time_s, m.time_hierarchical_s)
         self.assertIsNone(m.time_band_low_s)
+        # rates with their units (issue 29): 1 TB/s is 1e12 B/s, 0.5 TiB/s is 2^39 B/s; a number
+        # is in the base unit
+        (t,) = s.cost(rule="median", schedule="sharded", memory_bandwidth="1 TB/s")
+        self.assertEqual(t.compute_s, m.compute_s)
+        (ti,) = s.cost(rule="median", schedule="sharded", memory_bandwidth="0.5 TiB/s")
+        self.assertAlmostEqual(ti.compute_s, 350e9 / 2**39, places=12)
+        (c,) = s.cost(rule="median", schedule="sharded", compute_rate="1 TFLOP/s", memory_bandwidth=1e15)
+        self.assertAlmostEqual(c.compute_s, 2 * 175e9 / 1e12, places=12)  # now compute-bound
+        self.assertEqual(c.compute_bound, "compute")
 
     def test_inventory_by_hand(self):
         inv = {r.item: r for r in Scenarios.ReferenceJobAttackSurface.inventory()}
@@ -320,7 +329,7 @@ class RowsAgainstCLI(unittest.TestCase):
         self.rows_equal(s.cost(), cli_json("cost", "ReferenceJobAttackSurface")["rows"])
         rows = s.cost(f=40, steps=7, iterations=3, compute_rate=2e14)
         j = cli_json("cost", "ReferenceJobAttackSurface", "--f", "40", "--steps", "7",
-                     "--iterations", "3", "--compute-rate", "2e14")
+                     "--iterations", "3", "--compute-rate", "2e14 FLOP/s")
         self.rows_equal(rows, j["rows"])
         self.assertEqual((rows.steps, rows.iterations, rows.dp_degree), (j["steps"], j["iterations"], j["dp_degree"]))
         self.assertEqual(rows.notes, j["notes"])
@@ -537,7 +546,14 @@ HOSTILE = [
     ("rule list of int", lambda: _scenario().cost(rule=["median", 3]), dpas.ArgumentTypeError, ["rule"]),
     ("rule empty list", lambda: _scenario().cost(rule=[]), dpas.InvalidValue, ["rule", "at least one"]),
     ("schedule empty tuple", lambda: _scenario().cost(schedule=()), dpas.InvalidValue, ["schedule"]),
-    ("compute_rate str", lambda: _scenario().cost(compute_rate="1e15"), dpas.ArgumentTypeError, ["compute_rate"]),
+    ("compute_rate str without a unit", lambda: _scenario().cost(compute_rate="1e15"), dpas.ParseError,
+     ["compute_rate", "has no unit"]),
+    ("compute_rate in bytes", lambda: _scenario().cost(compute_rate="3 TB/s"), dpas.ParseError,
+     ["compute_rate", "unit of compute"]),
+    ("memory_bandwidth a count", lambda: _scenario().cost(memory_bandwidth="3B"), dpas.ParseError,
+     ["memory_bandwidth", "unit of bandwidth"]),
+    ("memory_bandwidth a list", lambda: _scenario().cost(memory_bandwidth=[1e12]), dpas.ArgumentTypeError,
+     ["memory_bandwidth"]),
     ("state int", lambda: _scenario().memory(state=16), dpas.ArgumentTypeError, ["state"]),
     ("explain str", lambda: _scenario().report(explain="yes"), dpas.ArgumentTypeError, ["explain"]),
     ("width complex", lambda: make(gradient_bytes_per_param=2j), dpas.ArgumentTypeError, ["gradient_bytes_per_param"]),
