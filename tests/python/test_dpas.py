@@ -461,6 +461,14 @@ def _scenario():
     return Scenarios.ReferenceJobAttackSurface
 
 
+_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def _bad(name):
+    """A file of tests/cli/bad, the CLI's bad inputs."""
+    return os.path.join(_TESTS, "cli", "bad", name)
+
+
 # Hostile arguments: (label, call, expected class, words the message must contain). Every one
 # must raise that class, which is a ValueError or a TypeError, and never let ctypes.ArgumentError,
 # AttributeError or OverflowError escape, nor answer for another value (2**64 + 64 is not 64).
@@ -496,6 +504,18 @@ HOSTILE = [
     ("memory zero 4", lambda: _scenario().memory(zero=4), dpas.InvalidValue, ["got 4"]),
     ("dp_degree -1", lambda: make(dp_degree=-1), dpas.InvalidValue, ["dp_degree must be >= 1, got -1"]),
     ("parameters -5", lambda: make(workload=Workload(-5)), dpas.InvalidValue, ["parameters"]),
+    # issue 29: the nccl reader's refusals, as the CLI's (tests/cli/bad_inputs.txt) and HTTP's
+    ("calibration single Rank line of id 5", lambda: _scenario().cost(calibration=_bad("nccl_broadcast_rank5_only.txt")),
+     dpas.InvalidValue, ['its 1 "#  Rank" line skips ids', "at least 6, as its lines name rank 5"]),
+    ("calibration single Rank line of id 0", lambda: _scenario().cost(calibration=_bad("nccl_broadcast_rank0_only.txt")),
+     dpas.InvalidValue, ['it shows one "#  Rank" line', "ranks 1 if it ran on one GPU"]),
+    ("calibration elided Rank lines", lambda: _scenario().cost(calibration=_bad("nccl_broadcast_elided.txt")),
+     dpas.InvalidValue, ['its "#  Rank" lines are elided (line 6)', "at least 8, as its lines name rank 7"]),
+    ("calibration rows that disagree", lambda: _scenario().cost(calibration=_bad("nccl_rows_disagree.txt")),
+     dpas.InvalidValue, ["busbw/algbw differs between rows: no rank count fits every row", "give ranks N"]),
+    ("calibration undefined fit", lambda: _scenario().cost(
+        calibration=os.path.join(_TESTS, "data", "nccl-real", "06_gb10_2ranks_all_gather_one_size.txt")),
+     dpas.InvalidValue, ["all_gather on 2 ranks has 1 distinct size (17179869184 B); a fit needs at least 2"]),
     ("compute_rate -1", lambda: _scenario().cost(compute_rate=-1), dpas.InvalidValue, ["compute_rate"]),
     ("compute_rate 0", lambda: _scenario().cost(compute_rate=0), dpas.InvalidValue, ["compute_rate", "> 0"]),
     ("compute_rate nan", lambda: _scenario().cost(compute_rate=float("nan")), dpas.ParseError, ["compute_rate"]),
