@@ -9,7 +9,7 @@
  *   - by srv_request_heavy, which the server asks before it routes: whenever some route's split
  *     finds a calibration part the request is heavy (so no calibration is ever fitted on an I/O
  *     thread, outside --cpu-limit);
- *   - when the selector's top bit is set (routing costs a thousand times the split: most runs
+ *   - when the selector's top bit is set (routing costs far more than the split: most runs
  *     split only, so that the split is fuzzed by the tens of millions), by srv_route on
  *     calibrate, cost, sweep, plot.svg or memory (which takes no calibration; the selector's
  *     low bits choose):
