@@ -10,7 +10,7 @@
  *     finds a calibration part the request is heavy (so no calibration is ever fitted on an I/O
  *     thread, outside --cpu-limit);
  *   - when the selector's top bit is set (routing costs far more than the split: most runs
- *     split only, so that the split is fuzzed by the tens of millions), by srv_route on
+ *     split only, so that the split is fuzzed by the millions), by srv_route on
  *     calibrate, cost, sweep, plot.svg or memory (which takes no calibration; the selector's
  *     low bits choose):
  *     the parts read and fitted (dpas_netmodel_from_texts through the request), the row budget
