@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"width count yaml json nccl cli writer yamldoc sweep http http_wire"}
+targets=${FUZZ_TARGETS:-"width count yaml json nccl cli writer yamldoc sweep http http_wire multipart"}
 mkdir -p build-fuzz/work build-fuzz/artifacts build-fuzz/logs
 status=0
 for t in $targets; do

@@ -48,6 +48,20 @@ DPAS_API int dpas_parse_width(const char *field, const char *text, dpas_rational
  * DPAS_EINVAL; fractions, malformed text, NaN/inf DPAS_EPARSE; overflow DPAS_ERANGE. */
 DPAS_API int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_error *err);
 
+/* What a rate measures: bytes per second (memory bandwidth) or floating-point operations per
+ * second (compute). */
+typedef enum dpas_rate_kind { DPAS_RATE_BYTES = 0, DPAS_RATE_FLOPS = 1 } dpas_rate_kind;
+
+/* Parse a rate with its unit, > 0: bytes "3.35 TB/s", "900GB/s", "2 TiB/s", "1e12 B/s",
+ * "8e11 byte/s", "6.4 Tbit/s" (bits are 1/8 B); operations "989 TFLOP/s", "1e15 FLOP/s",
+ * "312 TFLOPS" (FLOP/s and FLOPS, any case). Prefixes k or K, M, G, T, P, E (10^3 ...) and, for
+ * bytes, Ki, Mi, Gi, Ti, Pi (2^10 ...). A number without a unit, or with a count's suffix only
+ * ("3B": three billion, or three bytes?), is refused, as a width without a unit is. Errors:
+ * DPAS_EPARSE (malformed, no unit, a unit of another kind, NaN/inf), DPAS_EINVAL (zero or
+ * negative), DPAS_ERANGE (beyond 1e30 per second, or a number beyond what is read exactly). */
+DPAS_API int dpas_parse_rate(const char *field, const char *text, dpas_rate_kind kind, double *out,
+                             dpas_error *err);
+
 /* Parse a plain decimal integer ("128", "-3") into int64. Errors: DPAS_EPARSE, DPAS_ERANGE. */
 DPAS_API int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error *err);
 

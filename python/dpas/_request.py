@@ -44,7 +44,8 @@ def _key(kw: str) -> Tuple[int, int]:
     return -1, 0
 
 # How a Python value becomes the text of a key: counts, widths, registry entries or plain text.
-_RATES = {"compute_rate", "memory_bandwidth"}  # a count, whole numbers from a float too
+# rates: text with its unit ("3.35 TB/s", "989 TFLOP/s"), or a number in the base unit
+_RATES = {"compute_rate": "FLOP/s", "memory_bandwidth": "B/s"}
 _COUNTS = {"dp_degree", "nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero"}
 _WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_bytes_per_param"}
 
@@ -54,8 +55,7 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
     float, Decimal or Fraction; a str only where a sweep reads a list or a range), a width text
     or a number of bytes, a name a str or a registry entry. Another type is an
     ArgumentTypeError; the value itself is the library's to check."""
-    if isinstance(v, str) and ((key not in _COUNTS and key not in _RATES) or
-                               flags & _ffi.KEY_AXIS):
+    if isinstance(v, str) and (key not in _COUNTS or flags & _ffi.KEY_AXIS):
         return _check.text(key, v)
     if hasattr(v, "path") and isinstance(getattr(v, "path"), str):
         return _check.text(key, v.path)  # a registry entry: its path
@@ -69,13 +69,13 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
         return _check.count_text(key, v).encode()
     if key in _RATES:
         if isinstance(v, bool) or not isinstance(v, (numbers.Real, decimal.Decimal)):
-            raise ArgumentTypeError(f"{key} must be a number, got {type(v).__name__} "
-                                    f"{_check._show(v)}", key)
+            raise ArgumentTypeError(f"{key} must be a number ({_RATES[key]}) or text with its "
+                                    f"unit, got {type(v).__name__} {_check._show(v)}", key)
         finite = not isinstance(v, (float, decimal.Decimal)) or math.isfinite(v)
         q = fractions.Fraction(v) if finite else None
-        if q is not None and q.denominator == 1:
-            return str(q.numerator).encode()
-        return str(v).encode()  # the library refuses what is not a whole count, as for the CLI
+        num = str(q.numerator) if q is not None and q.denominator == 1 else str(v)
+        # in the base unit; the library checks the value (> 0, finite, in range) as for the CLI
+        return f"{num} {_RATES[key]}".encode()
     raise ArgumentTypeError(f"{key} must be a str, got {type(v).__name__} {_check._show(v)}", key)
 
 

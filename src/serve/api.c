@@ -516,7 +516,7 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
     size_t npred = 0;
     if (dpas_netmodel_from_texts(texts, lens, origins, nlogs, &opt, &m, &err))
         srv_error(r, srv_status_of(err.code), &err);
-    else if (srv_budget_calibrate(m->ncurves, nsizes * (nat ? nat : 1), r)) /* counted first */
+    else if (srv_budget_calibrate(m, nsizes * (nat ? nat : 1), r)) /* counted first */
         ;
     else if (nat ? dpas_netmodel_predict_at(m, sizes, nsizes, at, nat, &pred, &npred, &err)
                  : dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))

@@ -306,3 +306,27 @@ int srv_guard_check(const srv_guard *g, const char *method, const char *host, co
     }
     return 0;
 }
+
+/* Fetch Metadata (https://www.w3.org/TR/fetch-metadata/): a browser names, in Sec-Fetch-Site,
+ * how the page that made a request relates to the server: same-origin, same-site (another port
+ * or subdomain), cross-site, or none (typed into the address bar, a bookmark). A request a page
+ * makes without CORS (an <img src>, a link, a form's GET) carries no Origin header, so
+ * srv_guard_check lets it through, and nothing but this header tells it from curl's. Such a
+ * request cannot read the answer, but it can make the server compute: a heavy one is refused
+ * before it reaches the lane. A request with an Origin was judged by srv_guard_check (its own
+ * origin, or an --allow-origin). Clients that send no Sec-Fetch-Site (curl, scripts, older
+ * browsers) are not browsers' cross-site requests, or cannot be told from them. */
+int srv_guard_heavy(const srv_incoming *in, srv_response *r)
+{
+    const char *s = in->sec_fetch_site;
+    if (in->origin || !s || !strcasecmp(s, "same-origin") || !strcasecmp(s, "none"))
+        return 0;
+    char q[72];
+    srv_fail(r, 403, DPAS_EINVAL, "origin",
+             "a heavy request (calibrate, sweep, plot.svg, or a calibration part) sent by a page "
+             "of another origin without CORS (Sec-Fetch-Site %s, no Origin header) is refused: "
+             "another site's page may not make this server compute; send it from the server's "
+             "own page, or with CORS from an origin given by --allow-origin",
+             dpas_quote(s, q, sizeof q));
+    return -1;
+}

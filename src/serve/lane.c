@@ -400,7 +400,17 @@ static void fail(srv_response *r, int status, const char *field, const char *msg
     srv_fail(r, status, DPAS_EINVAL, field, "%s", msg);
 }
 
-enum { OK = 0, OVER_CPU, OVER_WALL, TOO_BIG, STOPPED };
+enum { OK = 0, OVER_CPU, OVER_WALL, TOO_BIG, STOPPED, GONE };
+
+/* Has the client closed its connection (or half-closed it: an HTTP client sends nothing after
+ * its request but the next one, so its end of stream means it is gone)? Without waiting. */
+static int client_gone(int fd)
+{
+    if (fd < 0)
+        return 0;
+    struct pollfd pf = {.fd = fd, .events = POLLRDHUP};
+    return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
 
 /* The fallback where /proc/self/exe is not dpas (started through the dynamic loader, or under a
  * tool such as valgrind): the job's process is a fork of the server, which answers from the
@@ -541,9 +551,14 @@ static void run(srv_lane *l, int w, srv_job *job)
     char *buf = NULL;
     size_t n = 0, cap = 0;
     /* 20 ms between looks at the CPU clock: a job passes its budget by at most that */
-    for (int done = 0; !done;) {
+    for (int done = 0; !done && !why;) {
         struct pollfd pf[2] = {{.fd = p[0], .events = POLLIN}, {.fd = q[1], .events = POLLOUT}};
         int rc = poll(pf, q[1] >= 0 ? 2 : 1, 20);
+        if (client_gone(job->client_fd)) { /* nobody waits for the answer: the work stops */
+            why = GONE;
+            kill(pid, SIGKILL);
+            break;
+        }
         if (rc > 0 && q[1] >= 0 && pf[1].revents) {
             ssize_t k = write(q[1], in + in_done, in_len - in_done);
             if (k > 0)
@@ -627,6 +642,9 @@ static void run(srv_lane *l, int w, srv_job *job)
         fail(r, 503, "request", msg);
     } else if (why == STOPPED) {
         fail(r, 503, "request", "the server is stopping");
+    } else if (why == GONE) {
+        job->gone = 1; /* never sent: the server closes the connection */
+        fail(r, 503, "request", "the client closed the connection; its job was stopped");
     } else if (why == TOO_BIG) {
         fail(r, 500, "request",
              "the answer is larger than the server hands out (a bug in dpas serve)");
@@ -688,7 +706,12 @@ static void *worker(void *arg)
         if (!l->head)
             l->tail = NULL;
         pthread_mutex_unlock(&l->lock);
-        run(l, w, job);
+        if (client_gone(job->client_fd)) { /* gone while the job waited: it never starts */
+            job->gone = 1;
+            fail(&job->r, 503, "request", "the client closed the connection; its job was stopped");
+        } else {
+            run(l, w, job);
+        }
         job->done(job); /* the job is not ours after this */
         pthread_mutex_lock(&l->lock);
         l->taken--;
@@ -767,10 +790,12 @@ int srv_lane_forks(const srv_lane *l) { return l->forks; }
 
 void srv_lane_busy(const srv_lane *l, srv_response *r)
 {
-    srv_fail(r, 503, DPAS_EINVAL, "request",
-             "the server is busy: %d heavy requests (calibrate, sweep, plot.svg) are running or "
-             "waiting, its limit (--workers %d, --queue %d); try again shortly",
-             l->capacity, l->nworkers, l->capacity - l->nworkers);
+    srv_fail(
+        r, 503, DPAS_EINVAL, "request",
+        "the server is busy: %d heavy requests (calibrate, sweep, plot.svg, calibration parts) "
+        "are running or "
+        "waiting, its limit (--workers %d, --queue %d); try again shortly",
+        l->capacity, l->nworkers, l->capacity - l->nworkers);
     r->retry_after = 1;
 }
 

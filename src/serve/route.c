@@ -254,3 +254,21 @@ int srv_route_is_heavy(const char *path)
             return 1;
     return 0;
 }
+
+int srv_request_heavy(srv_request *rq)
+{
+    if (srv_route_is_heavy(rq->path))
+        return 1;
+    /* The budget follows the computation, not the route: a calibration part makes any request
+     * read and fit nccl-tests output (cost, memory, ...), work that grows with the part. The
+     * body is split as leniently as any route would (both part names taken): a body this
+     * refuses, every route refuses too, before it reads a part. */
+    dpas_error err;
+    int heavy = 0;
+    if (!srv_parts_parse(rq, 1, 1, &err))
+        for (size_t i = 0; i < rq->nparts; i++)
+            heavy |= !strcmp(rq->parts[i].name, "calibration");
+    srv_parts_free(rq);
+    rq->multipart = 0; /* split again, strictly, by srv_route */
+    return heavy;
+}

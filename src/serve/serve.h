@@ -120,6 +120,7 @@ typedef struct srv_incoming {
     const char *method;                              /* as sent */
     const char *target;                              /* the raw request target: path and query */
     const char *host, *origin, *acrm, *content_type; /* acrm: Access-Control-Request-Method */
+    const char *sec_fetch_site; /* what a browser says of the request's origin, or NULL */
     const char *accept, *accept_encoding, *if_none_match; /* content negotiation (negotiate.c) */
     const char *body;                                     /* NUL-terminated, or NULL: none */
     size_t body_len;
@@ -132,6 +133,10 @@ void srv_request_fini(srv_request *rq);
 /* What is checked before a route is looked for: who asks (srv_guard_check: Host and Origin) and a
  * body on a method that takes none. 0: route it; else r holds the answer. */
 int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq, srv_response *r);
+/* A heavy request (srv_request_heavy) that a browser sent cross-site without CORS (no Origin
+ * header; Sec-Fetch-Site cross-site or same-site: an <img src> or a link on another site's
+ * page): -1 with r the 403, so that another site's page cannot make the server compute; else 0. */
+int srv_guard_heavy(const srv_incoming *in, srv_response *r);
 
 /* An error response: the library's error object (dpas_render_error_json) with this status. */
 void srv_error(srv_response *r, int status, const dpas_error *e);
@@ -169,6 +174,10 @@ void srv_route(srv_request *rq, srv_response *r);
 /* Is path one of the heavy routes (calibrate, sweep, plot.svg), whose requests run in a process
  * of their own with a CPU budget rather than on the thread that reads the connection? */
 int srv_route_is_heavy(const char *path);
+/* Does the request do heavy work: a heavy route, or a calibration part in its body (any route
+ * that takes one reads and fits it)? Such a request runs in the heavy lane, under --cpu-limit,
+ * and is refused when a browser sends it cross-site without CORS (srv_guard_heavy). */
+int srv_request_heavy(srv_request *rq);
 
 /* ---- who may ask (guard.c): Host and Origin ---------------------------------------------------- */
 
@@ -188,11 +197,11 @@ int srv_guard_check(const srv_guard *g, const char *method, const char *host, co
 
 /* ---- budgets (budget.c) ---------------------------------------------------------------------- */
 
-/* The rows calibrate would answer for tests read from its body (fits and predictions: tests x
- * (3 + npredict)), counted before any prediction is made or rendered: 0, or -1 with r filled
- * (422 beyond SRV_MAX_ROWS). Reading and fitting are bounded by the body's size and the CPU
- * limit. */
-int srv_budget_calibrate(size_t tests, size_t npredict, srv_response *r);
+/* The rows calibrate would answer for the model read from its body: every row the answer
+ * carries (tests, fits, their regimes and residuals, nccl models, and tests x npredict
+ * predictions); 0, or -1 with r the 422 beyond SRV_MAX_ROWS. Reading and fitting are bounded by
+ * the body's size and the CPU budget of the heavy lane. */
+int srv_budget_calibrate(const dpas_netmodel *m, size_t npredict, srv_response *r);
 
 /* The request of a route's analysis from the request: the body (a YAML or JSON scenario file,
  * or the "scenario" part of a multipart body) below everything, the scenario named in the path,
@@ -327,6 +336,9 @@ struct srv_job {
     void (*done)(srv_job *job);    /* called once, from a worker thread or srv_lane_stop; the job is
                                    the caller's again after it */
     void *ctx;
+    int client_fd; /* the client's socket, watched while the job waits and runs (a client that
+                      closes it stops the job); -1: none */
+    int gone;      /* set by the lane: the client closed its connection, the job was stopped */
 };
 /* workers threads; queue jobs may wait; cpu_limit seconds of CPU per job; wall seconds at most
  * per job whatever its CPU (a process that blocks). NULL with err filled. */

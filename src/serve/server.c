@@ -111,7 +111,10 @@ static void access_log(srv_server *S, const srv_req *q, int dropped,
     log_text(method, sizeof method, q->method ? q->method : "-", q->method ? strlen(q->method) : 1);
     log_text(version, sizeof version, q->version, strlen(q->version));
     const char *note = "";
-    if (!q->answered) {
+    if (q->lane != LANE_NONE && q->job.gone) {
+        snprintf(status, sizeof status, "-");
+        note = " (closed by the client: its heavy job was stopped)";
+    } else if (!q->answered) {
         snprintf(status, sizeof status, "-");
         note = dropped ? " (dropped: the request was not complete in time)"
                : toe == MHD_REQUEST_TERMINATED_WITH_ERROR      ? " (refused by libmicrohttpd)"
@@ -341,6 +344,7 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         .accept_encoding =
             S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"),
         .if_none_match = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match"),
+        .sec_fetch_site = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site"),
         .body = q->body,
         .body_len = q->body_len};
     srv_request *rq = &q->job.rq; /* kept in q: the heavy lane works on it after we return */
@@ -352,7 +356,14 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         srv_negotiate_finish(rq, &r);
         return respond(S, c, q, &r);
     }
-    if (!S->lane || !srv_route_is_heavy(rq->path)) { /* cheap: answered here, at once */
+    /* heavy: a heavy route, or any request with a calibration part (the budget follows the
+     * computation, not the route); another site's page may not start one */
+    int heavy = srv_request_heavy(rq);
+    if (heavy && srv_guard_heavy(&in, &r)) {
+        srv_negotiate_finish(rq, &r);
+        return respond(S, c, q, &r);
+    }
+    if (!S->lane || !heavy) { /* cheap: answered here, at once */
         srv_route(rq, &r);
         srv_negotiate_finish(rq, &r); /* CSV's type, ETag and 304, gzip, Vary */
         return respond(S, c, q, &r);
@@ -366,6 +377,8 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
     q->job.r = r; /* the guard's Access-Control-Allow-Origin, kept for the answer */
     q->job.done = job_done;
     q->job.ctx = q;
+    q->job.client_fd = q->conn ? q->conn->fd : -1; /* watched: a client gone stops its job */
+    q->job.gone = 0;
     q->lane = LANE_RUNNING;
     pthread_mutex_lock(&S->lock);
     S->lane_open++;
@@ -390,6 +403,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         pthread_mutex_unlock(&S->lock);
         if (!done || q->answered)
             return MHD_YES;
+        if (q->job.gone) /* nobody to answer: the connection is closed */
+            return MHD_NO;
         return respond(S, c, q, &q->job.r);
     }
     if (q->answered) { /* an early refusal is queued: the rest of the body is discarded */

@@ -228,7 +228,7 @@ def command(rng, d, n):
         if cmd == "cost":
             for flag, pool in (("--rule", RULES), ("--schedule", SCHEDULES), ("--steps", COUNTS),
                                ("--iterations", COUNTS), ("--f", COUNTS),
-                               ("--compute-rate", ["1e12", "0", "-1", "nan", "1e400"]),
+                               ("--compute-rate", ["1e12 FLOP/s", "1e12", "0", "-1 FLOP/s", "nan", "1e400", "3 TB/s"]),
                                ("--convention", ["blanchard", "byzfl", "nope"])):
                 if rng.random() < 0.3:
                     a += [flag, pick(rng, pool)]
@@ -450,7 +450,7 @@ OPTION_VALUES = {"attr": ["gradient_bytes", "accelerators,gather_traffic_ratio",
                  "explain": ["true", "false", "1", "maybe"], "rule": RULES,
                  "schedule": SCHEDULES, "convention": ["blanchard", "byzfl", "all", "nope"],
                  "f": COUNTS, "steps": COUNTS, "iterations": COUNTS, "n": COUNTS,
-                 "compute_rate": ["1e12", "0", "-1", "nan", "1e400"],
+                 "compute_rate": ["1e12 FLOP/s", "1e12", "0", "-1 FLOP/s", "nan", "1e400", "3 TB/s"],
                  "state": ["zero16", "adam_state", "nope"], "zero": ["0", "1", "3", "4", "-1"],
                  "y": METRICS, "title": LABELS, "collective": ["all_reduce", "all_gather", "teleport"],
                  "ranks": ["8", "16", "1", "0", "x"], "predict": ["1GB", "16MiB,1GB", "0", "1.5", "1e400"]}
@@ -680,7 +680,8 @@ def python_runs(seed, count, seconds):
                                          schedule=pick(rng, [None, "allgather", ["sharded"], "warp", 0]),
                                          f=pick(rng, [None] + ints), steps=pick(rng, [1] + ints),
                                          iterations=pick(rng, [None] + ints),
-                                         compute_rate=pick(rng, [None, 1e12, 0, -1, float("nan"), "1e12"]))),
+                                         compute_rate=pick(rng, [None, 1e12, 0, -1, float("nan"), "1e12",
+                                                                          "989 TFLOP/s"]))),
         ("inventory", lambda: scenario().inventory()),
         ("memory", lambda: scenario().memory(state=text(), zero=num())),
         ("report", lambda: scenario().report(explain=pick(rng, [False, True, 1, "yes"]))),

@@ -53,8 +53,13 @@ REQUESTS = [
     ("cost rules and schedules", "cost", REF + [("rule", "median,krum"),
                                                 ("schedule", "allgather,sharded"), ("f", "40")]),
     ("cost convention alone", "cost", REF + [("convention", "byzfl")]),
-    ("cost compute rate and steps", "cost", REF + [("rule", "krum"), ("compute_rate", "1000000000000000"),
+    ("cost compute rate and steps", "cost", REF + [("rule", "krum"), ("compute_rate", "1e15 FLOP/s"),
                                                    ("steps", "3")]),
+    ("cost compute rate without a unit", "cost", REF + [("rule", "krum"), ("compute_rate", "1e15")]),
+    ("cost compute rate in bytes", "cost", REF + [("rule", "krum"), ("compute_rate", "3 TB/s")]),
+    ("cost memory bandwidth with its unit", "cost", REF + [("rule", "median"), ("schedule", "allgather"),
+                                                           ("memory_bandwidth", "3.35 TB/s")]),
+    ("cost memory bandwidth as a count", "cost", REF + [("rule", "median"), ("memory_bandwidth", "3B")]),
     ("cost a rule twice", "cost", REF + [("rule", "median,median")]),
     ("cost a rule twice by two names", "cost", REF + [("rule", "mda,brute")]),
     ("cost unknown schedule", "cost", REF + [("schedule", "ring")]),
@@ -108,7 +113,7 @@ REQUESTS = [
                                                   ("network_model", "magic")]),
 ]
 
-COUNTS = {"nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero", "compute_rate",
+COUNTS = {"nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero",
           "dp_degree"}
 COMMAND = {"eval": "eval", "cost": "cost", "rules": "rules", "inventory": "inventory",
            "memory": "memory", "sweep": "sweep"}

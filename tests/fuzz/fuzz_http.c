@@ -143,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             : !strcasecmp(h, "Origin")                        ? &in.origin
                             : !strcasecmp(h, "Access-Control-Request-Method") ? &in.acrm
                             : !strcasecmp(h, "Content-Type")                  ? &in.content_type
+                            : !strcasecmp(h, "Sec-Fetch-Site")                ? &in.sec_fetch_site
                                                                               : NULL;
         if (slot && *slot) /* libmicrohttpd hands the first of a repeated header */
             slot = NULL;
@@ -171,7 +172,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&r, 0, sizeof r);
     if (srv_request_init(&rq, &in, E->reg))
         abort();
-    if (!srv_screen(E->guard, &in, &rq, &r))
+    /* as the server's dispatch: the screen, then a heavy request sent cross-site without CORS
+     * refused before it would reach the lane */
+    if (!srv_screen(E->guard, &in, &rq, &r) && !(srv_request_heavy(&rq) && srv_guard_heavy(&in, &r)))
         srv_route(&rq, &r);
     check(&r, !strcmp(method, "HEAD"));
     if (r.free_body && r.body)

@@ -259,6 +259,15 @@ class Rows(unittest.TestCase):
         self.assertEqual(m.time_model, "alpha_beta_hierarchical")
         self.assertEqual(m.time_s, m.time_hierarchical_s)
         self.assertIsNone(m.time_band_low_s)
+        # rates with their units (issue 29): 1 TB/s is 1e12 B/s, 0.5 TiB/s is 2^39 B/s; a number
+        # is in the base unit
+        (t,) = s.cost(rule="median", schedule="sharded", memory_bandwidth="1 TB/s")
+        self.assertEqual(t.compute_s, m.compute_s)
+        (ti,) = s.cost(rule="median", schedule="sharded", memory_bandwidth="0.5 TiB/s")
+        self.assertAlmostEqual(ti.compute_s, 350e9 / 2**39, places=12)
+        (c,) = s.cost(rule="median", schedule="sharded", compute_rate="1 TFLOP/s", memory_bandwidth=1e15)
+        self.assertAlmostEqual(c.compute_s, 2 * 175e9 / 1e12, places=12)  # now compute-bound
+        self.assertEqual(c.compute_bound, "compute")
 
     def test_inventory_by_hand(self):
         inv = {r.item: r for r in Scenarios.ReferenceJobAttackSurface.inventory()}
@@ -320,7 +329,7 @@ class RowsAgainstCLI(unittest.TestCase):
         self.rows_equal(s.cost(), cli_json("cost", "ReferenceJobAttackSurface")["rows"])
         rows = s.cost(f=40, steps=7, iterations=3, compute_rate=2e14)
         j = cli_json("cost", "ReferenceJobAttackSurface", "--f", "40", "--steps", "7",
-                     "--iterations", "3", "--compute-rate", "2e14")
+                     "--iterations", "3", "--compute-rate", "2e14 FLOP/s")
         self.rows_equal(rows, j["rows"])
         self.assertEqual((rows.steps, rows.iterations, rows.dp_degree), (j["steps"], j["iterations"], j["dp_degree"]))
         self.assertEqual(rows.notes, j["notes"])
@@ -452,6 +461,14 @@ def _scenario():
     return Scenarios.ReferenceJobAttackSurface
 
 
+_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def _bad(name):
+    """A file of tests/cli/bad, the CLI's bad inputs."""
+    return os.path.join(_TESTS, "cli", "bad", name)
+
+
 # Hostile arguments: (label, call, expected class, words the message must contain). Every one
 # must raise that class, which is a ValueError or a TypeError, and never let ctypes.ArgumentError,
 # AttributeError or OverflowError escape, nor answer for another value (2**64 + 64 is not 64).
@@ -487,6 +504,18 @@ HOSTILE = [
     ("memory zero 4", lambda: _scenario().memory(zero=4), dpas.InvalidValue, ["got 4"]),
     ("dp_degree -1", lambda: make(dp_degree=-1), dpas.InvalidValue, ["dp_degree must be >= 1, got -1"]),
     ("parameters -5", lambda: make(workload=Workload(-5)), dpas.InvalidValue, ["parameters"]),
+    # issue 29: the nccl reader's refusals, as the CLI's (tests/cli/bad_inputs.txt) and HTTP's
+    ("calibration single Rank line of id 5", lambda: _scenario().cost(calibration=_bad("nccl_broadcast_rank5_only.txt")),
+     dpas.InvalidValue, ['its 1 "#  Rank" line skips ids', "at least 6, as its lines name rank 5"]),
+    ("calibration single Rank line of id 0", lambda: _scenario().cost(calibration=_bad("nccl_broadcast_rank0_only.txt")),
+     dpas.InvalidValue, ['it shows one "#  Rank" line', "ranks 1 if it ran on one GPU"]),
+    ("calibration elided Rank lines", lambda: _scenario().cost(calibration=_bad("nccl_broadcast_elided.txt")),
+     dpas.InvalidValue, ['its "#  Rank" lines are elided (line 6)', "at least 8, as its lines name rank 7"]),
+    ("calibration rows that disagree", lambda: _scenario().cost(calibration=_bad("nccl_rows_disagree.txt")),
+     dpas.InvalidValue, ["busbw/algbw differs between rows: no rank count fits every row", "give ranks N"]),
+    ("calibration undefined fit", lambda: _scenario().cost(
+        calibration=os.path.join(_TESTS, "data", "nccl-real", "06_gb10_2ranks_all_gather_one_size.txt")),
+     dpas.InvalidValue, ["all_gather on 2 ranks has 1 distinct size (17179869184 B); a fit needs at least 2"]),
     ("compute_rate -1", lambda: _scenario().cost(compute_rate=-1), dpas.InvalidValue, ["compute_rate"]),
     ("compute_rate 0", lambda: _scenario().cost(compute_rate=0), dpas.InvalidValue, ["compute_rate", "> 0"]),
     ("compute_rate nan", lambda: _scenario().cost(compute_rate=float("nan")), dpas.ParseError, ["compute_rate"]),
@@ -537,7 +566,14 @@ HOSTILE = [
     ("rule list of int", lambda: _scenario().cost(rule=["median", 3]), dpas.ArgumentTypeError, ["rule"]),
     ("rule empty list", lambda: _scenario().cost(rule=[]), dpas.InvalidValue, ["rule", "at least one"]),
     ("schedule empty tuple", lambda: _scenario().cost(schedule=()), dpas.InvalidValue, ["schedule"]),
-    ("compute_rate str", lambda: _scenario().cost(compute_rate="1e15"), dpas.ArgumentTypeError, ["compute_rate"]),
+    ("compute_rate str without a unit", lambda: _scenario().cost(compute_rate="1e15"), dpas.ParseError,
+     ["compute_rate", "has no unit"]),
+    ("compute_rate in bytes", lambda: _scenario().cost(compute_rate="3 TB/s"), dpas.ParseError,
+     ["compute_rate", "unit of compute"]),
+    ("memory_bandwidth a count", lambda: _scenario().cost(memory_bandwidth="3B"), dpas.ParseError,
+     ["memory_bandwidth", "unit of bandwidth"]),
+    ("memory_bandwidth a list", lambda: _scenario().cost(memory_bandwidth=[1e12]), dpas.ArgumentTypeError,
+     ["memory_bandwidth"]),
     ("state int", lambda: _scenario().memory(state=16), dpas.ArgumentTypeError, ["state"]),
     ("explain str", lambda: _scenario().report(explain="yes"), dpas.ArgumentTypeError, ["explain"]),
     ("width complex", lambda: make(gradient_bytes_per_param=2j), dpas.ArgumentTypeError, ["gradient_bytes_per_param"]),

@@ -110,9 +110,9 @@ with Server(DPAS, "--quiet") as srv:
     T.check(row["ratio_to_allreduce"] == 64, "cost: ratio %r" % row["ratio_to_allreduce"])
     T.check(row["max_f"] == 63, "cost: max_f %r (n > 2f at n = 128)" % row["max_f"])
     same_as_cli(srv, "/api/v1/cost?" + REF_QUERY + "&rule=mean,median,krum,bulyan,geometric_median&f=10&steps=3"
-                "&iterations=5&compute_rate=1e15&convention=byzfl",
+                "&iterations=5&compute_rate=1e15%20FLOP/s&convention=byzfl",
                 ["cost", *REF_FLAGS, "--rule", "mean,median,krum,bulyan,geometric_median", "--f", "10", "--steps", "3",
-                 "--iterations", "5", "--compute-rate", "1e15", "--convention", "byzfl"])
+                 "--iterations", "5", "--compute-rate", "1e15 FLOP/s", "--convention", "byzfl"])
     same_as_cli(srv, "/api/v1/cost?scenario=ReferenceJobAttackSurface&schedule=sharded,sharded_distance",
                 ["cost", "ReferenceJobAttackSurface", "--schedule", "sharded,sharded_distance"])
 

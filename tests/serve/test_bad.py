@@ -16,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_util import Checks, Server  # noqa: E402
+from serve_util import Checks, Server, multipart  # noqa: E402
 
 DPAS = sys.argv[1]
 T = Checks()
@@ -148,8 +148,12 @@ CASES = [
     ("nodes 0", req("GET", "/api/v1/eval?" + REF + "&nodes=0"), 400, "nodes", True),
     ("cost f -1", req("GET", "/api/v1/cost?" + REF + "&f=-1"), 400, "f", True),
     ("cost steps 0", req("GET", "/api/v1/cost?" + REF + "&steps=0"), 400, "steps", True),
-    ("cost compute_rate 0", req("GET", "/api/v1/cost?" + REF + "&compute_rate=0"), 400,
+    ("cost compute_rate 0", req("GET", "/api/v1/cost?" + REF + "&compute_rate=0%20FLOP/s"), 400,
      "compute_rate", True),
+    ("cost compute_rate without a unit", req("GET", "/api/v1/cost?" + REF + "&compute_rate=1e15"), 400,
+     "compute_rate", True),
+    ("cost memory_bandwidth a count, not a rate", req("GET", "/api/v1/cost?" + REF + "&memory_bandwidth=3B"),
+     400, "memory_bandwidth", True),
     ("cost unknown rule", req("GET", "/api/v1/cost?" + REF + "&rule=krum,nope"), 400, "rule", True),
     ("cost unknown schedule", req("GET", "/api/v1/cost?" + REF + "&schedule=warp"), 400, "schedule", True),
     ("cost empty list item", req("GET", "/api/v1/cost?" + REF + "&rule=krum,,median"), 400, "rule", True),
@@ -333,6 +337,44 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
         obj = json.loads(body) if st == 400 else {}
         T.check(st == 400 and obj.get("field") == field and obj.get("reason") == reason,
                 "%s: 400 %s %r, got %s %r" % (target, field, reason, st, body[:300]))
+    # issue 29: the nccl reader's refusals (tests/cli/bad_inputs.txt has the same files for the
+    # CLI), rates without their units, an undefined fit with its reason: 400, the message as the
+    # CLI's
+    HERE = os.path.dirname(os.path.abspath(__file__))
+    BAD = os.path.join(HERE, "..", "cli", "bad")
+    DATA = os.path.join(HERE, "..", "data")
+
+    def slurp(*p):
+        with open(os.path.join(*p), "rb") as f:
+            return f.read()
+    one_size = slurp(DATA, "nccl-real", "06_gb10_2ranks_all_gather_one_size.txt")
+    part, ptype = multipart([("calibration", "one_size.txt", one_size)])
+    COST = "/api/v1/cost?" + S + "&rule=median&schedule=allgather"
+    for what, data, field, texts in [
+            ("a single Rank line of id 5", req("POST", "/api/v1/calibrate", body=slurp(BAD, "nccl_broadcast_rank5_only.txt")),
+             "ranks", ['its 1 "#  Rank" line skips ids', "busbw/algbw is 1 at any rank count for it",
+                       "give ranks N (the ranks of the run; at least 6, as its lines name rank 5)"]),
+            ("a single Rank line of id 0", req("POST", "/api/v1/calibrate", body=slurp(BAD, "nccl_broadcast_rank0_only.txt")),
+             "ranks", ['it shows one "#  Rank" line', "ranks 1 if it ran on one GPU"]),
+            ("elided Rank lines", req("POST", "/api/v1/calibrate", body=slurp(BAD, "nccl_broadcast_elided.txt")),
+             "ranks", ['its "#  Rank" lines are elided (line 6)', "at least 8, as its lines name rank 7"]),
+            ("ranks below a Rank line", req("POST", "/api/v1/calibrate?ranks=4",
+                                            body=slurp(BAD, "nccl_broadcast_rank5_only.txt")),
+             "ranks", ['ranks 4 is given, but this broadcast test\'s "#  Rank" lines name rank 5: the run had at '
+                       "least 6 ranks"]),
+            ("rows that disagree", req("POST", "/api/v1/calibrate", body=slurp(BAD, "nccl_rows_disagree.txt")),
+             "ranks", ["busbw/algbw differs between rows: no rank count fits every row", "give ranks N"]),
+            ("an undefined fit", req("POST", COST, [("Content-Type", ptype)], part),
+             "calibration", ["all_gather on 2 ranks has 1 distinct size (17179869184 B); a fit needs at least 2"]),
+            ("compute_rate without a unit", req("GET", COST + "&compute_rate=1e15"), "compute_rate",
+             ['compute_rate: "1e15" has no unit; a rate needs one']),
+            ("memory_bandwidth a count", req("GET", COST + "&memory_bandwidth=3B"), "memory_bandwidth",
+             ['memory_bandwidth: "3B" does not end in a unit of bandwidth'])]:
+        st, _, body, _ = exchange(srv.port, data)
+        obj = json.loads(body) if st == 400 else {}
+        reason = obj.get("reason", "")
+        T.check(st == 400 and obj.get("field") == field and all(t in reason for t in texts),
+                "%s: 400 %s %r, got %s %r" % (what, field, texts, st, body[:400]))
     print("%d bad requests, %d answered with the error object" % (len(CASES), ours))
 
     # a client that sends its headers slowly is dropped within the timeout

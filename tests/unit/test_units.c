@@ -165,6 +165,67 @@ static void test_count_errors(void **state)
     count_error("1.23e-1", DPAS_EPARSE, "whole number");
 }
 
+static double rate(const char *text, dpas_rate_kind kind)
+{
+    double v = 0;
+    dpas_error e = {0};
+    if (dpas_parse_rate("rate", text, kind, &v, &e))
+        fail_msg("rate \"%s\": %s", text, e.message);
+    return v;
+}
+
+/* Rates with their units (issue 29); the values by hand: T = 1e12, Ti = 2^40 = 1099511627776,
+ * a bit an eighth of a byte. */
+static void test_rates(void **state)
+{
+    (void)state;
+    assert_true(rate("3.35 TB/s", DPAS_RATE_BYTES) == 3.35e12);
+    assert_true(rate("900GB/s", DPAS_RATE_BYTES) == 900e9);
+    assert_true(rate("2 TiB/s", DPAS_RATE_BYTES) == 2 * 1099511627776.0);
+    assert_true(rate("512 KiB/s", DPAS_RATE_BYTES) == 512 * 1024.0);
+    assert_true(rate("1e12 B/s", DPAS_RATE_BYTES) == 1e12);
+    assert_true(rate("8e11 bytes/s", DPAS_RATE_BYTES) == 8e11);
+    assert_true(rate("6.4 Tbit/s", DPAS_RATE_BYTES) == 0.8e12);
+    assert_true(rate(" 5 kB/s ", DPAS_RATE_BYTES) == 5000);
+    assert_true(rate("989 TFLOP/s", DPAS_RATE_FLOPS) == 989e12);
+    assert_true(rate("312 TFLOPS", DPAS_RATE_FLOPS) == 312e12);
+    assert_true(rate("1e15 flop/s", DPAS_RATE_FLOPS) == 1e15);
+    assert_true(rate("2.5 PFLOP/s", DPAS_RATE_FLOPS) == 2.5e15);
+    struct {
+        const char *text;
+        dpas_rate_kind kind;
+        int code;
+        const char *needle;
+    } bad[] = {
+        {"1e15", DPAS_RATE_FLOPS, DPAS_EPARSE, "rate: \"1e15\" has no unit"},
+        {"3B", DPAS_RATE_BYTES, DPAS_EPARSE, "does not end in a unit of bandwidth"},
+        {"3 TB", DPAS_RATE_BYTES, DPAS_EPARSE, "does not end in a unit of bandwidth"},
+        {"3 Tb/s", DPAS_RATE_BYTES, DPAS_EPARSE, "does not end in a unit of bandwidth"},
+        {"3 TB/s", DPAS_RATE_FLOPS, DPAS_EPARSE, "does not end in a unit of compute"},
+        {"3 TFLOP/s", DPAS_RATE_BYTES, DPAS_EPARSE, "does not end in a unit of bandwidth"},
+        {"3 TiFLOP/s", DPAS_RATE_FLOPS, DPAS_EPARSE, "does not end in a unit of compute"},
+        {"0 B/s", DPAS_RATE_BYTES, DPAS_EINVAL, "rate must be > 0, got \"0 B/s\""},
+        {"-1 FLOP/s", DPAS_RATE_FLOPS, DPAS_EINVAL, "rate must be > 0"},
+        {"nan B/s", DPAS_RATE_BYTES, DPAS_EPARSE, "rate must be a finite rate"},
+        {"inf FLOPS", DPAS_RATE_FLOPS, DPAS_EPARSE, "rate must be a finite rate"},
+        {"1e31 B/s", DPAS_RATE_BYTES, DPAS_ERANGE, "beyond 1e30 per second"},
+        {"1e20 EB/s", DPAS_RATE_BYTES, DPAS_ERANGE, "beyond 1e30 per second"},
+        {"1e400 B/s", DPAS_RATE_BYTES, DPAS_ERANGE, "beyond"},
+        {"1e-40 B/s", DPAS_RATE_BYTES, DPAS_ERANGE, "below 1e-30 per second"},
+        {"GB/s", DPAS_RATE_BYTES, DPAS_EPARSE, "cannot read \"GB/s\" as a rate"},
+        {"", DPAS_RATE_BYTES, DPAS_EPARSE, "cannot read"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double v;
+        dpas_error e = {0};
+        int rc = dpas_parse_rate("rate", bad[i].text, bad[i].kind, &v, &e);
+        if (rc != bad[i].code)
+            fail_msg("rate \"%s\": expected code %d, got %d (%s)", bad[i].text, bad[i].code, rc,
+                     e.message);
+        assert_msg_contains(e, bad[i].needle);
+    }
+}
+
 static void test_ints(void **state)
 {
     (void)state;
@@ -468,7 +529,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_width_units),  cmocka_unit_test(test_width_precisions),
         cmocka_unit_test(test_width_errors), cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_count_errors), cmocka_unit_test(test_ints),
+        cmocka_unit_test(test_count_errors), cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_ints),
         cmocka_unit_test(test_bytes_of),     cmocka_unit_test(test_format),
         cmocka_unit_test(test_ring_factor),  cmocka_unit_test(test_real),
         cmocka_unit_test(test_error_cut),    cmocka_unit_test(test_quote_cut),

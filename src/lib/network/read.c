@@ -410,6 +410,8 @@ typedef struct tpriv {
     int name_from;     /* dpas_nccl_source of t->name */
     int name_line;     /* the command line that named it (DPAS_NCCL_COMMAND) */
     int64_t csv_ranks; /* the CSV ranks column, 0 when none */
+    int64_t min_ranks; /* the largest rank id its Rank lines name, plus 1 (0: no lines): a run
+                          that shows rank 5 had at least 6 ranks, whatever lines are missing */
     size_t cap;        /* of the test's points */
 } tpriv;
 
@@ -453,6 +455,7 @@ typedef struct reader {
     size_t skipping;    /* 1 + its index in log->skipped when the table is skipped unread */
     int64_t t_rank_lines, t_nodes, t_rpn, t_rpn_min, t_rpn_max; /* its Rank lines */
     int t_partial, t_elided_line;
+    int64_t t_min_ranks;   /* the largest rank id of its Rank lines plus 1; 0 when none */
     dpas_error unreadable; /* the first test skipped as unreadable: its error (code 0: none) */
     char *t_name;          /* its name, and where the name came from */
     int t_name_from, t_name_line;
@@ -505,7 +508,7 @@ static int rank_facts(reader *r)
         return 0;
     r->facts_done = 1;
     r->t_rank_lines = r->t_nodes = r->t_rpn = r->t_rpn_min = r->t_rpn_max = 0;
-    r->t_partial = 0, r->t_elided_line = 0;
+    r->t_partial = 0, r->t_elided_line = 0, r->t_min_ranks = 0;
     if (!r->nranks)
         return 0;
     qsort(r->ranks, r->nranks, sizeof *r->ranks, cmp_rank);
@@ -525,6 +528,7 @@ static int rank_facts(reader *r)
      * the largest) */
     r->t_elided_line = r->elided_line;
     r->t_partial = r->elided_line || r->ranks[r->nranks - 1].id + 1 != (int64_t)n;
+    r->t_min_ranks = r->ranks[r->nranks - 1].id + 1;
     if (all_hosts) {
         qsort(hosts, n, sizeof *hosts, cmp_host);
         int64_t lo = INT64_MAX, hi = 0, run = 0;
@@ -785,6 +789,16 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
         t->ranks_from = listed_from;
     }
     if (r->want_ranks > 0) {
+        /* a Rank line of id k says the run had at least k + 1 ranks, whatever lines are
+         * missing: a count given to fill in what the file cannot tell is refused below it (a
+         * count the file decides is chosen among, or passed over, as ranks N chooses tests) */
+        if (!t->ranks_from && r->want_ranks < p->min_ranks)
+            return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
+                                 "%s:%d: ranks %lld is given, but this %s test's \"#  Rank\" "
+                                 "lines name rank %lld: the run had at least %lld ranks",
+                                 o, first, (long long)r->want_ranks,
+                                 dpas_collective_name(t->collective), (long long)(p->min_ranks - 1),
+                                 (long long)p->min_ranks);
         if (!t->ranks_from) {
             if (listed > 0 && listed != r->want_ranks && !t->rank_lines_partial)
                 t->warnings |= DPAS_NCCL_WARN_RANKS_GIVEN;
@@ -795,13 +809,19 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
         }
     }
     if (!t->ranks_from && doubtful) {
-        char lines[96];
+        char lines[96], atleast[96] = "";
+        if (t->rank_lines_partial || p->min_ranks > 1)
+            snprintf(atleast, sizeof atleast, "; at least %lld, as its lines name rank %lld",
+                     (long long)p->min_ranks, (long long)(p->min_ranks - 1));
+        else
+            snprintf(atleast, sizeof atleast, "; ranks 1 if it ran on one GPU");
         if (t->rank_lines_partial && t->elided_line)
             snprintf(lines, sizeof lines, "its \"#  Rank\" lines are elided (line %d)",
                      t->elided_line);
         else if (t->rank_lines_partial)
-            snprintf(lines, sizeof lines, "its %lld \"#  Rank\" lines skip ids",
-                     (long long)t->rank_lines);
+            snprintf(lines, sizeof lines, "its %lld \"#  Rank\" line%s skip%s ids",
+                     (long long)t->rank_lines, t->rank_lines == 1 ? "" : "s",
+                     t->rank_lines == 1 ? "s" : "");
         else
             snprintf(lines, sizeof lines, "it shows one \"#  Rank\" line");
         return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
@@ -815,7 +835,7 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                                              "above their rounding"
                              : p->iv_empty ? "differs between rows: no rank count fits every row"
                                            : "fits no single rank count at the printed precision",
-                             t->rank_lines_partial ? "" : "; ranks 1 if it ran on one GPU");
+                             atleast);
     }
     if (!t->ranks_from)
         return dpas__fail_at(r->err, DPAS_EINVAL, "ranks", first, 1,
@@ -959,6 +979,7 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
         t->nodes_from = r->t_nodes ? DPAS_NCCL_RANK_LINES : DPAS_NCCL_UNKNOWN;
         t->rank_lines_partial = r->t_partial;
         t->elided_line = r->t_elided_line;
+        p->min_ranks = r->t_min_ranks;
         if (r->t_partial) { /* hosts of some ranks only: no node count */
             t->nodes = t->ranks_per_node = t->ranks_per_node_min = t->ranks_per_node_max = 0;
             t->nodes_from = DPAS_NCCL_UNKNOWN;

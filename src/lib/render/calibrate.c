@@ -521,13 +521,21 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
         sf->determined & DPAS_SCALEFIT_INTER ? "" : " (assumed: no curve across nodes)",
         p->intra_bw / 1e9,
         sf->determined & DPAS_SCALEFIT_INTRA ? "" : " (assumed: no curve inside one node)");
-    dpas__buf_printf(b, "%sfrom the curves: %s%s%s%s%s; the rest from NCCL's constants\n",
+    /* kappa is 1 unless curves across nodes measured two ranks-per-node counts: said, since a
+     * prediction at another count then scales the bandwidth across nodes in proportion */
+    bool kappa_assumed =
+        (sf->determined & DPAS_SCALEFIT_INTER) && !(sf->determined & DPAS_SCALEFIT_KAPPA);
+    dpas__buf_printf(b, "%sfrom the curves: %s%s%s%s%s; the rest from NCCL's constants%s\n",
                      md ? "\n" : "", "latencies",
                      sf->determined & DPAS_SCALEFIT_HOPS ? " (base and hop apart)"
                                                          : " (base + hops)",
                      sf->determined & DPAS_SCALEFIT_INTER ? ", the network's bandwidth" : "",
                      sf->determined & DPAS_SCALEFIT_KAPPA ? ", its growth with ranks per node" : "",
-                     sf->determined & DPAS_SCALEFIT_GAMMA ? ", its loss with node count" : "");
+                     sf->determined & DPAS_SCALEFIT_GAMMA ? ", its loss with node count" : "",
+                     kappa_assumed ? " (kappa 1: the curves across nodes have one ranks-per-node "
+                                     "count, so at another the bandwidth across nodes is taken "
+                                     "to grow in proportion)"
+                                   : "");
     dpas__buf_printf(b, "%serror in sample: median %.3g, worst %.3g", md ? "\n" : "",
                      sf->insample_median, sf->insample_max);
     if (sf->loro_points)

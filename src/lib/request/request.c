@@ -574,26 +574,16 @@ static int options(dpas_request *rq, dpas_error *err)
     o->cost.f = o->f;
     o->cost.iterations = iterations;
     rq->sweep.iterations = iterations ? iterations : 10;
+    /* rates, with their units (issue 29: they were read as counts, "3B" as 3e9 B/s and
+     * "3 TB/s" refused) */
     const char *rate = text_of(rq, DPAS_KEY_COMPUTE_RATE);
-    if (rate) {
-        uint64_t r;
-        if ((rc = dpas_parse_count("compute_rate", rate, &r, err)))
-            return rc;
-        if (!r)
-            return dpas__fail(err, DPAS_EINVAL, "compute_rate", "compute_rate must be > 0, got %s",
-                              rate);
-        o->cost.compute_rate = (double)r;
-    }
+    if (rate &&
+        (rc = dpas_parse_rate("compute_rate", rate, DPAS_RATE_FLOPS, &o->cost.compute_rate, err)))
+        return rc;
     const char *bw = text_of(rq, DPAS_KEY_MEMORY_BANDWIDTH);
-    if (bw) {
-        uint64_t r;
-        if ((rc = dpas_parse_count("memory_bandwidth", bw, &r, err)))
-            return rc;
-        if (!r)
-            return dpas__fail(err, DPAS_EINVAL, "memory_bandwidth",
-                              "memory_bandwidth must be > 0 B/s, got %s", bw);
-        o->cost.memory_bandwidth = (double)r;
-    }
+    if (bw && (rc = dpas_parse_rate("memory_bandwidth", bw, DPAS_RATE_BYTES,
+                                    &o->cost.memory_bandwidth, err)))
+        return rc;
     if ((rc = network(rq, err)) || (rc = memory_opts(rq, err)) || (rc = eval_attrs(rq, err)) ||
         (rc = switch_opt(rq, DPAS_KEY_EXPLAIN, &o->explain, err)))
         return rc;

@@ -348,6 +348,107 @@ int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_er
     return 0;
 }
 
+/* The unit of a rate, after its number: its factor to bytes (or FLOP) per second, or 0 when it is
+ * not one of kind's units. u is the unit's text, n bytes (trailing spaces cut). */
+static long double rate_unit(const char *u, size_t n, dpas_rate_kind kind)
+{
+    static const struct {
+        char c;
+        long double f;
+    } si[] = {{'k', 1e3L},  {'K', 1e3L},  {'M', 1e6L}, {'G', 1e9L},
+              {'T', 1e12L}, {'P', 1e15L}, {'E', 1e18L}};
+    long double f = 1;
+    for (size_t i = 0; n > 1 && i < sizeof si / sizeof si[0]; i++)
+        if (u[0] == si[i].c) {
+            f = si[i].f;
+            /* binary prefixes (KiB/s) for bytes only */
+            if (kind == DPAS_RATE_BYTES && n > 2 && u[1] == 'i' && si[i].c != 'k' &&
+                si[i].c != 'E') {
+                f = powl(1024.0L, (long double)i); /* K 1, M 2, G 3, T 4, P 5 */
+                u++, n--;
+            }
+            u++, n--;
+            break;
+        }
+    if (kind == DPAS_RATE_BYTES) {
+        if (n == 3 && !memcmp(u, "B/s", 3))
+            return f;
+        if ((n == 6 && ci_equal(u, "byte/s", 6)) || (n == 7 && ci_equal(u, "bytes/s", 7)))
+            return f;
+        if ((n == 5 && ci_equal(u, "bit/s", 5)) || (n == 6 && ci_equal(u, "bits/s", 6)))
+            return f / 8;
+        return 0;
+    }
+    if ((n == 6 && ci_equal(u, "flop/s", 6)) || (n == 5 && ci_equal(u, "flops", 5)))
+        return f;
+    return 0;
+}
+
+int dpas_parse_rate(const char *field, const char *text, dpas_rate_kind kind, double *out,
+                    dpas_error *err)
+{
+    char q[96];
+    const char *examples = kind == DPAS_RATE_BYTES ? "3.35 TB/s, 900 GB/s, 2 TiB/s or 1e12 B/s"
+                                                   : "989 TFLOP/s, 312 TFLOPS or 1e15 FLOP/s";
+    if (!field)
+        field = kind == DPAS_RATE_BYTES ? "bandwidth" : "compute rate";
+    if (!text)
+        return dpas__fail(err, DPAS_EPARSE, field, "%s is missing", field);
+    const char *p = text;
+    while (is_space(*p))
+        p++;
+    if (is_nonfinite(text))
+        return dpas__fail(err, DPAS_EPARSE, field, "%s must be a finite rate, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    decimal d;
+    const char *end;
+    int rc = read_decimal(p, &d, &end);
+    if (rc == DEC_DIGITS || rc == DEC_EXP)
+        return dpas__fail(err, DPAS_ERANGE, field,
+                          "%s: %s is beyond the numbers dpas reads (38 significant digits, "
+                          "exponents to 10000)",
+                          field, dpas__quote(text, q, sizeof q));
+    if (rc != DEC_OK)
+        return dpas__fail(err, DPAS_EPARSE, field,
+                          "%s: cannot read %s as a rate; expected a number and its unit, such "
+                          "as %s",
+                          field, dpas__quote(text, q, sizeof q), examples);
+    const char *u = end;
+    while (is_space(*u))
+        u++;
+    size_t n = strlen(u);
+    while (n && is_space(u[n - 1]))
+        n--;
+    if (!n)
+        return dpas__fail(err, DPAS_EPARSE, field,
+                          "%s: %s has no unit; a rate needs one, such as %s", field,
+                          dpas__quote(text, q, sizeof q), examples);
+    long double f = rate_unit(u, n, kind);
+    if (!(f > 0))
+        return dpas__fail(err, DPAS_EPARSE, field,
+                          "%s: %s does not end in a unit of %s; expected a number and its "
+                          "unit, such as %s",
+                          field, dpas__quote(text, q, sizeof q),
+                          kind == DPAS_RATE_BYTES ? "bandwidth (B/s with a prefix, or bit/s)"
+                                                  : "compute (FLOP/s or FLOPS with a prefix)",
+                          examples);
+    if (d.neg || !d.mant)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    if (d.exp > 60 || d.exp < -60)
+        return dpas__fail(err, DPAS_ERANGE, field, "%s is beyond 1e30 per second, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    long double v = (long double)d.mant * powl(10.0L, (long double)d.exp) * f;
+    if (!(v <= 1e30L))
+        return dpas__fail(err, DPAS_ERANGE, field, "%s is beyond 1e30 per second, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    if (!(v >= 1e-30L))
+        return dpas__fail(err, DPAS_ERANGE, field, "%s is below 1e-30 per second, got %s", field,
+                          dpas__quote(text, q, sizeof q));
+    *out = (double)v;
+    return 0;
+}
+
 int dpas_parse_int(const char *field, const char *text, int64_t *out, dpas_error *err)
 {
     char q[96];
