@@ -48,14 +48,9 @@ static int load(const char *file, dpas_netmodel **m)
 static int line_for(const char *file, const dpas_netmodel *m, int coll, int64_t ranks,
                     link_fit *out)
 {
-    const dpas_curve *best = NULL;
+    /* the library's choice (dpas_netmodel_link_curve): by the curves' facts, never their order */
+    const dpas_curve *best = dpas_netmodel_link_curve(m, coll, DPAS_LINK_ANY, ranks);
     int rc = 1;
-    for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_curve *cv = &m->curves[i];
-        if (cv->collective == coll &&
-            (!best || llabs(cv->ranks - ranks) < llabs(best->ranks - ranks)))
-            best = cv;
-    }
     const dpas_fit *fit = best ? &best->fits[DPAS_NETMODEL_ALPHA_BETA - 1] : NULL;
     if (!best)
         measure_say("calibration %s has no %s rows (this schedule needs them): measure them with "

@@ -4,8 +4,8 @@
 Three shared H100 logs of one cluster (tests/data/nccl-scaling: 1 node x 8, 10 nodes x 4, 10
 nodes x 8), in all six orders: `dpas calibrate` (text and JSON) and `dpas cost --calibration`
 (comma list and repeated flag) print the same bytes as in the first order. A consistency test:
-dpas against itself in another order. Also two runs of one scale (the same file given twice)
-are read as one curve.
+dpas against itself in another order. Also the same file given twice (by name or by a copy)
+are refused naming it, and two runs of one scale (two files) are read as one curve.
 
 Usage: python3 calibrate_order.py DPAS DATA_DIR"""
 import itertools
@@ -42,12 +42,18 @@ def main():
             if k not in first:
                 first[k] = v
             assert v == first[k], (k, order)
-    # the same file twice: two runs of one scale, one curve (median of equal runs: the same)
-    one = run("calibrate", NAMES[0], "-o", "json")
-    two = run("calibrate", NAMES[0], NAMES[0], "-o", "json")
+    # one file given twice, or a copy of it under another name, is refused naming it (one rule
+    # in the library for calibrate and cost); two different runs of one scale are merged
+    for args in (["calibrate", NAMES[0], NAMES[0]], [*COST, "--calibration", NAMES[0] + "," + NAMES[0]]):
+        p = subprocess.run([DPAS, *args], capture_output=True,
+                           cwd=os.path.join(DATA, "nccl-scaling"))
+        assert p.returncode == 1 and not p.stdout, (args, p.returncode, p.stdout[:200])
+        assert b'calibration: "%s" is given twice' % NAMES[0].encode() in p.stderr, p.stderr
+    runs = ["aws_p5_h100_2nodes_16ranks_v2.20.3-1.log", "aws_p5_h100_2nodes_16ranks_v2.22.3-1.log"]
+    two = run("calibrate", *runs, "-o", "json")
     assert b"2 runs of this scale merged" in two, two[-2000:]
-    assert one.count(b'"test":') == two.count(b'"test":'), "the runs are one curve per test"
-    print("ok: 6 orders x 4 outputs identical; two runs of one scale merged")
+    assert two == run("calibrate", *reversed(runs), "-o", "json")
+    print("ok: 6 orders x 4 outputs identical; a file twice refused; two runs of one scale merged")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,10 @@ def check_refusals(d):
     b = os.path.join(d, "copy.txt")
     with open(a) as src, open(b, "w") as dst:
         dst.write(src.read())
+    p = run(a, b, code=1)  # the same bytes twice: one run given twice, refused naming both
+    assert 'holds the same bytes as' in p.stderr and "copy.txt" in p.stderr, p.stderr
+    with open(a) as src, open(b, "w") as dst:  # another run of that scale (one more line)
+        dst.write(src.read() + "# a second run\n")
     p = run(a, b)  # two runs of one scale: one curve, their median (here equal: spread x1)
     assert "2 runs of this scale merged" in p.stderr, p.stderr
     run(a, b, "--test", "2")  # one of them chosen: read

@@ -319,6 +319,16 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
             how_found(&b, t);
             dpas__buf_puts(&b, "\n");
         }
+        if (cv->per_node_from == DPAS_TOPO_FROM_GIVEN && t->nodes > 0 &&
+            t->ranks_per_node > 0 && t->nodes * t->ranks_per_node == t->ranks &&
+            t->ranks_per_node != cv->per_node)
+            dpas__buf_printf(&b,
+                             "note: %s:%d: %s on %lld ranks: gpus_per_node %lld is used as "
+                             "given, though its Rank lines put %lld ranks on each of its %lld "
+                             "hosts\n",
+                             origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
+                             (long long)t->ranks, (long long)cv->per_node,
+                             (long long)t->ranks_per_node, (long long)t->nodes);
         if (cv->per_node_from == DPAS_TOPO_FROM_ASSUMED && cv->ranks > 1) {
             char sc[64];
             scale_text(sc, sizeof sc, cv->ranks, cv->per_node);

@@ -315,8 +315,14 @@ static int cost_schedules(dpas_request *rq, dpas_error *err)
         return rc;
     for (size_t i = 0; !rc && i < n; i++) {
         dpas_schedule_id id;
-        if (!(rc = dpas_schedule_parse("schedule", items[i], &id, err)))
-            rq->opts.cost.schedules |= 1u << id;
+        char q[96];
+        if ((rc = dpas_schedule_parse("schedule", items[i], &id, err)))
+            break;
+        /* one schedule under two spellings (allgather,AllGather) is refused as sweep refuses it */
+        if (rq->opts.cost.schedules & (1u << id))
+            rc = dpas__fail(err, DPAS_EINVAL, "schedule", "schedule: %s is given twice (as %s)",
+                            dpas__quote(items[i], q, sizeof q), dpas_schedule_name(id));
+        rq->opts.cost.schedules |= 1u << id;
     }
     free(items[0]);
     free(items);
@@ -354,24 +360,6 @@ int dpas_request_calibration_text(dpas_request *rq, const char *text, size_t len
     return 0;
 }
 
-/* The curve whose alpha-beta line gives the links (hierarchical and parameter-server times): an
- * AllReduce's (the ring schedules' collective), of the most ranks where several scales were
- * measured (the one closest to a data-parallel job across nodes); else the first curve. */
-static const dpas_curve *links_curve(const dpas_netmodel *m)
-{
-    const dpas_curve *best = &m->curves[0];
-    int found = 0;
-    for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_curve *cv = &m->curves[i];
-        if (cv->collective != DPAS_COLL_ALL_REDUCE)
-            continue;
-        if (!found || cv->ranks > best->ranks)
-            best = cv;
-        found = 1;
-    }
-    return best;
-}
-
 /* The one place a request reads a calibration: every file (or text) at once, as one cluster's
  * one model (dpas_netmodel_load_files), read and fitted once; and the inter-node link of its
  * AllReduce's alpha-beta line. */
@@ -387,14 +375,6 @@ static int load_calibration(dpas_request *rq, dpas_error *err)
     if (g->npaths) {
         names = (const char *const *)g->paths;
         n = g->npaths;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < i; j++)
-                if (!strcmp(names[i], names[j])) {
-                    char q[96];
-                    return dpas__fail(err, DPAS_EINVAL, "calibration",
-                                      "calibration: %s is given twice",
-                                      dpas__quote(names[i], q, sizeof q));
-                }
         rc = dpas_netmodel_load_files(names, n, NULL, &rq->net, err);
     } else {
         names = (const char *const *)rq->cal_origins;
@@ -407,13 +387,13 @@ static int load_calibration(dpas_request *rq, dpas_error *err)
     if (!rq->net->ncurves)
         return dpas__fail(err, DPAS_EINVAL, "calibration", "calibration: no test to fit in %s",
                           names[0]);
-    const dpas_curve *cv = links_curve(rq->net);
-    const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
-    if (!f->defined)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s", rq->net->logs[cv->log]->origin,
-                          f->reason);
-    rq->links.inter_bandwidth = f->beta;
-    rq->links.inter_latency = f->alpha;
+    /* the links every front end takes from a calibration (dpas_netmodel_links); the intra-node
+     * link stays the node's (a cost's hierarchical time pre-reduces over the node's own link) */
+    dpas_link_choice lc;
+    if ((rc = dpas_netmodel_links(rq->net, &lc, err)))
+        return rc;
+    rq->links.inter_bandwidth = lc.links.inter_bandwidth;
+    rq->links.inter_latency = lc.links.inter_latency;
     /* the files in the model's order (by name), so the answer does not depend on theirs */
     dpas__buf b = {0};
     for (size_t i = 0; i < rq->net->nlogs; i++)
