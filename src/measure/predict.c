@@ -34,10 +34,18 @@ int predict_bytes(const opts *o, int nranks, double *bytes)
     return rc ? 1 : 0;
 }
 
-static int load(const char *file, dpas_netmodel **m)
+/* A calibration as every front end reads one: a calibrate request of the library with the file
+ * (or files: A,B, the one list syntax) as its calibration key; the model is the request's. */
+static int load(const char *file, dpas_request **rq, const dpas_netmodel **m)
 {
     dpas_error e;
-    int rc = dpas_netmodel_load(file, NULL, 0, m, &e);
+    int rc = dpas_request_new(DPAS_ANALYSIS_CALIBRATE, rq, &e);
+    if (!rc)
+        rc = dpas_request_set(*rq, "calibration", file, &e);
+    if (!rc)
+        rc = dpas_request_resolve(*rq, NULL, &e);
+    if (!rc)
+        *m = dpas_request_netmodel(*rq);
     if (rc)
         measure_say("calibration %s: %s", file, e.message);
     return rc ? 1 : 0;
@@ -173,7 +181,8 @@ static int predict_checked(const opts *o, const layout *L, prediction *p)
 {
     const int sharded =
         o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
-    dpas_netmodel *inter = NULL, *intra = NULL;
+    const dpas_netmodel *inter = NULL, *intra = NULL;
+    dpas_request *inter_rq = NULL, *intra_rq = NULL;
     int rc = 1;
     if (o->intra_calibration && !L->hierarchical)
         measure_say(
@@ -193,11 +202,11 @@ static int predict_checked(const opts *o, const layout *L, prediction *p)
             "only: use alpha_beta (or default)",
             dpas_netmodel_kind_name(o->network_model));
     else
-        rc = load(o->calibration, &inter) ||
-             (o->intra_calibration && load(o->intra_calibration, &intra)) ||
+        rc = load(o->calibration, &inter_rq, &inter) ||
+             (o->intra_calibration && load(o->intra_calibration, &intra_rq, &intra)) ||
              predict_with(o, L, inter, intra, p);
-    dpas_netmodel_free(inter);
-    dpas_netmodel_free(intra);
+    dpas_request_free(inter_rq);
+    dpas_request_free(intra_rq);
     return rc;
 }
 

@@ -101,7 +101,7 @@ def check_refusals(d):
     run(a, b, "--test", "2")  # one of them chosen: read
     for at, words in (("2161", "not a whole number of nodes"), ("0", "in digits"), ("1", "at least 2 ranks"),
                       ("x4", "NODESxRANKS_PER_NODE"), ("4x", "NODESxRANKS_PER_NODE"),
-                      ("8,8", "listed twice"), ("9", "not a whole number of nodes")):
+                      ("8,8", "is given twice"), ("9", "not a whole number of nodes")):
         p = run(a, "--at", at, code=1)
         assert words in p.stderr, (at, p.stderr)
         assert not p.stdout, at
