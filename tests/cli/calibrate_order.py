@@ -3,7 +3,8 @@
 
 Three shared H100 logs of one cluster (tests/data/nccl-scaling: 1 node x 8, 10 nodes x 4, 10
 nodes x 8), in all six orders: `dpas calibrate` (text and JSON) and `dpas cost --calibration`
-(comma list and repeated flag) print the same bytes as in the first order. A consistency test:
+(comma list and repeated flag), calibrate with gpus_per_node and chosen tests, and `dpas sweep
+--calibration` print the same bytes as in the first order. A consistency test:
 dpas against itself in another order. Also the same file given twice (by name or by a copy)
 are refused naming it, and two runs of one scale (two files) are read as one curve.
 
@@ -37,6 +38,11 @@ def main():
             "calibrate json": run("calibrate", *order, "-o", "json", "--predict", "64MiB"),
             "cost": run(*COST, "--calibration", ",".join(order)),
             "cost json": run(*COST, "-o", "json", *sum((["--calibration", n] for n in order), [])),
+            "calibrate gpus_per_node": run("calibrate", *order, "--gpus-per-node", "4", "-o",
+                                           "json", "--predict", "1GiB", "--test", "1,7,12"),
+            "sweep": run("sweep", *[{"32": "8,32", "median,krum": "median",
+                                      "allreduce,allgather": "allgather"}.get(a, a)
+                                     for a in COST[1:]], "--calibration", ",".join(order)),
         }
         for k, v in outs.items():
             if k not in first:
@@ -53,7 +59,7 @@ def main():
     two = run("calibrate", *runs, "-o", "json")
     assert b"2 runs of this scale merged" in two, two[-2000:]
     assert two == run("calibrate", *reversed(runs), "-o", "json")
-    print("ok: 6 orders x 4 outputs identical; a file twice refused; two runs of one scale merged")
+    print("ok: 6 orders x 6 outputs identical; a file twice refused; two runs of one scale merged")
 
 
 if __name__ == "__main__":
