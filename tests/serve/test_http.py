@@ -208,6 +208,17 @@ with Server(DPAS, "--quiet") as srv:
         st, _, e = srv.get_json("/api/v1/calibrate?" + q, "POST", parts, {"Content-Type": ct3})
         T.check(st == 400 and e.get("field") == field,
                 "calibrate?%s refused naming %s (%s %r)" % (q, field, st, e.get("reason")))
+    # the parts in the other order: the same bytes (the answer depends on the set of logs), for
+    # calibrate and for cost (a consistency test: the server against itself in another order)
+    rparts, ct5 = multipart([("calibration", os.path.basename(f), open(f, "rb").read())
+                             for f in reversed(pol)])
+    for path in ("/api/v1/calibrate?at=540x4&test=1,2&predict=16MiB",
+                 "/api/v1/cost?" + REF + "&rule=median&schedule=allreduce,allgather"):
+        st, _, one = srv.get_json(path, "POST", parts, {"Content-Type": ct3})
+        st2, _, two = srv.get_json(path, "POST", rparts, {"Content-Type": ct5})
+        T.check(st == st2 == 200 and one == two,
+                "%s: the calibration parts in either order give the same answer (%s %s)"
+                % (path.split("?")[0], st, st2))
     # gpus_per_node given wins over the Rank lines (4 per host), with a note saying so
     st, _, got = srv.get_json("/api/v1/calibrate?gpus_per_node=8", "POST", parts,
                               {"Content-Type": ct3})
