@@ -59,7 +59,27 @@ def main():
     two = run("calibrate", *runs, "-o", "json")
     assert b"2 runs of this scale merged" in two, two[-2000:]
     assert two == run("calibrate", *reversed(runs), "-o", "json")
+    check_links()
     print("ok: 6 orders x 6 outputs identical; a file twice refused; two runs of one scale merged")
+
+
+def check_links():
+    """cost's inter-node link is the alpha-beta line of the AllReduce across nodes of the most
+    ranks (then the most nodes), else of the AllReduce of the most ranks: the rule of
+    docs/calibration.md, applied here to calibrate's own tests and fits (a consistency test of
+    dpas_netmodel_links against the rule, on every subset of the three files)."""
+    import json
+    for k in range(1, 4):
+        for subset in itertools.combinations(NAMES, k):
+            cal = json.loads(run("calibrate", *subset, "-o", "json").split(b"\0")[0])
+            ar = [t for t in cal["tests"] if t["collective"] == "all_reduce"]
+            across = [t for t in ar if t["nodes"] > 1]
+            pick = max(across or ar, key=lambda t: (t["ranks"], t["nodes"]))
+            (fit,) = [f for f in cal["fits"] if f["test"] == pick["test"] and f["model"] == "alpha_beta"]
+            cost = json.loads(run(*COST, "-o", "json", "--calibration", ",".join(subset)).split(b"\0")[0])
+            links = cost["links"]
+            assert (links["inter_bandwidth"], links["inter_latency"]) == (fit["beta_bytes_per_s"], fit["alpha_s"]), \
+                (subset, links, fit, pick)
 
 
 if __name__ == "__main__":
