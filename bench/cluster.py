@@ -52,12 +52,18 @@ def fits(dpas, path):
             for f in c["fits"] if f["model"] == "alpha_beta"}
 
 
+def band_of(tm):
+    """A time_model's band as [low, high], or None (dpas-measure's time_band_low_s/high_s)."""
+    lo, hi = tm.get("time_band_low_s"), tm.get("time_band_high_s")
+    return None if lo is None or hi is None else [lo, hi]
+
+
 def row(case, calibrated_on, j, network=None):
     """One table row from a run's JSON: its prediction, or (network) another calibration's
     network time and band with this run's measured compute."""
     s, tm = j["summary"], j["time_model"]
-    src = network or {"network_s": s["predicted_network_s"], "band_s": tm["band_s"],
-                      "basis": tm["basis"], "model": tm["network_model"]}
+    src = network or {"network_s": s["predicted_network_s"], "band_s": band_of(tm),
+                      "basis": tm["time_basis"], "model": tm["network_model"]}
     c = s["compute_median_s"]
     pred = src["network_s"] + c if src["network_s"] is not None else None
     band = [src["band_s"][0] + c, src["band_s"][1] + c] if src["band_s"] else None
@@ -88,7 +94,7 @@ def transfer(measure, dpas, tmp):
             # ... and from the 4-host sweep: one step, for its prediction only
             k = cc.run_case(measure, n, schedule, rule, d, ["--calibration", four], 1, 0)
             control = {"network_s": k["summary"]["predicted_network_s"],
-                       "band_s": k["time_model"]["band_s"], "basis": k["time_model"]["basis"],
+                       "band_s": band_of(k["time_model"]), "basis": k["time_model"]["time_basis"],
                        "model": k["time_model"]["network_model"]}
             for r in (row(case, "2 hosts", j), row(case, "4 hosts (control)", j, control)):
                 r["load"] = load

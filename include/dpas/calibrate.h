@@ -247,6 +247,33 @@ DPAS_API int dpas_netmodel_from_points_at(int collective, dpas_scale at, const u
                                           dpas_error *err);
 DPAS_API void dpas_netmodel_free(dpas_netmodel *m);
 
+/* ---- links: which curve answers for a link ----------------------------------------------------- */
+
+typedef enum dpas_link_scope {
+    DPAS_LINK_ANY = 0,   /* any curve */
+    DPAS_LINK_INTER = 1, /* a curve across nodes (ranks per node < ranks) */
+    DPAS_LINK_INTRA = 2, /* a curve inside one node */
+} dpas_link_scope;
+
+/* The curve of `collective` (< 0: any, all_reduce first) in `scope` nearest `ranks` ranks
+ * (<= 0: the most ranks); on a tie the more ranks, then the more nodes, then one whose
+ * alpha-beta line is defined. NULL when none. Decided by the curves' facts, never their
+ * position: the answer depends on the set of files, not their order. Borrowed from m. */
+DPAS_API const dpas_curve *dpas_netmodel_link_curve(const dpas_netmodel *m, int collective,
+                                                    dpas_link_scope scope, int64_t ranks);
+
+/* A calibration's links, as every front end takes them: the inter-node link is the alpha-beta
+ * line of the AllReduce across nodes of the most ranks (of the most nodes on a tie); without
+ * one, of the AllReduce of the most ranks, else of the curve of the most ranks. The intra-node
+ * link is the line of the AllReduce inside one node of the most ranks, when one was measured
+ * (intra and links.intra_* 0 otherwise). DPAS_EINVAL when the inter curve's line is undefined
+ * (its reason, naming the file). */
+typedef struct dpas_link_choice {
+    const dpas_curve *inter, *intra; /* borrowed from the model */
+    dpas_links links;
+} dpas_link_choice;
+DPAS_API int dpas_netmodel_links(const dpas_netmodel *m, dpas_link_choice *out, dpas_error *err);
+
 /* Notes on a predicted time (bits of dpas_net_time.notes). */
 enum {
     DPAS_NETTIME_LATENCY_BOUND = 1u << 0, /* above the largest size of a sweep that had not

@@ -40,6 +40,8 @@ typedef enum dpas_analysis {
     DPAS_ANALYSIS_MEMORY,    /* does the training state fit (dpas memory) */
     DPAS_ANALYSIS_SWEEP,     /* one or two inputs varied, a row per point (dpas sweep) */
     DPAS_ANALYSIS_PLOT,      /* a sweep drawn as a chart (dpas sweep --plot, /api/v1/plot.svg) */
+    DPAS_ANALYSIS_CALIBRATE, /* network models from nccl-tests output (dpas calibrate,
+                                /api/v1/calibrate, dpas-measure --calibration) */
     DPAS_ANALYSIS_COUNT
 } dpas_analysis;
 
@@ -78,6 +80,12 @@ typedef enum dpas_key {
     DPAS_KEY_EXPLAIN,                 /* equations with the numbers substituted (eval) */
     DPAS_KEY_Y,                       /* the plotted metric */
     DPAS_KEY_TITLE,                   /* the plot's title */
+    DPAS_KEY_COLLECTIVE,              /* calibrate: the tests' collective (keep, or name it) */
+    DPAS_KEY_RANKS,                   /* calibrate: the tests' rank count (keep, or name it) */
+    DPAS_KEY_GPUS_PER_NODE,           /* calibrate: ranks per node (wins over Rank lines) */
+    DPAS_KEY_TEST,                    /* calibrate: the tests to fit, numbered from 1 */
+    DPAS_KEY_AT,                      /* calibrate: scales to predict at (2160, 540x4) */
+    DPAS_KEY_PREDICT,                 /* calibrate: sizes to predict (16MiB, 1GB) */
     DPAS_KEY_COUNT
 } dpas_key;
 
@@ -189,6 +197,16 @@ DPAS_API int dpas_request_rules(const dpas_request *rq, dpas_rule_row *rows, siz
 DPAS_API int dpas_request_inventory(const dpas_request *rq, dpas_inventory_row **rows, size_t *n,
                                     dpas_error *err);
 DPAS_API int dpas_request_memory(const dpas_request *rq, dpas_memory *out, dpas_error *err);
+/* calibrate: the model read and fitted from the request's calibration, once, with its
+ * collective, ranks, gpus_per_node and test (borrowed from the request; NULL before a resolve
+ * or for another analysis); the number of prediction rows asked for per collective (the sizes
+ * of predict times the scales of at, 1 scale when at is not given; 0 without predict: every
+ * measured size), for a budget counted before they are computed; and the predictions at those
+ * sizes and scales (*rows is the caller's, dpas_free). */
+DPAS_API const dpas_netmodel *dpas_request_netmodel(const dpas_request *rq);
+DPAS_API size_t dpas_request_predictions_asked(const dpas_request *rq);
+DPAS_API int dpas_request_calibrate(const dpas_request *rq, dpas_net_prediction **rows,
+                                    size_t *nrows, dpas_error *err);
 
 #ifdef __cplusplus
 }

@@ -39,8 +39,9 @@ typedef enum dpas_metric {
     DPAS_METRIC_TIME_BASIS,
     DPAS_METRIC_TIME_BAND_LOW_S,
     DPAS_METRIC_TIME_BAND_HIGH_S,
-    DPAS_METRIC_TIME_S, /* the point's one time, as a cost row's time_s (its model's band above
+    DPAS_METRIC_TIME_S,     /* the point's one time, as a cost row's time_s (its model's band above
                            with a calibration) */
+    DPAS_METRIC_TIME_MODEL, /* which model gave time_s (text), as a cost row's time_model */
     DPAS_METRIC_COUNT
 } dpas_metric;
 

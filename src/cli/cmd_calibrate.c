@@ -47,79 +47,6 @@ static const char *calibrate_help =
 
 enum { O_PREDICT = 3000, O_VERBOSE, O_AT, O_TEST, O_GPUS_PER_NODE };
 
-/* A comma-separated list: each item parsed by `item` into out[k] (elem bytes each); empty
- * items and repeated values refused. */
-typedef int (*item_fn)(const char *flag, const char *text, void *out, dpas_error *err);
-
-static int parse_list(cli *c, const char *flag, const char *noun, const char *text, size_t elem,
-                      item_fn item, void **out, size_t *n, dpas_error *err)
-{
-    size_t cap = 1;
-    for (const char *p = text; *p; p++)
-        cap += *p == ',';
-    char *v = calloc(cap, elem), *copy = strdup(text);
-    if (!v || !copy) {
-        free(v), free(copy);
-        return cli_usage(c, "calibrate", "out of memory");
-    }
-    size_t k = 0;
-    int rc = 0;
-    for (char *p = copy, *next; p && !rc; p = next) {
-        next = strchr(p, ',');
-        if (next)
-            *next++ = '\0';
-        if (!*p) {
-            rc = cli_usage(c, "calibrate", "%s: an empty %s in \"%s\"", flag, noun, text);
-        } else if (item(flag, p, v + k * elem, err)) {
-            rc = cli_fail(c, err);
-        } else {
-            for (size_t j = 0; j < k && !rc; j++)
-                if (!memcmp(v + j * elem, v + k * elem, elem))
-                    rc = cli_usage(c, "calibrate", "%s: \"%s\" is listed twice", flag, p);
-            k++;
-        }
-    }
-    free(copy);
-    if (rc) {
-        free(v);
-        return rc;
-    }
-    *out = v, *n = k;
-    return 0;
-}
-
-static int size_item(const char *flag, const char *text, void *out, dpas_error *err)
-{
-    return dpas_parse_size_bytes(flag, text, out, err);
-}
-
-static int scale_item(const char *flag, const char *text, void *out, dpas_error *err)
-{
-    return dpas_scale_parse(flag, text, out, err);
-}
-
-static int test_item(const char *flag, const char *text, void *out, dpas_error *err)
-{
-    int64_t v;
-    int rc = dpas_parse_int(flag, text, &v, err);
-    if (!rc && v < 1) {
-        snprintf(err->field, sizeof err->field, "%s", flag);
-        snprintf(err->message, sizeof err->message, "%s: tests are numbered from 1, got %lld", flag,
-                 (long long)v);
-        return err->code = DPAS_EINVAL;
-    }
-    if (!rc)
-        *(size_t *)out = (size_t)v;
-    return rc;
-}
-
-/* "16MiB,1GB,4096" -> sizes. */
-static int parse_sizes(cli *c, const char *text, uint64_t **sizes, size_t *n, dpas_error *err)
-{
-    return parse_list(c, "--predict", "size", text, sizeof **sizes, size_item, (void **)sizes, n,
-                      err);
-}
-
 static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_error *err)
 {
     size_t l = strlen(plot);
@@ -135,6 +62,21 @@ static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_err
     return 0;
 }
 
+/* Each option is a key of a calibrate request (the key table's); the library reads and checks
+ * them, as for /api/v1/calibrate and dpas-measure's --calibration. */
+static const char *key_of_opt(int opt)
+{
+    switch (opt) {
+    case O_COLLECTIVE: return "collective";
+    case O_RANKS: return "ranks";
+    case O_GPUS_PER_NODE: return "gpus_per_node";
+    case O_TEST: return "test";
+    case O_AT: return "at";
+    case O_PREDICT: return "predict";
+    default: return NULL;
+    }
+}
+
 int cmd_calibrate(cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
@@ -148,92 +90,68 @@ int cmd_calibrate(cli *c, int argc, char **argv)
                                          {"plot", required_argument, 0, O_PLOT},
                                          {"verbose", no_argument, 0, 'v'},
                                          {0, 0, 0, 0}};
-    const char *coll = NULL, *predict = NULL, *plot = NULL, *at = NULL, *tests = NULL;
-    int64_t ranks = 0, per_node = 0;
-    int opt, verbose = 0;
+    const char *plot = NULL;
+    int opt, verbose = 0, rc = 0;
     dpas_error err = {0};
+    dpas_request *rq = NULL;
+    if (dpas_request_new(DPAS_ANALYSIS_CALIBRATE, &rq, &err))
+        return cli_fail(c, &err);
     cli_begin(c, opts);
     int common; /* cli_common_option's answer */
-    while ((opt = getopt_long(argc, argv, "o:hv", opts, NULL)) != -1) {
+    while (!rc && (opt = getopt_long(argc, argv, "o:hv", opts, NULL)) != -1) {
         if ((common = cli_common_option(c, "calibrate", opt, calibrate_help)) != CLI_OTHER) {
-            if (common != CLI_NEXT)
+            if (common != CLI_NEXT) {
+                dpas_request_free(rq);
                 return common;
+            }
+            continue;
+        }
+        const char *key = key_of_opt(opt);
+        if (key) {
+            if (dpas_request_set(rq, key, optarg, &err))
+                rc = cli_fail(c, &err);
             continue;
         }
         switch (opt) {
-        case O_COLLECTIVE: {
-            int k;
-            if (dpas_collective_parse(optarg, &k, &err))
-                return cli_fail(c, &err);
-            coll = optarg;
-            break;
-        }
-        case O_RANKS:
-            if (dpas_parse_int("--ranks", optarg, &ranks, &err))
-                return cli_fail(c, &err);
-            if (ranks < 2) /* one rank moves nothing over a link: nothing to calibrate */
-                return cli_usage(c, "calibrate", "--ranks must be >= 2, got %lld",
-                                 (long long)ranks);
-            break;
-        case O_GPUS_PER_NODE:
-            if (dpas_parse_int("--gpus-per-node", optarg, &per_node, &err))
-                return cli_fail(c, &err);
-            if (per_node < 1)
-                return cli_usage(c, "calibrate", "--gpus-per-node must be >= 1, got %lld",
-                                 (long long)per_node);
-            break;
-        case O_TEST: tests = optarg; break;
-        case O_AT: at = optarg; break;
-        case O_PREDICT: predict = optarg; break;
         case O_PLOT: {
             size_t l = strlen(optarg);
             if (l < 5 || (strcmp(optarg + l - 4, ".svg") && strcmp(optarg + l - 4, ".png")))
-                return cli_usage(c, "calibrate",
-                                 "--plot must name an .svg or .png file, got \"%s\"", optarg);
-            if (!strcmp(optarg + l - 4, ".png") && !dpas_have_cairo())
-                return cli_usage(c, "calibrate",
-                                 "--plot %s: this dpas was built without cairo; "
-                                 "use an .svg file",
-                                 optarg);
+                rc = cli_usage(c, "calibrate", "--plot must name an .svg or .png file, got \"%s\"",
+                               optarg);
+            else if (!strcmp(optarg + l - 4, ".png") && !dpas_have_cairo())
+                rc = cli_usage(c, "calibrate",
+                               "--plot %s: this dpas was built without cairo; "
+                               "use an .svg file",
+                               optarg);
             plot = optarg;
             break;
         }
         case 'v': verbose = 1; break;
-        default: return cli_bad_option(c, "calibrate", argv);
+        default: rc = cli_bad_option(c, "calibrate", argv); break;
         }
     }
-    if (argc - optind < 1)
-        return cli_usage(c, "calibrate", "calibrate takes one or more FILEs of nccl-tests output");
-    uint64_t *sizes = NULL;
-    dpas_scale *scales = NULL;
-    size_t *chosen = NULL;
-    size_t nsizes = 0, nscales = 0, nchosen = 0;
-    int rc = 0;
-    if ((predict && (rc = parse_sizes(c, predict, &sizes, &nsizes, &err))) ||
-        (at && (rc = parse_list(c, "--at", "scale", at, sizeof *scales, scale_item,
-                                (void **)&scales, &nscales, &err))) ||
-        (tests && (rc = parse_list(c, "--test", "test", tests, sizeof *chosen, test_item,
-                                   (void **)&chosen, &nchosen, &err)))) {
-        free(sizes), free(scales), free(chosen);
+    if (!rc && argc - optind < 1)
+        rc = cli_usage(c, "calibrate", "calibrate takes one or more FILEs of nccl-tests output");
+    for (int i = optind; !rc && i < argc; i++) /* each FILE as one more calibration file */
+        if (dpas_request_add(rq, "calibration", argv[i], &err))
+            rc = cli_fail(c, &err);
+    if (rc) {
+        dpas_request_free(rq);
         return rc;
     }
-    dpas_calib_options copt = {.collective = coll,
-                               .ranks = ranks,
-                               .per_node = per_node,
-                               .tests = chosen,
-                               .ntests = nchosen};
-    dpas_netmodel *m = NULL;
+    const dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
     char *out = NULL, *notes = NULL;
-    if (dpas_netmodel_load_files((const char *const *)argv + optind, (size_t)(argc - optind), &copt,
-                                 &m, &err) ||
-        dpas_netmodel_predict_at(m, sizes, nsizes, scales, nscales, &pred, &npred, &err) ||
+    if (dpas_request_resolve(rq, NULL, &err) || !(m = dpas_request_netmodel(rq)) ||
+        dpas_request_calibrate(rq, &pred, &npred, &err) ||
         !(out = dpas_render_netmodel(m, pred, npred, c->format, &err)) ||
         !(notes = dpas_netmodel_notes(m, pred, npred, verbose, &err)))
         /* the library names the tests; the CLI says how to choose them */
+        /* (not to a value given and refused: "ranks must be >= 2") */
         rc = cli_fail_hint(c, &err,
-                           !strcmp(err.field, "tests")        ? "choose with --test N[,N...]"
+                           strstr(err.message, " must ")      ? NULL
+                           : !strcmp(err.field, "tests")      ? "choose with --test N[,N...]"
                            : !strcmp(err.field, "collective") ? "choose with --collective C"
                            : !strcmp(err.field, "ranks")      ? "give --ranks N"
                                                               : NULL);
@@ -248,7 +166,6 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     dpas_free(out);
     dpas_free(notes);
     dpas_free(pred);
-    free(sizes), free(scales), free(chosen);
-    dpas_netmodel_free(m);
+    dpas_request_free(rq);
     return rc;
 }

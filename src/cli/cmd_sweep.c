@@ -261,9 +261,10 @@ static int run(cli *c, sweep_args *x, const dpas_request *rq, plot_data *p)
                 (unsigned long long)tally.skipped,
                 (unsigned long long)(tally.skipped + tally.shown), tally.first);
     if (sw->net) {
-        fputs("dpas: note: flat times from the calibration of ", c->err);
-        for (size_t i = 0; i < o->ncalibration; i++)
-            fprintf(c->err, "%s%s", i ? ", " : "", o->calibration[i]);
+        /* the files in the model's order (by name), so the note does not depend on theirs */
+        fputs("dpas: note: times from the calibration of ", c->err);
+        for (size_t i = 0; i < sw->net->nlogs; i++)
+            fprintf(c->err, "%s%s", i ? ", " : "", sw->net->logs[i]->origin);
         fprintf(c->err, " (network model %s%s)\n", dpas_netmodel_kind_name(sw->net_kind),
                 sw->net_kind == DPAS_NETMODEL_DEFAULT
                     ? ": the measured curve at a measured scale and size, the nccl model elsewhere"

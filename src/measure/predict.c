@@ -34,10 +34,18 @@ int predict_bytes(const opts *o, int nranks, double *bytes)
     return rc ? 1 : 0;
 }
 
-static int load(const char *file, dpas_netmodel **m)
+/* A calibration as every front end reads one: a calibrate request of the library with the file
+ * (or files: A,B, the one list syntax) as its calibration key; the model is the request's. */
+static int load(const char *file, dpas_request **rq, const dpas_netmodel **m)
 {
     dpas_error e;
-    int rc = dpas_netmodel_load(file, NULL, 0, m, &e);
+    int rc = dpas_request_new(DPAS_ANALYSIS_CALIBRATE, rq, &e);
+    if (!rc)
+        rc = dpas_request_set(*rq, "calibration", file, &e);
+    if (!rc)
+        rc = dpas_request_resolve(*rq, NULL, &e);
+    if (!rc)
+        *m = dpas_request_netmodel(*rq);
     if (rc)
         measure_say("calibration %s: %s", file, e.message);
     return rc ? 1 : 0;
@@ -48,14 +56,9 @@ static int load(const char *file, dpas_netmodel **m)
 static int line_for(const char *file, const dpas_netmodel *m, int coll, int64_t ranks,
                     link_fit *out)
 {
-    const dpas_curve *best = NULL;
+    /* the library's choice (dpas_netmodel_link_curve): by the curves' facts, never their order */
+    const dpas_curve *best = dpas_netmodel_link_curve(m, coll, DPAS_LINK_ANY, ranks);
     int rc = 1;
-    for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_curve *cv = &m->curves[i];
-        if (cv->collective == coll &&
-            (!best || llabs(cv->ranks - ranks) < llabs(best->ranks - ranks)))
-            best = cv;
-    }
     const dpas_fit *fit = best ? &best->fits[DPAS_NETMODEL_ALPHA_BETA - 1] : NULL;
     if (!best)
         measure_say("calibration %s has no %s rows (this schedule needs them): measure them with "
@@ -178,7 +181,8 @@ static int predict_checked(const opts *o, const layout *L, prediction *p)
 {
     const int sharded =
         o->schedule == DPAS_SCHED_SHARDED || o->schedule == DPAS_SCHED_SHARDED_DISTANCE;
-    dpas_netmodel *inter = NULL, *intra = NULL;
+    const dpas_netmodel *inter = NULL, *intra = NULL;
+    dpas_request *inter_rq = NULL, *intra_rq = NULL;
     int rc = 1;
     if (o->intra_calibration && !L->hierarchical)
         measure_say(
@@ -198,11 +202,11 @@ static int predict_checked(const opts *o, const layout *L, prediction *p)
             "only: use alpha_beta (or default)",
             dpas_netmodel_kind_name(o->network_model));
     else
-        rc = load(o->calibration, &inter) ||
-             (o->intra_calibration && load(o->intra_calibration, &intra)) ||
+        rc = load(o->calibration, &inter_rq, &inter) ||
+             (o->intra_calibration && load(o->intra_calibration, &intra_rq, &intra)) ||
              predict_with(o, L, inter, intra, p);
-    dpas_netmodel_free(inter);
-    dpas_netmodel_free(intra);
+    dpas_request_free(inter_rq);
+    dpas_request_free(intra_rq);
     return rc;
 }
 

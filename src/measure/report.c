@@ -56,22 +56,25 @@ static void json_time_model(FILE *f, const report *r)
         fprintf(f, ",\n    \"extrapolated\": %s,\n    \"rescaled\": %s,\n    \"topology\": \"%s\"",
                 p->extrapolated ? "true" : "false", p->rescaled ? "true" : "false",
                 p->topo == DPAS_TOPO_HIERARCHICAL ? "hierarchical" : "flat");
+        /* named as a cost row's and a calibrate prediction's: time_basis, time_band_low_s and
+         * time_band_high_s */
         const char *basis = p->have ? dpas_time_basis_name(p->basis) : NULL;
-        fputs(",\n    \"basis\": ", f);
+        fputs(",\n    \"time_basis\": ", f);
         if (basis)
             json_str(f, basis);
         else
             fputs("null", f);
-        fputs(",\n    \"band_s\": ", f);
-        if (p->have && isfinite(p->band_lo) && isfinite(p->band_hi)) {
-            fputc('[', f);
+        const int band = p->have && isfinite(p->band_lo) && isfinite(p->band_hi);
+        fputs(",\n    \"time_band_low_s\": ", f);
+        if (band)
             json_num(f, p->band_lo);
-            fputs(", ", f);
-            json_num(f, p->band_hi);
-            fputc(']', f);
-        } else {
+        else
             fputs("null", f);
-        }
+        fputs(",\n    \"time_band_high_s\": ", f);
+        if (band)
+            json_num(f, p->band_hi);
+        else
+            fputs("null", f);
         json_fit(f, "inter_host", &p->inter);
         json_fit(f, "intra_host", &p->intra);
         fputs(",\n    \"note\": ", f);

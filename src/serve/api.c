@@ -169,57 +169,6 @@ int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out)
     return 0;
 }
 
-/* A comma-separated list (rule=, schedule=) as items: a copy split in place (items[0] owns it,
- * srv_list_free releases), no empty item. 0, or -1 with the error response filled. */
-static int split_list(srv_response *r, const char *key, const char *text, char ***items, size_t *n)
-{
-    size_t cap = 1;
-    for (const char *p = text; *p; p++)
-        cap += *p == ',';
-    char *copy = strdup(text);
-    char **v = calloc(cap + 1, sizeof *v);
-    *items = NULL;
-    *n = 0;
-    if (!copy || !v) {
-        free(copy), free(v);
-        srv_fail(r, 500, DPAS_ENOMEM, key, "out of memory");
-        return -1;
-    }
-    v[0] = copy;
-    size_t k = 1;
-    for (char *p = copy; *p; p++)
-        if (*p == ',') {
-            *p = '\0';
-            v[k++] = p + 1;
-        }
-    for (size_t i = 0; i < k; i++) {
-        char q[160];
-        if (!*v[i]) {
-            srv_fail(r, 400, DPAS_EINVAL, key, "%s: an empty name in the list %s", key,
-                     dpas_quote(text, q, sizeof q));
-            free(copy), free(v);
-            return -1;
-        }
-        for (size_t j = 0; j < i; j++) /* a name listed twice: an error, as in the CLI */
-            if (!strcmp(v[i], v[j])) {
-                srv_fail(r, 400, DPAS_EINVAL, key, "%s: %s is given twice", key,
-                         dpas_quote(v[i], q, sizeof q));
-                free(copy), free(v);
-                return -1;
-            }
-    }
-    *items = v;
-    *n = k;
-    return 0;
-}
-
-static void list_free(char **items)
-{
-    if (items)
-        free(items[0]);
-    free(items);
-}
-
 /* ---- the endpoints -------------------------------------------------------------------------- */
 
 static void report(srv_request *rq, srv_response *r)
@@ -350,182 +299,57 @@ void srv_api_registry(srv_request *rq, srv_response *r)
     srv_json(r, dpas_render_list(rq->reg, kind, rq->format, &err), &err);
 }
 
-/* predict=SIZE,...: byte counts with units (16MiB, 1GB), as calibrate --predict. */
-static int opt_sizes(srv_request *rq, srv_response *r, uint64_t **sizes, size_t *n)
-{
-    const char *v = srv_query_get(rq->query, "predict");
-    *sizes = NULL;
-    *n = 0;
-    if (!v)
-        return 0;
-    char **items;
-    size_t k;
-    if (split_list(r, "predict", v, &items, &k))
-        return -1;
-    if (!(*sizes = malloc(k * sizeof **sizes))) {
-        list_free(items);
-        srv_fail(r, 500, DPAS_ENOMEM, "predict", "out of memory");
-        return -1;
-    }
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    for (size_t i = 0; i < k; i++) {
-        int rc = dpas_parse_size_bytes("predict", items[i], &(*sizes)[i], &err);
-        for (size_t j = 0; !rc && j < i; j++) /* one size twice under two spellings: one row */
-            if ((*sizes)[j] == (*sizes)[i])
-                rc = dpas_error_set(&err, DPAS_EINVAL, "predict",
-                                    "predict: %s is given twice (as %s: %llu B)", items[i],
-                                    items[j], (unsigned long long)(*sizes)[i]);
-        if (rc) {
-            srv_error(r, 400, &err);
-            list_free(items);
-            free(*sizes);
-            *sizes = NULL;
-            return -1;
-        }
-    }
-    list_free(items);
-    *n = k;
-    return 0;
-}
-
-/* at=SCALE,... (2160, 540x4) and test=K,...: lists with no item twice, as calibrate's --at and
- * --test. 0, or -1 with r set. */
-static int opt_scales(srv_request *rq, srv_response *r, dpas_scale **at, size_t *n)
-{
-    const char *v = srv_query_get(rq->query, "at");
-    char **items;
-    size_t k;
-    *at = NULL, *n = 0;
-    if (!v)
-        return 0;
-    if (split_list(r, "at", v, &items, &k))
-        return -1;
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    int rc = !(*at = malloc(k * sizeof **at));
-    if (rc)
-        srv_fail(r, 500, DPAS_ENOMEM, "at", "out of memory");
-    for (size_t i = 0; !rc && i < k; i++) {
-        rc = dpas_scale_parse("at", items[i], &(*at)[i], &err);
-        for (size_t j = 0; !rc && j < i; j++)
-            if ((*at)[j].ranks == (*at)[i].ranks && (*at)[j].per_node == (*at)[i].per_node)
-                rc = dpas_error_set(&err, DPAS_EINVAL, "at", "at: %s is given twice", items[i]);
-        if (rc)
-            srv_error(r, 400, &err);
-    }
-    list_free(items);
-    if (rc) {
-        free(*at);
-        *at = NULL;
-        return -1;
-    }
-    *n = k;
-    return 0;
-}
-
-static int opt_tests(srv_request *rq, srv_response *r, size_t **tests, size_t *n)
-{
-    const char *v = srv_query_get(rq->query, "test");
-    char **items;
-    size_t k;
-    *tests = NULL, *n = 0;
-    if (!v)
-        return 0;
-    if (split_list(r, "test", v, &items, &k))
-        return -1;
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    int rc = !(*tests = malloc(k * sizeof **tests));
-    if (rc)
-        srv_fail(r, 500, DPAS_ENOMEM, "test", "out of memory");
-    for (size_t i = 0; !rc && i < k; i++) {
-        int64_t t = 0;
-        rc = dpas_parse_int("test", items[i], &t, &err);
-        if (!rc && t < 1)
-            rc = dpas_error_set(&err, DPAS_EINVAL, "test",
-                                "test: tests are numbered from 1, got %lld", (long long)t);
-        if (!rc)
-            (*tests)[i] = (size_t)t;
-        for (size_t j = 0; !rc && j < i; j++)
-            if ((*tests)[j] == (*tests)[i])
-                rc = dpas_error_set(&err, DPAS_EINVAL, "test", "test: %s is given twice", items[i]);
-        if (rc)
-            srv_error(r, 400, &err);
-    }
-    list_free(items);
-    if (rc) {
-        free(*tests);
-        *tests = NULL;
-        return -1;
-    }
-    *n = k;
-    return 0;
-}
-
 /* POST /api/v1/calibrate: nccl-tests output as the body, or as one or more "calibration" parts of
  * a multipart body (several logs of one cluster, as `dpas calibrate FILE...`); collective, ranks,
- * test, gpus_per_node choose and describe the tests, predict and at ask for times. */
+ * test, gpus_per_node choose and describe the tests, predict and at ask for times. A calibrate
+ * request of the library, as the CLI's and dpas-measure's: the same keys, lists and messages. */
 void srv_api_calibrate(srv_request *rq, srv_response *r)
 {
-    int64_t ranks = 0, per_node = 0;
-    int coll;
-    const char *cv = srv_query_get(rq->query, "collective");
+    static const char *const keys[] = {"collective", "ranks", "gpus_per_node",
+                                       "test",       "at",    "predict"};
     dpas_error err;
+    dpas_request *req = NULL;
     memset(&err, 0, sizeof err);
-    if (cv && dpas_collective_parse(cv, &coll, &err)) {
-        srv_error(r, 400, &err);
-        return;
+    int rc = dpas_request_new(DPAS_ANALYSIS_CALIBRATE, &req, &err);
+    for (size_t i = 0; !rc && i < sizeof keys / sizeof *keys; i++) {
+        const char *v = srv_query_get(rq->query, keys[i]);
+        if (v)
+            rc = dpas_request_set(req, keys[i], v, &err);
     }
-    if (srv_opt_int(rq, r, "ranks", 2, INT64_MAX, &ranks) ||
-        srv_opt_int(rq, r, "gpus_per_node", 1, INT64_MAX, &per_node))
-        return;
-    uint64_t *sizes = NULL;
-    size_t nsizes = 0, nat = 0, ntests = 0;
-    dpas_scale *at = NULL;
-    size_t *tests = NULL;
-    if (opt_sizes(rq, r, &sizes, &nsizes) || opt_scales(rq, r, &at, &nat) ||
-        opt_tests(rq, r, &tests, &ntests)) {
-        free(sizes), free(at), free(tests);
-        return;
-    }
-    const char *texts[SRV_MAX_PARTS + 1], *origins[SRV_MAX_PARTS + 1];
-    size_t lens[SRV_MAX_PARTS + 1], nlogs = 0;
     if (rq->multipart) { /* the logs as "calibration" parts of a form, as cost and sweep take them */
-        for (size_t i = 0; i < rq->nparts; i++)
+        for (size_t i = 0; !rc && i < rq->nparts; i++)
             if (!strcmp(rq->parts[i].name, "calibration") && rq->parts[i].len) {
                 rq->parts[i].used = 1;
-                texts[nlogs] = rq->parts[i].data, lens[nlogs] = rq->parts[i].len;
-                origins[nlogs++] =
-                    rq->parts[i].filename ? rq->parts[i].filename : "calibration part";
+                rc = dpas_request_calibration_text(
+                    req, rq->parts[i].data, rq->parts[i].len,
+                    rq->parts[i].filename ? rq->parts[i].filename : "calibration part", &err);
             }
-    } else if (rq->body && rq->body_len) {
-        texts[0] = rq->body, lens[0] = rq->body_len, origins[0] = "request body", nlogs = 1;
+    } else if (!rc && rq->body && rq->body_len) {
+        rc = dpas_request_calibration_text(req, rq->body, rq->body_len, "request body", &err);
     }
-    if (!nlogs) {
-        srv_fail(r, 400, DPAS_EINVAL, "body",
-                 "calibrate needs nccl-tests output (all_reduce_perf, all_gather_perf, ...) as the "
-                 "request body");
-        free(sizes), free(at), free(tests);
+    if (rc) {
+        srv_error(r, srv_status_of(err.code), &err);
+        dpas_request_free(req);
         return;
     }
-    dpas_calib_options opt = {
-        .collective = cv, .ranks = ranks, .per_node = per_node, .tests = tests, .ntests = ntests};
-    dpas_netmodel *m = NULL;
+    const dpas_netmodel *m = NULL;
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
-    if (dpas_netmodel_from_texts(texts, lens, origins, nlogs, &opt, &m, &err))
-        srv_error(r, srv_status_of(err.code), &err);
-    else if (srv_budget_calibrate(m, nsizes * (nat ? nat : 1), r)) /* counted first */
+    if (dpas_request_resolve(req, rq->reg, &err) || !(m = dpas_request_netmodel(req))) {
+        if (dpas_request_missing(req) == DPAS_KEY_CALIBRATION) /* the keys were read first */
+            srv_fail(r, 400, DPAS_EINVAL, "body",
+                     "calibrate needs nccl-tests output (all_reduce_perf, all_gather_perf, ...) as "
+                     "the request body");
+        else
+            srv_error(r, srv_status_of(err.code), &err);
+    } else if (srv_budget_calibrate(m, dpas_request_predictions_asked(req), r)) /* counted first */
         ;
-    else if (nat ? dpas_netmodel_predict_at(m, sizes, nsizes, at, nat, &pred, &npred, &err)
-                 : dpas_netmodel_predict(m, sizes, nsizes, &pred, &npred, &err))
+    else if (dpas_request_calibrate(req, &pred, &npred, &err))
         srv_error(r, srv_status_of(err.code), &err);
     else /* the notes the CLI prints on stderr in text are in the JSON payload */
         srv_json(r, dpas_render_netmodel(m, pred, npred, rq->format, &err), &err);
     dpas_free(pred);
-    dpas_netmodel_free(m);
-    free(sizes), free(at), free(tests);
+    dpas_request_free(req);
 }
 
 /* The request's key table (the page reads its inputs and error fields from it). */

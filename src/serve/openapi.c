@@ -429,9 +429,9 @@ static size_t option_names(int type, const char **out, size_t cap)
             out[n++] = dpas_attr_name((dpas_attr)k);
         break;
     case T_METRICS:
-    case T_METRIC: /* y: a number (time_basis is a word) */
+    case T_METRIC: /* y: a number (time_basis and time_model are words) */
         for (int k = 0; k < DPAS_METRIC_COUNT && n < cap; k++)
-            if (type == T_METRICS || k != DPAS_METRIC_TIME_BASIS)
+            if (type == T_METRICS || (k != DPAS_METRIC_TIME_BASIS && k != DPAS_METRIC_TIME_MODEL))
                 out[n++] = dpas_metric_name(k);
         break;
     case T_STATE:

@@ -88,8 +88,8 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
             if q["bytes"] >= test["min_bytes"]:
                 assert q["empirical_s"] > 0 and q["piecewise_s"] > 0 and q["alpha_beta_s"] > 0, q
             # every answer says its basis, and its band holds it
-            assert q["basis"] in ("measured", "interpolated", "extrapolated_size"), q
-            assert q["band_s"][0] <= q["time_s"] <= q["band_s"][1], q
+            assert q["time_basis"] in ("measured", "interpolated", "extrapolated_size"), q
+            assert q["time_band_low_s"] <= q["time_s"] <= q["time_band_high_s"], q
     # text: the payload on stdout, a note on stderr when the collective or ranks were inferred
     t = run(dpas, *path)
     assert t.returncode == 0 and t.stdout.startswith("file "), t

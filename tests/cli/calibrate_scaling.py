@@ -44,11 +44,11 @@ def transfer(d, coll, scales, at):
     doc = json.loads(run(*files(d, coll, scales), "--at", f"{nodes}x{g}", "-o", "json").stdout)
     errs, inside = [], 0
     for p in doc["predictions"]:
-        assert p["basis"] == "transferred" and p["ranks"] == nodes * g, p
+        assert p["time_basis"] == "transferred" and p["ranks"] == nodes * g, p
         assert p["nodes"] == nodes and p["ranks_per_node"] == g, p
         want = gen.time(coll, nodes, g, p["bytes"])
         errs.append(abs(p["time_s"] / want - 1))
-        inside += p["band_s"][0] <= want <= p["band_s"][1]
+        inside += p["time_band_low_s"] <= want <= p["time_band_high_s"]
     return doc, errs, inside / len(errs)
 
 
@@ -75,13 +75,13 @@ def check_bases(d):
     doc = json.loads(run(*paths, "--at", "8x4,32x4", "--predict", "1MiB,3MiB,4GiB", "-o",
                          "json").stdout)
     got = {(p["ranks"], p["bytes"]): p for p in doc["predictions"]}
-    assert got[(32, 1 << 20)]["basis"] == "measured", got
-    assert got[(32, 1 << 20)]["time_s"] == got[(32, 1 << 20)]["band_s"][0]  # out- and in-place equal
-    assert got[(32, 3 << 20)]["basis"] == "interpolated", got
-    assert got[(32, 4 << 30)]["basis"] == "extrapolated_size", got
-    assert got[(128, 1 << 20)]["basis"] == "transferred", got
+    assert got[(32, 1 << 20)]["time_basis"] == "measured", got
+    assert got[(32, 1 << 20)]["time_s"] == got[(32, 1 << 20)]["time_band_low_s"]  # out- and in-place equal
+    assert got[(32, 3 << 20)]["time_basis"] == "interpolated", got
+    assert got[(32, 4 << 30)]["time_basis"] == "extrapolated_size", got
+    assert got[(128, 1 << 20)]["time_basis"] == "transferred", got
     for p in doc["predictions"]:
-        assert p["band_s"][0] <= p["time_s"] <= p["band_s"][1], p
+        assert p["time_band_low_s"] <= p["time_s"] <= p["time_band_high_s"], p
     # the scale as RANKS takes the files' ranks per node: 128 ranks = 32 nodes x 4
     doc = json.loads(run(*paths, "--at", "128", "--predict", "1MiB", "-o", "json").stdout)
     assert all(p["nodes"] == 32 and p["ranks_per_node"] == 4 for p in doc["predictions"]), doc
@@ -92,12 +92,16 @@ def check_refusals(d):
     b = os.path.join(d, "copy.txt")
     with open(a) as src, open(b, "w") as dst:
         dst.write(src.read())
+    p = run(a, b, code=1)  # the same bytes twice: one run given twice, refused naming both
+    assert 'holds the same bytes as' in p.stderr and "copy.txt" in p.stderr, p.stderr
+    with open(a) as src, open(b, "w") as dst:  # another run of that scale (one more line)
+        dst.write(src.read() + "# a second run\n")
     p = run(a, b)  # two runs of one scale: one curve, their median (here equal: spread x1)
     assert "2 runs of this scale merged" in p.stderr, p.stderr
     run(a, b, "--test", "2")  # one of them chosen: read
     for at, words in (("2161", "not a whole number of nodes"), ("0", "in digits"), ("1", "at least 2 ranks"),
                       ("x4", "NODESxRANKS_PER_NODE"), ("4x", "NODESxRANKS_PER_NODE"),
-                      ("8,8", "listed twice"), ("9", "not a whole number of nodes")):
+                      ("8,8", "is given twice"), ("9", "not a whole number of nodes")):
         p = run(a, "--at", at, code=1)
         assert words in p.stderr, (at, p.stderr)
         assert not p.stdout, at
@@ -138,9 +142,9 @@ def check_polaris():
     p = doc["predictions"][0]
     measured = 3536.8e-6
     print(f"Polaris 32 -> 2160 ranks at 16 MiB: {p['time_s'] * 1e3:.3f} ms, band "
-          f"{p['band_s'][0] * 1e3:.3f}-{p['band_s'][1] * 1e3:.3f} ms, measured 3.537 ms")
+          f"{p['time_band_low_s'] * 1e3:.3f}-{p['time_band_high_s'] * 1e3:.3f} ms, measured 3.537 ms")
     assert 0.5 <= p["time_s"] / measured <= 2, p
-    assert p["band_s"][0] <= measured <= p["band_s"][1], p
+    assert p["time_band_low_s"] <= measured <= p["time_band_high_s"], p
 
 
 def main():

@@ -168,14 +168,14 @@ def calibrate_predict(j, code):
     2(n-1) alpha + 2(n-1)/n size / beta = 7e-5 + 1.75 x 4294967296 / 25e9 = 0.30073769... s"""
     assert code == 0
     p = {r["bytes"]: r for r in j["predictions"]}
-    assert (p[16777216]["basis"], p[1073741824]["basis"]) == ("measured", "measured"), p
+    assert (p[16777216]["time_basis"], p[1073741824]["time_basis"]) == ("measured", "measured"), p
     assert close(p[16777216]["time_s"], 1244.41e-6, 1e-12), p[16777216]  # the file's line
     assert close(p[1073741824]["time_s"], 75231.93e-6, 1e-12), p[1073741824]
     big = p[4294967296]
-    assert big["basis"] == "extrapolated_size" and big["model"] == "nccl", big
+    assert big["time_basis"] == "extrapolated_size" and big["time_model"] == "nccl", big
     want = 7e-5 + 1.75 * 4294967296 / 25e9
     assert close(big["time_s"], want, 0.01), big
-    assert big["band_s"][0] <= want <= big["band_s"][1], big
+    assert big["time_band_low_s"] <= want <= big["time_band_high_s"], big
     # the alpha_beta and piecewise lines recover the generator's line (one regime)
     for k in ("alpha_beta_s", "piecewise_s"):
         assert close(big[k], want, 1e-3), (k, big)

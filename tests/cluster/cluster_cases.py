@@ -155,11 +155,11 @@ def check_prediction(j, basis, rescaled=None):
     tm, s = j["time_model"], j["summary"]
     assert tm["note"] is None and tm["topology"] == "flat", tm
     assert positive(s["predicted_network_s"]) and positive(s["predicted_time_s"]), s
-    assert tm["basis"] == basis, (tm["basis"], basis, tm)
+    assert tm["time_basis"] == basis, (tm["time_basis"], basis, tm)
     assert tm["rescaled"] is (basis == "transferred" if rescaled is None else rescaled), tm
-    lo, hi = tm["band_s"]
+    lo, hi = tm["time_band_low_s"], tm["time_band_high_s"]
     assert positive(lo) and positive(hi), tm
-    assert lo <= s["predicted_network_s"] <= hi, (tm["band_s"], s["predicted_network_s"])
+    assert lo <= s["predicted_network_s"] <= hi, (lo, hi, s["predicted_network_s"])
     assert s["predicted_time_low_s"] <= s["predicted_time_s"] <= s["predicted_time_high_s"], s
     return s
 
@@ -187,7 +187,7 @@ def transfer4(measure, dpas, tmp):
                 assert "transferred from all_reduce" in j["time_model"]["network_model"], j
             print(f"ok: {schedule}+{rule} {4 * d / MiB:g} MiB on 4 hosts, calibrated on "
                   f"{os.path.basename(path)}: bytes {rmin:.5f}..{rmax:.5f}, basis {basis}, "
-                  f"network {s['predicted_network_s']:.4g} s in {j['time_model']['band_s']}")
+                  f"network {s['predicted_network_s']:.4g} s in {[j['time_model']['time_band_low_s'], j['time_model']['time_band_high_s']]}")
     return 0
 
 
@@ -214,7 +214,7 @@ def hier2x2(measure, dpas, tmp):
         elif schedule in ("allreduce", "allgather"):
             assert tm["note"] is None and tm["network_model"] == "alpha_beta", tm
             assert positive(s["predicted_network_s"]) and positive(s["predicted_time_s"]), s
-            assert tm["basis"] is None and tm["band_s"] is None, tm
+            assert tm["time_basis"] is None and tm["time_band_low_s"] is None, tm
             what = f"predicted {s['predicted_time_s']:.4g} s"
         else:
             assert s["predicted_time_s"] is None and "pre-reduces" in tm["note"], tm

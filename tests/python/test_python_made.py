@@ -117,6 +117,17 @@ class Files(unittest.TestCase):
         rows = dpas.sweep(**COST, dp_degree=[8, 16], calibration=pathlib.Path(self.comma))
         self.assertEqual(len(rows), 2)
 
+    def test_a_file_twice_is_refused(self):
+        # the library's one rule (as `dpas calibrate X X` and `cost --calibration X,X`): a file
+        # given twice, or a copy of it with the same bytes, is refused naming it
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            dpas.cost(**COST, calibration=[CALIB, CALIB])
+        self.assertIn('is given twice', str(cm.exception))
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            dpas.cost(**COST, calibration=[CALIB, self.comma])
+        self.assertIn("holds the same bytes as", str(cm.exception))
+        self.assertIn("a,b.txt", str(cm.exception))
+
     def test_a_missing_file_is_named_whole(self):
         with self.assertRaises(dpas.FileError) as cm:
             dpas.cost(**COST, calibration=os.path.join(self.tmp.name, "x,y.txt"))

@@ -220,6 +220,13 @@ CASES = [
      400, None, True),
     ("calibrate predict 0 bytes", req("POST", "/api/v1/calibrate?predict=1MiB,0", body=b"x\n"), 400,
      "predict", True),
+    # one size, scale or test under two spellings: the library's list rule, as the CLI's
+    ("calibrate predict twice", req("POST", "/api/v1/calibrate?predict=1MiB,1048576", body=b"x\n"),
+     400, "predict", True),
+    ("calibrate test twice", req("POST", "/api/v1/calibrate?test=1,01", body=b"x\n"), 400, "test",
+     True),
+    ("cost schedule twice", req("GET", "/api/v1/cost?" + REF + "&schedule=allgather,AllGather"), 400,
+     "schedule", True),
     # issue 21: who may ask (the Host and the Origin a request must have)
     ("Host of a rebound name", req("GET", "/api/v1/rules").replace(b"Host: 127.0.0.1", b"Host: attacker.example:8080"),
      421, "host", True),

@@ -201,14 +201,41 @@ with Server(DPAS, "--quiet") as srv:
                               {"Content-Type": ct3})
     code, want = cli_json(DPAS, "calibrate", *pol, "--at", "540x4", "--test", "1,2", "--predict", "16MiB")
     T.check(st == 200 and code == 0 and got["predictions"] == want["predictions"]
-            and got["predictions"][0]["basis"] == "transferred",
+            and got["predictions"][0]["time_basis"] == "transferred",
             "calibrate with two calibration parts at 540x4 equals the CLI's (%s)" % st)
     for q, field in (("at=1", "at"), ("at=32,32", "at"), ("test=0", "test"), ("test=1,1", "test"),
-                     ("gpus_per_node=0", "gpus_per_node"), ("test=3", "tests"),
-                     ("gpus_per_node=8", "gpus_per_node")):
+                     ("gpus_per_node=0", "gpus_per_node"), ("test=3", "tests")):
         st, _, e = srv.get_json("/api/v1/calibrate?" + q, "POST", parts, {"Content-Type": ct3})
         T.check(st == 400 and e.get("field") == field,
                 "calibrate?%s refused naming %s (%s %r)" % (q, field, st, e.get("reason")))
+    # the parts in the other order: the same bytes (the answer depends on the set of logs), for
+    # calibrate and for cost (a consistency test: the server against itself in another order)
+    rparts, ct5 = multipart([("calibration", os.path.basename(f), open(f, "rb").read())
+                             for f in reversed(pol)])
+    for path in ("/api/v1/calibrate?at=540x4&test=1,2&predict=16MiB",
+                 "/api/v1/cost?" + REF + "&rule=median&schedule=allreduce,allgather"):
+        st, _, one = srv.get_json(path, "POST", parts, {"Content-Type": ct3})
+        st2, _, two = srv.get_json(path, "POST", rparts, {"Content-Type": ct5})
+        T.check(st == st2 == 200 and one == two,
+                "%s: the calibration parts in either order give the same answer (%s %s)"
+                % (path.split("?")[0], st, st2))
+    # gpus_per_node given wins over the Rank lines (4 per host), with a note saying so
+    st, _, got = srv.get_json("/api/v1/calibrate?gpus_per_node=8", "POST", parts,
+                              {"Content-Type": ct3})
+    T.check(st == 200 and any("gpus_per_node 8 is used as given" in n for n in got.get("notes", []))
+            and all(t["ranks_per_node"] == 8 for t in got["tests"]),
+            "calibrate?gpus_per_node=8 used, with a note where the Rank lines say 4 (%s)" % st)
+    # the same log twice (two parts of the same bytes) is refused naming it, as the CLI's
+    # `dpas calibrate X X` and cost's `--calibration X,X`
+    twice, ct4 = multipart([("calibration", "a.txt", LOG), ("calibration", "b.txt", LOG)])
+    st, _, e = srv.get_json("/api/v1/calibrate", "POST", twice, {"Content-Type": ct4})
+    T.check(st == 400 and e.get("field") == "calibration"
+            and 'calibration: "b.txt" holds the same bytes as "a.txt"' in e.get("reason", ""),
+            "calibrate with one log twice refused naming both (%s %r)" % (st, e.get("reason")))
+    st, _, e = srv.get_json("/api/v1/cost?" + REF, "POST", twice, {"Content-Type": ct4})
+    T.check(st == 400 and e.get("field") == "calibration"
+            and 'holds the same bytes as "a.txt"' in e.get("reason", ""),
+            "cost with one log twice refused naming both (%s %r)" % (st, e.get("reason")))
 
     bad = [
         ("a part the path does not take", "/api/v1/cost?" + REF,

@@ -856,7 +856,7 @@ static void test_json_valid(void **state)
     assert_true(json_is_null(json_object_get(pr, "alpha_beta_s")));
     assert_true(json_is_null(json_object_get(pr, "nccl_s"))); /* one size: undefined */
     assert_near(json_real_value(json_object_get(pr, "empirical_s")), 100e-6, 1e-9);
-    assert_string_equal(json_string_value(json_object_get(pr, "basis")), "measured");
+    assert_string_equal(json_string_value(json_object_get(pr, "time_basis")), "measured");
     json_t *file = json_array_get(json_object_get(root, "files"), 0);
     assert_true(json_is_string(json_object_get(file, "file")));
     assert_true(json_is_string(json_object_get(file, "first_foreign")));

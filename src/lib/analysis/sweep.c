@@ -24,7 +24,7 @@ static const struct {
 static const char *const extra_metrics[] = {
     "bytes_per_worker", "bytes_received",      "scalar_bytes", "ratio_to_allreduce",
     "time_flat_s",      "time_hierarchical_s", "max_f",        "time_basis",
-    "time_band_low_s",  "time_band_high_s",    "time_s"};
+    "time_band_low_s",  "time_band_high_s",    "time_s",       "time_model"};
 _Static_assert(sizeof extra_metrics / sizeof extra_metrics[0] ==
                    DPAS_METRIC_COUNT - DPAS_METRIC_BYTES_PER_WORKER,
                "a name per metric");
@@ -34,7 +34,8 @@ static bool is_time(int m)
 {
     return m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S ||
            m == DPAS_METRIC_TIME_BASIS || m == DPAS_METRIC_TIME_BAND_LOW_S ||
-           m == DPAS_METRIC_TIME_BAND_HIGH_S || m == DPAS_METRIC_TIME_S;
+           m == DPAS_METRIC_TIME_BAND_HIGH_S || m == DPAS_METRIC_TIME_S ||
+           m == DPAS_METRIC_TIME_MODEL;
 }
 
 _Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT,
@@ -90,8 +91,10 @@ void dpas_sweep_default_metrics(dpas_sweep *sw, int has_schedule, int has_rule)
     static const int seed[] = {DPAS_ATTR_GRADIENT_BYTES, DPAS_ATTR_CHECKPOINT_BYTES,
                                DPAS_ATTR_ALLREDUCE_FACTOR, DPAS_ATTR_GATHER_FACTOR,
                                DPAS_ATTR_GATHER_TRAFFIC_RATIO};
+    /* a point's one time with the model that gave it, as a cost row's (issue 27: one time per
+     * row; time_flat_s and time_hierarchical_s are the alternatives, by attr) */
     static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
-                               DPAS_METRIC_TIME_FLAT_S, DPAS_METRIC_TIME_HIERARCHICAL_S};
+                               DPAS_METRIC_TIME_S, DPAS_METRIC_TIME_MODEL};
     sw->nmetrics = 0;
     for (size_t i = 0; i < (has_schedule ? 4u : 5u); i++)
         sw->metrics[sw->nmetrics++] = has_schedule ? cost[i] : seed[i];
@@ -436,7 +439,7 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
             t = DPAS_COL_BYTES;
         else if (m == DPAS_METRIC_MAX_F)
             t = DPAS_COL_INT;
-        else if (m == DPAS_METRIC_TIME_BASIS)
+        else if (m == DPAS_METRIC_TIME_BASIS || m == DPAS_METRIC_TIME_MODEL)
             t = DPAS_COL_TEXT;
         cols[sw->naxes + i] = (dpas_column){dpas_metric_name(m), t, DPAS_COL_G10};
     }
@@ -538,6 +541,10 @@ static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *ro
         const char *b = dpas_time_basis_name(row->time_basis);
         return *c = b ? dpas_cell_text(b) : dpas_cell_null(), NAN;
     }
+    case DPAS_METRIC_TIME_MODEL:
+        return *c = row->realisable && row->time_model ? dpas_cell_text(row->time_model)
+                                                       : dpas_cell_null(),
+               NAN;
     default: { /* max_f */
         int64_t mf = -1;
         if (r)

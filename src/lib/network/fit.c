@@ -593,19 +593,15 @@ void dpas_netmodel_free(dpas_netmodel *m)
 }
 
 /* A test's ranks per node: its Rank lines' hosts, else the caller's, else assumed. */
-/* A test's ranks per node: from the hosts of its Rank lines, else as given (gpus_per_node), else
- * assumed (8, the common node, when it divides the ranks). A given value the Rank lines
- * contradict, or that does not divide the ranks into whole nodes, is refused. */
+/* A test's ranks per node: as given (gpus_per_node), else from the hosts of its Rank lines, else
+ * assumed (8, the common node, when it divides the ranks). A given value wins over the Rank lines
+ * (issue 27: the user's word on their own run; dpas_netmodel_notes says when the Rank lines
+ * disagree); one that does not divide the ranks into whole nodes is refused. */
 static int per_node_of(const dpas_nccl_test *t, int64_t given, const char *where, int64_t *per,
                        int *from, dpas_error *err)
 {
-    if (t->nodes > 0 && t->ranks_per_node > 0 && t->nodes * t->ranks_per_node == t->ranks) {
-        if (given > 0 && given != t->ranks_per_node)
-            return dpas__fail(err, DPAS_EINVAL, "gpus_per_node",
-                              "%s%s on %lld ranks: gpus_per_node is %lld, but its Rank lines put "
-                              "%lld ranks on each of its %lld hosts",
-                              where, dpas_collective_name(t->collective), (long long)t->ranks,
-                              (long long)given, (long long)t->ranks_per_node, (long long)t->nodes);
+    if (given <= 0 && t->nodes > 0 && t->ranks_per_node > 0 &&
+        t->nodes * t->ranks_per_node == t->ranks) {
         *from = DPAS_TOPO_FROM_RANK_LINES;
         *per = t->ranks_per_node;
         return 0;
@@ -769,6 +765,31 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
             npk += !rc;
         }
     }
+    /* Contradictory metadata is an error naming both sources (issue 29): a test whose ranks
+     * per node were assumed (no Rank lines name its hosts) beside a test of the same collective
+     * and rank count whose Rank lines put another number of ranks on each host. Two tests whose
+     * Rank lines both say are two layouts that were run (16 ranks as 2x8 and as 4x4), kept. The
+     * pair named is the first in the inputs' order (by name), so the message depends on the set. */
+    for (size_t i = 0; i < npk && !rc; i++)
+        for (size_t j = i + 1; j < npk && !rc; j++) {
+            const pick *a = &pk[i], *b = &pk[j];
+            if (a->t->collective != b->t->collective || a->t->ranks != b->t->ranks ||
+                a->per_node == b->per_node ||
+                (a->from != DPAS_TOPO_FROM_ASSUMED && b->from != DPAS_TOPO_FROM_ASSUMED))
+                continue;
+            const pick *seen = a->from == DPAS_TOPO_FROM_ASSUMED ? b : a,
+                       *guess = a->from == DPAS_TOPO_FROM_ASSUMED ? a : b;
+            rc = dpas__fail(err, DPAS_EINVAL, "gpus_per_node",
+                            "%s:%d: %s on %lld ranks: its Rank lines put %lld ranks on each "
+                            "host, but %s:%d: %s on %lld ranks names no hosts and would be read "
+                            "as %lld per node: the files contradict each other; give "
+                            "gpus_per_node G",
+                            logs[seen->log]->origin, seen->t->header_line,
+                            dpas_collective_name(seen->t->collective), (long long)seen->t->ranks,
+                            (long long)seen->per_node, logs[guess->log]->origin,
+                            guess->t->header_line, dpas_collective_name(guess->t->collective),
+                            (long long)guess->t->ranks, (long long)guess->per_node);
+        }
     /* one curve per collective and scale: several runs of one scale (tests of one collective
      * at one rank count and ranks per node, in one file or several) are merged, each size's
      * time the median over the runs that measured it, their spread kept (run_spread) */
@@ -845,13 +866,63 @@ static int from_logs(dpas_nccl_log **logs, size_t nlogs, const dpas_calib_option
     return 0;
 }
 
+/* Reads input i (its name in *name), and a hash of its bytes. */
 typedef int (*read_fn)(const void *src, size_t i, const dpas_calib_options *opt,
-                       dpas_nccl_log **out, dpas_error *err);
+                       dpas_nccl_log **out, uint64_t *hash, dpas_error *err);
 /* The order of two inputs: by name, then (texts of one name) by content. */
 typedef int (*order_fn)(const void *src, size_t i, size_t j);
+/* Whether two inputs hold the same bytes (called when their hashes agree): 1 yes, 0 no, < 0 an
+ * error reading them. */
+typedef int (*same_fn)(const void *src, size_t i, size_t j, dpas_error *err);
+typedef const char *(*name_fn)(const void *src, size_t i);
 
-static int read_all(read_fn read, order_fn order, const void *src, size_t n,
-                    const dpas_calib_options *opt, dpas_netmodel **out, dpas_error *err)
+typedef struct input_kind {
+    read_fn read;
+    order_fn order;
+    same_fn same;
+    name_fn name;
+} input_kind;
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* One input given twice is refused, whether by its name (the same path twice) or by its bytes
+ * (a copy of a file under another name): one run counted twice would weigh its times twice in
+ * the median of the runs of its scale (issue 27/29: `calibrate X X` merged X as two runs where
+ * `cost --calibration X,X` refused it; the rule is the library's, for every front end). */
+static int repeated(const input_kind *k, const void *src, const size_t *idx, const uint64_t *hash,
+                    size_t n, dpas_error *err)
+{
+    char q[96], r[96];
+    for (size_t i = 1; i < n; i++)
+        if (!k->order(src, idx[i - 1], idx[i]) && hash[i - 1] == hash[i])
+            return dpas__fail(err, DPAS_EINVAL, "calibration",
+                              "calibration: %s is given twice; give each file once",
+                              dpas__quote(k->name(src, idx[i]), q, sizeof q));
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            if (hash[i] != hash[j])
+                continue;
+            int same = k->same(src, idx[i], idx[j], err);
+            if (same < 0)
+                return same;
+            if (same)
+                return dpas__fail(err, DPAS_EINVAL, "calibration",
+                                  "calibration: %s holds the same bytes as %s (one run given "
+                                  "twice); give it once",
+                                  dpas__quote(k->name(src, idx[j]), q, sizeof q),
+                                  dpas__quote(k->name(src, idx[i]), r, sizeof r));
+        }
+    return 0;
+}
+
+static int read_all(const input_kind *k, const void *src, size_t n, const dpas_calib_options *opt,
+                    dpas_netmodel **out, dpas_error *err)
 {
     *out = NULL;
     if (n == 0)
@@ -862,39 +933,68 @@ static int read_all(read_fn read, order_fn order, const void *src, size_t n,
                           DPAS_CALIBRATE_MAX_FILES);
     dpas_nccl_log **logs = calloc(n, sizeof *logs);
     size_t *idx = malloc(n * sizeof *idx);
-    if (!logs || !idx) {
-        free(logs), free(idx);
+    uint64_t *hash = malloc(n * sizeof *hash);
+    if (!logs || !idx || !hash) {
+        free(logs), free(idx), free(hash);
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
     /* The result depends on the set of inputs, never their order: they are read in one order
      * (by name, then content), so the tests' numbers, the curves and every fit are the same
-     * for A,B and B,A. Equal inputs are equal, so the tie's order does not matter. */
+     * for A,B and B,A. Equal inputs are refused (repeated), so no tie is left to order. */
     for (size_t i = 0; i < n; i++) { /* insertion sort: at most DPAS_CALIBRATE_MAX_FILES */
         size_t j = i;
-        for (; j > 0 && order(src, idx[j - 1], i) > 0; j--)
+        for (; j > 0 && k->order(src, idx[j - 1], i) > 0; j--)
             idx[j] = idx[j - 1];
         idx[j] = i;
     }
-    for (size_t i = 0; i < n; i++) {
-        int rc = read(src, idx[i], opt, &logs[i], err);
-        if (rc) {
-            for (size_t j = 0; j < i; j++)
-                dpas_nccl_log_free(logs[j]);
-            free(logs), free(idx);
-            return rc;
-        }
+    int rc = 0;
+    size_t done = 0;
+    for (; done < n && !rc; done++)
+        if ((rc = k->read(src, idx[done], opt, &logs[done], &hash[done], err)))
+            break;
+    if (!rc)
+        rc = repeated(k, src, idx, hash, n, err);
+    free(idx), free(hash);
+    if (rc) {
+        for (size_t j = 0; j < done && j < n; j++)
+            dpas_nccl_log_free(logs[j]);
+        free(logs);
+        return rc;
     }
-    free(idx);
     return from_logs(logs, n, opt, out, err);
 }
 
 static int read_path(const void *src, size_t i, const dpas_calib_options *opt, dpas_nccl_log **out,
-                     dpas_error *err)
+                     uint64_t *hash, dpas_error *err)
 {
     const char *const *paths = src;
-    return dpas_nccl_read_file(paths[i], opt ? opt->collective : NULL, opt ? opt->ranks : 0, out,
-                               err);
+    char *text;
+    size_t len;
+    *out = NULL;
+    int rc = dpas__read_file(paths[i], "", 16u << 20, &text, &len, err);
+    if (rc)
+        return rc;
+    *hash = fnv1a(text, len);
+    rc = dpas_nccl_read(text, len, paths[i], opt ? opt->collective : NULL, opt ? opt->ranks : 0,
+                        out, err);
+    free(text);
+    return rc;
 }
+
+static int same_path(const void *src, size_t i, size_t j, dpas_error *err)
+{
+    const char *const *paths = src;
+    char *a = NULL, *b = NULL;
+    size_t la = 0, lb = 0;
+    int rc = dpas__read_file(paths[i], "", 16u << 20, &a, &la, err);
+    if (!rc)
+        rc = dpas__read_file(paths[j], "", 16u << 20, &b, &lb, err);
+    int same = !rc && la == lb && (!la || !memcmp(a, b, la));
+    free(a), free(b);
+    return rc ? rc : same;
+}
+
+static const char *name_path(const void *src, size_t i) { return ((const char *const *)src)[i]; }
 
 typedef struct texts {
     const char *const *texts;
@@ -903,11 +1003,26 @@ typedef struct texts {
 } texts;
 
 static int read_text(const void *src, size_t i, const dpas_calib_options *opt, dpas_nccl_log **out,
-                     dpas_error *err)
+                     uint64_t *hash, dpas_error *err)
 {
     const texts *t = src;
+    *hash = fnv1a(t->texts[i] ? t->texts[i] : "", t->texts[i] ? t->lens[i] : 0);
     return dpas_nccl_read(t->texts[i], t->lens[i], t->origins ? t->origins[i] : "text",
                           opt ? opt->collective : NULL, opt ? opt->ranks : 0, out, err);
+}
+
+static int same_text(const void *src, size_t i, size_t j, dpas_error *err)
+{
+    const texts *t = src;
+    (void)err;
+    size_t li = t->texts[i] ? t->lens[i] : 0, lj = t->texts[j] ? t->lens[j] : 0;
+    return li == lj && (!li || !memcmp(t->texts[i], t->texts[j], li));
+}
+
+static const char *name_text(const void *src, size_t i)
+{
+    const texts *t = src;
+    return t->origins ? t->origins[i] : "text";
 }
 
 static int order_path(const void *src, size_t i, size_t j)
@@ -930,15 +1045,17 @@ static int order_text(const void *src, size_t i, size_t j)
 int dpas_netmodel_load_files(const char *const *paths, size_t npaths, const dpas_calib_options *opt,
                              dpas_netmodel **out, dpas_error *err)
 {
-    return read_all(read_path, order_path, paths, npaths, opt, out, err);
+    static const input_kind k = {read_path, order_path, same_path, name_path};
+    return read_all(&k, paths, npaths, opt, out, err);
 }
 
 int dpas_netmodel_from_texts(const char *const *textv, const size_t *lens,
                              const char *const *origins, size_t n, const dpas_calib_options *opt,
                              dpas_netmodel **out, dpas_error *err)
 {
+    static const input_kind k = {read_text, order_text, same_text, name_text};
     texts t = {textv, lens, origins};
-    return read_all(read_text, order_text, &t, n, opt, out, err);
+    return read_all(&k, &t, n, opt, out, err);
 }
 
 int dpas_netmodel_from_text(const char *text, size_t len, const char *origin,

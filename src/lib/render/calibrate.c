@@ -319,6 +319,15 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
             how_found(&b, t);
             dpas__buf_puts(&b, "\n");
         }
+        if (cv->per_node_from == DPAS_TOPO_FROM_GIVEN && t->nodes > 0 && t->ranks_per_node > 0 &&
+            t->nodes * t->ranks_per_node == t->ranks && t->ranks_per_node != cv->per_node)
+            dpas__buf_printf(&b,
+                             "note: %s:%d: %s on %lld ranks: gpus_per_node %lld is used as "
+                             "given, though its Rank lines put %lld ranks on each of its %lld "
+                             "hosts\n",
+                             origin_of(m, cv), t->header_line, dpas_collective_name(t->collective),
+                             (long long)t->ranks, (long long)cv->per_node,
+                             (long long)t->ranks_per_node, (long long)t->nodes);
         if (cv->per_node_from == DPAS_TOPO_FROM_ASSUMED && cv->ranks > 1) {
             char sc[64];
             scale_text(sc, sizeof sc, cv->ranks, cv->per_node);
@@ -549,10 +558,10 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
 
 static void predictions_table(dpas__table *t, const dpas_net_prediction *p, size_t np)
 {
-    static const char *const h[] = {"collective",  "ranks",  "nodes",       "ranks_per_node",
-                                    "bytes",       "time_s", "basis",       "band_low_s",
-                                    "band_high_s", "nccl_s", "empirical_s", "piecewise_s",
-                                    "alpha_beta_s"};
+    static const char *const h[] = {
+        "collective",  "ranks",       "nodes",           "ranks_per_node",   "bytes",
+        "time_s",      "time_basis",  "time_band_low_s", "time_band_high_s", "nccl_s",
+        "empirical_s", "piecewise_s", "alpha_beta_s"};
     t->ncols = 13;
     for (int c = 0; c < 13; c++)
         t->head[c] = h[c], t->type[c] = c == 0 || c == 6 ? DPAS__STR : DPAS__NUM;
@@ -903,13 +912,13 @@ static void prediction_json(dpas__doc *d, const dpas_net_prediction *q)
     dpas__doc_int(d, "nodes", (long long)(q->at.ranks / q->at.per_node));
     dpas__doc_int(d, "ranks_per_node", (long long)q->at.per_node);
     dpas__doc_u64(d, "bytes", q->bytes);
+    /* the one time with its model, basis and band, named as a cost row's and a sweep point's */
     dpas__doc_real(d, "time_s", q->time_s);
-    dpas__doc_str(d, "basis", dpas_time_basis_name(q->basis));
-    dpas__doc_open_inline(d, "band_s");
-    dpas__doc_real(d, NULL, q->band_lo);
-    dpas__doc_real(d, NULL, q->band_hi);
-    dpas__doc_close(d, '[');
-    dpas__doc_str(d, "model", q->default_kind ? dpas_netmodel_kind_name(q->default_kind) : NULL);
+    dpas__doc_str(d, "time_model",
+                  q->default_kind ? dpas_netmodel_kind_name(q->default_kind) : NULL);
+    dpas__doc_str(d, "time_basis", dpas_time_basis_name(q->basis));
+    dpas__doc_real(d, "time_band_low_s", q->band_lo);
+    dpas__doc_real(d, "time_band_high_s", q->band_hi);
     dpas__doc_real(d, "nccl_s", q->seconds[DPAS_NETMODEL_NCCL - 1]);
     dpas__doc_real(d, "empirical_s", q->seconds[DPAS_NETMODEL_EMPIRICAL - 1]);
     dpas__doc_real(d, "piecewise_s", q->seconds[DPAS_NETMODEL_PIECEWISE - 1]);

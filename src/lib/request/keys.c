@@ -14,6 +14,7 @@ enum {
     M = 1u << DPAS_ANALYSIS_MEMORY,
     S = 1u << DPAS_ANALYSIS_SWEEP,
     P = 1u << DPAS_ANALYSIS_PLOT,
+    K = 1u << DPAS_ANALYSIS_CALIBRATE,
     SCEN = E | C | I | M | S | P, /* every analysis of a scenario */
 };
 
@@ -87,10 +88,10 @@ static const struct key_row {
                                    true, C, 0,
                                    "memory bytes/s per worker (default: the node's accelerator's "
                                    "HBM): the rule's compute is max(flops/rate, bytes/this)"},
-    [DPAS_KEY_CALIBRATION] = {"calibration", NULL, "--calibration", "FILE", false, true, C | S | P,
-                              REPEAT | LOCAL,
-                              "nccl-tests output: files of one cluster (A,B or repeated), read "
-                              "and fitted once as one model"},
+    [DPAS_KEY_CALIBRATION] = {"calibration", NULL, "--calibration", "FILE", false, true,
+                              C | S | P | K, REPEAT | LOCAL,
+                              "nccl-tests output: files of one cluster (A,B or repeated; a file "
+                              "once), read and fitted once as one model"},
     [DPAS_KEY_NETWORK_MODEL] = {"network_model", NULL, "--network-model", "M", true, true,
                                 C | S | P, 0,
                                 "with calibration: default (the measured curve at a measured "
@@ -107,10 +108,25 @@ static const struct key_row {
     [DPAS_KEY_Y] = {"y", NULL, "--y", "METRIC", true, true, P, 0,
                     "the plotted metric (default: the first of attr)"},
     [DPAS_KEY_TITLE] = {"title", NULL, "--title", "TEXT", true, true, P, 0, "the plot's title"},
+    /* calibrate's (no Python keyword: the binding has no calibrate) */
+    [DPAS_KEY_COLLECTIVE] = {"collective", NULL, "--collective", "C", true, false, K, 0,
+                             "keep the tests of this collective, or name it where a file "
+                             "cannot tell"},
+    [DPAS_KEY_RANKS] = {"ranks", NULL, "--ranks", "N", true, false, K, 0,
+                        "keep the tests on N ranks (>= 2), or name it where a file cannot tell"},
+    [DPAS_KEY_GPUS_PER_NODE] = {"gpus_per_node", NULL, "--gpus-per-node", "G", true, false, K, 0,
+                                "ranks per node of every test (wins over Rank lines, with a "
+                                "note)"},
+    [DPAS_KEY_TEST] = {"test", NULL, "--test", "K[,K...]", true, false, K, LIST,
+                       "the tests to fit, numbered from 1 across the files by name"},
+    [DPAS_KEY_AT] = {"at", NULL, "--at", "SCALE[,...]", true, false, K, LIST,
+                     "predict at these scales: RANKS or NODESxGPUS (540x4)"},
+    [DPAS_KEY_PREDICT] = {"predict", NULL, "--predict", "SIZE[,...]", true, false, K, LIST,
+                          "predict these sizes (4096, 16MiB, 1GB; all_gather: the total)"},
 };
 
 static const char *const analyses[DPAS_ANALYSIS_COUNT] = {
-    "eval", "cost", "rules", "inventory", "memory", "sweep", "plot",
+    "eval", "cost", "rules", "inventory", "memory", "sweep", "plot", "calibrate",
 };
 
 static const struct key_row *row(dpas_key k)

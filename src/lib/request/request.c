@@ -54,6 +54,9 @@ void dpas_request_free(dpas_request *rq)
     free(rq->cal_texts);
     free(rq->cal_origins);
     free(rq->cal_lens);
+    free(rq->tests);
+    free(rq->sizes);
+    free(rq->at);
     dpas_spec_free(rq->spec);
     free(rq);
 }
@@ -315,8 +318,14 @@ static int cost_schedules(dpas_request *rq, dpas_error *err)
         return rc;
     for (size_t i = 0; !rc && i < n; i++) {
         dpas_schedule_id id;
-        if (!(rc = dpas_schedule_parse("schedule", items[i], &id, err)))
-            rq->opts.cost.schedules |= 1u << id;
+        char q[96];
+        if ((rc = dpas_schedule_parse("schedule", items[i], &id, err)))
+            break;
+        /* one schedule under two spellings (allgather,AllGather) is refused as sweep refuses it */
+        if (rq->opts.cost.schedules & (1u << id))
+            rc = dpas__fail(err, DPAS_EINVAL, "schedule", "schedule: %s is given twice (as %s)",
+                            dpas__quote(items[i], q, sizeof q), dpas_schedule_name(id));
+        rq->opts.cost.schedules |= 1u << id;
     }
     free(items[0]);
     free(items);
@@ -354,28 +363,11 @@ int dpas_request_calibration_text(dpas_request *rq, const char *text, size_t len
     return 0;
 }
 
-/* The curve whose alpha-beta line gives the links (hierarchical and parameter-server times): an
- * AllReduce's (the ring schedules' collective), of the most ranks where several scales were
- * measured (the one closest to a data-parallel job across nodes); else the first curve. */
-static const dpas_curve *links_curve(const dpas_netmodel *m)
-{
-    const dpas_curve *best = &m->curves[0];
-    int found = 0;
-    for (size_t i = 0; i < m->ncurves; i++) {
-        const dpas_curve *cv = &m->curves[i];
-        if (cv->collective != DPAS_COLL_ALL_REDUCE)
-            continue;
-        if (!found || cv->ranks > best->ranks)
-            best = cv;
-        found = 1;
-    }
-    return best;
-}
-
-/* The one place a request reads a calibration: every file (or text) at once, as one cluster's
- * one model (dpas_netmodel_load_files), read and fitted once; and the inter-node link of its
- * AllReduce's alpha-beta line. */
-static int load_calibration(dpas_request *rq, dpas_error *err)
+/* The one place a request reads a calibration (cost, sweep, plot, calibrate; dpas-measure
+ * through a calibrate request): every file (or text) at once, as one cluster's one model
+ * (dpas_netmodel_load_files: a file given twice is refused there), read and fitted once. */
+static int read_calibration(dpas_request *rq, const dpas_calib_options *opt, const char **first,
+                            dpas_error *err)
 {
     const dpas__given *g = &rq->v[DPAS_KEY_CALIBRATION];
     const char *const *names;
@@ -387,33 +379,35 @@ static int load_calibration(dpas_request *rq, dpas_error *err)
     if (g->npaths) {
         names = (const char *const *)g->paths;
         n = g->npaths;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < i; j++)
-                if (!strcmp(names[i], names[j])) {
-                    char q[96];
-                    return dpas__fail(err, DPAS_EINVAL, "calibration",
-                                      "calibration: %s is given twice",
-                                      dpas__quote(names[i], q, sizeof q));
-                }
-        rc = dpas_netmodel_load_files(names, n, NULL, &rq->net, err);
+        rc = dpas_netmodel_load_files(names, n, opt, &rq->net, err);
     } else {
         names = (const char *const *)rq->cal_origins;
         n = rq->ncal_texts;
         rc = dpas_netmodel_from_texts((const char *const *)rq->cal_texts, rq->cal_lens, names, n,
-                                      NULL, &rq->net, err);
+                                      opt, &rq->net, err);
     }
+    *first = n ? names[0] : "calibration";
+    return rc;
+}
+
+/* ... and the links a cost or a sweep takes from it (dpas_netmodel_links). */
+static int load_calibration(dpas_request *rq, dpas_error *err)
+{
+    const char *first;
+    int rc = read_calibration(rq, NULL, &first, err);
+    const char *const *names = &first;
     if (rc)
         return rc;
     if (!rq->net->ncurves)
         return dpas__fail(err, DPAS_EINVAL, "calibration", "calibration: no test to fit in %s",
                           names[0]);
-    const dpas_curve *cv = links_curve(rq->net);
-    const dpas_fit *f = &cv->fits[DPAS_NETMODEL_ALPHA_BETA - 1];
-    if (!f->defined)
-        return dpas__fail(err, DPAS_EINVAL, "calibration", "%s: %s", rq->net->logs[cv->log]->origin,
-                          f->reason);
-    rq->links.inter_bandwidth = f->beta;
-    rq->links.inter_latency = f->alpha;
+    /* the links every front end takes from a calibration (dpas_netmodel_links); the intra-node
+     * link stays the node's (a cost's hierarchical time pre-reduces over the node's own link) */
+    dpas_link_choice lc;
+    if ((rc = dpas_netmodel_links(rq->net, &lc, err)))
+        return rc;
+    rq->links.inter_bandwidth = lc.links.inter_bandwidth;
+    rq->links.inter_latency = lc.links.inter_latency;
     /* the files in the model's order (by name), so the answer does not depend on theirs */
     dpas__buf b = {0};
     for (size_t i = 0; i < rq->net->nlogs; i++)
@@ -421,8 +415,105 @@ static int load_calibration(dpas_request *rq, dpas_error *err)
     return (rq->links_source = dpas__buf_finish(&b, err)) ? 0 : DPAS_ENOMEM;
 }
 
+/* A calibrate list (test, at, predict): the one list syntax (dpas__request_split: no empty item,
+ * no item twice), each item read by `item` into elem bytes at out[k], and no two items of one
+ * value under two spellings (1MiB,1048576; 32,4x8 is the library's at predict time). */
+typedef int (*calib_item_fn)(const char *field, const char *text, void *out, dpas_error *err);
+
+static int calib_list(dpas_request *rq, dpas_key k, size_t elem, calib_item_fn item, void **out,
+                      size_t *nout, dpas_error *err)
+{
+    const char *list = text_of(rq, k), *name = dpas_key_name(k);
+    char **items = NULL, q[96], r[96];
+    size_t n = 0;
+    int rc;
+    *out = NULL, *nout = 0;
+    if (!list)
+        return 0;
+    if ((rc = dpas__request_split(name, list, &items, &n, err)))
+        return rc;
+    unsigned char *v = calloc(n ? n : 1, elem);
+    if (!v)
+        rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        if ((rc = item(name, items[i], v + i * elem, err)))
+            break;
+        for (size_t j = 0; !rc && j < i; j++)
+            if (!memcmp(v + j * elem, v + i * elem, elem))
+                rc = dpas__fail(err, DPAS_EINVAL, name, "%s: %s is given twice (as %s)", name,
+                                dpas__quote(items[i], q, sizeof q),
+                                dpas__quote(items[j], r, sizeof r));
+    }
+    free(items[0]);
+    free(items);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *out = v, *nout = n;
+    return 0;
+}
+
+static int size_item(const char *field, const char *text, void *out, dpas_error *err)
+{
+    return dpas_parse_size_bytes(field, text, out, err);
+}
+
+static int scale_item(const char *field, const char *text, void *out, dpas_error *err)
+{
+    dpas_scale sc;
+    int rc = dpas_scale_parse(field, text, &sc, err);
+    if (!rc)
+        memcpy(out, &sc, sizeof sc); /* the whole struct (no padding in two int64_t) */
+    return rc;
+}
+
+static int test_item(const char *field, const char *text, void *out, dpas_error *err)
+{
+    int64_t v;
+    int rc = dpas_parse_int(field, text, &v, err);
+    if (!rc && v < 1)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: tests are numbered from 1, got %lld", field,
+                          (long long)v);
+    if (!rc)
+        *(size_t *)out = (size_t)v;
+    return rc;
+}
+
+/* calibrate: which tests to read (collective, ranks, gpus_per_node, test), what to predict (at,
+ * predict), then the files, read and fitted once; no links (a calibration whose alpha-beta line
+ * is undefined is still a calibration to show). */
+static int calibrate_opts(dpas_request *rq, dpas_error *err)
+{
+    const char *coll = text_of(rq, DPAS_KEY_COLLECTIVE), *first;
+    int64_t ranks = 0, per_node = 0;
+    int k, rc;
+    size_t ntests = 0;
+    if ((coll && (rc = dpas_collective_parse(coll, &k, err))) ||
+        (rc = count_opt(rq, DPAS_KEY_RANKS, 2, INT64_MAX, &ranks, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_GPUS_PER_NODE, 1, INT64_MAX, &per_node, err)) ||
+        (rc = calib_list(rq, DPAS_KEY_TEST, sizeof *rq->tests, test_item, (void **)&rq->tests,
+                         &ntests, err)) ||
+        (rc = calib_list(rq, DPAS_KEY_AT, sizeof *rq->at, scale_item, (void **)&rq->at, &rq->nat,
+                         err)) ||
+        (rc = calib_list(rq, DPAS_KEY_PREDICT, sizeof *rq->sizes, size_item, (void **)&rq->sizes,
+                         &rq->nsizes, err)))
+        return rc;
+    if (!rq->v[DPAS_KEY_CALIBRATION].npaths && !rq->ncal_texts)
+        return dpas__request_missing(rq, DPAS_KEY_CALIBRATION, err,
+                                     "calibrate takes one or more files of nccl-tests output");
+    rq->calib = (dpas_calib_options){.collective = coll,
+                                     .ranks = ranks,
+                                     .per_node = per_node,
+                                     .tests = rq->tests,
+                                     .ntests = ntests};
+    return read_calibration(rq, &rq->calib, &first, err);
+}
+
 static int network(dpas_request *rq, dpas_error *err)
 {
+    if (rq->analysis == DPAS_ANALYSIS_CALIBRATE)
+        return calibrate_opts(rq, err);
     const char *model = text_of(rq, DPAS_KEY_NETWORK_MODEL);
     int kind = DPAS_NETMODEL_DEFAULT, rc;
     if (rq->ncal_texts) {
@@ -601,7 +692,8 @@ int dpas_request_resolve(dpas_request *rq, const dpas_registry *reg, dpas_error 
     if ((rc = check_keys(rq, err)) || (rc = options(rq, err)))
         return rc;
     switch (rq->analysis) {
-    case DPAS_ANALYSIS_RULES: break;
+    case DPAS_ANALYSIS_RULES:
+    case DPAS_ANALYSIS_CALIBRATE: break;
     case DPAS_ANALYSIS_SWEEP:
     case DPAS_ANALYSIS_PLOT:
         if ((rc = dpas__request_sweep(rq, err)))

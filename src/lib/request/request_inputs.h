@@ -39,6 +39,13 @@ struct dpas_request {
     /* calibrations given as text (dpas_request_calibration_text; owned copies) */
     char **cal_texts, **cal_origins;
     size_t *cal_lens, ncal_texts;
+    /* calibrate: what to read (collective, ranks, gpus_per_node, test) and predict (owned) */
+    dpas_calib_options calib;
+    size_t *tests;
+    uint64_t *sizes;
+    size_t nsizes;
+    dpas_scale *at;
+    size_t nat;
     dpas_sweep sweep; /* its axes are owned */
     char *placeholder[DPAS_INPUT_COUNT];
 };

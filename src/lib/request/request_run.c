@@ -51,3 +51,24 @@ int dpas_request_memory(const dpas_request *rq, dpas_memory *out, dpas_error *er
     int rc = unresolved(rq, DPAS_ANALYSIS_MEMORY, err);
     return rc ? rc : dpas_memory_check(&rq->scenario, rq->opts.state, rq->opts.zero, out, err);
 }
+
+const dpas_netmodel *dpas_request_netmodel(const dpas_request *rq)
+{
+    return rq && rq->resolved && rq->analysis == DPAS_ANALYSIS_CALIBRATE ? rq->net : NULL;
+}
+
+size_t dpas_request_predictions_asked(const dpas_request *rq)
+{
+    return rq ? rq->nsizes * (rq->nat ? rq->nat : 1) : 0;
+}
+
+int dpas_request_calibrate(const dpas_request *rq, dpas_net_prediction **rows, size_t *nrows,
+                           dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_CALIBRATE, err);
+    *rows = NULL;
+    *nrows = 0;
+    return rc ? rc
+              : dpas_netmodel_predict_at(rq->net, rq->sizes, rq->nsizes, rq->at, rq->nat, rows,
+                                         nrows, err);
+}

@@ -167,10 +167,14 @@ static int plot(dpas_request *rq, dpas_error *err)
     dpas_sweep *sw = &rq->sweep;
     const char *y = text_of(rq, DPAS_KEY_Y);
     char q[96];
-    rq->opts.y = sw->metrics[0] == DPAS_METRIC_TIME_BASIS && sw->nmetrics > 1 ? sw->metrics[1]
-                                                                              : sw->metrics[0];
-    if (!y && rq->opts.y == DPAS_METRIC_TIME_BASIS)
-        return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; time_basis is a word");
+    rq->opts.y =
+        (sw->metrics[0] == DPAS_METRIC_TIME_BASIS || sw->metrics[0] == DPAS_METRIC_TIME_MODEL) &&
+                sw->nmetrics > 1
+            ? sw->metrics[1]
+            : sw->metrics[0];
+    if (!y && (rq->opts.y == DPAS_METRIC_TIME_BASIS || rq->opts.y == DPAS_METRIC_TIME_MODEL))
+        return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; %s is a word",
+                          dpas_metric_name(rq->opts.y));
     if (y) {
         int m = dpas_metric_from_name(y);
         bool listed = false;
@@ -180,8 +184,9 @@ static int plot(dpas_request *rq, dpas_error *err)
             return dpas__fail(err, DPAS_EINVAL, "y",
                               "y must be one of the metrics shown (attr), got %s",
                               dpas__quote(y, q, sizeof q));
-        if (m == DPAS_METRIC_TIME_BASIS)
-            return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; time_basis is a word");
+        if (m == DPAS_METRIC_TIME_BASIS || m == DPAS_METRIC_TIME_MODEL)
+            return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; %s is a word",
+                              dpas_metric_name(m));
         rq->opts.y = m;
     }
     dpas_sweep_input x = sw->axes[0].input;

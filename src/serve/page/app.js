@@ -491,9 +491,8 @@ function cheapest(rows) {
 // else which of its models answered and whether it extrapolated or rescaled.
 function timeBasis(r) {
   const parts = [];
-  const basis = r.time_basis || r.basis;
-  const band = Array.isArray(r.band_s) ? r.band_s
-    : r.time_band_low_s !== undefined && r.time_band_low_s !== null ? [r.time_band_low_s, r.time_band_high_s] : null;
+  const basis = r.time_basis;
+  const band = r.time_band_low_s !== undefined && r.time_band_low_s !== null ? [r.time_band_low_s, r.time_band_high_s] : null;
   if (basis) parts.push(String(basis).replace(/_/g, ' '));
   if (band && band.length === 2 && band[0] !== null) parts.push(fmtTime(band[0]) + ' to ' + fmtTime(band[1]));
   if (!parts.length && r.time_model) {
@@ -949,9 +948,10 @@ function renderFit(cal) {
     cell(tr, fmtBytes(p.bytes), 'num', exact(p.bytes) + ' B');
     const t = p.time_s !== undefined ? p.time_s : p[(p.default_model || 'empirical') + '_s'];
     cell(tr, fmtTime(t), 'num', t === undefined || t === null ? undefined : exact(t) + ' s');
-    cell(tr, p.basis ? String(p.basis).replace(/_/g, ' ') : (p.default_model || '') + (p.extrapolated ? ', beyond the measured sizes' : ', within the measured sizes'));
-    const band = Array.isArray(p.band_s) ? fmtTime(p.band_s[0]) + ' to ' + fmtTime(p.band_s[1]) : '\u2014';
-    cell(tr, band, 'num', Array.isArray(p.band_s) ? exact(p.band_s[0]) + ' to ' + exact(p.band_s[1]) + ' s' : undefined);
+    cell(tr, p.time_basis ? String(p.time_basis).replace(/_/g, ' ') : (p.time_model || '') + (p.extrapolated ? ', beyond the measured sizes' : ', within the measured sizes'));
+    const hasBand = p.time_band_low_s !== undefined && p.time_band_low_s !== null;
+    const band = hasBand ? fmtTime(p.time_band_low_s) + ' to ' + fmtTime(p.time_band_high_s) : '\u2014';
+    cell(tr, band, 'num', hasBand ? exact(p.time_band_low_s) + ' to ' + exact(p.time_band_high_s) + ' s' : undefined);
     pb.appendChild(tr);
   }
   const notes = $('cluster-notes');
