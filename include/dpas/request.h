@@ -25,6 +25,7 @@
 #include "dpas/cost.h"
 #include "dpas/inventory.h"
 #include "dpas/spec.h"
+#include "dpas/step.h"
 #include "dpas/sweep.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,7 @@ typedef enum dpas_analysis {
     DPAS_ANALYSIS_MEMORY,    /* does the training state fit (dpas memory) */
     DPAS_ANALYSIS_SWEEP,     /* one or two inputs varied, a row per point (dpas sweep) */
     DPAS_ANALYSIS_PLOT,      /* a sweep drawn as a chart (dpas sweep --plot, /api/v1/plot.svg) */
+    DPAS_ANALYSIS_STEP,      /* the training step around each rule's exchange (dpas step) */
     DPAS_ANALYSIS_COUNT
 } dpas_analysis;
 
@@ -78,6 +80,12 @@ typedef enum dpas_key {
     DPAS_KEY_EXPLAIN,                 /* equations with the numbers substituted (eval) */
     DPAS_KEY_Y,                       /* the plotted metric */
     DPAS_KEY_TITLE,                   /* the plot's title */
+    DPAS_KEY_TOKENS,                  /* step: tokens per step over every replica */
+    DPAS_KEY_GLOBAL_BATCH,            /* step: sequences per step (with sequence) */
+    DPAS_KEY_SEQUENCE,                /* step: tokens per sequence */
+    DPAS_KEY_MFU,                     /* step: model-FLOPs utilisation */
+    DPAS_KEY_BUCKET_BYTES,            /* step: gradient bytes per DDP bucket */
+    DPAS_KEY_PRECISION,               /* step: the compute's precision (its peak) */
     DPAS_KEY_COUNT
 } dpas_key;
 
@@ -189,6 +197,8 @@ DPAS_API int dpas_request_rules(const dpas_request *rq, dpas_rule_row *rows, siz
 DPAS_API int dpas_request_inventory(const dpas_request *rq, dpas_inventory_row **rows, size_t *n,
                                     dpas_error *err);
 DPAS_API int dpas_request_memory(const dpas_request *rq, dpas_memory *out, dpas_error *err);
+/* *out is the caller's: dpas_step_free. */
+DPAS_API int dpas_request_step(const dpas_request *rq, dpas_step **out, dpas_error *err);
 
 #ifdef __cplusplus
 }

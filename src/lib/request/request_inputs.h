@@ -39,7 +39,8 @@ struct dpas_request {
     /* calibrations given as text (dpas_request_calibration_text; owned copies) */
     char **cal_texts, **cal_origins;
     size_t *cal_lens, ncal_texts;
-    dpas_sweep sweep; /* its axes are owned */
+    dpas_sweep sweep;    /* its axes are owned */
+    dpas_step_opts step; /* a step's options (its cost: opts.cost's) */
     char *placeholder[DPAS_INPUT_COUNT];
 };
 
@@ -62,5 +63,8 @@ int dpas__request_scenario(dpas_request *rq, char *const *override, dpas_error *
 /* Resolve a sweep or plot request: its axes, the scenario of the inputs that do not vary, the
  * fixed rule and schedule, the metrics, the plot's y. */
 int dpas__request_sweep(dpas_request *rq, dpas_error *err);
+/* A step's own options (tokens, global_batch, sequence, mfu, bucket_bytes, precision, zero):
+ * request_step.c. */
+int dpas__step_opts(dpas_request *rq, dpas_error *err);
 
 #endif

@@ -51,3 +51,14 @@ int dpas_request_memory(const dpas_request *rq, dpas_memory *out, dpas_error *er
     int rc = unresolved(rq, DPAS_ANALYSIS_MEMORY, err);
     return rc ? rc : dpas_memory_check(&rq->scenario, rq->opts.state, rq->opts.zero, out, err);
 }
+
+int dpas_request_step(const dpas_request *rq, dpas_step **out, dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_STEP, err);
+    *out = NULL;
+    if (rc)
+        return rc;
+    dpas_step_opts o = rq->step;
+    o.cost = rq->opts.cost;
+    return dpas_step_compute(&rq->scenario, &o, out, err);
+}
