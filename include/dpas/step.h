@@ -48,17 +48,17 @@ typedef struct dpas_step_row {
     const dpas_rule *rule;
     dpas_schedule_id schedule;
     int realisable;
-    const char *why;            /* why not realisable (static), or NULL */
+    const char *why;             /* why not realisable (static), or NULL */
     dpas_bytes bytes_per_worker; /* the schedule's bytes plus ZeRO's parameter gathers, exact */
     double exchange_s;           /* the schedule's collectives, bucket by bucket (time model) */
     const char *exchange_model;  /* as dpas_cost_row.time_model (static) */
     dpas_time_basis exchange_basis;
     double exchange_lo_s, exchange_hi_s; /* its band (NAN: the model gives none) */
     double zero_s;                       /* ZeRO's parameter all-gathers beyond the schedule */
-    double exposed_s;  /* the exchange the backward does not hide (the last bucket's at least) */
-    double rule_s;     /* the rule's own compute, after the last bucket (roofline) */
-    const char *rule_bound; /* "compute" or "memory" (static), NULL without rule_s */
-    double step_s;          /* compute + exposed + zero + rule */
+    double exposed_s; /* the exchange the backward does not hide (the last bucket's at least) */
+    double rule_s;    /* the rule's own compute, after the last bucket (roofline) */
+    const char *rule_bound;      /* "compute" or "memory" (static), NULL without rule_s */
+    double step_s;               /* compute + exposed + zero + rule */
     double step_lo_s, step_hi_s; /* with the MFU's band and the exchange's band */
     double added_s;              /* step_s - the baseline's (the mean under allreduce) */
     double share;                /* added_s / step_s: the share of the step robustness adds */
@@ -71,14 +71,14 @@ typedef struct dpas_step {
     size_t nrows, unrealisable;
     int64_t dp_degree, accelerators, iterations;
     uint64_t parameters, tokens;
-    double flops;                /* 6 x parameters x tokens */
-    double peak_flops;           /* per accelerator */
-    const char *peak_source;     /* "compute_rate" or the accelerator's registry path */
-    double mfu, mfu_lo, mfu_hi;  /* mfu_lo/hi: the band (mfu itself when given) */
-    const char *mfu_basis;       /* "given" or "assumed" (static) */
-    const char *mfu_source;      /* where an assumed MFU comes from (static), or NULL */
-    double compute_s;            /* forward + backward: flops / (accelerators x peak x mfu) */
-    double forward_s, backward_s; /* 1/3 and 2/3 of it (2PT and 4PT FLOPs) */
+    double flops;                      /* 6 x parameters x tokens */
+    double peak_flops;                 /* per accelerator */
+    const char *peak_source;           /* "compute_rate" or the accelerator's registry path */
+    double mfu, mfu_lo, mfu_hi;        /* mfu_lo/hi: the band (mfu itself when given) */
+    const char *mfu_basis;             /* "given" or "assumed" (static) */
+    const char *mfu_source;            /* where an assumed MFU comes from (static), or NULL */
+    double compute_s;                  /* forward + backward: flops / (accelerators x peak x mfu) */
+    double forward_s, backward_s;      /* 1/3 and 2/3 of it (2PT and 4PT FLOPs) */
     double compute_lo_s, compute_hi_s; /* at mfu_hi and mfu_lo */
     uint64_t bucket_bytes;
     uint64_t bucket_parameters; /* parameters per full bucket */

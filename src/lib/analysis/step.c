@@ -59,10 +59,10 @@ static int check_opts(const dpas_step_opts *o, dpas_error *err)
                           "give tokens or global_batch and sequence, not both");
     if (!o->tokens && (!o->global_batch || !o->sequence))
         return dpas__fail(err, DPAS_EINVAL, "tokens",
-                          o->global_batch   ? "global_batch needs sequence (tokens per sequence)"
-                          : o->sequence     ? "sequence needs global_batch (sequences per step)"
-                                            : "tokens is required (tokens per step over every "
-                                              "replica), or global_batch and sequence");
+                          o->global_batch ? "global_batch needs sequence (tokens per sequence)"
+                          : o->sequence   ? "sequence needs global_batch (sequences per step)"
+                                          : "tokens is required (tokens per step over every "
+                                            "replica), or global_batch and sequence");
     if (!(o->cost.compute_rate >= 0) || isinf(o->cost.compute_rate))
         return dpas__fail(err, DPAS_EINVAL, "compute_rate",
                           "compute_rate must be a finite number > 0 FLOP/s, got %g",
@@ -86,16 +86,14 @@ static double gather_time(const dpas__cost_ctx *x, double bytes)
  * the parameters (each updated by its shard's owner) are gathered after it. */
 static bool gathers_shards(dpas_schedule_id s)
 {
-    return s == DPAS_SCHED_ALLREDUCE || s == DPAS_SCHED_SHARDED ||
-           s == DPAS_SCHED_SHARDED_DISTANCE;
+    return s == DPAS_SCHED_ALLREDUCE || s == DPAS_SCHED_SHARDED || s == DPAS_SCHED_SHARDED_DISTANCE;
 }
-
 
 /* What every row shares besides the dpas_step. */
 typedef struct step_ctx {
-    dpas_rational gw, ww;  /* gradient and weight widths (weights: the gradient's when absent) */
-    dpas__cost_ctx x;      /* cost's context, with the rule's roofline */
-    dpas__cost_ctx bx;     /* the same without it: the buckets' times */
+    dpas_rational gw, ww; /* gradient and weight widths (weights: the gradient's when absent) */
+    dpas__cost_ctx x;     /* cost's context, with the rule's roofline */
+    dpas__cost_ctx bx;    /* the same without it: the buckets' times */
 } step_ctx;
 
 /* ZeRO's bytes and time beyond the schedule's, for one row: (N-1)/N of the weights per
@@ -274,8 +272,8 @@ static int step_head(const dpas_scenario *s, const dpas_step_opts *o, const dpas
                           "bucket_bytes must hold one parameter's gradient, got %llu B",
                           (unsigned long long)st->bucket_bytes);
     st->bucket_parameters = pb < s->parameters ? (uint64_t)pb : s->parameters;
-    st->buckets = s->parameters / st->bucket_parameters +
-                  (s->parameters % st->bucket_parameters != 0);
+    st->buckets =
+        s->parameters / st->bucket_parameters + (s->parameters % st->bucket_parameters != 0);
     return 0;
 }
 
@@ -303,8 +301,9 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
     note(n, "rule: the robust rule's own compute (cost's roofline at the accelerator's peak and "
             "HBM) runs after the last bucket: it needs the exchanged values, so it cannot "
             "overlap the backward; the mean's is the collective's own sum");
-    note(n, "added and share: the step over the mean under allreduce (plain DDP%s) at the same "
-            "inputs, and that excess over the row's step",
+    note(n,
+         "added and share: the step over the mean under allreduce (plain DDP%s) at the same "
+         "inputs, and that excess over the row's step",
          st->zero ? " with the same ZeRO stage" : "");
     if (st->zero)
         note(n,
@@ -315,8 +314,9 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
                              "of gradients (1.5x DP's bytes)"
                            : "reduce-scatter of gradients, all-gather of parameters after the "
                              "step (DP's bytes)",
-             s->weight_bytes_per_param.den ? "" : "; parameters gathered at the gradient width "
-                                                  "(the scenario gives no weight width)");
+             s->weight_bytes_per_param.den ? ""
+                                           : "; parameters gathered at the gradient width "
+                                             "(the scenario gives no weight width)");
     note(n, "not modelled: tensor, pipeline and expert parallelism (a replica's accelerators "
             "only divide the compute), offload, stragglers, the optimizer step, data loading");
 }

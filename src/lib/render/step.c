@@ -32,8 +32,8 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
                      st->compute_s, st->forward_s, st->backward_s, st->compute_lo_s,
                      st->compute_hi_s, (unsigned long long)st->parameters,
                      (unsigned long long)st->tokens);
-    dpas__buf_printf(b, "          on %lld accelerators at %.6g TFLOP/s (", (long long)st->accelerators,
-                     st->peak_flops / 1e12);
+    dpas__buf_printf(b, "          on %lld accelerators at %.6g TFLOP/s (",
+                     (long long)st->accelerators, st->peak_flops / 1e12);
     dpas__escape(b, DPAS_FORMAT_TEXT, st->peak_source);
     dpas__buf_printf(b, ") x MFU %g, %s", st->mfu, st->mfu_basis);
     if (st->mfu_source)
