@@ -38,7 +38,7 @@ const char *dpas_step_zero_composition(const dpas_rule *r)
 static void note(dpas_step *st, const char *fmt, ...) DPAS__PRINTF(2, 3);
 static void note(dpas_step *st, const char *fmt, ...)
 {
-    /* step_notes writes at most 9 notes, one fewer than the room: none is ever dropped */
+    /* step_notes writes at most 7 notes, fewer than the room: none is ever dropped */
     if (st->nnotes == DPAS_STEP_MAX_NOTES)
         return;
     va_list ap;
@@ -70,14 +70,18 @@ static int check_opts(const dpas_step_opts *o, dpas_error *err)
     return 0;
 }
 
-/* The ring all-gather of `bytes` over N ranks on the inter-node link: (N-1) latency steps and
- * (N-1)/N of the bytes over its bandwidth; NAN without links. */
-static double gather_time(const dpas__cost_ctx *x, double bytes)
+/* The ring all-gather of `bytes` over N ranks: (N-1) latency steps and (N-1)/N of the bytes over
+ * the link's bandwidth, the inter-node link when the replicas span nodes, the node's own when
+ * one node holds them all; NAN without links. */
+static double gather_time(const dpas_scenario *s, const dpas__cost_ctx *x, double bytes)
 {
     const double n = (double)x->dp_degree;
     if (!x->have_links || x->dp_degree < 2)
         return x->have_links ? 0 : NAN;
-    return (n - 1) * x->links.inter_latency + (n - 1) / n * bytes / x->links.inter_bandwidth;
+    bool one_node = s->nodes == 1 && x->have_intra;
+    double bw = one_node ? x->links.intra_bandwidth : x->links.inter_bandwidth,
+           lat = one_node ? x->links.intra_latency : x->links.inter_latency;
+    return (n - 1) * lat + (n - 1) / n * bytes / bw;
 }
 
 /* The schedule's own final all-gather is of the aggregate's shards (sharded) or it reduces
@@ -120,16 +124,19 @@ static int zero_extra(const dpas_scenario *s, const dpas_step *st, const step_ct
             (rc = dpas__bytes_cmp(wg, gg) >= 0 ? dpas__bytes_add(sum, d, &sum, err)
                                                : dpas__bytes_absdiff(sum, d, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        t = gather_time(&c->x, W) - gather_time(&c->x, G);
+        t = gather_time(s, &c->x, W) - gather_time(s, &c->x, G);
     } else {
         if ((rc = dpas__bytes_add(sum, wg, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        t = gather_time(&c->x, W);
+        t = gather_time(s, &c->x, W);
     }
     if (st->zero == 3) {
+        /* the forward's gather, prefetched layer by layer as FSDP does: the forward hides it
+         * but for its first part (one bucket's share) or what outlasts the forward */
         if ((rc = dpas__bytes_add(sum, wg, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        t += gather_time(&c->x, W);
+        double ag = gather_time(s, &c->x, W);
+        t += fmax(ag / (double)st->buckets, ag - st->forward_s);
     }
     r->bytes_per_worker = sum;
     r->zero_s = t;
@@ -305,11 +312,8 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
          "added and share: the step over the mean under allreduce (plain DDP%s) at the same "
          "inputs, and that excess over the row's step",
          st->zero ? " with the same ZeRO stage" : "");
-    if (st->zero)
-        note(n,
-             "zero %d: %s; parameter all-gathers timed as rings over the inter-node link and "
-             "counted exposed (FSDP's prefetch can hide some behind compute: an upper bound)%s",
-             st->zero,
+    if (st->zero) {
+        note(n, "zero %d: %s%s", st->zero,
              st->zero == 3 ? "all-gather of parameters in forward and in backward, reduce-scatter "
                              "of gradients (1.5x DP's bytes)"
                            : "reduce-scatter of gradients, all-gather of parameters after the "
@@ -317,6 +321,13 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
              s->weight_bytes_per_param.den ? ""
                                            : "; parameters gathered at the gradient width "
                                              "(the scenario gives no weight width)");
+        note(n, "zero times: the schedule's own all-gather (allreduce's second half, sharded's "
+                "gather) stands for the parameters' (stage 1, 2: a lower bound, as that gather "
+                "runs after the step) or the backward's (stage 3), in the backward's window; "
+                "stage 3's forward gather is prefetched: exposed only its first bucket's share "
+                "or what outlasts the forward; gathers are rings over the fabric (the node's "
+                "link within one node)");
+    }
     note(n, "not modelled: tensor, pipeline and expert parallelism (a replica's accelerators "
             "only divide the compute), offload, stragglers, the optimizer step, data loading");
 }
