@@ -86,6 +86,8 @@ typedef enum dpas_key {
     DPAS_KEY_MFU,                     /* step: model-FLOPs utilisation */
     DPAS_KEY_BUCKET_BYTES,            /* step: gradient bytes per DDP bucket */
     DPAS_KEY_PRECISION,               /* step: the compute's precision (its peak) */
+    DPAS_KEY_PARALLELISM,             /* data only: the others are refused with why */
+    DPAS_KEY_OFFLOAD,                 /* none only: offload is refused with why */
     DPAS_KEY_COUNT
 } dpas_key;
 

@@ -206,6 +206,11 @@ static const opt_doc opt_docs[] = {
      "step: model-FLOPs utilisation in (0, 1] (0.45 or 45%); default 0.40, assumed"},
     {"bucket_bytes", T_TEXT, 0, 0, "step: gradient bytes per bucket (default 25 MiB, as DDP)"},
     {"precision", T_TEXT, 0, 0, "step: bf16 (default) or fp16: the accelerator's dense peak"},
+    {"parallelism", T_TEXT, 0, 0,
+     "data (the default, the only one modelled); tensor, pipeline, expert and context are "
+     "refused with why"},
+    {"offload", T_TEXT, 0, 0,
+     "none (the default, the only one modelled); cpu and nvme are refused with why"},
     {"require_fit", T_BOOL, 0, 0,
      "true (the default): a state that does not fit is a 422 physics violation, as the CLI exits "
      "2; false: it is the check itself, with fits false"},

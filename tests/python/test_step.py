@@ -46,6 +46,26 @@ class Step(unittest.TestCase):
         self.assertEqual(a["tokens"], b["tokens"])
         self.assertEqual(a["mfu_basis"], "assumed")
 
+    def test_published_step_times(self):
+        """Compute time against MosaicML's published MPT benchmarks (llm-foundry,
+        scripts/train/benchmarking/README.md, table 'H100 80GB BF16'; FSDP FULL_SHARD, data
+        parallel only, no activation checkpointing): at the published MFU, dpas's 6PT compute
+        time is within 15% of the published step (GlobalBatchSize(T) / Throughput(T/s)). The
+        gap is attention's FLOPs, which their MFU counts (12 x layers x d_model x seq per token)
+        and 6PT does not. Rows: params, GPUs, tokens per step, MFU %, tokens/s."""
+        published = [(6658859008, 8, 98304, 46.44, 85144),      # 7b, seq 2048
+                     (1315950592, 64, 2621440, 40.85, 2841754),  # 1b, seq 2048
+                     (2651837440, 64, 2359296, 40.8, 1441663),   # 3b, seq 2048
+                     (12853954560, 64, 262144, 39.86, 307209),   # 13b, seq 2048
+                     (64862437376, 64, 4194304, 42.57, 66523)]   # 70b, seq 2048 (checkpointing)
+        for params, gpus, tokens, mfu, tps in published:
+            d = dpas.step(parameters=params, fleet="Lab_64_H100", nodes=gpus // 8,
+                          dp_degree=gpus, gradient_bytes_per_param="bf16",
+                          checkpoint_bytes_per_param="16B", tokens=tokens, mfu=mfu / 100,
+                          zero=3, rule="mean", schedule="allreduce")
+            step = tokens / tps
+            self.assertLess(abs(d["compute_s"] / step - 1), 0.15, (params, d["compute_s"], step))
+
     def test_errors(self):
         with self.assertRaises(dpas.InvalidValue) as e:
             dpas.step(**KEYS)

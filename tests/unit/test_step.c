@@ -239,6 +239,12 @@ static void test_refusals(void **state)
     const char *tiny[] = {BASE, "tokens", "1M", "bucket_bytes", "1", "gradient_bytes_per_param",
                           "4 B"};
     refused(tiny, 14, "bucket_bytes", "one parameter");
+    const char *pp[] = {BASE, "tokens", "1M", "parallelism", "data,pipeline"};
+    refused(pp, 12, "parallelism", "pipeline parallelism is not modelled");
+    const char *ep[] = {BASE, "tokens", "1M", "parallelism", "expert"};
+    refused(ep, 12, "parallelism", "expert parallelism is not modelled");
+    const char *off[] = {BASE, "tokens", "1M", "offload", "cpu"};
+    refused(off, 12, "offload", "offload is not modelled");
     const char *steps[] = {BASE, "tokens", "1M", "steps", "2"};
     refused(steps, 12, "steps", "not used by step");
 }

@@ -321,12 +321,11 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
              s->weight_bytes_per_param.den ? ""
                                            : "; parameters gathered at the gradient width "
                                              "(the scenario gives no weight width)");
-        note(n, "zero times: the schedule's own all-gather (allreduce's second half, sharded's "
-                "gather) stands for the parameters' (stage 1, 2: a lower bound, as that gather "
-                "runs after the step) or the backward's (stage 3), in the backward's window; "
-                "stage 3's forward gather is prefetched: exposed only its first bucket's share "
-                "or what outlasts the forward; gathers are rings over the fabric (the node's "
-                "link within one node)");
+        note(n, "zero times: the schedule's own all-gather stands for the parameters' (stage 1, 2: "
+                "a lower bound, that gather runs after the step) or the backward's (stage 3); "
+                "stage 3's forward gather is prefetched: exposed is its first bucket's share or "
+                "what outlasts the forward; gathers are rings over the fabric (within one node, "
+                "its link)");
     }
     note(n, "not modelled: tensor, pipeline and expert parallelism (a replica's accelerators "
             "only divide the compute), offload, stragglers, the optimizer step, data loading");

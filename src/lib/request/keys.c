@@ -124,6 +124,13 @@ static const struct key_row {
     [DPAS_KEY_PRECISION] = {"precision", NULL, "--precision", "NAME", true, true, T, 0,
                             "the compute's precision: bf16 (default) or fp16, the accelerator's "
                             "dense peak; another: give compute_rate"},
+    [DPAS_KEY_PARALLELISM] = {"parallelism", NULL, "--parallelism", "P[,P...]", true, true,
+                              C | M | T, LIST,
+                              "data (the default, the only one modelled); tensor, pipeline, "
+                              "expert and context are refused with why"},
+    [DPAS_KEY_OFFLOAD] = {"offload", NULL, "--offload", "WHERE", true, true, C | M | T, 0,
+                          "none (the default, the only one modelled); cpu and nvme are refused "
+                          "with why"},
 };
 
 static const char *const analyses[DPAS_ANALYSIS_COUNT] = {

@@ -64,12 +64,64 @@ static int precision_key(dpas_request *rq, dpas_error *err)
                       dpas__quote(t, q, sizeof q));
 }
 
+/* What dpas does not model, asked for by name: refused with why, never ignored. */
+static const struct {
+    const char *name, *why;
+} not_modelled[] = {
+    {"tensor", "tensor parallelism is not modelled: dpas times the exchange between data-parallel "
+               "replicas; a replica's accelerators only divide its compute, and their all-reduces "
+               "inside each layer are not timed"},
+    {"pipeline", "pipeline parallelism is not modelled: its bubble and the sends between stages "
+                 "are not timed (a replica's accelerators only divide its compute)"},
+    {"expert", "expert parallelism is not modelled: the all-to-all of tokens between experts is "
+               "not timed, and the compute counts every parameter (6 x P x tokens), not the "
+               "active ones"},
+    {"context", "context parallelism is not modelled: the exchange of keys and values between "
+                "the ranks of a sequence is not timed"},
+    {"cpu", "offload is not modelled: the host link and the optimizer's time on the CPU "
+            "(ZeRO-Offload) are not timed"},
+    {"nvme", "offload is not modelled: the NVMe and host links (ZeRO-Infinity) are not timed"},
+};
+
+static int refuse_not_modelled(dpas_request *rq, dpas_error *err)
+{
+    const char *par = text_of(rq, DPAS_KEY_PARALLELISM), *off = text_of(rq, DPAS_KEY_OFFLOAD);
+    char **items = NULL, q[96];
+    size_t n = 0;
+    int rc = par ? dpas__request_split("parallelism", par, &items, &n, err) : 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (!strcmp(items[i], "data"))
+            continue;
+        rc = dpas__fail(err, DPAS_EINVAL, "parallelism",
+                        "parallelism %s: unknown; expected data (tensor, pipeline, expert and "
+                        "context are known and not modelled)",
+                        dpas__quote(items[i], q, sizeof q));
+        for (size_t k = 0; k < 4; k++)
+            if (!strcmp(items[i], not_modelled[k].name))
+                rc = dpas__fail(err, DPAS_EINVAL, "parallelism", "parallelism %s: %s", items[i],
+                                not_modelled[k].why);
+    }
+    if (items)
+        free(items[0]);
+    free(items);
+    if (rc || !off || !strcmp(off, "none"))
+        return rc;
+    for (size_t k = 4; k < sizeof not_modelled / sizeof not_modelled[0]; k++)
+        if (!strcmp(off, not_modelled[k].name))
+            return dpas__fail(err, DPAS_EINVAL, "offload", "offload %s: %s", off,
+                              not_modelled[k].why);
+    return dpas__fail(err, DPAS_EINVAL, "offload",
+                      "offload %s: unknown; expected none (cpu and nvme are known and not "
+                      "modelled)",
+                      dpas__quote(off, q, sizeof q));
+}
+
 int dpas__step_opts(dpas_request *rq, dpas_error *err)
 {
     dpas_step_opts *o = &rq->step;
     int rc;
-    if (rq->analysis != DPAS_ANALYSIS_STEP)
-        return 0;
+    if ((rc = refuse_not_modelled(rq, err)) || rq->analysis != DPAS_ANALYSIS_STEP)
+        return rc;
     const char *bucket = text_of(rq, DPAS_KEY_BUCKET_BYTES), *zero = text_of(rq, DPAS_KEY_ZERO);
     if ((rc = count_key(rq, DPAS_KEY_TOKENS, &o->tokens, err)) ||
         (rc = count_key(rq, DPAS_KEY_GLOBAL_BATCH, &o->global_batch, err)) ||
