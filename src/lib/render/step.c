@@ -26,12 +26,12 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
         dpas__escape(b, DPAS_FORMAT_TEXT, v->label);
         dpas__buf_puts(b, "\n");
     }
-    dpas__buf_printf(b,
-                     "compute   %.6g s per step (forward %.6g, backward %.6g; band %.6g-%.6g): "
-                     "6 x %llu parameters x %llu tokens\n",
-                     st->compute_s, st->forward_s, st->backward_s, st->compute_lo_s,
-                     st->compute_hi_s, (unsigned long long)st->parameters,
-                     (unsigned long long)st->tokens);
+    dpas__buf_printf(b, "compute   %.6g s per step (forward %.6g, backward %.6g", st->compute_s,
+                     st->forward_s, st->backward_s);
+    if (st->compute_lo_s != st->compute_hi_s) /* a band only from an assumed MFU */
+        dpas__buf_printf(b, "; band %.6g-%.6g", st->compute_lo_s, st->compute_hi_s);
+    dpas__buf_printf(b, "): 6 x %llu parameters x %llu tokens\n",
+                     (unsigned long long)st->parameters, (unsigned long long)st->tokens);
     dpas__buf_printf(b, "          on %lld accelerators at %.6g TFLOP/s (",
                      (long long)st->accelerators, st->peak_flops / 1e12);
     dpas__escape(b, DPAS_FORMAT_TEXT, st->peak_source);
