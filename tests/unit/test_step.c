@@ -181,6 +181,36 @@ static void test_zero_volumes(void **state)
     }
 }
 
+/* cost takes the same stage: its rows carry the same bytes, and their ratio to DP's AllReduce is
+ * the paper's 1x and 1.5x. */
+static void test_cost_zero(void **state)
+{
+    (void)state;
+    const char *z[] = {"1", "3"};
+    const double ratio[] = {1.0, 1.5};
+    const uint64_t dp = 2 * 15000000000ull / 64 * 63;
+    const uint64_t want[] = {dp, dp / 2 * 3};
+    for (int k = 0; k < 2; k++) {
+        dpas_request *rq;
+        dpas_cost *c = NULL;
+        dpas_error e = {0};
+        const char *kv[] = {"fleet", "Training_512_H100", "dp_degree", "64", "parameters",
+                            "7.5e9", "gradient_bytes_per_param", "2 B",
+                            "checkpoint_bytes_per_param", "16 B", "zero", z[k], "rule", "mean",
+                            "schedule", "allreduce"};
+        assert_int_equal(dpas_request_new(DPAS_ANALYSIS_COST, &rq, &e), 0);
+        for (size_t i = 0; i < sizeof kv / sizeof *kv; i += 2)
+            assert_int_equal(dpas_request_set(rq, kv[i], kv[i + 1], &e), 0);
+        if (dpas_request_resolve(rq, reg, &e) || dpas_request_cost(rq, &c, &e))
+            fail_msg("%s", e.message);
+        assert_int_equal(c->nrows, 1);
+        assert_int_equal(whole(c->rows[0].bytes_per_worker), want[k]);
+        near(c->rows[0].ratio_to_allreduce, ratio[k]);
+        dpas_cost_free(c);
+        dpas_request_free(rq);
+    }
+}
+
 /* The default MFU is assumed, with its band and source; the band brackets the step. */
 static void test_assumed_mfu(void **state)
 {
@@ -255,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_compute_and_hidden_exchange),
         cmocka_unit_test(test_exchange_behind_backward),
         cmocka_unit_test(test_zero_volumes),
+        cmocka_unit_test(test_cost_zero),
         cmocka_unit_test(test_assumed_mfu),
         cmocka_unit_test(test_refusals),
     };

@@ -95,51 +95,51 @@ static bool gathers_shards(dpas_schedule_id s)
 
 /* What every row shares besides the dpas_step. */
 typedef struct step_ctx {
-    dpas_rational gw, ww; /* gradient and weight widths (weights: the gradient's when absent) */
-    dpas__cost_ctx x;     /* cost's context, with the rule's roofline */
-    dpas__cost_ctx bx;    /* the same without it: the buckets' times */
+    dpas__cost_ctx x;  /* cost's context, with the rule's roofline */
+    dpas__cost_ctx bx; /* the same without it: the buckets' times */
 } step_ctx;
 
-/* ZeRO's bytes and time beyond the schedule's, for one row: (N-1)/N of the weights per
- * parameter all-gather (stage 3: one more, as it gathers in forward and in backward and not
- * after the step), less the gather of the gradient's shards a sharding schedule no longer runs
- * (its gather is now of the parameters). */
-static int zero_extra(const dpas_scenario *s, const dpas_step *st, const step_ctx *c,
-                      dpas_step_row *r, dpas_error *err)
+int dpas__zero_extra(const dpas_scenario *s, const dpas__cost_ctx *x, int zero,
+                     dpas_schedule_id sched, double forward_s, uint64_t buckets, dpas_bytes *bytes,
+                     double *seconds, dpas_error *err)
 {
-    r->zero_s = 0;
-    if (!st->zero || st->dp_degree < 2)
+    *seconds = 0;
+    if (!zero || s->dp_degree < 2)
         return 0;
-    const uint64_t N = (uint64_t)st->dp_degree;
-    dpas_bytes wg, gg, sum = r->bytes_per_worker, d;
+    const uint64_t N = (uint64_t)s->dp_degree;
+    const dpas_rational gw = s->gradient_bytes_per_param,
+                        ww = s->weight_bytes_per_param.den ? s->weight_bytes_per_param : gw;
+    dpas_bytes wg, gg, sum = *bytes, d, W, G;
     int rc;
-    if ((rc = dpas__bytes_scaled(s->parameters, c->ww, N - 1, N, &wg, err)) ||
-        (rc = dpas__bytes_scaled(s->parameters, c->gw, N - 1, N, &gg, err)))
+    if ((rc = dpas__bytes_scaled(s->parameters, ww, N - 1, N, &wg, err)) ||
+        (rc = dpas__bytes_scaled(s->parameters, gw, N - 1, N, &gg, err)) ||
+        (rc = dpas_bytes_of(s->parameters, ww, &W, err)) ||
+        (rc = dpas_bytes_of(s->parameters, gw, &G, err)))
         return dpas__bytes_field(rc, "bytes_per_worker", err);
-    const double W = dpas_bytes_to_double(st->weight_bytes),
-                 G = dpas_bytes_to_double(st->gradient_bytes);
+    const double Wd = dpas_bytes_to_double(W), Gd = dpas_bytes_to_double(G);
     double t;
-    if (gathers_shards(r->schedule)) { /* the schedule's bytes hold its (N-1)/N G gather */
+    if (gathers_shards(sched)) { /* the schedule's bytes hold its (N-1)/N G gather */
         if ((rc = dpas__bytes_absdiff(wg, gg, &d, err)) ||
             (rc = dpas__bytes_cmp(wg, gg) >= 0 ? dpas__bytes_add(sum, d, &sum, err)
                                                : dpas__bytes_absdiff(sum, d, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        t = gather_time(s, &c->x, W) - gather_time(s, &c->x, G);
+        t = gather_time(s, x, Wd) - gather_time(s, x, Gd);
     } else {
         if ((rc = dpas__bytes_add(sum, wg, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        t = gather_time(s, &c->x, W);
+        t = gather_time(s, x, Wd);
     }
-    if (st->zero == 3) {
+    if (zero == 3) {
         /* the forward's gather, prefetched layer by layer as FSDP does: the forward hides it
-         * but for its first part (one bucket's share) or what outlasts the forward */
+         * but for its first part (one bucket's share) or what outlasts the forward (without a
+         * forward, all of it) */
         if ((rc = dpas__bytes_add(sum, wg, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        double ag = gather_time(s, &c->x, W);
-        t += fmax(ag / (double)st->buckets, ag - st->forward_s);
+        double ag = gather_time(s, x, Wd);
+        t += isnan(forward_s) ? ag : fmax(ag / (double)buckets, ag - forward_s);
     }
-    r->bytes_per_worker = sum;
-    r->zero_s = t;
+    *bytes = sum;
+    *seconds = t;
     return 0;
 }
 
@@ -219,7 +219,8 @@ static int step_row(const dpas_scenario *s, dpas_step *st, const step_ctx *c, dp
     /* the mean's own compute is the sum its collective already does */
     r->rule_s = r->rule && r->rule->id != DPAS_RULE_MEAN ? whole.compute_s : 0;
     r->rule_bound = r->rule_s > 0 ? whole.compute_bound : NULL;
-    if ((rc = zero_extra(s, st, c, r, err)))
+    if ((rc = dpas__zero_extra(s, &c->x, st->zero, r->schedule, st->forward_s, st->buckets,
+                               &r->bytes_per_worker, &r->zero_s, err)))
         return rc;
     if (!st->have_times || isnan(r->rule_s))
         return 0;
@@ -342,9 +343,7 @@ int dpas_step_compute(const dpas_scenario *s, const dpas_step_opts *o, dpas_step
     dpas_step *st = calloc(1, sizeof *st);
     if (!st)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    step_ctx c = {.gw = s->gradient_bytes_per_param,
-                  .ww = s->weight_bytes_per_param.den ? s->weight_bytes_per_param
-                                                      : s->gradient_bytes_per_param};
+    step_ctx c;
     dpas__cost_ctx *x = &c.x;
     *x = (dpas__cost_ctx){.steps = 1,
                           .iterations = o->cost.iterations > 0 ? o->cost.iterations : 10,

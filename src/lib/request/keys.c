@@ -100,7 +100,7 @@ static const struct key_row {
                                 "piecewise or alpha_beta"},
     [DPAS_KEY_STATE] = {"state", NULL, "--state", "NAME", true, true, M, 0,
                         "zero16 (default), megatron18, or a convention of dpas inventory"},
-    [DPAS_KEY_ZERO] = {"zero", NULL, "--zero", "STAGE", true, true, M | T, 0,
+    [DPAS_KEY_ZERO] = {"zero", NULL, "--zero", "STAGE", true, true, C | M | T, 0,
                        "ZeRO stage 0 (default), 1, 2 or 3"},
     [DPAS_KEY_ATTR] = {"attr", NULL, "--attr", "A[,A...]", true, true, E | S | P, LIST,
                        "eval: attributes to show; sweep: metrics"},

@@ -120,9 +120,20 @@ int dpas__step_opts(dpas_request *rq, dpas_error *err)
 {
     dpas_step_opts *o = &rq->step;
     int rc;
-    if ((rc = refuse_not_modelled(rq, err)) || rq->analysis != DPAS_ANALYSIS_STEP)
-        return rc;
     const char *bucket = text_of(rq, DPAS_KEY_BUCKET_BYTES), *zero = text_of(rq, DPAS_KEY_ZERO);
+    if ((rc = refuse_not_modelled(rq, err)))
+        return rc;
+    if (rq->analysis == DPAS_ANALYSIS_COST && zero) { /* cost's rows add ZeRO's gathers */
+        int64_t z;
+        if ((rc = dpas_parse_int("zero", zero, &z, err)))
+            return rc;
+        if (z < 0 || z > 3)
+            return dpas__fail(err, DPAS_EINVAL, "zero", "zero must be 0, 1, 2 or 3, got %lld",
+                              (long long)z);
+        rq->opts.cost.zero = (int)z;
+    }
+    if (rq->analysis != DPAS_ANALYSIS_STEP)
+        return 0;
     if ((rc = count_key(rq, DPAS_KEY_TOKENS, &o->tokens, err)) ||
         (rc = count_key(rq, DPAS_KEY_GLOBAL_BATCH, &o->global_batch, err)) ||
         (rc = count_key(rq, DPAS_KEY_SEQUENCE, &o->sequence, err)) ||
