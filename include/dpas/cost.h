@@ -31,6 +31,8 @@ typedef struct dpas_cost_opts {
                                     rule's compute is timed when this or compute_rate is given:
                                     max(flops / compute_rate, bytes / memory_bandwidth), the
                                     missing one from the fleet's accelerator */
+    int zero;                    /* the ZeRO stage, 0 to 3: each row adds its parameter
+                                    all-gathers (bytes, and time over the links; see dpas step) */
 } dpas_cost_opts;
 
 /* One rule under one schedule. Byte counts are for `steps` steps; a value that does not apply

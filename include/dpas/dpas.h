@@ -36,6 +36,7 @@
 #include "dpas/rules.h"
 #include "dpas/schedules.h"
 #include "dpas/cost.h"
+#include "dpas/step.h"
 #include "dpas/inventory.h"
 #include "dpas/nccl.h"
 #include "dpas/calibrate.h"

@@ -25,6 +25,7 @@
 #include "dpas/cost.h"
 #include "dpas/inventory.h"
 #include "dpas/spec.h"
+#include "dpas/step.h"
 #include "dpas/sweep.h"
 
 #ifdef __cplusplus
@@ -42,6 +43,7 @@ typedef enum dpas_analysis {
     DPAS_ANALYSIS_PLOT,      /* a sweep drawn as a chart (dpas sweep --plot, /api/v1/plot.svg) */
     DPAS_ANALYSIS_CALIBRATE, /* network models from nccl-tests output (dpas calibrate,
                                 /api/v1/calibrate, dpas-measure --calibration) */
+    DPAS_ANALYSIS_STEP,      /* the training step around each rule's exchange (dpas step) */
     DPAS_ANALYSIS_COUNT
 } dpas_analysis;
 
@@ -86,6 +88,14 @@ typedef enum dpas_key {
     DPAS_KEY_TEST,                    /* calibrate: the tests to fit, numbered from 1 */
     DPAS_KEY_AT,                      /* calibrate: scales to predict at (2160, 540x4) */
     DPAS_KEY_PREDICT,                 /* calibrate: sizes to predict (16MiB, 1GB) */
+    DPAS_KEY_TOKENS,                  /* step: tokens per step over every replica */
+    DPAS_KEY_GLOBAL_BATCH,            /* step: sequences per step (with sequence) */
+    DPAS_KEY_SEQUENCE,                /* step: tokens per sequence */
+    DPAS_KEY_MFU,                     /* step: model-FLOPs utilisation */
+    DPAS_KEY_BUCKET_BYTES,            /* step: gradient bytes per DDP bucket */
+    DPAS_KEY_PRECISION,               /* step: the compute's precision (its peak) */
+    DPAS_KEY_PARALLELISM,             /* data only: the others are refused with why */
+    DPAS_KEY_OFFLOAD,                 /* none only: offload is refused with why */
     DPAS_KEY_COUNT
 } dpas_key;
 
@@ -207,6 +217,8 @@ DPAS_API const dpas_netmodel *dpas_request_netmodel(const dpas_request *rq);
 DPAS_API size_t dpas_request_predictions_asked(const dpas_request *rq);
 DPAS_API int dpas_request_calibrate(const dpas_request *rq, dpas_net_prediction **rows,
                                     size_t *nrows, dpas_error *err);
+/* *out is the caller's: dpas_step_free. */
+DPAS_API int dpas_request_step(const dpas_request *rq, dpas_step **out, dpas_error *err);
 
 #ifdef __cplusplus
 }

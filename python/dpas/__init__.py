@@ -28,7 +28,7 @@ from .rows import CostRow, CostRows, InventoryRow, MemoryCheck, RuleRow
 
 __all__ = ["Scenarios", "Models", "Systems", "Hardware", "DataParallelAttackSurfaceScenario",
            "Workload", "Fleet", "Quantity", "rules", "scenario", "sweep", "keys", "SweepRows",
-           "report", "cost", "inventory", "memory",
+           "report", "cost", "step", "inventory", "memory",
            "version", "CostRow", "CostRows", "RuleRow",
            "InventoryRow", "MemoryCheck", "Error", "InvalidValue", "ParseError", "RangeError",
            "UnknownName", "Undefined", "OutOfMemory", "FileError", "PhysicsViolation",
@@ -356,6 +356,15 @@ class DataParallelAttackSurfaceScenario:
             calibration=calibration,
             network_model=network_model)))
 
+    def step(self, **keys: Any) -> Dict[str, Any]:
+        """The training step around each rule x schedule's exchange, as 'dpas step -o json'
+        gives it (a dict: compute_s, mfu and its basis, buckets, baseline_s, notes, and rows
+        with exchange_s, exposed_s, rule_s, step_s and its band, added_s and share). Keys: tokens
+        (or global_batch and sequence), mfu, bucket_bytes, precision, zero, rule, schedule, ...
+        as 'dpas step'; the other inputs are this scenario's."""
+        from ._step import step_of
+        return step_of(self._request("step", keys))
+
     def inventory(self, **keys: Any) -> List[InventoryRow]:
         """What a step exposes on the wire and what lies at rest, in exact bytes (the rows of
         'dpas inventory -o json')."""
@@ -543,6 +552,13 @@ def cost(**keys: Any) -> CostRows:
     """'dpas cost -o json' of the scenario and options the keys give, in one request (see
     DataParallelAttackSurfaceScenario.cost for the options)."""
     return _cost_of(_Request("cost", keys))
+
+
+def step(**keys: Any) -> Dict[str, Any]:
+    """'dpas step -o json' of the scenario and options the keys give, as a dict (see
+    DataParallelAttackSurfaceScenario.step)."""
+    from ._step import step_of
+    return step_of(_Request("step", keys))
 
 
 def inventory(**keys: Any) -> List[InventoryRow]:

@@ -127,7 +127,7 @@ class CostOpts(ctypes.Structure):
                 ("schedules", c_uint), ("iterations", c_i64), ("steps", c_i64), ("f", c_i64),
                 ("compute_rate", c_double), ("links", ctypes.POINTER(Links)),
                 ("links_source", c_char_p), ("net", ctypes.c_void_p), ("net_kind", c_int),
-                ("memory_bandwidth", c_double)]
+                ("memory_bandwidth", c_double), ("zero", c_int)]
 
 
 class CostRow(ctypes.Structure):

@@ -48,6 +48,9 @@ def _key(kw: str) -> Tuple[int, int]:
 _RATES = {"compute_rate": "FLOP/s", "memory_bandwidth": "B/s"}
 _COUNTS = {"dp_degree", "nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero"}
 _WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_bytes_per_param"}
+# step: counts that may also be text ('4M', '25MiB'), and a fraction (0.45, or the text '45%')
+_STEP_COUNTS = {"tokens", "global_batch", "sequence", "bucket_bytes"}
+_FRACTIONS = {"mfu"}
 
 
 def _scalar(key: str, flags: int, v: Any) -> bytes:
@@ -65,8 +68,11 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
             raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number of "
                                     f"bytes, got None", key)
         return t
-    if key in _COUNTS or key == "parameters":
+    if key in _COUNTS or key == "parameters" or key in _STEP_COUNTS:
         return _check.count_text(key, v).encode()
+    if key in _FRACTIONS and isinstance(v, (float, int, decimal.Decimal, fractions.Fraction)) \
+            and not isinstance(v, bool):
+        return repr(float(v)).encode()  # the library checks the range
     if key in _RATES:
         if isinstance(v, bool) or not isinstance(v, (numbers.Real, decimal.Decimal)):
             raise ArgumentTypeError(f"{key} must be a number ({_RATES[key]}) or text with its "

@@ -104,6 +104,7 @@ int cmd_eval(cli *c, int argc, char **argv);
 int cmd_list(cli *c, int argc, char **argv);
 int cmd_rules(cli *c, int argc, char **argv);
 int cmd_cost(cli *c, int argc, char **argv);
+int cmd_step(cli *c, int argc, char **argv);
 int cmd_inventory(cli *c, int argc, char **argv);
 int cmd_memory(cli *c, int argc, char **argv);
 int cmd_sweep(cli *c, int argc, char **argv);

@@ -19,6 +19,7 @@ static const char *usage_text =
     "                     scenarios, precisions\n"
     "  rules              robust aggregation rules: resilience, max f for --n, min n for --f\n"
     "  cost [NAME|FILE]   rule x schedule: bytes per worker, ratio to AllReduce, time per step\n"
+    "  step [NAME|FILE]   the training step around each exchange: what robustness adds to it\n"
     "  inventory [NAME|FILE]  bytes on the wire per step and at rest, by convention\n"
     "  memory [NAME|FILE] does one replica's training state fit its accelerators? (exit 2 if not)\n"
     "  sweep [NAME|FILE]  vary one or two inputs; stream a table; plot (SVG, PNG, terminal)\n"
@@ -36,7 +37,7 @@ static const struct {
     {"show", cmd_show},     {"eval", cmd_eval},   {"list", cmd_list},
     {"rules", cmd_rules},   {"cost", cmd_cost},   {"inventory", cmd_inventory},
     {"memory", cmd_memory}, {"sweep", cmd_sweep}, {"calibrate", cmd_calibrate},
-    {"serve", cmd_serve},
+    {"serve", cmd_serve},   {"step", cmd_step},
 };
 
 /* Pre-scan argv for "-o json" (and the abbreviations getopt accepts, --out json, --output=json)
@@ -113,7 +114,7 @@ int dpas_cli_main(int argc, char **argv, FILE *in, FILE *out, FILE *errf)
             return rc;
         }
     return cli_usage(&c, "",
-                     "unknown command \"%s\"; expected show, eval, list, rules, cost, "
+                     "unknown command \"%s\"; expected show, eval, list, rules, cost, step, "
                      "inventory, memory, sweep, calibrate or serve",
                      cmd);
 }

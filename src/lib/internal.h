@@ -112,6 +112,7 @@ typedef struct dpas__cost_ctx {
     const dpas_netmodel *net;   /* flat times from a calibration's curves, or NULL */
     int net_kind;
     double allreduce_bytes; /* per step, for the ratio (0: N = 1) */
+    int zero;               /* the ZeRO stage whose parameter gathers the rows add (0: none) */
 } dpas__cost_ctx;
 /* The links of the scenario's fleet, the inter-node ones replaced by a calibration's (cal); and
  * the AllReduce's bytes. */
@@ -121,6 +122,16 @@ int dpas__cost_ctx_init(const dpas_scenario *s, const dpas_links *cal, dpas__cos
  * already validated. */
 int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *ctx, const dpas_rule *rule,
                    dpas_cost_row *r, dpas_error *err);
+
+/* ZeRO's bytes and time beyond a schedule's (analysis/step.c), for stage `zero` (0: none):
+ * (N-1)/N of the weights (the gradient width without one) per parameter all-gather beyond the
+ * schedule's own (stage 1, 2: after the step, less the schedule's gather of gradient shards
+ * where it has one; stage 3: one more, in forward, hidden by forward_s but for 1/buckets of it;
+ * forward_s NAN: not hidden). *bytes (one step's) grows by the bytes; *seconds is the time, on
+ * ring all-gathers over x's links. */
+int dpas__zero_extra(const dpas_scenario *s, const dpas__cost_ctx *x, int zero,
+                     dpas_schedule_id sched, double forward_s, uint64_t buckets, dpas_bytes *bytes,
+                     double *seconds, dpas_error *err);
 
 /* dpas_schedule_time_net of a scenario already validated (a cost's rows: validated once). */
 int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,

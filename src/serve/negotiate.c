@@ -18,10 +18,10 @@
 /* The handlers whose CLI command writes CSV (-o csv), and so answer Accept: text/csv. */
 static int writes_csv(srv_handler fn)
 {
-    static const srv_handler csv[] = {srv_api_eval,    srv_api_scenario, srv_api_scenarios,
-                                      srv_api_cost,    srv_api_rules,    srv_api_inventory,
-                                      srv_api_memory,  srv_api_sweep,    srv_api_calibrate,
-                                      srv_api_registry};
+    static const srv_handler csv[] = {srv_api_eval,     srv_api_scenario, srv_api_scenarios,
+                                      srv_api_cost,     srv_api_rules,    srv_api_inventory,
+                                      srv_api_memory,   srv_api_sweep,    srv_api_calibrate,
+                                      srv_api_registry, srv_api_step};
     for (size_t i = 0; i < sizeof csv / sizeof csv[0]; i++)
         if (fn == csv[i])
             return 1;

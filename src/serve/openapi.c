@@ -59,6 +59,16 @@ static const path_doc path_docs[] = {
      "dpas cost -o json",
      "/api/v1/cost?scenario=ReferenceJobAttackSurface&rule=median&schedule=allgather,sharded",
      "/api/v1/cost?scenario=ReferenceJobAttackSurface&rule=medain"},
+    {"/api/v1/step",
+     "The training step around each rule x schedule's exchange: the forward and backward "
+     "compute (6 x parameters x tokens FLOPs at peak x MFU), the exchange bucket by bucket and "
+     "the part the backward does not hide, the rule's own compute, ZeRO's parameter gathers; "
+     "the step, its band and the share of it robustness adds over the mean under allreduce.",
+     "dpas step -o json",
+     "/api/v1/step?model=Llama3_8B&fleet=Lab_64_H100&dp_degree=64&gradient_bytes_per_param=bf16"
+     "&checkpoint_bytes_per_param=14B&tokens=4M&rule=median,krum",
+     "/api/v1/step?model=Llama3_8B&fleet=Lab_64_H100&dp_degree=64&gradient_bytes_per_param=bf16"
+     "&checkpoint_bytes_per_param=14B"},
     {"/api/v1/rules",
      "The robust aggregation rules: each resilience condition, the largest f at n, the least n "
      "for f.",
@@ -186,7 +196,21 @@ static const opt_doc opt_docs[] = {
      "with a calibration: the model of its measured curves that gives the flat times"},
     {"n", T_INT, 1, -1, "replicas: each rule's largest f at n"},
     {"state", T_STATE, 0, 0, "the byte convention of the training state (default zero16)"},
-    {"zero", T_INT, 0, 3, "the ZeRO stage that partitions the zero16 state across replicas"},
+    {"zero", T_INT, 0, 3,
+     "the ZeRO stage: memory partitions the zero16 state across replicas; step adds its "
+     "parameter all-gathers"},
+    {"tokens", T_TEXT, 0, 0, "step: tokens per step over every replica (a count: 4M, 16.8e6)"},
+    {"global_batch", T_TEXT, 0, 0, "step: sequences per step over every replica (with sequence)"},
+    {"sequence", T_TEXT, 0, 0, "step: tokens per sequence (with global_batch)"},
+    {"mfu", T_TEXT, 0, 0,
+     "step: model-FLOPs utilisation in (0, 1] (0.45 or 45%); default 0.40, assumed"},
+    {"bucket_bytes", T_TEXT, 0, 0, "step: gradient bytes per bucket (default 25 MiB, as DDP)"},
+    {"precision", T_TEXT, 0, 0, "step: bf16 (default) or fp16: the accelerator's dense peak"},
+    {"parallelism", T_TEXT, 0, 0,
+     "data (the default, the only one modelled); tensor, pipeline, expert and context are "
+     "refused with why"},
+    {"offload", T_TEXT, 0, 0,
+     "none (the default, the only one modelled); cpu and nvme are refused with why"},
     {"require_fit", T_BOOL, 0, 0,
      "true (the default): a state that does not fit is a 422 physics violation, as the CLI exits "
      "2; false: it is the check itself, with fits false"},

@@ -37,6 +37,7 @@ static const route routes[] = {
      srv_api_scenario},
     {"/api/v1/eval", 0, GHP, INPUTS, DPAS_ANALYSIS_EVAL, o_none, srv_api_eval},
     {"/api/v1/cost", 0, GHP, INPUTS, DPAS_ANALYSIS_COST, o_none, srv_api_cost},
+    {"/api/v1/step", 0, GHP, INPUTS, DPAS_ANALYSIS_STEP, o_none, srv_api_step},
     {"/api/v1/rules", 0, GH, NO_INPUTS, DPAS_ANALYSIS_RULES, o_none, srv_api_rules},
     {"/api/v1/inventory", 0, GHP, INPUTS, DPAS_ANALYSIS_INVENTORY, o_none, srv_api_inventory},
     {"/api/v1/memory", 0, GHP, INPUTS, DPAS_ANALYSIS_MEMORY, o_memory, srv_api_memory},

@@ -222,6 +222,7 @@ void srv_api_scenario(srv_request *rq, srv_response *r);
 void srv_api_scenarios(srv_request *rq, srv_response *r);
 void srv_api_eval(srv_request *rq, srv_response *r);
 void srv_api_cost(srv_request *rq, srv_response *r);
+void srv_api_step(srv_request *rq, srv_response *r);
 void srv_api_rules(srv_request *rq, srv_response *r);
 void srv_api_inventory(srv_request *rq, srv_response *r);
 void srv_api_memory(srv_request *rq, srv_response *r);

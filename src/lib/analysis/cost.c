@@ -94,7 +94,11 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
     if (!r->realisable)
         return 0;
     dpas_traffic tr;
+    double zero_s = 0, zero_r;
     if ((rc = dpas__schedule_traffic(r->schedule, s, rule, c->iterations, &tr, err)) ||
+        /* ZeRO's parameter all-gathers: a ring's worker receives what it sends */
+        (rc = dpas__zero_extra(s, c, c->zero, r->schedule, NAN, 1, &tr.sent, &zero_s, err)) ||
+        (rc = dpas__zero_extra(s, c, c->zero, r->schedule, NAN, 1, &tr.received, &zero_r, err)) ||
         (rc = dpas__bytes_field(dpas__bytes_times(tr.sent, steps, &r->bytes_per_worker, err),
                                 "bytes_per_worker", err)) ||
         (rc = dpas__bytes_field(dpas__bytes_times(tr.received, steps, &r->bytes_received, err),
@@ -113,6 +117,13 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
         r->ratio_to_allreduce = dpas_bytes_to_double(tr.sent) / c->allreduce_bytes;
     if ((rc = cost_times(s, c, r, err)))
         return rc;
+    if (zero_s != 0) { /* the gathers beyond the schedule's, timed over the links */
+        r->time_s += zero_s * steps_d;
+        r->time_flat_s += zero_s * steps_d;
+        r->time_hierarchical_s += zero_s * steps_d;
+        r->time_band_lo_s += zero_s * steps_d;
+        r->time_band_hi_s += zero_s * steps_d;
+    }
     r->compute_flops = r->compute_bytes = NAN;
     r->compute_bound = NULL;
     if ((c->compute_rate > 0 || c->memory_bandwidth > 0) && rule) {
@@ -136,8 +147,8 @@ int dpas__cost_row(const dpas_scenario *s, const dpas__cost_ctx *c, const dpas_r
 static void note(dpas_cost *c, const char *fmt, ...) DPAS__PRINTF(2, 3);
 static void note(dpas_cost *c, const char *fmt, ...)
 {
-    /* cost_notes writes at most 7 notes (time, no times, iterations, compute, tolerates,
-     * calibration, fabric), one fewer than the room: none is ever dropped */
+    /* cost_notes writes at most 8 notes (time, no times, iterations, compute, tolerates,
+     * calibration, fabric, zero), the room: none is ever dropped */
     if (c->nnotes == DPAS_COST_MAX_NOTES)
         return;
     va_list ap;
@@ -190,6 +201,16 @@ static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
              !(c->memory_bandwidth > 0) ? " (no memory bandwidth known: --memory-bandwidth)"
              : !(c->peak_flops > 0)     ? " (no peak known: --compute-rate)"
                                         : "");
+    if (o->zero)
+        note(c,
+             "zero %d: %s; the bytes and times add the parameter all-gathers beyond the "
+             "schedule's own (ring all-gathers over the links; dpas step says what the compute "
+             "hides)",
+             o->zero,
+             o->zero == 3 ? "reduce-scatter of gradients, all-gather of parameters in forward and "
+                            "in backward (1.5x DP's bytes)"
+                          : "reduce-scatter of gradients, all-gather of parameters after the step "
+                            "(DP's bytes)");
     if (c->f >= 0)
         note(c, "tolerates: whether the rule's max_f at dp_degree %lld reaches f = %lld",
              (long long)N, (long long)c->f);
@@ -231,6 +252,8 @@ static int check_opts(const dpas_cost_opts *o, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "memory_bandwidth",
                           "memory_bandwidth must be a finite number >= 0 B/s, got %g",
                           o->memory_bandwidth);
+    if (o->zero < 0 || o->zero > 3)
+        return dpas__fail(err, DPAS_EINVAL, "zero", "zero must be 0, 1, 2 or 3, got %d", o->zero);
     if (o->net && (o->net_kind < DPAS_NETMODEL_DEFAULT || o->net_kind > DPAS_NETMODEL_KINDS))
         return dpas__fail(err, DPAS_EINVAL, "network_model", "unknown network model %d",
                           o->net_kind);
@@ -289,6 +312,7 @@ int dpas_cost_compute(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cost
                         .f = o->f,
                         .net = o->net,
                         .net_kind = o->net_kind,
+                        .zero = o->zero,
                         .gradient_bytes = dpas_bytes_to_double(rep.gradient_bytes)};
     dpas_cost *c = calloc(1, sizeof *c);
     if (!c)

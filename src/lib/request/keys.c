@@ -15,7 +15,8 @@ enum {
     S = 1u << DPAS_ANALYSIS_SWEEP,
     P = 1u << DPAS_ANALYSIS_PLOT,
     K = 1u << DPAS_ANALYSIS_CALIBRATE,
-    SCEN = E | C | I | M | S | P, /* every analysis of a scenario */
+    T = 1u << DPAS_ANALYSIS_STEP,
+    SCEN = E | C | I | M | S | P | T, /* every analysis of a scenario */
 };
 
 #define LIST DPAS_KEY_LIST
@@ -68,38 +69,39 @@ static const struct key_row {
                                    true, SCEN, INPUT | AXIS, "14 B, ..."},
     [DPAS_KEY_WEIGHT_WIDTH] = {"weight_bytes_per_param", NULL, "--weights", "WIDTH", true, true,
                                SCEN, INPUT, "optional; none removes it"},
-    [DPAS_KEY_RULE] = {"rule", NULL, "--rule", "R[,R...]", true, true, C | S | P, LIST | AXIS,
+    [DPAS_KEY_RULE] = {"rule", NULL, "--rule", "R[,R...]", true, true, C | S | P | T, LIST | AXIS,
                        "robust rules (dpas rules); cost: default every rule"},
-    [DPAS_KEY_SCHEDULE] = {"schedule", NULL, "--schedule", "S[,S...]", true, true, C | S | P,
+    [DPAS_KEY_SCHEDULE] = {"schedule", NULL, "--schedule", "S[,S...]", true, true, C | S | P | T,
                            LIST | AXIS, "schedules; cost: default all"},
-    [DPAS_KEY_CONVENTION] = {"convention", NULL, "--convention", "NAME", true, true, C | R | S | P,
-                             0, "blanchard (default) or byzfl for Krum and Multi-Krum; rules: all",
+    [DPAS_KEY_CONVENTION] = {"convention", NULL, "--convention", "NAME", true, true,
+                             C | R | S | P | T, 0,
+                             "blanchard (default) or byzfl for Krum and Multi-Krum; rules: all",
                              has_conventions},
     [DPAS_KEY_F] = {"f", NULL, "--f", "F", true, true, C | R, 0,
                     "Byzantine replicas: cost adds tolerates, rules min_n"},
     [DPAS_KEY_N] = {"n", NULL, "--n", "N", true, true, R, 0, "replicas: rules adds max_f"},
     [DPAS_KEY_STEPS] = {"steps", NULL, "--steps", "K", true, true, C, 0,
                         "bytes and times for K steps (default 1)"},
-    [DPAS_KEY_ITERATIONS] = {"iterations", NULL, "--iterations", "T", true, true, C | S | P, 0,
+    [DPAS_KEY_ITERATIONS] = {"iterations", NULL, "--iterations", "T", true, true, C | S | P | T, 0,
                              "of geometric_median and centered_clipping (default 10)", iterates},
-    [DPAS_KEY_COMPUTE_RATE] = {"compute_rate", NULL, "--compute-rate", "FLOPS", true, true, C, 0,
-                               "FLOP/s per worker: adds the rule's own compute time"},
+    [DPAS_KEY_COMPUTE_RATE] = {"compute_rate", NULL, "--compute-rate", "FLOPS", true, true, C | T,
+                               0, "FLOP/s per worker: adds the rule's own compute time"},
     [DPAS_KEY_MEMORY_BANDWIDTH] = {"memory_bandwidth", NULL, "--memory-bandwidth", "B/s", true,
-                                   true, C, 0,
+                                   true, C | T, 0,
                                    "memory bytes/s per worker (default: the node's accelerator's "
                                    "HBM): the rule's compute is max(flops/rate, bytes/this)"},
     [DPAS_KEY_CALIBRATION] = {"calibration", NULL, "--calibration", "FILE", false, true,
-                              C | S | P | K, REPEAT | LOCAL,
+                              C | S | P | K | T, REPEAT | LOCAL,
                               "nccl-tests output: files of one cluster (A,B or repeated; a file "
                               "once), read and fitted once as one model"},
     [DPAS_KEY_NETWORK_MODEL] = {"network_model", NULL, "--network-model", "M", true, true,
-                                C | S | P, 0,
+                                C | S | P | T, 0,
                                 "with calibration: default (the measured curve at a measured "
                                 "scale and size, the nccl model elsewhere), nccl, empirical, "
                                 "piecewise or alpha_beta"},
     [DPAS_KEY_STATE] = {"state", NULL, "--state", "NAME", true, true, M, 0,
                         "zero16 (default), megatron18, or a convention of dpas inventory"},
-    [DPAS_KEY_ZERO] = {"zero", NULL, "--zero", "STAGE", true, true, M, 0,
+    [DPAS_KEY_ZERO] = {"zero", NULL, "--zero", "STAGE", true, true, C | M | T, 0,
                        "ZeRO stage 0 (default), 1, 2 or 3"},
     [DPAS_KEY_ATTR] = {"attr", NULL, "--attr", "A[,A...]", true, true, E | S | P, LIST,
                        "eval: attributes to show; sweep: metrics"},
@@ -123,10 +125,32 @@ static const struct key_row {
                      "predict at these scales: RANKS or NODESxGPUS (540x4)"},
     [DPAS_KEY_PREDICT] = {"predict", NULL, "--predict", "SIZE[,...]", true, false, K, LIST,
                           "predict these sizes (4096, 16MiB, 1GB; all_gather: the total)"},
+    [DPAS_KEY_TOKENS] = {"tokens", NULL, "--tokens", "COUNT", true, true, T, 0,
+                         "tokens per step over every replica: 4M, 16.8e6 (or global_batch and "
+                         "sequence)"},
+    [DPAS_KEY_GLOBAL_BATCH] = {"global_batch", NULL, "--global-batch", "COUNT", true, true, T, 0,
+                               "sequences per step over every replica (with sequence)"},
+    [DPAS_KEY_SEQUENCE] = {"sequence", NULL, "--sequence", "COUNT", true, true, T, 0,
+                           "tokens per sequence (with global_batch)"},
+    [DPAS_KEY_MFU] = {"mfu", NULL, "--mfu", "FRACTION", true, true, T, 0,
+                      "model-FLOPs utilisation in (0, 1], 0.45 or 45%; default 0.40, assumed "
+                      "(Llama 3 paper: 38-43%)"},
+    [DPAS_KEY_BUCKET_BYTES] = {"bucket_bytes", NULL, "--bucket", "BYTES", true, true, T, 0,
+                               "gradient bytes per bucket (default 25 MiB, as PyTorch DDP)"},
+    [DPAS_KEY_PRECISION] = {"precision", NULL, "--precision", "NAME", true, true, T, 0,
+                            "the compute's precision: bf16 (default) or fp16, the accelerator's "
+                            "dense peak; another: give compute_rate"},
+    [DPAS_KEY_PARALLELISM] = {"parallelism", NULL, "--parallelism", "P[,P...]", true, true,
+                              C | M | T, LIST,
+                              "data (the default, the only one modelled); tensor, pipeline, "
+                              "expert and context are refused with why"},
+    [DPAS_KEY_OFFLOAD] = {"offload", NULL, "--offload", "WHERE", true, true, C | M | T, 0,
+                          "none (the default, the only one modelled); cpu and nvme are refused "
+                          "with why"},
 };
 
 static const char *const analyses[DPAS_ANALYSIS_COUNT] = {
-    "eval", "cost", "rules", "inventory", "memory", "sweep", "plot", "calibrate",
+    "eval", "cost", "rules", "inventory", "memory", "sweep", "plot", "calibrate", "step",
 };
 
 static const struct key_row *row(dpas_key k)

@@ -595,9 +595,9 @@ static int rules_use_keys(dpas_request *rq, dpas_error *err)
 {
     const char *list = text_of(rq, DPAS_KEY_RULE), *a = dpas_analysis_name(rq->analysis);
     if (rq->analysis != DPAS_ANALYSIS_COST && rq->analysis != DPAS_ANALYSIS_SWEEP &&
-        rq->analysis != DPAS_ANALYSIS_PLOT)
+        rq->analysis != DPAS_ANALYSIS_PLOT && rq->analysis != DPAS_ANALYSIS_STEP)
         return 0;
-    if (!list && rq->analysis == DPAS_ANALYSIS_COST)
+    if (!list && (rq->analysis == DPAS_ANALYSIS_COST || rq->analysis == DPAS_ANALYSIS_STEP))
         return 0;
     char **items = NULL;
     size_t n = 0;
@@ -653,7 +653,7 @@ static int options(dpas_request *rq, dpas_error *err)
     dpas_request_opts *o = &rq->opts;
     int64_t iterations = 0;
     int rc;
-    if (rq->analysis == DPAS_ANALYSIS_COST &&
+    if ((rq->analysis == DPAS_ANALYSIS_COST || rq->analysis == DPAS_ANALYSIS_STEP) &&
         ((rc = cost_rules(rq, err)) || (rc = cost_schedules(rq, err))))
         return rc;
     o->convention = text_of(rq, DPAS_KEY_CONVENTION);
@@ -675,8 +675,8 @@ static int options(dpas_request *rq, dpas_error *err)
     if (bw && (rc = dpas_parse_rate("memory_bandwidth", bw, DPAS_RATE_BYTES,
                                     &o->cost.memory_bandwidth, err)))
         return rc;
-    if ((rc = network(rq, err)) || (rc = memory_opts(rq, err)) || (rc = eval_attrs(rq, err)) ||
-        (rc = switch_opt(rq, DPAS_KEY_EXPLAIN, &o->explain, err)))
+    if ((rc = network(rq, err)) || (rc = memory_opts(rq, err)) || (rc = dpas__step_opts(rq, err)) ||
+        (rc = eval_attrs(rq, err)) || (rc = switch_opt(rq, DPAS_KEY_EXPLAIN, &o->explain, err)))
         return rc;
     o->title = text_of(rq, DPAS_KEY_TITLE);
     return 0;

@@ -46,7 +46,8 @@ struct dpas_request {
     size_t nsizes;
     dpas_scale *at;
     size_t nat;
-    dpas_sweep sweep; /* its axes are owned */
+    dpas_sweep sweep;    /* its axes are owned */
+    dpas_step_opts step; /* a step's options (its cost: opts.cost's) */
     char *placeholder[DPAS_INPUT_COUNT];
 };
 
@@ -69,5 +70,8 @@ int dpas__request_scenario(dpas_request *rq, char *const *override, dpas_error *
 /* Resolve a sweep or plot request: its axes, the scenario of the inputs that do not vary, the
  * fixed rule and schedule, the metrics, the plot's y. */
 int dpas__request_sweep(dpas_request *rq, dpas_error *err);
+/* A step's own options (tokens, global_batch, sequence, mfu, bucket_bytes, precision, zero),
+ * and parallelism and offload refused with why for what dpas does not model: request_step.c. */
+int dpas__step_opts(dpas_request *rq, dpas_error *err);
 
 #endif

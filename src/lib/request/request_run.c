@@ -72,3 +72,14 @@ int dpas_request_calibrate(const dpas_request *rq, dpas_net_prediction **rows, s
               : dpas_netmodel_predict_at(rq->net, rq->sizes, rq->nsizes, rq->at, rq->nat, rows,
                                          nrows, err);
 }
+
+int dpas_request_step(const dpas_request *rq, dpas_step **out, dpas_error *err)
+{
+    int rc = unresolved(rq, DPAS_ANALYSIS_STEP, err);
+    *out = NULL;
+    if (rc)
+        return rc;
+    dpas_step_opts o = rq->step;
+    o.cost = rq->opts.cost;
+    return dpas_step_compute(&rq->scenario, &o, out, err);
+}
