@@ -329,8 +329,8 @@ class DataParallelAttackSurfaceScenario:
     def cost(self, rule: Union[str, Sequence[str], None] = None,
              schedule: Union[str, Sequence[str], None] = None, convention: Optional[str] = None,
              f: Optional[int] = None, steps: Optional[int] = None,
-             iterations: Optional[int] = None, compute_rate: Optional[float] = None,
-             memory_bandwidth: Optional[float] = None,
+             iterations: Optional[int] = None, compute_rate: Union[float, str, None] = None,
+             memory_bandwidth: Union[float, str, None] = None,
              calibration: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]],
                                 None] = None,
              network_model: Optional[str] = None, **keys: Any) -> CostRows:
@@ -343,8 +343,9 @@ class DataParallelAttackSurfaceScenario:
         (Krum, Multi-Krum), for the rules named or, with rule None, for every rule. f: add
         whether each rule tolerates f Byzantine replicas (>= 0). steps (>= 1): bytes and times
         for that many steps. iterations (>= 1, default 10) of the iterative rules. compute_rate
-        (FLOP/s per worker, > 0) or memory_bandwidth (bytes/s per worker, > 0; each defaults to
-        the node's accelerator's when the other is given): adds the rule's own compute time,
+        (FLOP/s per worker, > 0: a number, or text with its unit, '989 TFLOP/s') or
+        memory_bandwidth (bytes/s per worker, > 0: a number, or text with its unit, '3.35 TB/s';
+        each defaults to the node's accelerator's when the other is given): adds the rule's own compute time,
         max(flops / compute_rate, bytes / memory_bandwidth), and the bound that holds.
         calibration (nccl-tests output files: a path (str or pathlib.Path) is one file, commas
         and all; a list is several files of one cluster) and network_model: times from a

@@ -188,10 +188,12 @@ static const opt_doc opt_docs[] = {
     {"steps", T_INT, 1, -1, "bytes and times for this many steps"},
     {"iterations", T_INT, 1, -1, "iterations of geometric_median and centered_clipping"},
     {"compute_rate", T_TEXT, 0, 0,
-     "FLOP/s per worker (a count: 1e15, 989T): adds the rule's own compute time"},
+     "FLOP/s per worker, with its unit (989 TFLOP/s, 1e15 FLOP/s): adds the rule's own "
+     "compute time"},
     {"memory_bandwidth", T_TEXT, 0, 0,
-     "memory bytes/s per worker (a count: 3.35e12; default the node's accelerator's HBM): the "
-     "rule's compute is max(flops / compute_rate, bytes / memory_bandwidth)"},
+     "memory bytes/s per worker, with its unit (3.35 TB/s, 2 TiB/s; default the node's "
+     "accelerator's HBM): the rule's compute is max(flops / compute_rate, bytes / "
+     "memory_bandwidth)"},
     {"network_model", T_NETMODEL, 0, 0,
      "with a calibration: the model of its measured curves that gives the flat times"},
     {"n", T_INT, 1, -1, "replicas: each rule's largest f at n"},

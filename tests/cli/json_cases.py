@@ -90,7 +90,7 @@ def cost_steps(j, code):
     r = rows_by(j, "rule", "schedule")
     assert r[("median", "sharded")]["bytes_per_worker"] == 1000 * 694531250000
     assert close(r[("median", "sharded")]["time_flat_s"], 1000 * (694531250000 / 25e9 + 254 * 7e-6))
-    # --compute-rate 1e12: sharded median: 2 n d / n = 2 d flops per worker = 3.5e11 / 1e12
+    # --compute-rate "1e12 FLOP/s": sharded median: 2 n d / n = 2 d flops per worker = 3.5e11 / 1e12
     assert close(r[("median", "sharded")]["compute_s"], 1000 * 2 * 175e9 / 1e12)
     # ... a roofline: the bytes, 1 pass over the 128 rows of 175e9/128 bf16 coordinates a worker
     # holds = 350e9 B a step, take 0.104 s at the H100's 3.35e12 B/s, under the 0.35 s of flops
@@ -102,7 +102,7 @@ def cost_steps(j, code):
 def cost_roofline(j, code):
     assert code == 0
     r = rows_by(j, "rule", "schedule")
-    # --memory-bandwidth 3.35e12 alone: the peak is the fleet's H100's, 989e12 FLOP/s.
+    # --memory-bandwidth "3.35e12 B/s" alone: the peak is the fleet's H100's, 989e12 FLOP/s.
     # sharded median: 1 pass over 350e9 B (128 rows of 175e9/128 bf16 values) = 0.104478 s;
     # flops 2 x 175e9 = 3.5e11, 0.354 ms: memory-bound
     m = r[("median", "sharded")]
@@ -277,9 +277,9 @@ CASES = {
     "rules_all": (["rules", "--convention", "all", "-o", "json"], rules_all),
     "cost_reference": (["cost", "ReferenceJobAttackSurface", "-o", "json"], cost_reference),
     "cost_steps": (["cost", "ReferenceJobAttackSurface", "--rule", "median", "--schedule", "sharded",
-                    "--steps", "1000", "--compute-rate", "1e12", "--f", "63", "-o", "json"], cost_steps),
+                    "--steps", "1000", "--compute-rate", "1e12 FLOP/s", "--f", "63", "-o", "json"], cost_steps),
     "cost_roofline": (["cost", "ReferenceJobAttackSurface", "--rule", "median,krum", "--schedule",
-                       "sharded,allgather", "--memory-bandwidth", "3.35e12", "-o", "json"],
+                       "sharded,allgather", "--memory-bandwidth", "3.35e12 B/s", "-o", "json"],
                       cost_roofline),
     "cost_shared_nodes": (["cost", "ReferenceJobAttackSurface", "--dp", "1024", "--rule", "mean,median",
                            "--schedule", "allreduce,sharded", "-o", "json"], cost_shared_nodes),
