@@ -131,11 +131,13 @@ with Server(DPAS, "--quiet") as srv:
     listed = {e["path"] for e in index["endpoints"]}
     for p in ["/api/v1", "/api/v1/openapi.json", "/api/v1/scenarios", "/api/v1/scenarios/NAME",
               "/api/v1/eval", "/api/v1/cost", "/api/v1/rules", "/api/v1/inventory", "/api/v1/memory",
-              "/api/v1/sweep", "/api/v1/plot.svg", "/api/v1/calibrate", "/api/v1/registry/KIND"]:
+              "/api/v1/sweep", "/api/v1/plot.svg", "/api/v1/calibrate", "/api/v1/step",
+              "/api/v1/registry/KIND"]:
         T.check(p in listed, "the index lists %s" % p)
     probes = {"/api/v1/sweep": "?" + REF + "&dp_degree=2,4",
               "/api/v1/plot.svg": "?" + REF + "&dp_degree=2,4",
-              "/api/v1/memory": "?" + REF + "&zero=3"}
+              "/api/v1/memory": "?" + REF + "&zero=3",
+              "/api/v1/step": "?" + REF + "&tokens=4M"}
     for e in index["endpoints"]:
         probe = e["path"].replace("NAME", "ReferenceJobAttackSurface").replace("KIND", "fleets")
         if probe in probes:
