@@ -315,8 +315,10 @@ typedef struct dpas_net_time {
  *   transferred: exp(+-h), h = the leave-one-scale-out 90th percentile |ln error| widened in
  *   proportion when the distance exceeds theirs, or with a single scale h = 0.35 x distance
  *   (derived from the nccl-scaling series, docs/calibration.md), never below the nearest
- *   curve's interpolation error; doubled in ln when the asked scale needs a bandwidth no curve
- *   measured (notes NO_INTRA / NO_INTER). Other models: NaN.
+ *   curve's interpolation error; one-sided when the model bounds the time (notes LOWER_BOUND /
+ *   UPPER_BOUND: a regime no curve measured, e.g. NO_INTRA / NO_INTER, or ranks per node none
+ *   measured across nodes): exp(near) on the closed side, exp(max(h, far)) on the open one,
+ *   near and far per kind of bound (src/lib/network/query.c). Other models: NaN.
  * ranks = 1 gives 0 s. Errors: DPAS_ENOENT (no curve of that collective), DPAS_EINVAL (bytes
  * not finite and > 0, ranks < 0, per_node not dividing ranks, per_node 0 and the curves at
  * different ranks per node, a bad kind), DPAS_EUNDEF (the model is undefined, with the reason).
