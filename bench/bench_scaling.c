@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* How well a calibration transfers to a scale it did not measure (issue 19's goals), on real
- * series of one cluster at several rank counts (tests/data/nccl-scaling, README there):
+/* How well a calibration transfers to a scale it did not measure (issues 19 and 27), on real
+ * series of one cluster at several rank counts (tests/data/nccl-scaling and
+ * tests/data/nccl-scaling-extra, READMEs there), scored per cluster family so that what is
+ * learned on the other families (the band) is checked out of sample:
  *   leave one scale out: every file of a series at one scale is left out, the calibration is
  *     fitted on the others, and the left-out times are predicted at the left-out scale;
  *   from one file at about 4x the ranks: fitted on one file, predicted at a file with 3.5 to
@@ -499,8 +501,7 @@ int main(int argc, char **argv)
     printf("calibration of the 2160-rank file (read and fit): median %.1f ms of 21\n",
            median(ms, 21));
     /* a 10-file calibration (read and fit of every collective, with its leave-one-scale-out):
-     * the six H100 five-test logs, an AWS p5 log, three Polaris files (one file per scale: the
-     * reader refuses two runs of one scale today) */
+     * the six H100 five-test logs, an AWS p5 log, three Polaris files */
     static const char *const ten[] = {
         "xxrjun_h100_1node_x4gpus_five_tests.log",   "xxrjun_h100_1node_x8gpus_five_tests.log",
         "xxrjun_h100_10nodes_x1gpus_five_tests.log", "xxrjun_h100_10nodes_x2gpus_five_tests.log",
