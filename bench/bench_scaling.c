@@ -46,7 +46,15 @@ static const series serieses[] = {
      "all_reduce",
      {"polaris_nccl2.21_tuned_2nodes_8ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_8nodes_32ranks_all_reduce.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_256nodes_1024ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat"}},
+    {"Polaris",
+     "Polaris NCCL 2.21",
+     "all_gather",
+     {"../nccl-scaling-extra/polaris_nccl2.21_tuned_2nodes_8ranks_all_gather.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_8nodes_32ranks_all_gather.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_256nodes_1024ranks_all_gather.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_540nodes_2160ranks_all_gather.dat"}},
 #define H100(c)                                                                                    \
     {                                                                                              \
         "H100 (xxrjun)", "H100 x 1-10 nodes", c,                                                                    \
