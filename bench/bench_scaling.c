@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* How well a calibration transfers to a scale it did not measure (issue 19's goals), on real
- * series of one cluster at several rank counts (tests/data/nccl-scaling, README there):
+/* How well a calibration transfers to a scale it did not measure (issues 19 and 27), on real
+ * series of one cluster at several rank counts (tests/data/nccl-scaling and
+ * tests/data/nccl-scaling-extra, READMEs there), scored per cluster family so that what is
+ * learned on the other families (the band) is checked out of sample:
  *   leave one scale out: every file of a series at one scale is left out, the calibration is
  *     fitted on the others, and the left-out times are predicted at the left-out scale;
  *   from one file at about 4x the ranks: fitted on one file, predicted at a file with 3.5 to
@@ -22,7 +24,7 @@
 typedef struct series {
     const char *family; /* the cluster: leave-one-cluster-out leaves a family out */
     const char *name, *collective;
-    const char *files[8];
+    const char *files[16];
 } series;
 
 static const series serieses[] = {
@@ -44,7 +46,15 @@ static const series serieses[] = {
      "all_reduce",
      {"polaris_nccl2.21_tuned_2nodes_8ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_8nodes_32ranks_all_reduce.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_256nodes_1024ranks_all_reduce.dat",
       "polaris_nccl2.21_tuned_540nodes_2160ranks_all_reduce.dat"}},
+    {"Polaris",
+     "Polaris NCCL 2.21",
+     "all_gather",
+     {"../nccl-scaling-extra/polaris_nccl2.21_tuned_2nodes_8ranks_all_gather.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_8nodes_32ranks_all_gather.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_256nodes_1024ranks_all_gather.dat",
+      "../nccl-scaling-extra/polaris_nccl2.21_tuned_540nodes_2160ranks_all_gather.dat"}},
 #define H100(c)                                                                                    \
     {                                                                                              \
         "H100 (xxrjun)", "H100 x 1-10 nodes", c,                                                                    \
@@ -66,6 +76,25 @@ static const series serieses[] = {
       "../nccl-scaling-extra/hisohara_mi325x_2nodes_x8_all_reduce_4G-16G.txt",
       "../nccl-scaling-extra/hisohara_mi325x_4nodes_x8_all_reduce_4G-16G.txt",
       "../nccl-scaling-extra/hisohara_mi325x_8nodes_x8_all_reduce_4G-16G.txt"}},
+    /* another H100 cluster of the same author (cnode2), NCCL 2.28: two nodes at 1, 4 and 8
+     * GPUs each (three node pairs per scale: runs of one scale, merged) and one node */
+#define C00(c)                                                                                     \
+    {"H100 (xxrjun cluster00)",                                                                    \
+     "H100 cluster00 x 1-2 nodes",                                                                 \
+     c,                                                                                            \
+     {"../nccl-scaling-extra/xxrjun_cluster00_h100_1node_x4gpus_cnode2-001.log",                   \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_1node_x8gpus_cnode2-001.log",                   \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-002.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-005.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-006.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-002.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-005.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-006.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-002.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-005.log",       \
+      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-006.log"}}
+    C00("alltoall"),
+    C00("sendrecv"),
 };
 #define NSERIES (sizeof serieses / sizeof *serieses)
 
@@ -76,6 +105,10 @@ typedef struct point {
     double ln_model, err_model, err_const, err_ab;
     bool inside;
     double width;
+    int bound; /* +1: the library says the time is at least its prediction; -1: at most; 0 */
+    bool cross; /* transferred into a regime no file of the calibration measured */
+    int cat;    /* of a bounded point: 1 between one node and several, 2 between 2 nodes and
+                   more, 3 to ranks per node none measured; 0 not bounded */
 } point;
 static point pts[8192];
 static size_t npts;
@@ -176,8 +209,26 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
         errc[n] = fabs((double)truth->bytes[i] * factor / near->peak_busbw / meas - 1);
         errab[n] = fabs(p[i].seconds[DPAS_NETMODEL_ALPHA_BETA - 1] / meas - 1);
         if (npts < sizeof pts / sizeof *pts) /* a point the model did not answer: NaN */
-            pts[npts++] = (point){cur_family, cur_x4,      log(pred / meas), err[n], errc[n],
-                                  errab[n],   inside,      width[n]};
+            pts[npts++] = (point){cur_family,
+                                  cur_x4,
+                                  log(pred / meas),
+                                  err[n],
+                                  errc[n],
+                                  errab[n],
+                                  inside,
+                                  width[n],
+                                  p[i].notes & DPAS_NETTIME_LOWER_BOUND   ? 1
+                                  : p[i].notes & DPAS_NETTIME_UPPER_BOUND ? -1
+                                                                          : 0,
+                                  (p[i].notes & DPAS_NETTIME_OTHER_REGIME) != 0,
+                                  !(p[i].notes & (DPAS_NETTIME_LOWER_BOUND |
+                                                  DPAS_NETTIME_UPPER_BOUND))
+                                      ? 0
+                                  : !(p[i].notes & DPAS_NETTIME_OTHER_REGIME) ? 3
+                                  : p[i].regime == DPAS_REGIME_ONE_NODE ||
+                                          p[i].from_regime == DPAS_REGIME_ONE_NODE
+                                      ? 1
+                                      : 2};
         if (!(pred > 0)) { /* unanswered: counted, kept out of the medians */
             t->unanswered++;
             continue;
@@ -232,35 +283,83 @@ static double quantile(double *v, size_t n, double q)
     return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - (double)i) : v[n - 1];
 }
 
+/* The band learned out of sample from a set of points (those of `use`, NULL: all but family
+ * `skip`): h, the 90th percentile of |ln(predicted / measured)| over the points the library
+ * gives no bound for; near and far, over the points it bounds, the 5th and 90th percentiles of
+ * the error oriented to the side the bound leaves open (ln(measured / predicted) x bound): the
+ * band [t e^-near, t e^far] for a lower bound, mirrored for an upper one. */
+typedef struct learned {
+    double h, near[4], far[4];
+    size_t nsym, nbound[4];
+} learned;
+
+static const char *const cat_names[4] = {"", "one node / several", "2 nodes / more",
+                                         "ranks per node"};
+
+/* Bounded points are learned per kind of bound (point.cat), over both case kinds: a kind that
+ * the other families never showed has no learned band (NaN; the point counts as outside). */
+static learned learn(int skip, int kind)
+{
+    static double sym[8192], ori[4][8192];
+    learned l = {NAN, {NAN, NAN, NAN, NAN}, {NAN, NAN, NAN, NAN}, 0, {0, 0, 0, 0}};
+    for (size_t i = 0; i < npts; i++) {
+        if (pts[i].family == skip || !isfinite(pts[i].ln_model))
+            continue;
+        if (pts[i].bound) {
+            int c = pts[i].cat;
+            ori[c][l.nbound[c]++] = -pts[i].bound * pts[i].ln_model;
+        } else if (pts[i].x4 == kind) {
+            sym[l.nsym++] = fabs(pts[i].ln_model);
+        }
+    }
+    l.h = quantile(sym, l.nsym, 0.9);
+    for (int c = 1; c < 4; c++)
+        if (l.nbound[c]) {
+            l.near[c] = fmax(0, -quantile(ori[c], l.nbound[c], 0.05));
+            l.far[c] = fmax(0, quantile(ori[c], l.nbound[c], 0.9));
+        }
+    return l;
+}
+
+static bool inside_learned(const point *p, const learned *l, double *width)
+{
+    if (p->bound) {
+        double e = -p->bound * p->ln_model, nr = l->near[p->cat], fr = l->far[p->cat];
+        *width = exp(nr + fr);
+        return e >= -nr && e <= fr; /* NaN: outside */
+    }
+    *width = exp(2 * l->h);
+    return fabs(p->ln_model) <= l->h;
+}
+
 /* Per cluster family and case kind: the medians of the errors over its points (>= 1 MiB), the
- * library band's coverage and width; and the band learned out of sample: the 90th percentile
- * of |ln error| over the OTHER families' points of the same kind, its coverage on this family
- * and its width exp(2h). */
+ * library band's coverage and width; and the band learned out of sample (learn) on the OTHER
+ * families' points of the same kind, its coverage and median width on this family. */
 static void by_family(void)
 {
-    static double a[8192], b[8192], c[8192], w[8192], o[8192];
+    static double a[8192], b[8192], c[8192], w[8192], lw[8192];
     printf("\n## By cluster family (leave one cluster out)\n\n"
            "| family | case | points (unanswered) | median error | constant busbw | alpha-beta | "
-           "better than constant | library band: inside | median width | "
-           "band learned on the other clusters: h | inside | width |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "better than constant | library band: inside | median width | across regimes or "
+           "bounded (points) | band learned on the other clusters: h | inside | "
+           "median width |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int f = 0; f < nfamilies; f++)
         for (int k = 0; k < 2; k++) {
-            size_t n = 0, no = 0, in = 0, un = 0;
+            size_t n = 0, in = 0, un = 0, nb = 0, cov = 0;
+            learned l = learn(f, k);
             for (size_t i = 0; i < npts; i++) {
-                if (pts[i].x4 != k)
+                if (pts[i].x4 != k || pts[i].family != f)
                     continue;
-                bool answered = isfinite(pts[i].ln_model);
-                if (pts[i].family == f) {
-                    if (!answered) {
-                        un++;
-                        continue;
-                    }
-                    a[n] = pts[i].err_model, b[n] = pts[i].err_const, c[n] = pts[i].err_ab;
-                    w[n] = pts[i].width, in += pts[i].inside, n++;
-                } else if (answered) {
-                    o[no++] = fabs(pts[i].ln_model);
+                if (!isfinite(pts[i].ln_model)) {
+                    un++;
+                    continue;
                 }
+                a[n] = pts[i].err_model, b[n] = pts[i].err_const, c[n] = pts[i].err_ab;
+                w[n] = pts[i].width, in += pts[i].inside;
+                nb += pts[i].bound != 0 || pts[i].cross;
+                cov += inside_learned(&pts[i], &l, &lw[n]);
+                n++;
             }
             if (!n) {
                 if (un)
@@ -269,18 +368,49 @@ static void by_family(void)
                            un);
                 continue;
             }
-            double h = quantile(o, no, 0.9);
-            size_t cov = 0;
-            for (size_t i = 0; i < npts; i++)
-                if (pts[i].x4 == k && pts[i].family == f && fabs(pts[i].ln_model) <= h)
-                    cov++;
             double ma = median(a, n), mb = median(b, n), mc = median(c, n);
-            printf("| %s | %s | %zu (%zu) | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.0f%% | x%.2f | %.3f | "
-                   "%.0f%% | x%.2f |\n",
+            printf("| %s | %s | %zu (%zu) | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.0f%% | x%.2f | %zu | "
+                   "%.3f | %.0f%% | x%.2f |\n",
                    families[f], k ? "from one file at ~4x the ranks" : "leave one scale out", n,
                    un, ma * 100, mb * 100, mc * 100, mb / ma, 100.0 * (double)in / (double)n,
-                   median(w, n), h, 100.0 * (double)cov / (double)n, exp(2 * h));
+                   median(w, n), nb, l.h, 100.0 * (double)cov / (double)n, median(lw, n));
         }
+    printf("\nPooled over every family: h %.3f (leave one scale out, %zu points), %.3f (from one "
+           "file, %zu points); bounded points, ln(measured / predicted) toward the open side, "
+           "5th and 90th percentiles:",
+           learn(-1, 0).h, learn(-1, 0).nsym, learn(-1, 1).h, learn(-1, 1).nsym);
+    learned l = learn(-1, 0);
+    for (int q = 1; q < 4; q++)
+        printf(" %s: near %.3f, far %.3f (%zu points);", cat_names[q], l.near[q], l.far[q],
+               l.nbound[q]);
+    printf("\n\n");
+    for (int f = 0; f < nfamilies; f++) {
+        learned o = learn(f, 0);
+        printf("Learned without %s:", families[f]);
+        for (int q = 1; q < 4; q++)
+            printf(" %s near %.3f far %.3f (%zu);", cat_names[q], o.near[q], o.far[q],
+                   o.nbound[q]);
+        printf("\n");
+    }
+}
+
+/* Each file's scale for the collective (the file loaded alone): the runs of one scale are left
+ * out, or used, together. */
+static int file_scales(const series *S, size_t nf, dpas_scale *sc)
+{
+    for (size_t f = 0; f < nf; f++) {
+        dpas_netmodel *m;
+        if (load(&S->files[f], 1, S->collective, &m))
+            return -1;
+        sc[f] = (dpas_scale){m->curves[0].ranks, m->curves[0].per_node};
+        dpas_netmodel_free(m);
+    }
+    return 0;
+}
+
+static bool same_scale(dpas_scale a, const dpas_curve *c)
+{
+    return a.ranks == c->ranks && a.per_node == c->per_node;
 }
 
 int main(int argc, char **argv)
@@ -297,17 +427,18 @@ int main(int argc, char **argv)
         const series *S = &serieses[s];
         cur_family = family_of(S->family);
         size_t nf = 0;
-        while (nf < 8 && S->files[nf])
+        while (nf < 16 && S->files[nf])
             nf++;
         dpas_netmodel *whole;
-        if (load(S->files, nf, S->collective, &whole))
+        dpas_scale sc[16];
+        if (file_scales(S, nf, sc) || load(S->files, nf, S->collective, &whole))
             continue;
         for (size_t c = 0; c < whole->ncurves; c++) {
             const dpas_curve *cv = &whole->curves[c];
-            const char *rest[8];
+            const char *rest[16];
             size_t nr = 0;
-            for (size_t f = 0; f < nf; f++) /* every file but the one measured at that scale */
-                if (f != whole->curves[c].log)
+            for (size_t f = 0; f < nf; f++) /* every file but those measured at that scale */
+                if (!same_scale(sc[f], cv))
                     rest[nr++] = S->files[f];
             dpas_netmodel *m;
             if (load(rest, nr, S->collective, &m))
@@ -328,10 +459,11 @@ int main(int argc, char **argv)
         const series *S = &serieses[s];
         cur_family = family_of(S->family);
         size_t nf = 0;
-        while (nf < 8 && S->files[nf])
+        while (nf < 16 && S->files[nf])
             nf++;
         dpas_netmodel *whole;
-        if (load(S->files, nf, S->collective, &whole))
+        dpas_scale sc[16];
+        if (file_scales(S, nf, sc) || load(S->files, nf, S->collective, &whole))
             continue;
         for (size_t a = 0; a < whole->ncurves; a++)
             for (size_t b = 0; b < whole->ncurves; b++) {
@@ -339,8 +471,13 @@ int main(int argc, char **argv)
                 double r = (double)to->ranks / (double)from->ranks;
                 if (r < 3.5 || r > 4.5)
                     continue;
+                const char *one[16]; /* the files (runs) of that one scale */
+                size_t no = 0;
+                for (size_t f = 0; f < nf; f++)
+                    if (same_scale(sc[f], from))
+                        one[no++] = S->files[f];
                 dpas_netmodel *m;
-                if (load(&S->files[from->log], 1, S->collective, &m))
+                if (load(one, no, S->collective, &m))
                     continue;
                 char label[256];
                 label_fit(snprintf(label, sizeof label, "%s %s, %lldx%lld from %lldx%lld", S->name,
@@ -372,8 +509,7 @@ int main(int argc, char **argv)
     printf("calibration of the 2160-rank file (read and fit): median %.1f ms of 21\n",
            median(ms, 21));
     /* a 10-file calibration (read and fit of every collective, with its leave-one-scale-out):
-     * the six H100 five-test logs, an AWS p5 log, three Polaris files (one file per scale: the
-     * reader refuses two runs of one scale today) */
+     * the six H100 five-test logs, an AWS p5 log, three Polaris files */
     static const char *const ten[] = {
         "xxrjun_h100_1node_x4gpus_five_tests.log",   "xxrjun_h100_1node_x8gpus_five_tests.log",
         "xxrjun_h100_10nodes_x1gpus_five_tests.log", "xxrjun_h100_10nodes_x2gpus_five_tests.log",

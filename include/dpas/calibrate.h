@@ -153,18 +153,37 @@ typedef struct dpas_nccl_params {
                                   a regime no curve measured) */
     double intra_bw;           /* bus bandwidth inside one node, bytes/s */
     double eff[3]; /* the share of the bus bandwidth each protocol reaches (Simple: 1) */
+    /* On exactly 2 nodes (NCCL's own tuning treats 1 node, 2 nodes and more apart): the
+     * bandwidth is the one at nodes_lo times this (between 2 and nodes_lo nodes, log-linear
+     * between the two); NaN (taken as 1) unless the curves measured 2 nodes and more than 2
+     * (DPAS_SCALEFIT_TWO_NODE). */
+    double two_node;
 } dpas_nccl_params;
 
 /* What a collective's curves determined (bits of dpas_scale_fit.determined); the rest is
  * NCCL's constants (latencies), 1 (kappa), 0 (gamma) or assumed equal to what was measured
  * (intra_bw from inter_bw or the reverse). */
 enum {
-    DPAS_SCALEFIT_INTER = 1u << 0, /* a curve across nodes: inter_bw */
-    DPAS_SCALEFIT_INTRA = 1u << 1, /* a curve inside one node: intra_bw */
-    DPAS_SCALEFIT_KAPPA = 1u << 2, /* curves across nodes at two or more ranks per node */
-    DPAS_SCALEFIT_GAMMA = 1u << 3, /* curves across three or more node counts */
-    DPAS_SCALEFIT_HOPS = 1u << 4,  /* two or more hop structures: base and hop latency apart */
+    DPAS_SCALEFIT_INTER = 1u << 0,    /* a curve across nodes: inter_bw */
+    DPAS_SCALEFIT_INTRA = 1u << 1,    /* a curve inside one node: intra_bw */
+    DPAS_SCALEFIT_KAPPA = 1u << 2,    /* curves across nodes at two or more ranks per node */
+    DPAS_SCALEFIT_GAMMA = 1u << 3,    /* curves on three or more node counts above 2 */
+    DPAS_SCALEFIT_HOPS = 1u << 4,     /* two or more hop structures: base and hop latency apart */
+    DPAS_SCALEFIT_TWO_NODE = 1u << 5, /* curves on 2 nodes and on more: two_node */
 };
+
+/* The topology regimes of a scale (dpas_net_time.regime): inside one node (its NVLink or PCI
+ * domain: the ranks per node, 72 for an NVL72 rack given as its ranks per node), 2 nodes
+ * (NCCL's special case: one hop each way, its tree and NVLS-tree tuned apart), more nodes. A
+ * trend fitted in one regime is not carried into another; a time in a regime no curve measured
+ * is a transfer that says so (DPAS_NETTIME_OTHER_REGIME) with a wider, one-sided band. */
+typedef enum dpas_net_regime {
+    DPAS_REGIME_ONE_NODE = 1,
+    DPAS_REGIME_TWO_NODES = 2,
+    DPAS_REGIME_MORE_NODES = 3,
+} dpas_net_regime;
+/* "one_node", "two_nodes", "more_nodes"; NULL for anything else. */
+DPAS_API const char *dpas_net_regime_name(int regime);
 
 /* The nccl model of one collective, fitted to all its curves, and how far it is from the
  * measurements it did not see. */
@@ -281,6 +300,11 @@ enum {
     DPAS_NETTIME_NO_INTRA = 1u << 1,      /* one node asked; no curve measured inside one node */
     DPAS_NETTIME_NO_INTER = 1u << 2,      /* several nodes asked; no curve measured across nodes */
     DPAS_NETTIME_ASSUMED_TOPOLOGY = 1u << 3, /* a curve's ranks per node was assumed */
+    DPAS_NETTIME_OTHER_REGIME = 1u << 4,     /* no curve measured the asked scale's regime: the time
+                                            is transferred from another (from_regime) */
+    DPAS_NETTIME_LOWER_BOUND = 1u << 5,      /* the model says the time is at least this (a faster
+                                            regime's bandwidth carried to a slower one) */
+    DPAS_NETTIME_UPPER_BOUND = 1u << 6,      /* the model says the time is at most this */
 };
 
 /* The answer of dpas_netmodel_time. */
@@ -295,6 +319,9 @@ typedef struct dpas_net_time {
     unsigned notes;          /* DPAS_NETTIME_* */
     dpas_scale at;           /* the scale answered for (per_node resolved) */
     const dpas_curve *curve; /* the curve measured at that scale, or the nearest one */
+    dpas_net_regime regime;  /* of the scale asked */
+    dpas_net_regime from_regime; /* the regime whose curves the time rests on: regime itself
+                                    when a curve measured it, else the nearest measured */
 } dpas_net_time;
 
 /* The time of one collective of `bytes` bytes (nccl-tests' size convention, see the top of
@@ -315,8 +342,10 @@ typedef struct dpas_net_time {
  *   transferred: exp(+-h), h = the leave-one-scale-out 90th percentile |ln error| widened in
  *   proportion when the distance exceeds theirs, or with a single scale h = 0.35 x distance
  *   (derived from the nccl-scaling series, docs/calibration.md), never below the nearest
- *   curve's interpolation error; doubled in ln when the asked scale needs a bandwidth no curve
- *   measured (notes NO_INTRA / NO_INTER). Other models: NaN.
+ *   curve's interpolation error; one-sided when the model bounds the time (notes LOWER_BOUND /
+ *   UPPER_BOUND: a regime no curve measured, e.g. NO_INTRA / NO_INTER, or ranks per node none
+ *   measured across nodes): exp(near) on the closed side, exp(max(h, far)) on the open one,
+ *   near and far per kind of bound (src/lib/network/query.c). Other models: NaN.
  * ranks = 1 gives 0 s. Errors: DPAS_ENOENT (no curve of that collective), DPAS_EINVAL (bytes
  * not finite and > 0, ranks < 0, per_node not dividing ranks, per_node 0 and the curves at
  * different ranks per node, a bad kind), DPAS_EUNDEF (the model is undefined, with the reason).
@@ -406,6 +435,7 @@ typedef struct dpas_net_prediction {
     int extrapolated; /* bytes outside the sizes measured at that scale (or at the nearest) */
     dpas_netmodel_kind default_kind; /* what DPAS_NETMODEL_DEFAULT answers with, 0 if none */
     size_t curve;                    /* index of the curve measured at that scale, or the nearest */
+    dpas_net_regime regime, from_regime; /* as dpas_net_time's */
 } dpas_net_prediction;
 
 /* rows: for each collective measured, each scale (at: nat of them; NULL: each curve's own) and

@@ -18,7 +18,11 @@
  * the NVLink and network hop latencies times the inter-node one), the bandwidths (inside a node;
  * across nodes per rank, with an exponent on the ranks per node and one on the node count when
  * the curves measured several) and the protocols' shares are fitted to every curve of one
- * collective at once, by least squares on ln(model / measured), with NCCL's constants as a weak
+ * collective at once, in three topology regimes as NCCL's own tables have them (its per-channel
+ * bandwidth caps and LL limits are indexed by 1 node, 2 nodes, more; at <= 2 nodes it takes the
+ * graph's intra-node speed, beyond its inter-node speed): inside one node, on exactly 2 nodes
+ * (its own bandwidth factor when more nodes were measured too) and on more (the node-count
+ * exponent fitted there only, held inside the node counts measured), by least squares on ln(model / measured), with NCCL's constants as a weak
  * prior where the curves do not tell (one scale cannot separate a base from a hop latency). */
 #include "ncclmodel.h"
 
@@ -108,6 +112,7 @@ static const double eff_prior[2] = {0.5, 0.92};
 /* What a scale means for one collective: hops and bus factor. */
 typedef struct geom {
     double ranks, per_node, nodes;
+    dpas_net_regime regime;
     double ring_intra, ring_inter; /* a ring's steps inside nodes and between them */
     double factor;                 /* nccl-tests' bus factor: bytes per rank / bytes */
     bool tree;                     /* AllReduce: a tree is a candidate */
@@ -120,6 +125,7 @@ static void geom_of(int coll, double ranks, double per_node, geom *g)
     if (nodes < 1)
         nodes = 1;
     g->ranks = ranks, g->per_node = per_node > 0 ? per_node : ranks, g->nodes = nodes;
+    g->regime = dpas__ncclm_regime(ranks, per_node);
     double steps, factor;
     dpas_collective_ring(coll, (int64_t)ranks, &steps, &factor, NULL);
     bool ar = coll == DPAS_COLL_ALL_REDUCE;
@@ -132,14 +138,34 @@ static void geom_of(int coll, double ranks, double per_node, geom *g)
     g->tree_inter = nodes >= 2 ? 2 * floor(log2(nodes)) : 0;
 }
 
+dpas_net_regime dpas__ncclm_regime(double ranks, double per_node)
+{
+    double nodes = per_node > 0 ? ranks / per_node : 1;
+    return nodes < 1.5   ? DPAS_REGIME_ONE_NODE
+           : nodes < 2.5 ? DPAS_REGIME_TWO_NODES
+                         : DPAS_REGIME_MORE_NODES;
+}
+
 static double bandwidth(const dpas_nccl_params *p, const geom *g)
 {
-    if (g->nodes <= 1)
+    if (g->regime == DPAS_REGIME_ONE_NODE)
         return p->intra_bw;
-    double nodes = g->nodes; /* inside the measured node counts only (no extrapolated trend) */
+    /* the node-count term is the more-nodes regime's, inside the node counts it measured (no
+     * extrapolated trend); 2 nodes: the bandwidth at the lowest of them times two_node */
+    double nodes = g->nodes;
     if (p->nodes_hi >= p->nodes_lo && p->nodes_lo >= 2)
         nodes = fmin(fmax(nodes, p->nodes_lo), p->nodes_hi);
-    return p->inter_bw * pow(g->per_node, p->kappa) * pow(nodes / 2, -p->gamma);
+    double bw = p->inter_bw * pow(g->per_node, p->kappa) * pow(nodes / 2, -p->gamma);
+    double two = isfinite(p->two_node) ? p->two_node : 1;
+    if (g->regime == DPAS_REGIME_TWO_NODES)
+        return bw * two;
+    /* between 2 nodes and the fewest measured above 2, both measured: between the two
+     * bandwidths (log-linear in the node count), no trend carried beyond either */
+    if (isfinite(p->two_node) && g->nodes < p->nodes_lo && p->nodes_lo > 2) {
+        double w = log(g->nodes / 2) / log(p->nodes_lo / 2);
+        return bw * pow(two, 1 - w);
+    }
+    return bw;
 }
 
 /* A scale's candidates (algorithm x protocol) under given parameters: time = lat + coef x bytes;
@@ -202,7 +228,17 @@ double dpas__scale_distance(double r1, double g1, double r2, double g2)
 /* ---- fitting -------------------------------------------------------------------------------- */
 
 /* The parameters as a vector: logs of the latencies and bandwidths, kappa and gamma as they are. */
-enum { T_BASE = 0, T_HOP = 3, T_INTER = 6, T_KAPPA = 7, T_INTRA = 8, T_EFF = 9, T_GAMMA = 11, NT };
+enum {
+    T_BASE = 0,
+    T_HOP = 3,
+    T_INTER = 6,
+    T_KAPPA = 7,
+    T_INTRA = 8,
+    T_EFF = 9,
+    T_GAMMA = 11,
+    T_TWO = 12,
+    NT
+};
 
 static void unpack(const double *th, dpas_nccl_params *p)
 {
@@ -217,7 +253,8 @@ static void unpack(const double *th, dpas_nccl_params *p)
     p->eff[LL128] = fmin(1.0, exp(th[T_EFF + 1]));
     p->eff[SIMPLE] = 1.0;
     p->gamma = fmax(0.0, th[T_GAMMA]);
-    p->nodes_lo = p->nodes_hi = 0; /* set after the fit (every curve of the fit is inside) */
+    p->two_node = exp(th[T_TWO]);
+    /* the more-nodes regime's node counts: set before the fit (fitctx.nodes_lo, _hi) */
 }
 
 #define FIT_SIZES 48   /* sizes of one curve in the fit's loss, at most */
@@ -232,6 +269,7 @@ typedef struct fitctx {
     int nactive;
     double prior[NT]; /* the centre of each parameter's prior */
     double weight[NT];
+    double nodes_lo, nodes_hi; /* the node counts of the more-nodes regime's curves */
 } fitctx;
 
 static double loss(fitctx *c, const double *x)
@@ -240,6 +278,7 @@ static double loss(fitctx *c, const double *x)
         c->full[c->active[i]] = x[i];
     dpas_nccl_params p;
     unpack(c->full, &p);
+    p.nodes_lo = c->nodes_lo, p.nodes_hi = c->nodes_hi;
     double total = 0;
     for (size_t j = 0; j < c->n; j++) {
         const dpas_curve *cv = c->cvs[j];
@@ -366,22 +405,29 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
     int npn = 0, nnd = 0;
     /* the widest node (most ranks per node) measured across nodes, and inside one */
     double pn_inter = 0, pn_intra = 0;
-    /* the node counts measured across nodes: the node-count term holds between them only */
+    /* the node counts measured in the more-nodes regime: its node-count term holds between
+     * them only; a 2-node curve is its own regime and carries no trend */
     double nodes_lo = INFINITY, nodes_hi = 0;
+    bool two = false, more = false;
     for (size_t j = 0; j < n; j++) {
         geom_of(coll, (double)cvs[j]->ranks, (double)cvs[j]->per_node, &c.g[j]);
         points += cvs[j]->n;
         double bw = reached_busbw(cvs[j], &c.g[j]);
-        if (c.g[j].nodes > 1) {
+        if (c.g[j].regime != DPAS_REGIME_ONE_NODE) {
             pn_inter = fmax(pn_inter, c.g[j].per_node);
-            nodes_lo = fmin(nodes_lo, c.g[j].nodes), nodes_hi = fmax(nodes_hi, c.g[j].nodes);
             inter[ninter++] = bw / c.g[j].per_node;
-            bool seen = false; /* distinct ranks per node (two suffice) and node counts (three) */
+            bool seen = false; /* distinct ranks per node (two suffice) */
             for (int i = 0; i < npn; i++)
                 seen |= pn[i] == c.g[j].per_node;
             if (!seen && npn < 2)
                 pn[npn++] = c.g[j].per_node;
-            seen = false;
+            if (c.g[j].regime == DPAS_REGIME_TWO_NODES) {
+                two = true;
+                continue;
+            }
+            more = true;
+            nodes_lo = fmin(nodes_lo, c.g[j].nodes), nodes_hi = fmax(nodes_hi, c.g[j].nodes);
+            seen = false; /* distinct node counts above 2 (three) */
             for (int i = 0; i < nnd; i++)
                 seen |= nd[i] == c.g[j].nodes;
             if (!seen && nnd < 3)
@@ -391,6 +437,9 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
             intra[nintra++] = bw;
         }
     }
+    /* no curve on more than 2 nodes: the regime's edge is 2 nodes (its bandwidth the 2-node
+     * one's, an upper bound there, see query.c) */
+    c.nodes_lo = more ? nodes_lo : 2, c.nodes_hi = more ? nodes_hi : 2;
     if (points < 4) {
         dpas__mark_cut(sf->reason, sizeof sf->reason,
                        snprintf(sf->reason, sizeof sf->reason,
@@ -414,7 +463,7 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
         c.weight[T_BASE + k] = c.weight[T_HOP + k] = 0.01;
     }
     c.prior[T_INTER] = log(inter0), c.prior[T_INTRA] = log(intra0);
-    c.prior[T_KAPPA] = 1, c.prior[T_GAMMA] = 0;
+    c.prior[T_KAPPA] = 1, c.prior[T_GAMMA] = 0, c.prior[T_TWO] = 0;
     c.prior[T_EFF] = log(eff_prior[0]), c.prior[T_EFF + 1] = log(eff_prior[1]);
     for (int k = T_INTER; k < NT; k++)
         c.weight[k] = 1e-4;
@@ -423,10 +472,11 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
     sf->determined |= nintra ? DPAS_SCALEFIT_INTRA : 0;
     sf->determined |= npn >= 2 ? DPAS_SCALEFIT_KAPPA : 0;
     sf->determined |= nnd >= 3 ? DPAS_SCALEFIT_GAMMA : 0;
+    sf->determined |= two && more ? DPAS_SCALEFIT_TWO_NODE : 0;
     for (int k = 0; k < NT; k++) {
         bool on = k < T_INTER || k == T_EFF || k == T_EFF + 1 || (k == T_INTER && ninter) ||
                   (k == T_INTRA && nintra) || (k == T_KAPPA && npn >= 2) ||
-                  (k == T_GAMMA && nnd >= 3);
+                  (k == T_GAMMA && nnd >= 3) || (k == T_TWO && two && more);
         if (on)
             c.active[c.nactive++] = k;
     }
@@ -437,7 +487,7 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
         for (int i = 0; i < c.nactive; i++) {
             int k = c.active[i];
             x[i] = c.prior[k] + (k >= T_HOP && k < T_HOP + NPROTO ? s : 0);
-            step[i] = k == T_KAPPA || k == T_GAMMA ? 0.2 : 0.5;
+            step[i] = k == T_KAPPA || k == T_GAMMA || k == T_TWO ? 0.2 : 0.5;
         }
         double v = simplex(&c, x, step, c.nactive, 60 * c.nactive);
         if (v < bestv)
@@ -455,8 +505,10 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
     /* no curve inside one node: the node's links as fast as the widest node's network cards */
     if (!nintra)
         sf->p.intra_bw = sf->p.inter_bw * pow(pn_inter, sf->p.kappa);
-    sf->p.nodes_lo = ninter ? nodes_lo : 2, sf->p.nodes_hi = ninter ? nodes_hi : 2;
-    sf->determined |= DPAS_SCALEFIT_HOPS * (nnd + (nintra > 0) >= 2);
+    sf->p.nodes_lo = c.nodes_lo, sf->p.nodes_hi = c.nodes_hi;
+    if (!(two && more)) /* not measured: 1 in the model, NaN in what it reports */
+        sf->p.two_node = NAN;
+    sf->determined |= DPAS_SCALEFIT_HOPS * (nnd + two + (nintra > 0) >= 2);
     free(c.g), free(cvs);
     sf->defined = isfinite(bestv);
     if (!sf->defined)
@@ -575,6 +627,14 @@ int dpas__ncclm_loro(const dpas_curve *const *given, size_t n, int coll, dpas_sc
          * well the model transfers */
         bool one = cvs[s]->per_node >= cvs[s]->ranks;
         if (!(q.determined & (one ? DPAS_SCALEFIT_INTRA : DPAS_SCALEFIT_INTER)))
+            continue;
+        /* likewise a scale in a regime (one node, 2 nodes, more) none of the others measured:
+         * such a transfer is banded apart (query.c), not by these errors */
+        dpas_net_regime rg = dpas__ncclm_regime((double)cvs[s]->ranks, (double)cvs[s]->per_node);
+        bool measured = false;
+        for (size_t j = 0; j < nr; j++)
+            measured |= dpas__ncclm_regime((double)rest[j]->ranks, (double)rest[j]->per_node) == rg;
+        if (!measured)
             continue;
         double d = INFINITY;
         for (size_t j = 0; j < nr; j++)

@@ -33,6 +33,9 @@ int dpas__curve_cmp(const dpas_curve *a, const dpas_curve *b);
 /* Sorts cvs (n pointers) by dpas__curve_cmp. */
 void dpas__curves_sort(const dpas_curve **cvs, size_t n);
 
+/* The topology regime of a scale (dpas_net_regime): one node, exactly 2 nodes, more. */
+dpas_net_regime dpas__ncclm_regime(double ranks, double per_node);
+
 /* Distance between two scales: |ln nodes ratio| + |ln per-node ratio|. */
 double dpas__scale_distance(double r1, double g1, double r2, double g2);
 

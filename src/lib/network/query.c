@@ -21,9 +21,44 @@
  * (AAC11) series, 0.319; Polaris kept out to report on (bench/bench_scaling.c, "By cluster
  * family"; docs/calibration.md). */
 #define TRANSFER_FLOOR 0.319
+/* A transfer the model itself bounds (DPAS_NETTIME_LOWER_BOUND or _UPPER_BOUND, see
+ * regime_notes): into a regime (one node, 2 nodes, more) no curve measured, or to ranks per
+ * node none measured across nodes. Its band is one-sided: |ln error| up to NEAR on the side the
+ * bound closes, FAR on the side it leaves open, per kind of bound. The 5th and 90th
+ * percentiles of ln(measured / predicted), oriented to the open side, over the bounded
+ * transfers of every series scored by bench/bench_scaling.c ("Pooled over every family";
+ * docs/calibration.md): chosen on all the families, so the library's band is in sample across
+ * clusters; the bench's "band learned on the other clusters" is the out-of-sample one. Between
+ * one node and several only the H100 cluster00 series (NVLink against one network card per
+ * node, 25x) and MI325X (about 1x) measured it: the far side is that cluster's. */
+static const double bound_near[4] = {0, 0, 0.550, 0.044};
+static const double bound_far[4] = {0, 3.760, 0.381, 1.295};
+/* The closed side of a bound is never narrower than this: a bound of the model, not of the
+ * hardware (MI325X: one node's all_reduce 9% slower than across 2 to 8 nodes, where the model
+ * holds a node's links at least as fast as its cards) */
+#define BOUND_NEAR_MIN 0.1
+enum { BOUND_NODE = 1, BOUND_NODES = 2, BOUND_KAPPA = 3 };
+
+static int bound_kind(const dpas_net_time *out)
+{
+    if (!(out->notes & DPAS_NETTIME_OTHER_REGIME))
+        return BOUND_KAPPA;
+    return out->regime == DPAS_REGIME_ONE_NODE || out->from_regime == DPAS_REGIME_ONE_NODE
+               ? BOUND_NODE
+               : BOUND_NODES;
+}
+
 /* Beyond a curve's sizes, when it has too few sizes to measure its own extrapolation error:
  * |ln error| per octave. */
 #define OCTAVE_PRIOR 0.15
+
+static const char *const regime_names[] = {NULL, "one_node", "two_nodes", "more_nodes"};
+
+const char *dpas_net_regime_name(int regime)
+{
+    return regime >= DPAS_REGIME_ONE_NODE && regime <= DPAS_REGIME_MORE_NODES ? regime_names[regime]
+                                                                              : NULL;
+}
 
 static const char *const kind_names[] = {"default", "alpha_beta", "piecewise", "empirical", "nccl"};
 static const char *const basis_names[] = {NULL, "measured", "interpolated", "extrapolated_size",
@@ -282,8 +317,21 @@ static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, doubl
                             : TRANSFER_PER_DISTANCE * d;
         h = fmax(h, TRANSFER_FLOOR);
         h = fmax(h, noise_at(cv, x)) + per_octave * octaves_out(cv, x);
-        if (out->notes & (DPAS_NETTIME_NO_INTRA | DPAS_NETTIME_NO_INTER))
-            h *= 2;
+        if (out->notes & (DPAS_NETTIME_LOWER_BOUND | DPAS_NETTIME_UPPER_BOUND)) {
+            /* a bound: the closed side as far as such bounds were crossed, never narrower than
+             * the curve's own noise or its runs' spread; the open side as far as such
+             * transfers were off, never narrower than a transfer inside a regime */
+            int k = bound_kind(out);
+            double near = fmax(fmax(bound_near[k], BOUND_NEAR_MIN),
+                               fmax(noise_at(cv, x), run_spread_at(cv, x)));
+            double far = fmax(h, bound_far[k]);
+            bool lower = out->notes & DPAS_NETTIME_LOWER_BOUND;
+            out->band_lo = t * exp(-(lower ? near : far));
+            out->band_hi = t * exp(lower ? far : near);
+            return;
+        }
+        if (out->notes & DPAS_NETTIME_OTHER_REGIME) /* bounds that disagree: both sides open */
+            h = fmax(h, bound_far[bound_kind(out)]);
         break;
     default: out->band_lo = out->band_hi = NAN; return;
     }
@@ -292,6 +340,58 @@ static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, doubl
 }
 
 /* ---- answers -------------------------------------------------------------------------------- */
+
+/* The regime of the scale asked and of the curves the time rests on; when no curve measured
+ * the asked regime, which bound the model's time is (NCCL's tuning: inside a node the graph's
+ * intra-node speed, at <= 2 nodes that speed too, beyond its inter-node speed, which is never
+ * faster): a node's links at least as fast as its network cards, so a time inside one node
+ * carried from across nodes is at most the model's; across nodes carried from inside one, or
+ * on more than 2 nodes from 2, at least. */
+static unsigned regime_notes(const dpas_scale_fit *sf, const dpas_curve *const *cvs, size_t n,
+                             bool exact, dpas_scale at, dpas_net_regime *regime,
+                             dpas_net_regime *from)
+{
+    dpas_net_regime rg = dpas__ncclm_regime((double)at.ranks, (double)at.per_node);
+    bool seen[4] = {false, false, false, false};
+    int64_t g_lo = INT64_MAX, g_hi = 0; /* ranks per node measured across nodes */
+    for (size_t i = 0; i < n; i++) {
+        dpas_net_regime r = dpas__ncclm_regime((double)cvs[i]->ranks, (double)cvs[i]->per_node);
+        seen[r] = true;
+        if (r != DPAS_REGIME_ONE_NODE)
+            g_lo = cvs[i]->per_node < g_lo ? cvs[i]->per_node : g_lo,
+            g_hi = cvs[i]->per_node > g_hi ? cvs[i]->per_node : g_hi;
+    }
+    *regime = *from = rg;
+    if (exact || at.ranks < 2)
+        return 0;
+    int dir = 0; /* +1: the time is at least the model's; -1: at most */
+    unsigned notes = 0;
+    if (!seen[rg]) {
+        /* the nearest regime measured: across nodes stays across nodes when it can */
+        *from = rg == DPAS_REGIME_ONE_NODE
+                    ? (seen[DPAS_REGIME_TWO_NODES] ? DPAS_REGIME_TWO_NODES : DPAS_REGIME_MORE_NODES)
+                : rg == DPAS_REGIME_TWO_NODES
+                    ? (seen[DPAS_REGIME_MORE_NODES] ? DPAS_REGIME_MORE_NODES : DPAS_REGIME_ONE_NODE)
+                    : (seen[DPAS_REGIME_TWO_NODES] ? DPAS_REGIME_TWO_NODES : DPAS_REGIME_ONE_NODE);
+        bool upper = rg == DPAS_REGIME_ONE_NODE ||
+                     (rg == DPAS_REGIME_TWO_NODES && seen[DPAS_REGIME_MORE_NODES]);
+        dir = upper ? -1 : 1;
+        notes |= DPAS_NETTIME_OTHER_REGIME;
+    }
+    /* across nodes at ranks per node none measured, the growth with them not determined: the
+     * model's cards grow in proportion to the GPUs (kappa 1), which they never outgrow, so with
+     * more per node the time is at least the model's, with fewer at most */
+    if (rg != DPAS_REGIME_ONE_NODE && g_hi > 0 && sf && !(sf->determined & DPAS_SCALEFIT_KAPPA) &&
+        (at.per_node > g_hi || at.per_node < g_lo)) {
+        int k = at.per_node > g_hi ? 1 : -1;
+        dir = dir && dir != k ? 2 : k; /* 2: the two bounds disagree, no side closed */
+    }
+    if (dir == 1)
+        notes |= DPAS_NETTIME_LOWER_BOUND;
+    else if (dir == -1)
+        notes |= DPAS_NETTIME_UPPER_BOUND;
+    return notes;
+}
 
 static unsigned notes_for(const dpas_scale_fit *sf, const dpas_curve *const *cvs, size_t n,
                           const dpas_curve *cv, bool exact, double x, dpas_scale at)
@@ -434,6 +534,7 @@ static int answer(const dpas_netmodel *m, int coll, int kind, double bytes, dpas
     out->extrapolated = bytes < (double)out->curve->bytes[0] ||
                         bytes > (double)out->curve->bytes[out->curve->n - 1];
     out->notes = notes_for(sf, cvs, n, out->curve, exact != NULL, bytes, at);
+    out->notes |= regime_notes(sf, cvs, n, exact != NULL, at, &out->regime, &out->from_regime);
     int rc = 0;
     if (at.ranks == 1) { /* one rank: nothing crosses a link */
         out->kind = kind ? kind : DPAS_NETMODEL_EMPIRICAL;
@@ -541,6 +642,7 @@ static void predict_one(const dpas_netmodel *m, int coll, dpas_scale at, uint64_
     r->notes = t.notes, r->extrapolated = t.extrapolated;
     r->default_kind = rc ? 0 : t.kind;
     r->curve = t.curve ? (size_t)(t.curve - m->curves) : 0;
+    r->regime = t.regime, r->from_regime = t.from_regime;
 }
 
 static int grow(dpas_net_prediction **p, size_t *cap, size_t need, dpas_error *err)

@@ -228,13 +228,35 @@ static void time_notes(dpas__buf *b, const char *lead, const dpas_net_prediction
     if (p->notes & DPAS_NETTIME_NO_INTRA)
         dpas__buf_printf(b,
                          "%s%s at %s: no curve measured inside one node; its bandwidth is "
-                         "assumed equal to the network's (band doubled)%s",
+                         "assumed equal to the network's, so the time is at most this (band "
+                         "one-sided)%s",
                          lead, cn, sc, end);
     if (p->notes & DPAS_NETTIME_NO_INTER)
         dpas__buf_printf(b,
                          "%s%s at %s: no curve measured across nodes; the network is assumed as "
-                         "fast as the links inside a node, an upper bound (band doubled)%s",
+                         "fast as the links inside a node, so the time is at least this (band "
+                         "one-sided)%s",
                          lead, cn, sc, end);
+    if ((p->notes & DPAS_NETTIME_OTHER_REGIME) &&
+        !(p->notes & (DPAS_NETTIME_NO_INTRA | DPAS_NETTIME_NO_INTER)))
+        dpas__buf_printf(b,
+                         "%s%s at %s: no curve measured the %s regime; transferred from the "
+                         "%s one, so the time is %s this (band one-sided)%s",
+                         lead, cn, sc, dpas_net_regime_name(p->regime),
+                         dpas_net_regime_name(p->from_regime),
+                         p->notes & DPAS_NETTIME_LOWER_BOUND   ? "at least"
+                         : p->notes & DPAS_NETTIME_UPPER_BOUND ? "at most"
+                                                               : "near",
+                         end);
+    if (!(p->notes & DPAS_NETTIME_OTHER_REGIME) &&
+        (p->notes & (DPAS_NETTIME_LOWER_BOUND | DPAS_NETTIME_UPPER_BOUND)))
+        dpas__buf_printf(b,
+                         "%s%s at %s: no curve measured across nodes at %lld ranks per node and "
+                         "the files do not tell how the network grows with them (taken in "
+                         "proportion, which it never exceeds), so the time is %s this (band "
+                         "one-sided)%s",
+                         lead, cn, sc, (long long)p->at.per_node,
+                         p->notes & DPAS_NETTIME_LOWER_BOUND ? "at least" : "at most", end);
     if (p->notes & DPAS_NETTIME_ASSUMED_TOPOLOGY)
         dpas__buf_printf(b,
                          "%s%s at %s: a file's ranks per node were assumed (its Rank lines do not "
@@ -553,7 +575,9 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
                          "worst %.3g over %zu sizes (90%% of |ln error| within %.3g)\n",
                          sf->loro_median, sf->loro_max, sf->loro_points, sf->loro_q90);
     else
-        dpas__buf_puts(b, "; one scale measured: no scale to leave out\n");
+        dpas__buf_puts(b, sf->nscales > 1 ? "; no scale whose regime (one node, 2 nodes, more) "
+                                            "another scale measured: none left out\n"
+                                          : "; one scale measured: no scale to leave out\n");
 }
 
 static void predictions_table(dpas__table *t, const dpas_net_prediction *p, size_t np)
@@ -861,11 +885,9 @@ static void scalefit_json(dpas__doc *d, const dpas_scale_fit *sf)
     static const struct {
         unsigned bit;
         const char *name;
-    } det[] = {{DPAS_SCALEFIT_INTER, "inter_bw"},
-               {DPAS_SCALEFIT_INTRA, "intra_bw"},
-               {DPAS_SCALEFIT_KAPPA, "kappa"},
-               {DPAS_SCALEFIT_GAMMA, "gamma"},
-               {DPAS_SCALEFIT_HOPS, "base_and_hop_apart"}};
+    } det[] = {{DPAS_SCALEFIT_INTER, "inter_bw"},    {DPAS_SCALEFIT_INTRA, "intra_bw"},
+               {DPAS_SCALEFIT_KAPPA, "kappa"},       {DPAS_SCALEFIT_GAMMA, "gamma"},
+               {DPAS_SCALEFIT_TWO_NODE, "two_node"}, {DPAS_SCALEFIT_HOPS, "base_and_hop_apart"}};
     dpas__doc_open(d, NULL, '{');
     dpas__doc_str(d, "collective", dpas_collective_name(sf->collective));
     dpas__doc_bool(d, "defined", sf->defined);
@@ -885,6 +907,7 @@ static void scalefit_json(dpas__doc *d, const dpas_scale_fit *sf)
     dpas__doc_real(d, "kappa", sf->defined ? sf->p.kappa : NAN);
     dpas__doc_real(d, "gamma", sf->defined ? sf->p.gamma : NAN);
     dpas__doc_real(d, "intra_bw_bytes_per_s", sf->defined ? sf->p.intra_bw : NAN);
+    dpas__doc_real(d, "two_node", sf->defined ? sf->p.two_node : NAN);
     dpas__doc_real(d, "in_sample_median_rel", sf->insample_median);
     dpas__doc_real(d, "in_sample_max_rel", sf->insample_max);
     dpas__doc_open(d, "leave_one_scale_out", '{');
@@ -905,7 +928,10 @@ static void prediction_json(dpas__doc *d, const dpas_net_prediction *q)
     } notes[] = {{DPAS_NETTIME_LATENCY_BOUND, "latency_bound_sweep"},
                  {DPAS_NETTIME_NO_INTRA, "no_curve_inside_a_node"},
                  {DPAS_NETTIME_NO_INTER, "no_curve_across_nodes"},
-                 {DPAS_NETTIME_ASSUMED_TOPOLOGY, "assumed_ranks_per_node"}};
+                 {DPAS_NETTIME_ASSUMED_TOPOLOGY, "assumed_ranks_per_node"},
+                 {DPAS_NETTIME_OTHER_REGIME, "regime_not_measured"},
+                 {DPAS_NETTIME_LOWER_BOUND, "time_at_least"},
+                 {DPAS_NETTIME_UPPER_BOUND, "time_at_most"}};
     dpas__doc_open(d, NULL, '{');
     dpas__doc_str(d, "collective", dpas_collective_name(q->collective));
     dpas__doc_int(d, "ranks", (long long)q->at.ranks);
@@ -919,6 +945,8 @@ static void prediction_json(dpas__doc *d, const dpas_net_prediction *q)
     dpas__doc_str(d, "time_basis", dpas_time_basis_name(q->basis));
     dpas__doc_real(d, "time_band_low_s", q->band_lo);
     dpas__doc_real(d, "time_band_high_s", q->band_hi);
+    dpas__doc_str(d, "regime", dpas_net_regime_name(q->regime));
+    dpas__doc_str(d, "from_regime", dpas_net_regime_name(q->from_regime));
     dpas__doc_real(d, "nccl_s", q->seconds[DPAS_NETMODEL_NCCL - 1]);
     dpas__doc_real(d, "empirical_s", q->seconds[DPAS_NETMODEL_EMPIRICAL - 1]);
     dpas__doc_real(d, "piecewise_s", q->seconds[DPAS_NETMODEL_PIECEWISE - 1]);
