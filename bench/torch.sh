@@ -7,8 +7,9 @@
 #     AllReduce's step, sharded at most 1.2x. Reported, never asserted.
 #  2. the benchmark's grid of docs/torch.md (simulated in one process with the hook's
 #     aggregation code): Fashion-MNIST, the CNN, N in {7, 10, 13}, f in {1, 2, 3}, the honest
-#     data on the honest workers only, the oracle, ALIE and IPM with their parameters chosen on
-#     the validation split, trimmed mean with and without NNM, 2 seeds.
+#     data on the honest workers only, the oracle, ALIE (z chosen on the validation split), FOE
+#     and mimic, trimmed mean and centered clipping after NNM, 5 seeds (405 runs of a few
+#     seconds of one core each; 2 at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -21,6 +22,6 @@ echo "== dpas.torch: step time beside DDP's AllReduce"
 $py -m dpas.torch.bench --time --world-size 4
 echo "== dpas.torch: the benchmark's grid (docs/torch.md)"
 $py -m dpas.torch.bench --dataset fashion-mnist --model cnn --n 7,10,13 --f 1,2,3 --alpha 1 \
-  --rules trimmed_mean --pre none,nnm --attacks alie,ipm --grid alie:z=zmax,2 \
-  --grid ipm:epsilon=0.1,2 --momentum 0.9 --seeds 2 --steps 50 --lr 0.5 --batch 16 \
+  --rules trimmed_mean,centered_clipping --pre nnm --attacks alie,foe,mimic \
+  --grid alie:z=zmax,2 --momentum 0.9 --seeds 5 --steps 50 --lr 0.5 --batch 16 \
   --limit-test 5000 --jobs 2

@@ -7,7 +7,10 @@
                                     f rows; f = 0 (or no attack) with the mean is the oracle;
                                     the worst case is the minimum accuracy over the attacks; the
                                     chosen candidate is the one of lowest validation accuracy;
-                                    the IDX reader against hand-written files
+                                    --merge of a grid run in two parts gives the tables of
+                                    the grid run at once (consistency), and refuses parts with
+                                    other settings or a run met twice; the IDX reader against
+                                    hand-written files
     test_torch_bench.py grid        the small grid of issue 28 through the command line:
                                     Fashion-MNIST, the CNN, N in {7, 10, 13}, f in {1, 2, 3},
                                     5 seeds (few steps, a cut training set): every table has its
@@ -103,6 +106,41 @@ def test_properties():
             "b": [{"validation": 0.69, "accuracy": 0.9}, {"validation": 0.69, "accuracy": 0.9}]}
     check(bench.choose(runs)[0] == "b", "choose did not take the lowest validation mean (0.69)")
 
+    # --merge (a consistency test: two paths of our own code): a grid run in two parts by N and
+    # merged gives the tables of the grid run at once, number for number (the runs are seeded);
+    # parts with another setting, or a run met twice, are refused with the part named.
+    def bench_json(argv):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = bench.main(argv)
+        check(code == 0, f"bench {' '.join(argv)} exited {code}")
+        return json.loads(out.getvalue()) if code == 0 else None
+    common = ["--dataset", "digits", "--model", "mlp", "--f", "1,2", "--rules", "trimmed_mean",
+              "--pre", "nnm", "--attacks", "none,alie,ipm", "--grid", "alie:z=zmax",
+              "--grid", "ipm:epsilon=0.1,2", "--seeds", "2", "--steps", "3", "-o", "json"]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for name, ns in (("a", "5"), ("b", "7"), ("ab", "5,7"), ("c", "7")):
+            extra = ["--lr", "0.2"] if name == "c" else []
+            got = bench_json(common + ["--n", ns] + extra)
+            paths[name] = os.path.join(tmp, name + ".json")
+            with open(paths[name], "w") as fh:
+                json.dump(got, fh)
+        whole = json.load(open(paths["ab"]))
+        merged = bench_json(["--merge", paths["a"] + "," + paths["b"], "-o", "json"])
+        check(merged is not None and merged["summary"] == whole["summary"],
+              "--merge of N=5 and N=7 differs from the grid N=5,7 run at once")
+        check(merged is not None and len(merged["runs"]) == len(whole["runs"]),
+              f"--merge: {len(merged['runs']) if merged else None} runs, the grid has "
+              f"{len(whole['runs'])}")
+        for parts, why in (((paths["a"], paths["c"]), "lr is 0.2"),
+                           ((paths["b"], paths["ab"]), "is also in")):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = bench.main(["--merge", ",".join(parts)])
+            check(code == 1 and why in err.getvalue() and parts[1] in err.getvalue(),
+                  f"--merge {parts}: exit {code}, {err.getvalue()!r} lacks {why!r}")
+
     # The IDX reader: a hand-written 2 x 2 x 3 file, gzip and plain; bad files refused.
     with tempfile.TemporaryDirectory() as tmp:
         body = bytes([0, 0, 8, 3]) + struct.pack(">III", 2, 2, 3) + bytes(range(12))
@@ -143,8 +181,8 @@ def test_grid():
         print("grid: skipped: dataset-fashion-mnist is not installed")
         return
     args = ["--dataset", "fashion-mnist", "--model", "cnn", "--n", "7,10,13", "--f", "1,2,3",
-            "--seeds", "5", "--steps", "2", "--batch", "4", "--limit-train", "600",
-            "--limit-test", "200", "--limit-validation", "200", "--rules", "trimmed_mean",
+            "--seeds", "5", "--steps", "1", "--batch", "2", "--limit-train", "600",
+            "--limit-test", "50", "--limit-validation", "50", "--rules", "trimmed_mean",
             "--pre", "nnm", "--attacks", "alie,ipm", "--grid", "alie:z=zmax",
             "--grid", "ipm:epsilon=0.1,2", "--alpha", "1",
             "-o", "json"]

@@ -7,6 +7,7 @@ case over attacks per rule.
         [--n 7,10,13] [--f 1,2,3] [--alpha 1] [--rules trimmed_mean,...] [--pre none,nnm]
         [--attacks none,alie,ipm,...] [--grid alie:z=zmax,1,2] [--momentum 0.9] [--seeds 5]
         [--steps 100] [--lr 0.1] [--batch 16] [--jobs 2] [-o table|json] [--svg DIR]
+    python3 -m dpas.torch.bench --merge A.json,B.json [-o table|json] [--svg DIR]
     python3 -m dpas.torch.bench --time [--world-size 4] [--width 1024]
 
 A run trains a model by data-parallel SGD with N = h + f workers, simulated in one process with
@@ -18,7 +19,9 @@ For every (N, f): the oracle (the h honest workers alone, plain mean); per rule 
 candidate parameter of the attack (--grid) is run on every seed, the one with the lowest mean
 validation accuracy is the attack's, and its test accuracy (mean and sample standard deviation
 over the seeds) is reported; the worst case of a rule is the attack (other than none) with the
-lowest of those. --time measures the hook's step time on real processes instead.
+lowest of those. --merge makes the tables from the runs of several -o json outputs (a grid run
+in parts: the same N or f in several parts only if their other settings are the same), without
+running anything. --time measures the hook's step time on real processes instead.
 """
 import json
 import math
@@ -332,6 +335,50 @@ def svg_worst(result) -> str:
     return "\n".join(out) + "\n"
 
 
+# The settings that make two runs' tables comparable: every one but the N and f swept.
+MERGE_SAME = ("dataset", "model", "alpha", "rules", "convention", "pre", "attacks", "grid",
+              "momentum", "seeds", "steps", "lr", "batch", "limit_train", "limit_test",
+              "limit_validation")
+
+
+def merge(parts):
+    """[(name, result as -o json writes it)] -> one result: the N and f lists joined in the
+    order met, the runs and the refusals of every part (an oracle run met twice, the same h and
+    seed, kept once). Parts whose settings other than N and f differ are refused (ValueError
+    naming the part, the setting and both values), and so is a run met twice."""
+    if not parts:
+        raise ValueError("nothing to merge")
+    first_name, first = parts[0]
+    cfg = dict(first["config"])
+    cfg["n"], cfg["f"] = [], []
+    runs, refused, seen, seconds = [], [], {}, 0.0
+    for name, part in parts:
+        for key in ("config", "runs", "refused"):
+            if key not in part:
+                raise ValueError(f"{name}: no {key!r}: not the output of -o json")
+        for key in MERGE_SAME:
+            a, b = first["config"].get(key), part["config"].get(key)
+            if a != b:
+                raise ValueError(f"{name}: {key} is {b!r}, but {first_name} has {a!r}: the "
+                                 f"tables of runs with different settings cannot be merged")
+        for key in ("n", "f"):
+            cfg[key] += [v for v in part["config"][key] if v not in cfg[key]]
+        for r in part["runs"]:
+            ident = json.dumps({k: r.get(k) for k in ("n", "f", "rule", "pre", "attack",
+                                                      "attack_parameters", "seed", "oracle")},
+                               sort_keys=True)
+            if ident in seen:
+                if r["oracle"]:
+                    continue  # the same h honest workers and seed: the same run
+                raise ValueError(f"{name}: the run {ident} is also in {seen[ident]}")
+            seen[ident] = name
+            runs.append(r)
+        refused += [x for x in part["refused"] if x not in refused]
+        seconds += float(part.get("seconds") or 0)
+    return {"config": cfg, "runs": runs, "refused": refused,
+            "parameters": first.get("parameters"), "seconds": round(seconds, 1)}
+
+
 def run_all(specs, jobs=1, progress=False):
     """Every spec through dpas.torch._simulate.run_one, in order; with jobs > 1 in a pool of
     spawned processes (one torch thread each)."""
@@ -364,8 +411,11 @@ def run_all(specs, jobs=1, progress=False):
 
 # ---- step time: the hook's schedules beside DDP's AllReduce --------------------------------------
 
+# The sharded schedule verified (its defaults: 64 coordinates of each shard, and ceil(N/2) shards
+# audited whole) and trusting (audit=0 and audit_shards=0: no audit at all; audit=0 alone leaves
+# the whole-shard audits on).
 TIME_CONFIGS = (("allreduce", None, {}), ("allgather", "median", {}),
-                ("sharded", "median", {}), ("sharded", "median", {"audit": 0}))
+                ("sharded", "median", {}), ("sharded", "median", {"audit": 0, "audit_shards": 0}))
 
 
 def _time_worker(rank, world, port, cfg, out):
@@ -419,8 +469,8 @@ def _time_worker(rank, world, port, cfg, out):
 def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
     """The median step time (forward, backward with the hook, SGD step; the slowest rank of
     each step) of DDP's AllReduce, and of the hook's allgather and sharded schedules (median
-    rule, f = 0; sharded verified with audit 64 and trusting with audit 0), on a
-    width x 2 width x width x 10 MLP, the configurations interleaved step by step so that
+    rule, f = 0; sharded verified with its default audits, and trusting with audit=0 and
+    audit_shards=0), on a width x 2 width x width x 10 MLP, the configurations interleaved step by step so that
     they share the machine's load; with the load average before and after."""
     import tempfile
     import torch.multiprocessing as mp
@@ -437,7 +487,7 @@ def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
     rows = []
     for k, (schedule, rule, kw) in enumerate(TIME_CONFIGS):
         per_step = np.max(np.array([got["times"][r][k] for r in range(world)]), axis=0)
-        rows.append({"schedule": schedule + (" (audit 0)" if kw.get("audit") == 0 else ""),
+        rows.append({"schedule": schedule + (" (no audit)" if kw.get("audit") == 0 else ""),
                      "rule": rule or "mean", "median_s": float(np.median(per_step)),
                      "steps": int(per_step.size)})
     base = rows[0]["median_s"]
@@ -491,6 +541,9 @@ def parse(argv):
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
     p.add_argument("--svg", metavar="DIR", help="write the worst-case heat map (SVG) into DIR")
     p.add_argument("--progress", action="store_true", help="one line per run on stderr")
+    p.add_argument("--merge", metavar="A.json,B.json",
+                   help="instead of running: the tables of the runs in these -o json outputs "
+                        "(parts of one grid split by N or f)")
     p.add_argument("--time", action="store_true",
                    help="instead of the grid: the step time of the hook's schedules beside "
                         "DDP's AllReduce on real processes (--world-size, --width)")
@@ -552,7 +605,35 @@ def parse(argv):
     if a.svg:
         check_output_path("--svg", a.svg, directory=True)
     a.seeds = list(range(1, a.seeds + 1))
+    if a.merge is not None:
+        a.merge = _list("--merge", a.merge)
+        given = sorted({t.split("=", 1)[0] for t in (argv if argv is not None else sys.argv[1:])
+                        if t.startswith("--")} - {"--merge", "--output", "--svg"})
+        if given:
+            raise UsageError(f"--merge makes the tables of runs already made: {given[0]} does "
+                             f"not apply (only -o and --svg do)")
     return a
+
+
+def _load_parts(paths):
+    parts = []
+    for path in paths:
+        try:
+            with open(path) as fh:
+                got = json.load(fh)
+        except OSError as e:
+            raise UsageError(f"--merge: cannot read {path}: {e.strerror}") from None
+        except ValueError as e:
+            raise UsageError(f"--merge: {path} is not JSON: {e}") from None
+        if not isinstance(got, dict):
+            raise UsageError(f"--merge: {path} is not the output of -o json (not an object)")
+        parts.append((path, got))
+    try:
+        return merge(parts)
+    except ValueError as e:
+        raise UsageError(f"--merge: {e}") from None
+    except (KeyError, TypeError) as e:
+        raise UsageError(f"--merge: a part is not the output of -o json ({e!r})") from None
 
 
 def _summary_json(s):
@@ -580,16 +661,25 @@ def main(argv=None) -> int:
         else:
             sys.stdout.write(time_table(t))
         return 0
-    specs, refused = grid(a)
-    t0 = time.time()
-    runs = run_all(specs, jobs=a.jobs, progress=a.progress)
-    cfg = {k: getattr(a, k) for k in ("dataset", "model", "n", "f", "alpha", "rules",
-                                      "convention", "pre", "attacks", "grid", "momentum",
-                                      "seeds", "steps", "lr", "batch", "limit_train",
-                                      "limit_test", "limit_validation")}
-    result = {"config": cfg, "runs": runs, "refused": refused,
-              "parameters": runs[0]["parameters"] if runs else None,
-              "seconds": round(time.time() - t0, 1)}
+    if a.merge is not None:
+        try:
+            result = _load_parts(a.merge)
+        except UsageError as e:
+            print(f"dpas.torch.bench: error: {e}", file=sys.stderr)
+            return 1
+        runs, cfg = result["runs"], result["config"]
+        a.dataset, a.model = cfg["dataset"], cfg["model"]
+    else:
+        specs, refused = grid(a)
+        t0 = time.time()
+        runs = run_all(specs, jobs=a.jobs, progress=a.progress)
+        cfg = {k: getattr(a, k) for k in ("dataset", "model", "n", "f", "alpha", "rules",
+                                          "convention", "pre", "attacks", "grid", "momentum",
+                                          "seeds", "steps", "lr", "batch", "limit_train",
+                                          "limit_test", "limit_validation")}
+        result = {"config": cfg, "runs": runs, "refused": refused,
+                  "parameters": runs[0]["parameters"] if runs else None,
+                  "seconds": round(time.time() - t0, 1)}
     if a.svg:
         path = os.path.join(a.svg, f"bench_{a.dataset}_{a.model}_worst.svg")
         with open(path, "w") as fh:
