@@ -96,8 +96,9 @@ class HookState:
 
     @property
     def f_effective(self) -> int:
-        """f less one for each Byzantine rank the sharded schedule's verification has banned
-        (a proven liar, or one of a pair it could not tell apart)."""
+        """f less one for each Byzantine rank banned: an equivocator the echo proved (both
+        schedules), or the sharded schedule's proven liar, or one of a pair it could not tell
+        apart."""
         return self._engine.f_eff
 
     @property
@@ -267,7 +268,7 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
             raise InvalidValue(f"audit_shards must be at most the {world} shards, got "
                                f"{audit_shards}", "audit_shards")
     elif schedule == "sharded":
-        audit_shards = -(-world // 2) if world > 1 else 0  # half the shards: p >= 1/2
+        audit_shards = default_audit_shards(world)  # a strict majority: p > 1/2
     state = HookState(rule=rule, f=f, schedule=schedule, convention=convention,
                       threads=threads, options=dict(options), attack=attack,
                       attack_parameters=params, byzantine_ranks=byz, omniscient=omniscient,
@@ -277,6 +278,13 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                       chunk_bytes=chunk_bytes, process_group=process_group)
     state._engine = _Engine(state, timeout)
     return state, _hook
+
+
+def default_audit_shards(world: int) -> int:
+    """The shards audited whole per step by default: a strict majority, floor(N/2) + 1 of the N
+    (none at N = 1), so that a lie on any one coordinate is caught in a step with probability
+    at least (floor(N/2) + 1)/N > 1/2 (3 of 4: 0.75; 5 of 8: 0.625)."""
+    return world // 2 + 1 if world > 1 else 0
 
 
 def _check_sharded(rule: str, convention, world: int, pre) -> None:
@@ -381,7 +389,7 @@ class _Engine:
         self.comm = Comm(self.group, state.chunk_bytes)
         self.rank, self.world = self.comm.rank, self.comm.world
         self.f_eff = state.f
-        self.active = list(range(self.world))  # the sharded schedule's unbanned ranks
+        self.active = list(range(self.world))  # the unbanned ranks
         self.whole_rule = not _is_coordinatewise(state.rule, state.convention) or \
             "nnm" in state.pre
         a = _attacks.ATTACKS.get(state.attack) if state.attack else None
@@ -530,14 +538,17 @@ class _Engine:
     def _exchange(self, job: _Job) -> None:
         if self.state.schedule == "allgather":
             job.rows = self._rows_target(job)
+            # the unbanned ranks send to each other; a banned rank sends and takes nothing
+            to, frm = (self.active, self.active) if self.rank in self.active else \
+                ((), (self.rank,))
             if job.last:  # the step's status travels with its last bucket: every local step
                 # (momentum, attack) is behind, only the kernel, the same on every rank, ahead
                 block = torch.frombuffer(bytearray(status_block(self.failure)), dtype=torch.uint8)
-                self.statuses = torch.empty((self.world, STATUS_BYTES), dtype=torch.uint8)
-                self.comm.allgather_rows(job.sent, job.rows, "schedule", block=block,
-                                         blocks=self.statuses)
+                self.statuses = torch.zeros((self.world, STATUS_BYTES), dtype=torch.uint8)
+                self.comm.allgather_rows(job.sent, job.rows, "schedule", to=to, frm=frm,
+                                         block=block, blocks=self.statuses)
             else:
-                self.comm.allgather_rows(job.sent, job.rows, "schedule")
+                self.comm.allgather_rows(job.sent, job.rows, "schedule", to=to, frm=frm)
         else:
             from . import _sharded
             _sharded.scatter(self, job)
@@ -592,32 +603,52 @@ class _Engine:
 
     def confirm(self) -> typing.Optional[str]:
         """The echo round and the agreement on its outcome (Comm.confirm): None when every
-        honest rank holds the same bytes from every rank; otherwise the error every honest
-        rank raises, in this step. The senders this rank saw split are recorded as its own
-        evidence (state.detections, "echo"), not as a ban: another honest rank may have seen
-        a different split, and only what every rank agrees on decides."""
-        ok, split = self.comm.confirm(self.state.f)
+        honest rank holds the same bytes from every unbanned rank; otherwise the error every
+        honest rank raises, in this step. A rank the agreement found proven to have sent two
+        honest ranks different bytes is banned here, by every honest rank alike (its messages
+        are ignored from now on, f_effective is one less); bans past f fail the step. The
+        senders this rank saw split are also recorded as its own evidence (state.detections,
+        "echo"), which bans no one: only what every rank agrees on decides."""
+        ok, bans, split = self.comm.confirm(self.state.f, self.active, self.f_eff)
         for s in split:
             self.state.detections.append({"step": self.step, "rank": s, "why": (
                 "echo: the ranks' digests of its messages differ (it sent different bytes to "
                 "different ranks, or a rank misreported what it received)")})
+        for s in bans:
+            self.ban(s, "equivocated: the echo proved it sent different bytes to different "
+                        "honest ranks (more than f ranks contradict each digest reported)")
+        if self.f_eff < 0:
+            return (f"dpas.torch: step {self.step}: more ranks banned than f = {self.state.f} "
+                    f"({', '.join(map(str, sorted(self.state.banned)))}): the rule's bound no "
+                    f"longer holds")
         if ok:
             return None
         return (f"dpas.torch: step {self.step}: the ranks did not all receive the same bytes "
                 f"from every rank (a rank equivocated, or misreported what it received); no "
                 f"rank uses this step's data")
 
+    def ban(self, r: int, why: str) -> None:
+        """Every honest rank calls it alike, in the same step: r's messages are no longer
+        taken, and f is one less (r is Byzantine)."""
+        self.active = [a for a in self.active if a != r]
+        self.f_eff -= 1
+        self.state.banned[r] = why
+        self.state.detections.append({"step": self.step, "rank": r, "why": why})
+
     def _finish_allgather(self, jobs):
         echo = self.confirm()
         if echo is not None:
             return None, echo
+        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
+            # its own vector: a Byzantine rank's gradient is nobody's concern)
+            return self._split(torch.cat([j.rows[self.rank].float() for j in jobs]), jobs), None
         error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
-                                  for r in range(self.world)])
+                                  if r in self.active else None for r in range(self.world)])
         if error is not None:
             return None, error
         rows = [j.rows for j in jobs]
         try:
-            agg = self._aggregate_whole(rows)
+            agg = self._aggregate_whole(rows, self.active)
         except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
             # same error on every rank
             return None, f"dpas.torch: step {self.step}: {_message(e)}"
@@ -651,8 +682,12 @@ class _Engine:
             return rows[0].contiguous()
         return torch.cat([r.float() for r in rows], dim=1).contiguous()
 
-    def _aggregate_whole(self, rows) -> torch.Tensor:
+    def _aggregate_whole(self, rows, select=None) -> torch.Tensor:
+        """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
+        some rank is banned."""
         m = self._matrix(rows)
+        if select is not None and len(select) < m.shape[0]:
+            m = m[list(select)].contiguous()
         out = torch.from_numpy(self._aggregate_plain(m.numpy()))
         if self.state.keep_gathered:
             self.state.last_gathered = m.clone()
