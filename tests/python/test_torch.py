@@ -651,6 +651,19 @@ def arguments_worker(rank, world, port):
     assert got == fractions.Fraction(89280, 7) and isinstance(got, fractions.Fraction), got
     assert dt.predicted_bytes("allgather", "median", 1860, 7) == 6 * 7440
     expect(ValueError, lambda: dt.predicted_bytes("sharded", "median", 1860.5, 7), "whole")
+    # allgather's host memory, by hand: a 4 x 4 linear layer has D = 20 coordinates (80 B);
+    # at N = 2, (N + 2) x 80 (the kept matrix, the aggregate and its parts) + N x 80 (one
+    # bucket's rows while the matrix is filled in the first step) = 480 B; NNM: 2 x 80 more
+    assert dt.host_bytes(2, 20) == 480 and dt.host_bytes(2, 20, pre=["nnm"]) == 640
+    assert dt.host_bytes(8, 10_000_000, 4 << 20) == 10 * 40_000_000 + 8 * (4 << 20)
+    lin = DDP(nn.Linear(4, 4), broadcast_buffers=False)
+    expect(ValueError, lambda: dt.register(lin, "median", 0, max_host_bytes=479),
+           "max_host_bytes", "480 bytes", "20 coordinates", "max_host_bytes = 479")
+    expect(ValueError, lambda: dt.register(lin, "median", 0, max_host_bytes=480,
+                                           schedule="sharded"), "allgather schedule only")
+    expect(TypeError, lambda: dt.register(lin, "median", 0, max_host_bytes="1e9"),
+           "max_host_bytes")
+    dt.register(lin, "median", 0, max_host_bytes=480).close()  # (at the bound: accepted)
     # the buffer broadcast: a warning when DDP broadcasts buffers around a robust hook
     bn = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
     with warnings.catch_warnings(record=True) as w:
@@ -670,7 +683,8 @@ def arguments_worker(rank, world, port):
 def test_arguments():
     spawn(arguments_worker, 2)
     print("arguments: 27 bad hook arguments refused at registration, with the field named; "
-          "predicted_bytes exact (89280/7); the buffer-broadcast warning", flush=True)
+          "predicted_bytes exact (89280/7); host_bytes by hand (480 B) and max_host_bytes "
+          "refused past it; the buffer-broadcast warning", flush=True)
     env = dict(os.environ)
     from dpas.torch import bench
     cases = [("demo", ["--rules", "nope"], ["--rules", "nope", "median"]),

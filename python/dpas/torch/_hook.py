@@ -302,10 +302,51 @@ def _check_sharded(rule: str, convention, world: int, pre) -> None:
                            f"(use schedule='allgather')", "rule")
 
 
-def register(ddp, rule: str, f: int, **kwargs) -> HookState:
+def host_bytes(world: int, coordinates: int, bucket_bytes: int = 25 << 20,
+               pre: typing.Iterable[str] = ()) -> int:
+    """The allgather schedule's host memory on one rank, at most, beside DDP's own gradient and
+    the model (docs/torch.md, "Host memory"): the (N, D) float32 matrix of every rank's vector
+    (kept from step to step), the aggregate and each bucket's part of it (2 x 4D), and in the
+    first step (or after DDP changes its buckets) one bucket's N rows more while the matrix is
+    filled (N x bucket_bytes, at most the whole gradient); NNM mixes the rows into another
+    (N, D) matrix. The kernels of the coordinate-wise rules work a coordinate at a time."""
+    world = _count("world", world, minimum=1)
+    coordinates = _count("coordinates", coordinates)
+    bucket_bytes = _count("bucket_bytes", bucket_bytes)
+    g = 4 * coordinates
+    total = (world + 2) * g + world * min(bucket_bytes, g)
+    if "nnm" in tuple(pre):
+        total += world * g
+    if "bucketing" in tuple(pre):
+        total += world * g  # (the bucket means: at most N rows)
+    return total
+
+
+def register(ddp, rule: str, f: int, max_host_bytes: typing.Optional[int] = None,
+             **kwargs) -> HookState:
     """robust_hook(rule, f, **kwargs) registered on the DistributedDataParallel model ddp; warns
     (BufferBroadcastWarning) when ddp broadcasts buffers, which the hook cannot make robust:
-    construct DDP with broadcast_buffers=False (each replica keeps its own buffers)."""
+    construct DDP with broadcast_buffers=False (each replica keeps its own buffers).
+    max_host_bytes (allgather only): refuse, before training, a model whose allgather would
+    hold more than this many bytes of host memory on a rank (host_bytes)."""
+    if max_host_bytes is not None:
+        limit = _count("max_host_bytes", max_host_bytes, minimum=1)
+        if kwargs.get("schedule", "allgather") != "allgather":
+            raise InvalidValue("max_host_bytes applies to the allgather schedule only (the "
+                               "sharded schedule holds about one gradient's shards)",
+                               "max_host_bytes")
+        d = sum(p.numel() for p in ddp.module.parameters() if p.requires_grad)
+        world = dist.get_world_size(kwargs.get("process_group"))
+        cap = int(getattr(ddp, "bucket_bytes_cap", 25 << 20))
+        pre = tuple(kwargs.get("pre", ()))
+        need = host_bytes(world, d, cap, pre)
+        if need > limit:
+            raise InvalidValue(
+                f"max_host_bytes: the allgather schedule holds up to {need} bytes on each rank "
+                f"for this model ({d} coordinates, N = {world}: (N + 2) x 4D + N x the largest "
+                f"bucket{', + N x 4D for ' + ' and '.join(pre) if pre else ''}), more than "
+                f"max_host_bytes = {limit}; use schedule='sharded', fewer ranks or a higher "
+                f"limit", "max_host_bytes")
     if getattr(ddp, "broadcast_buffers", False) and any(True for _ in ddp.module.buffers()):
         warnings.warn("dpas.torch: this DistributedDataParallel model broadcasts rank 0's "
                       "buffers at every forward, around the robust hook: a Byzantine rank 0 "
@@ -647,6 +688,8 @@ class _Engine:
         if error is not None:
             return None, error
         rows = [j.rows for j in jobs]
+        for j in jobs:  # (rows holds the only reference: _matrix releases each bucket's)
+            j.rows = None
         try:
             agg = self._aggregate_whole(rows, self.active)
         except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
@@ -667,7 +710,10 @@ class _Engine:
         return torch.empty((self.world, job.d), dtype=job.dtype)
 
     def _matrix(self, rows: typing.List[torch.Tensor]) -> torch.Tensor:
-        """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it."""
+        """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it.
+        Otherwise (the first step, or a new layout) one matrix, filled bucket by bucket, each
+        bucket's rows released (rows[i] = None: the caller holds no other reference) once
+        copied: the peak is the matrix and one bucket's rows more, not two matrices."""
         whole = self.matrix
         if (whole is not None and len(rows) == len(self.layout) and
                 [r.shape[1] for r in rows] == self.layout and
@@ -675,12 +721,18 @@ class _Engine:
                     for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1])))):
             return whole
         sizes = [r.shape[1] for r in rows]
-        if (self.state.schedule == "allgather" and len(rows[0]) == self.world and
-                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14):
-            self.layout, self.matrix = sizes, torch.empty((self.world, sum(sizes)))
         if len(rows) == 1 and rows[0].dtype == torch.float32:
             return rows[0].contiguous()
-        return torch.cat([r.float() for r in rows], dim=1).contiguous()
+        m = torch.empty((rows[0].shape[0], sum(sizes)))
+        if (self.state.schedule == "allgather" and len(rows[0]) == self.world and
+                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14):
+            self.layout, self.matrix = sizes, m  # (the next steps receive straight into it)
+        off = 0
+        for i, d in enumerate(sizes):
+            m[:, off:off + d].copy_(rows[i])
+            rows[i] = None
+            off += d
+        return m
 
     def _aggregate_whole(self, rows, select=None) -> torch.Tensor:
         """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
