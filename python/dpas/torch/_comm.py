@@ -18,7 +18,9 @@ import torch
 import torch.distributed as dist
 
 
-ECHO_DIGEST = 16  # bytes of a blake2b digest in the echo round
+ECHO_DIGEST = 16  # bytes of a digest in the echo round: SHA-256, its first 16 bytes (as
+# collision-resistant as blake2b's 16-byte digest, 2**64; about 3.6 times blake2b's speed on this
+# machine's CPU, which has the SHA extensions: 1.0 GB/s against 0.28 GB/s, loaded)
 
 
 def _bytes(t: torch.Tensor) -> torch.Tensor:
@@ -72,7 +74,7 @@ class Comm:
         """Starts the step's record: from now on every message meant to reach every rank
         alike (allgather_rows but the simulation's, allgather_bytes, note) is hashed, by
         sender, in the order it arrives (the same order on every rank)."""
-        self.echo = [hashlib.blake2b(digest_size=ECHO_DIGEST) for _ in range(self.world)]
+        self.echo = [hashlib.sha256() for _ in range(self.world)]
 
     def note(self, sender: int, t: torch.Tensor) -> None:
         """Adds t (as received from sender, or as this rank sent it) to the step's record."""
@@ -104,7 +106,7 @@ class Comm:
         world = self.world
         active = list(range(world)) if active is None else list(active)
         f_left = f if f_left is None else f_left
-        mine = b"".join(h.digest() for h in self.echo)
+        mine = b"".join(h.digest()[:ECHO_DIGEST] for h in self.echo)
         self.echo = None
         table = self.allgather_bytes(mine)
 
