@@ -709,23 +709,35 @@ class _Engine:
             return whole[:, off:off + job.d]
         return torch.empty((self.world, job.d), dtype=job.dtype)
 
+    def _kept(self, rows: typing.List[torch.Tensor]) -> bool:
+        """Whether every bucket's rows landed in the matrix kept from the last steps."""
+        whole = self.matrix
+        return (whole is not None and len(rows) == len(self.layout) and
+                [r.shape[1] for r in rows] == self.layout and
+                all(r.dtype == torch.float32 and r.data_ptr() == whole[:, off:].data_ptr()
+                    for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1]))))
+
+    def _keep(self, rows: typing.List[torch.Tensor]) -> bool:
+        """Whether this layout's rows are worth a matrix kept for the next steps."""
+        sizes = [r.shape[1] for r in rows]
+        return (self.state.schedule == "allgather" and len(rows[0]) == self.world and
+                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14)
+
     def _matrix(self, rows: typing.List[torch.Tensor]) -> torch.Tensor:
         """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it.
         Otherwise (the first step, or a new layout) one matrix, filled bucket by bucket, each
         bucket's rows released (rows[i] = None: the caller holds no other reference) once
         copied: the peak is the matrix and one bucket's rows more, not two matrices."""
-        whole = self.matrix
-        if (whole is not None and len(rows) == len(self.layout) and
-                [r.shape[1] for r in rows] == self.layout and
-                all(r.dtype == torch.float32 and r.data_ptr() == whole[:, off:].data_ptr()
-                    for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1])))):
-            return whole
+        if self._kept(rows):
+            return self.matrix
         sizes = [r.shape[1] for r in rows]
+        keep = self._keep(rows)
         if len(rows) == 1 and rows[0].dtype == torch.float32:
+            if keep:  # (its pages are touched only when the next step's rows land in it)
+                self.layout, self.matrix = sizes, torch.empty((self.world, sizes[0]))
             return rows[0].contiguous()
         m = torch.empty((rows[0].shape[0], sum(sizes)))
-        if (self.state.schedule == "allgather" and len(rows[0]) == self.world and
-                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14):
+        if keep:
             self.layout, self.matrix = sizes, m  # (the next steps receive straight into it)
         off = 0
         for i, d in enumerate(sizes):
@@ -737,13 +749,48 @@ class _Engine:
     def _aggregate_whole(self, rows, select=None) -> torch.Tensor:
         """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
         some rank is banned."""
+        st = self.state
+        if (len(rows) > 1 and not self.whole_rule and not st.pre and not st.keep_gathered and
+                not self._kept(rows)):
+            return self._aggregate_buckets(rows, select)
         m = self._matrix(rows)
         if select is not None and len(select) < m.shape[0]:
             m = m[list(select)].contiguous()
         out = torch.from_numpy(self._aggregate_plain(m.numpy()))
-        if self.state.keep_gathered:
-            self.state.last_gathered = m.clone()
-            self.state.last_aggregate = out.clone()
+        if st.keep_gathered:
+            st.last_gathered = m.clone()
+            st.last_aggregate = out.clone()
+        return out
+
+    def _aggregate_buckets(self, rows, select=None) -> torch.Tensor:
+        """A coordinate-wise rule (no pre-aggregation) on rows that did not land in a kept
+        matrix (the first step, a new layout): bucket by bucket, each bucket's rows released
+        once aggregated, so no matrix of the whole step is made (the kept one, for the next
+        steps, is allocated untouched). The same bits as on the whole matrix: each coordinate
+        is aggregated alone, and a row with a non-finite value in any bucket is set to NaN in
+        every bucket (the kernel's policy for a whole gradient: excluded, counted against f)."""
+        import numpy as np
+        sizes = [r.shape[1] for r in rows]
+        if self._keep(rows):
+            self.layout, self.matrix = sizes, torch.empty((self.world, sum(sizes)))
+        pick = list(select) if select is not None and len(select) < rows[0].shape[0] else None
+        bad = set()
+        for r in rows:
+            x = r if pick is None else r[pick]
+            for i in range(x.shape[0]):
+                if not bool(torch.isfinite(x[i]).all()):
+                    bad.add(i)
+        out = torch.empty(sum(sizes))
+        off = 0
+        for i, d in enumerate(sizes):
+            x = rows[i] if pick is None else rows[i][pick]
+            m = x.float().numpy()
+            if bad:
+                m = m.copy()
+                m[sorted(bad)] = np.nan
+            out[off:off + d] = torch.from_numpy(self._aggregate_plain(np.ascontiguousarray(m)))
+            rows[i] = x = m = None
+            off += d
         return out
 
     def _aggregate_plain(self, m, f: typing.Optional[int] = None):
