@@ -66,10 +66,11 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     the sharded padding, "protocol": the status and verification rounds' payload, "framing":
     the transport's bytes per message, "total"}. f: the hook's f, which sets the echo's
     agreement rounds (3 (f + 1) all_gathers of 2N bytes after one of N digests). audit_shards
-    (sharded; None: the hook's default, a strict majority of the shards, N // 2 + 1): the shards audited whole,
-    whose inputs go to their auditors; which ranks send them is drawn each step, so the
-    figures are then the mean over the ranks (a Fraction where it is not whole). schedule "allreduce" is DDP's own AllReduce
-    (gloo's ring: 2 (N - 1)/N of each bucket, exact when N divides its bytes)."""
+    (sharded; None: the hook's default, a strict majority of the shards, N // 2 + 1): the
+    shards audited whole, whose inputs go to their auditors; which ranks send them is drawn
+    each step, so the figures are then the mean over the ranks (a Fraction where it is not
+    whole). schedule "allreduce" is DDP's own AllReduce (gloo's ring: 2 (N - 1)/N of each
+    bucket, exact when N divides its bytes)."""
     from . import _sharded, _status
     from ._comm import ECHO_DIGEST, message_count
     world = _check.int64("world", world, minimum=1)
