@@ -750,9 +750,6 @@ class _Engine:
         """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
         some rank is banned."""
         st = self.state
-        if (len(rows) > 1 and not self.whole_rule and not st.pre and not st.keep_gathered and
-                not self._kept(rows)):
-            return self._aggregate_buckets(rows, select)
         m = self._matrix(rows)
         if select is not None and len(select) < m.shape[0]:
             m = m[list(select)].contiguous()
@@ -760,37 +757,6 @@ class _Engine:
         if st.keep_gathered:
             st.last_gathered = m.clone()
             st.last_aggregate = out.clone()
-        return out
-
-    def _aggregate_buckets(self, rows, select=None) -> torch.Tensor:
-        """A coordinate-wise rule (no pre-aggregation) on rows that did not land in a kept
-        matrix (the first step, a new layout): bucket by bucket, each bucket's rows released
-        once aggregated, so no matrix of the whole step is made (the kept one, for the next
-        steps, is allocated untouched). The same bits as on the whole matrix: each coordinate
-        is aggregated alone, and a row with a non-finite value in any bucket is set to NaN in
-        every bucket (the kernel's policy for a whole gradient: excluded, counted against f)."""
-        import numpy as np
-        sizes = [r.shape[1] for r in rows]
-        if self._keep(rows):
-            self.layout, self.matrix = sizes, torch.empty((self.world, sum(sizes)))
-        pick = list(select) if select is not None and len(select) < rows[0].shape[0] else None
-        bad = set()
-        for r in rows:
-            x = r if pick is None else r[pick]
-            for i in range(x.shape[0]):
-                if not bool(torch.isfinite(x[i]).all()):
-                    bad.add(i)
-        out = torch.empty(sum(sizes))
-        off = 0
-        for i, d in enumerate(sizes):
-            x = rows[i] if pick is None else rows[i][pick]
-            m = x.float().numpy()
-            if bad:
-                m = m.copy()
-                m[sorted(bad)] = np.nan
-            out[off:off + d] = torch.from_numpy(self._aggregate_plain(np.ascontiguousarray(m)))
-            rows[i] = x = m = None
-            off += d
         return out
 
     def _aggregate_plain(self, m, f: typing.Optional[int] = None):
