@@ -253,6 +253,7 @@ def test_consistency():
         (5, "krum", 1, "allgather", "alie_opt", (4,), (), {}),
         (4, "geometric_median", 1, "allgather", "alie", (3,), (), {}),
         (4, "median", 1, "sharded", "nan", (3,), (), {}),
+        (4, "median", 1, "allgather", "nan", (3,), (), {}),
         (6, "centered_clipping", 2, "allgather", "alie", (4, 5), (), {}),
         (6, "trimmed_mean", 1, "allgather", "ipm", (5,), ("bucketing",), {}),
         (3, "trimmed_mean", 1, "sharded", "alie", (0,), (), {}),
@@ -417,7 +418,12 @@ EQ_CASES = (  # (case, schedule, what every honest rank must end step 0 with)
     ("publication", "sharded", "error"), ("report", "sharded", "error"),
     ("claim_one", "sharded", "error"), ("claim_all", "sharded", "banned"),
     # its digests (the echo itself) to rank 0 only; and with its votes split in the agreement
-    ("echo_one", "allgather", "alike"), ("echo_votes", "sharded", "alike"))
+    ("echo_one", "allgather", "alike"), ("echo_votes", "sharded", "alike"),
+    # attributable: two honest ranks get one thing, two another (more than f = 1 ranks
+    # contradict each digest): the equivocator is banned alike everywhere and the step goes on
+    # without it; and a second equivocator once f is spent: every honest rank fails alike
+    ("rows_split", "allgather", "ban4"), ("publication_split", "sharded", "ban4"),
+    ("two_split", "allgather", "toomany"))
 
 
 def p2p_gather(comm, tamper):
@@ -459,25 +465,35 @@ def equivocation_case(rank, world, case, schedule, out):
                                                    dtype=torch.uint8)
         if case.startswith("echo") and peer == 0 and t.numel() == 16 * world:
             t[:] = 7  # digests nobody computed
-        if case == "echo_votes" and t.numel() == 1 and peer != rank:
+        if case == "echo_votes" and t.numel() == 2 * world and peer != rank:
             t[:] = 0 if peer in (0, 1) else 1  # each vote of the agreement split 2:2
         return t
     comm._gather = p2p_gather(comm, tamper)
-    if rank == byz:
+    if rank == byz or (case == "two_split" and rank == byz - 1):
         honest_exchange = comm.exchange
+        if rank == byz - 1:  # the second equivocator: in step 1, rank 2 gets the other
+            split_to = (2,)
+        elif case.endswith("_split"):  # ranks 2-3 get the other; 0-1 what it should send
+            split_to = (2, 3)
+        else:  # ranks 1-3 get the other: only rank 0 contradicts them (not attributable)
+            split_to = (1, 2, 3)
 
         def exchange(sends, recvs, purpose):
             sends = dict(sends)
+            if rank == byz - 1 and state._engine.step != 1:
+                return honest_exchange(sends, recvs, purpose)
             for p, ts in sends.items():
-                if isinstance(ts, torch.Tensor) or p == 0:
+                if isinstance(ts, torch.Tensor) or p not in split_to:
                     continue
                 ts = list(ts)
-                if case == "rows" and ts[0][0] == "schedule" and len(ts) == 2:
-                    ts[0] = ("schedule", ts[0][1] - 1000)  # ranks 1-3 get x - 1000
+                if case in ("rows", "rows_split", "two_split") and ts[0][0] == "schedule" \
+                        and len(ts) == 2:
+                    ts[0] = ("schedule", ts[0][1] - 1000)  # the others get x - 1000
                 if case == "status" and len(ts) == 2 and ts[1][0] == "protocol":
                     block = _status.status_block("simulated failure, told to ranks 1-3")
                     ts[1] = ("protocol", torch.frombuffer(bytearray(block), dtype=torch.uint8))
-                if case == "publication" and purpose == "schedule" and len(ts) == 1:
+                if case in ("publication", "publication_split") and purpose == "schedule" \
+                        and len(ts) == 1:
                     ts[0] = ("schedule", ts[0][1] + 1000)  # its shard, a lie to ranks 1-3
                 sends[p] = ts
             honest_exchange(sends, recvs, purpose)
@@ -503,20 +519,33 @@ def test_equivocation():
             return os.path.join(tmp, f"{case}-{schedule}")
         spawn_cases("equivocation_case", world, [(c, s, path(c, s)) for c, s, _ in EQ_CASES])
         for case, schedule, want in EQ_CASES:
-            logs = [eval(open(f"{path(case, schedule)}.{r}").read()) for r in range(world - 1)]
+            honest = world - 2 if want == "toomany" else world - 1
+            logs = [eval(open(f"{path(case, schedule)}.{r}").read()) for r in range(honest)]
             for step in range(2):
                 seen = {repr(log[step]) for log in logs}  # the honest ranks' outcomes of the step
                 assert len(seen) == 1, (case, schedule, step, logs)  # one outcome: never a
                 # split, never one honest rank failing alone
                 kind, what, banned = eval(seen.pop())
-                if step == 0:
+                # the median of the honest ranks' vectors (drawn here as each rank draws its
+                # own), by dpas.aggregate with f = 0: what training without rank 4 gives
+                d = 131
+                rows = np.stack([torch.randn(d, generator=torch.Generator().manual_seed(
+                    10 * step + r)).numpy() for r in range(world - 1)])
+                without = dpas.aggregate("median", rows, 0).astype(np.float32).tobytes().hex()
+                if want == "ban4" or (want == "toomany" and step == 0):
+                    assert (kind, banned) == ("ok", [world - 1]), (case, step, kind, what)
+                    assert what == without, (case, step)  # rank 4's rows are not taken
+                if want == "toomany" and step == 1:  # rank 3 proven too: 2 bans, f = 1
+                    assert (kind, banned) == ("error", [world - 2, world - 1]), (case, what)
+                    assert "more ranks banned than f = 1" in what, what
+                if step == 0 and want not in ("ban4", "toomany"):
                     if want != "alike":
                         assert kind == ("ok" if want != "error" else "error"), (case, logs)
                     if want == "error":
                         assert "did not all receive the same bytes" in what, what
                     if want == "banned":  # the claimant, with the rank whose row it accused
                         assert banned == [1, world - 1], (case, banned)
-            print(f"equivocation: {schedule}, {case}: the {world - 1} honest ranks end each "
+            print(f"equivocation: {schedule}, {case}: the {honest} honest ranks end each "
                   f"step alike ({logs[0][0][0]}{', banned ' + str(logs[0][0][2]) if logs[0][0][2] else ''})",
                   flush=True)
     print(f"equivocation: {time.monotonic() - t0:.1f} s", flush=True)
@@ -629,6 +658,19 @@ def arguments_worker(rank, world, port):
     assert got == fractions.Fraction(89280, 7) and isinstance(got, fractions.Fraction), got
     assert dt.predicted_bytes("allgather", "median", 1860, 7) == 6 * 7440
     expect(ValueError, lambda: dt.predicted_bytes("sharded", "median", 1860.5, 7), "whole")
+    # allgather's host memory, by hand: a 4 x 4 linear layer has D = 20 coordinates (80 B);
+    # at N = 2, (N + 2) x 80 (the kept matrix, the aggregate and its parts) + N x 80 (one
+    # bucket's rows while the matrix is filled in the first step) = 480 B; NNM: 2 x 80 more
+    assert dt.host_bytes(2, 20) == 480 and dt.host_bytes(2, 20, pre=["nnm"]) == 640
+    assert dt.host_bytes(8, 10_000_000, 4 << 20) == 10 * 40_000_000 + 8 * (4 << 20)
+    lin = DDP(nn.Linear(4, 4), broadcast_buffers=False)
+    expect(ValueError, lambda: dt.register(lin, "median", 0, max_host_bytes=479),
+           "max_host_bytes", "480 bytes", "20 coordinates", "max_host_bytes = 479")
+    expect(ValueError, lambda: dt.register(lin, "median", 0, max_host_bytes=480,
+                                           schedule="sharded"), "allgather schedule only")
+    expect(TypeError, lambda: dt.register(lin, "median", 0, max_host_bytes="1e9"),
+           "max_host_bytes")
+    dt.register(lin, "median", 0, max_host_bytes=480).close()  # (at the bound: accepted)
     # the buffer broadcast: a warning when DDP broadcasts buffers around a robust hook
     bn = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
     with warnings.catch_warnings(record=True) as w:
@@ -648,7 +690,8 @@ def arguments_worker(rank, world, port):
 def test_arguments():
     spawn(arguments_worker, 2)
     print("arguments: 27 bad hook arguments refused at registration, with the field named; "
-          "predicted_bytes exact (89280/7); the buffer-broadcast warning", flush=True)
+          "predicted_bytes exact (89280/7); host_bytes by hand (480 B) and max_host_bytes "
+          "refused past it; the buffer-broadcast warning", flush=True)
     env = dict(os.environ)
     from dpas.torch import bench
     cases = [("demo", ["--rules", "nope"], ["--rules", "nope", "median"]),

@@ -21,10 +21,10 @@ docs/torch.md is the manual.
 torch is imported only in this subpackage; the rest of dpas does not need it.
 """
 from ._hook import (BufferBroadcastWarning, HookState, OWNER_ATTACKS, PREAGGREGATORS,
-                    SCHEDULES, StepFailed, register, robust_hook)
+                    SCHEDULES, StepFailed, host_bytes, register, robust_hook)
 from .attacks import ATTACKS, flip_labels
 from .wire import FRAMING, hook_bytes, predicted_bytes
 
 __all__ = ["HookState", "robust_hook", "register", "SCHEDULES", "PREAGGREGATORS",
            "OWNER_ATTACKS", "ATTACKS", "StepFailed", "BufferBroadcastWarning", "flip_labels",
-           "predicted_bytes", "hook_bytes", "FRAMING"]
+           "predicted_bytes", "hook_bytes", "host_bytes", "FRAMING"]

@@ -18,7 +18,9 @@ import torch
 import torch.distributed as dist
 
 
-ECHO_DIGEST = 16  # bytes of a blake2b digest in the echo round
+ECHO_DIGEST = 16  # bytes of a digest in the echo round: SHA-256, its first 16 bytes (as
+# collision-resistant as blake2b's 16-byte digest, 2**64; about 3.6 times blake2b's speed on this
+# machine's CPU, which has the SHA extensions: 1.0 GB/s against 0.28 GB/s, loaded)
 
 
 def _bytes(t: torch.Tensor) -> torch.Tensor:
@@ -72,54 +74,85 @@ class Comm:
         """Starts the step's record: from now on every message meant to reach every rank
         alike (allgather_rows but the simulation's, allgather_bytes, note) is hashed, by
         sender, in the order it arrives (the same order on every rank)."""
-        self.echo = [hashlib.blake2b(digest_size=ECHO_DIGEST) for _ in range(self.world)]
+        self.echo = [hashlib.sha256() for _ in range(self.world)]
 
     def note(self, sender: int, t: torch.Tensor) -> None:
         """Adds t (as received from sender, or as this rank sent it) to the step's record."""
         if self.echo is not None:
             self.echo[sender].update(_bytes(t.contiguous()).numpy().data)
 
-    def confirm(self, f: int) -> typing.Tuple[bool, typing.List[int]]:
+    def confirm(self, f: int, active: typing.Optional[typing.Sequence[int]] = None,
+                f_left: typing.Optional[int] = None
+                ) -> typing.Tuple[bool, typing.List[int], typing.List[int]]:
         """The echo round and the agreement (docs/torch.md, "Every verdict on the same bytes").
         Every rank all-gathers its digests of what it received from each sender since
-        echo_start (N x 16 bytes); this rank's view is consistent when every sender's column
-        holds one digest. The ranks then agree on one bit, consistent or not, by the phase
-        king protocol (Berman, Garay and Perry 1989: f + 1 phases of 3 one-byte all_gathers,
-        correct for n > 3f): every honest rank returns the same bit, and it is True only if
-        some honest rank saw a consistent table, so only if every honest rank holds the same
-        bytes from every sender. Returns (agreed, the senders whose column this rank saw
-        split: the evidence, local to this rank)."""
-        mine = b"".join(h.digest() for h in self.echo)
+        echo_start (N x 16 bytes). Only the active ranks count (a banned rank's messages and
+        reports are ignored). For each active sender s, this rank's view is
+
+        - consistent when every active rank reported one digest for s;
+        - a proof that s equivocated when, among the active ranks other than s, every digest
+          is contradicted by at least f_left + 1 of them (f_left: the Byzantine ranks that can
+          still be active). If s were honest, every honest rank would report its one digest,
+          and at most f_left ranks another: so the proof never names an honest rank.
+
+        The ranks then agree on the 2N bits (consistent, proven per sender) by the phase king
+        protocol (Berman, Garay and Perry 1989: f + 1 phases of 3 all_gathers of 2N bytes,
+        each bit its own instance; correct for n > 3f): every honest rank returns the same
+        bits. A proven bit agreed as 1 was some honest rank's input, so it names a rank that
+        sent two honest ranks different bytes: banned. A consistent bit agreed as 1 was some
+        honest rank's input, so every honest rank holds the same bytes from that sender.
+        Returns (every unbanned active sender agreed consistent, the senders agreed proven,
+        the senders whose column this rank saw split: its local evidence)."""
+        world = self.world
+        active = list(range(world)) if active is None else list(active)
+        f_left = f if f_left is None else f_left
+        mine = b"".join(h.digest()[:ECHO_DIGEST] for h in self.echo)
         self.echo = None
         table = self.allgather_bytes(mine)
-        split = []
-        for s in range(self.world):
-            col = {t[ECHO_DIGEST * s:ECHO_DIGEST * (s + 1)] for t in table}
-            if len(col) > 1:
-                split.append(s)
-        return self.agree(not split, f), split
 
-    def agree(self, bit: bool, f: int) -> bool:
-        """The phase king protocol on one bit (n > 3f; with n <= 3f it still ends, in f + 1
-        phases, but agreement is not guaranteed). Phase k, king rank k: (1) all-gather v;
-        propose x if at least n - f sent x, else nothing; (2) all-gather the proposals; adopt
-        x if more than f proposed it; (3) the king's v is adopted by a rank whose x had fewer
-        than n - f proposals."""
-        n = self.world
-        v = 1 if bit else 0
+        def report(r: int, s: int) -> bytes:
+            return table[r][ECHO_DIGEST * s:ECHO_DIGEST * (s + 1)]
+        split, proven = [], []
+        for s in active:
+            if len({report(r, s) for r in active}) > 1:
+                split.append(s)
+            others = [report(r, s) for r in active if r != s]
+            if others:
+                top = max(others.count(x) for x in set(others))
+                if len(others) - top >= f_left + 1:
+                    proven.append(s)
+        bits = [s not in split for s in range(world)] + [s in proven for s in range(world)]
+        agreed = self.agree(bits, f)
+        bans = [s for s in active if agreed[world + s]]
+        ok = all(agreed[s] for s in active if s not in bans)
+        return ok, bans, split
+
+    def agree(self, bits: typing.Sequence[bool], f: int) -> typing.List[bool]:
+        """The phase king protocol on each of the bits (n > 3f; with n <= 3f it still ends, in
+        f + 1 phases, but agreement is not guaranteed), all in the same rounds, one byte a bit.
+        Phase k, king rank k, for each bit: (1) all-gather v; propose x if at least n - f sent
+        x, else nothing; (2) all-gather the proposals; adopt x if more than f proposed it;
+        (3) the king's v is adopted by a rank whose x had fewer than n - f proposals."""
+        n, k = self.world, len(bits)
+        v = [1 if b else 0 for b in bits]
         for king in range(min(f, n - 1) + 1):
-            got = [b[0] for b in self.allgather_bytes(bytes([v]))]
-            c1 = got.count(1)
-            prop = 1 if c1 >= n - f else 0 if n - c1 >= n - f else 2  # 2: no proposal
-            got = [b[0] for b in self.allgather_bytes(bytes([prop]))]
-            mult = 0
-            for x in (0, 1):
-                if got.count(x) > f:
-                    v, mult = x, got.count(x)
-            kv = self.allgather_bytes(bytes([v]))[king][0]
-            if mult < n - f:
-                v = 1 if kv == 1 else 0
-        return v == 1
+            got = self.allgather_bytes(bytes(v))
+            prop = []
+            for i in range(k):
+                c1 = sum(1 for g in got if g[i] == 1)
+                prop.append(1 if c1 >= n - f else 0 if n - c1 >= n - f else 2)  # 2: none
+            got = self.allgather_bytes(bytes(prop))
+            mult = [0] * k
+            for i in range(k):
+                for x in (0, 1):
+                    c = sum(1 for g in got if g[i] == x)
+                    if c > f:
+                        v[i], mult[i] = x, c
+            kv = self.allgather_bytes(bytes(v))[king]
+            for i in range(k):
+                if mult[i] < n - f:
+                    v[i] = 1 if kv[i] == 1 else 0
+        return [x == 1 for x in v]
 
     def exchange(self, sends: typing.Dict[int, typing.Any],
                  recvs: typing.Dict[int, typing.Any], purpose: str) -> None:

@@ -96,8 +96,9 @@ class HookState:
 
     @property
     def f_effective(self) -> int:
-        """f less one for each Byzantine rank the sharded schedule's verification has banned
-        (a proven liar, or one of a pair it could not tell apart)."""
+        """f less one for each Byzantine rank banned: an equivocator the echo proved (both
+        schedules), or the sharded schedule's proven liar, or one of a pair it could not tell
+        apart."""
         return self._engine.f_eff
 
     @property
@@ -267,7 +268,7 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
             raise InvalidValue(f"audit_shards must be at most the {world} shards, got "
                                f"{audit_shards}", "audit_shards")
     elif schedule == "sharded":
-        audit_shards = -(-world // 2) if world > 1 else 0  # half the shards: p >= 1/2
+        audit_shards = default_audit_shards(world)  # a strict majority: p > 1/2
     state = HookState(rule=rule, f=f, schedule=schedule, convention=convention,
                       threads=threads, options=dict(options), attack=attack,
                       attack_parameters=params, byzantine_ranks=byz, omniscient=omniscient,
@@ -277,6 +278,13 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                       chunk_bytes=chunk_bytes, process_group=process_group)
     state._engine = _Engine(state, timeout)
     return state, _hook
+
+
+def default_audit_shards(world: int) -> int:
+    """The shards audited whole per step by default: a strict majority, floor(N/2) + 1 of the N
+    (none at N = 1), so that a lie on any one coordinate is caught in a step with probability
+    at least (floor(N/2) + 1)/N > 1/2 (3 of 4: 0.75; 5 of 8: 0.625)."""
+    return world // 2 + 1 if world > 1 else 0
 
 
 def _check_sharded(rule: str, convention, world: int, pre) -> None:
@@ -294,10 +302,51 @@ def _check_sharded(rule: str, convention, world: int, pre) -> None:
                            f"(use schedule='allgather')", "rule")
 
 
-def register(ddp, rule: str, f: int, **kwargs) -> HookState:
+def host_bytes(world: int, coordinates: int, bucket_bytes: int = 25 << 20,
+               pre: typing.Iterable[str] = ()) -> int:
+    """The allgather schedule's host memory on one rank, at most, beside DDP's own gradient and
+    the model (docs/torch.md, "Host memory"): the (N, D) float32 matrix of every rank's vector
+    (kept from step to step), the aggregate and each bucket's part of it (2 x 4D), and in the
+    first step (or after DDP changes its buckets) one bucket's N rows more while the matrix is
+    filled (N x bucket_bytes, at most the whole gradient); NNM mixes the rows into another
+    (N, D) matrix. The kernels of the coordinate-wise rules work a coordinate at a time."""
+    world = _count("world", world, minimum=1)
+    coordinates = _count("coordinates", coordinates)
+    bucket_bytes = _count("bucket_bytes", bucket_bytes)
+    g = 4 * coordinates
+    total = (world + 2) * g + world * min(bucket_bytes, g)
+    if "nnm" in tuple(pre):
+        total += world * g
+    if "bucketing" in tuple(pre):
+        total += world * g  # (the bucket means: at most N rows)
+    return total
+
+
+def register(ddp, rule: str, f: int, max_host_bytes: typing.Optional[int] = None,
+             **kwargs) -> HookState:
     """robust_hook(rule, f, **kwargs) registered on the DistributedDataParallel model ddp; warns
     (BufferBroadcastWarning) when ddp broadcasts buffers, which the hook cannot make robust:
-    construct DDP with broadcast_buffers=False (each replica keeps its own buffers)."""
+    construct DDP with broadcast_buffers=False (each replica keeps its own buffers).
+    max_host_bytes (allgather only): refuse, before training, a model whose allgather would
+    hold more than this many bytes of host memory on a rank (host_bytes)."""
+    if max_host_bytes is not None:
+        limit = _count("max_host_bytes", max_host_bytes, minimum=1)
+        if kwargs.get("schedule", "allgather") != "allgather":
+            raise InvalidValue("max_host_bytes applies to the allgather schedule only (the "
+                               "sharded schedule holds about one gradient's shards)",
+                               "max_host_bytes")
+        d = sum(p.numel() for p in ddp.module.parameters() if p.requires_grad)
+        world = dist.get_world_size(kwargs.get("process_group"))
+        cap = int(getattr(ddp, "bucket_bytes_cap", 25 << 20))
+        pre = tuple(kwargs.get("pre", ()))
+        need = host_bytes(world, d, cap, pre)
+        if need > limit:
+            raise InvalidValue(
+                f"max_host_bytes: the allgather schedule holds up to {need} bytes on each rank "
+                f"for this model ({d} coordinates, N = {world}: (N + 2) x 4D + N x the largest "
+                f"bucket{', + N x 4D for ' + ' and '.join(pre) if pre else ''}), more than "
+                f"max_host_bytes = {limit}; use schedule='sharded', fewer ranks or a higher "
+                f"limit", "max_host_bytes")
     if getattr(ddp, "broadcast_buffers", False) and any(True for _ in ddp.module.buffers()):
         warnings.warn("dpas.torch: this DistributedDataParallel model broadcasts rank 0's "
                       "buffers at every forward, around the robust hook: a Byzantine rank 0 "
@@ -381,7 +430,7 @@ class _Engine:
         self.comm = Comm(self.group, state.chunk_bytes)
         self.rank, self.world = self.comm.rank, self.comm.world
         self.f_eff = state.f
-        self.active = list(range(self.world))  # the sharded schedule's unbanned ranks
+        self.active = list(range(self.world))  # the unbanned ranks
         self.whole_rule = not _is_coordinatewise(state.rule, state.convention) or \
             "nnm" in state.pre
         a = _attacks.ATTACKS.get(state.attack) if state.attack else None
@@ -530,14 +579,17 @@ class _Engine:
     def _exchange(self, job: _Job) -> None:
         if self.state.schedule == "allgather":
             job.rows = self._rows_target(job)
+            # the unbanned ranks send to each other; a banned rank sends and takes nothing
+            to, frm = (self.active, self.active) if self.rank in self.active else \
+                ((), (self.rank,))
             if job.last:  # the step's status travels with its last bucket: every local step
                 # (momentum, attack) is behind, only the kernel, the same on every rank, ahead
                 block = torch.frombuffer(bytearray(status_block(self.failure)), dtype=torch.uint8)
-                self.statuses = torch.empty((self.world, STATUS_BYTES), dtype=torch.uint8)
-                self.comm.allgather_rows(job.sent, job.rows, "schedule", block=block,
-                                         blocks=self.statuses)
+                self.statuses = torch.zeros((self.world, STATUS_BYTES), dtype=torch.uint8)
+                self.comm.allgather_rows(job.sent, job.rows, "schedule", to=to, frm=frm,
+                                         block=block, blocks=self.statuses)
             else:
-                self.comm.allgather_rows(job.sent, job.rows, "schedule")
+                self.comm.allgather_rows(job.sent, job.rows, "schedule", to=to, frm=frm)
         else:
             from . import _sharded
             _sharded.scatter(self, job)
@@ -592,32 +644,54 @@ class _Engine:
 
     def confirm(self) -> typing.Optional[str]:
         """The echo round and the agreement on its outcome (Comm.confirm): None when every
-        honest rank holds the same bytes from every rank; otherwise the error every honest
-        rank raises, in this step. The senders this rank saw split are recorded as its own
-        evidence (state.detections, "echo"), not as a ban: another honest rank may have seen
-        a different split, and only what every rank agrees on decides."""
-        ok, split = self.comm.confirm(self.state.f)
+        honest rank holds the same bytes from every unbanned rank; otherwise the error every
+        honest rank raises, in this step. A rank the agreement found proven to have sent two
+        honest ranks different bytes is banned here, by every honest rank alike (its messages
+        are ignored from now on, f_effective is one less); bans past f fail the step. The
+        senders this rank saw split are also recorded as its own evidence (state.detections,
+        "echo"), which bans no one: only what every rank agrees on decides."""
+        ok, bans, split = self.comm.confirm(self.state.f, self.active, self.f_eff)
         for s in split:
             self.state.detections.append({"step": self.step, "rank": s, "why": (
                 "echo: the ranks' digests of its messages differ (it sent different bytes to "
                 "different ranks, or a rank misreported what it received)")})
+        for s in bans:
+            self.ban(s, "equivocated: the echo proved it sent different bytes to different "
+                        "honest ranks (more than f ranks contradict each digest reported)")
+        if self.f_eff < 0:
+            return (f"dpas.torch: step {self.step}: more ranks banned than f = {self.state.f} "
+                    f"({', '.join(map(str, sorted(self.state.banned)))}): the rule's bound no "
+                    f"longer holds")
         if ok:
             return None
         return (f"dpas.torch: step {self.step}: the ranks did not all receive the same bytes "
                 f"from every rank (a rank equivocated, or misreported what it received); no "
                 f"rank uses this step's data")
 
+    def ban(self, r: int, why: str) -> None:
+        """Every honest rank calls it alike, in the same step: r's messages are no longer
+        taken, and f is one less (r is Byzantine)."""
+        self.active = [a for a in self.active if a != r]
+        self.f_eff -= 1
+        self.state.banned[r] = why
+        self.state.detections.append({"step": self.step, "rank": r, "why": why})
+
     def _finish_allgather(self, jobs):
         echo = self.confirm()
         if echo is not None:
             return None, echo
+        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
+            # its own vector: a Byzantine rank's gradient is nobody's concern)
+            return self._split(torch.cat([j.rows[self.rank].float() for j in jobs]), jobs), None
         error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
-                                  for r in range(self.world)])
+                                  if r in self.active else None for r in range(self.world)])
         if error is not None:
             return None, error
         rows = [j.rows for j in jobs]
+        for j in jobs:  # (rows holds the only reference: _matrix releases each bucket's)
+            j.rows = None
         try:
-            agg = self._aggregate_whole(rows)
+            agg = self._aggregate_whole(rows, self.active)
         except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
             # same error on every rank
             return None, f"dpas.torch: step {self.step}: {_message(e)}"
@@ -635,28 +709,54 @@ class _Engine:
             return whole[:, off:off + job.d]
         return torch.empty((self.world, job.d), dtype=job.dtype)
 
-    def _matrix(self, rows: typing.List[torch.Tensor]) -> torch.Tensor:
-        """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it."""
+    def _kept(self, rows: typing.List[torch.Tensor]) -> bool:
+        """Whether every bucket's rows landed in the matrix kept from the last steps."""
         whole = self.matrix
-        if (whole is not None and len(rows) == len(self.layout) and
+        return (whole is not None and len(rows) == len(self.layout) and
                 [r.shape[1] for r in rows] == self.layout and
                 all(r.dtype == torch.float32 and r.data_ptr() == whole[:, off:].data_ptr()
-                    for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1])))):
-            return whole
-        sizes = [r.shape[1] for r in rows]
-        if (self.state.schedule == "allgather" and len(rows[0]) == self.world and
-                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14):
-            self.layout, self.matrix = sizes, torch.empty((self.world, sum(sizes)))
-        if len(rows) == 1 and rows[0].dtype == torch.float32:
-            return rows[0].contiguous()
-        return torch.cat([r.float() for r in rows], dim=1).contiguous()
+                    for r, off in zip(rows, itertools.accumulate([0] + self.layout[:-1]))))
 
-    def _aggregate_whole(self, rows) -> torch.Tensor:
+    def _keep(self, rows: typing.List[torch.Tensor]) -> bool:
+        """Whether this layout's rows are worth a matrix kept for the next steps."""
+        sizes = [r.shape[1] for r in rows]
+        return (self.state.schedule == "allgather" and len(rows[0]) == self.world and
+                all(r.dtype == torch.float32 for r in rows) and sum(sizes) >= 1 << 14)
+
+    def _matrix(self, rows: typing.List[torch.Tensor]) -> torch.Tensor:
+        """The (N, D) float32 matrix of the step: the kept one when every bucket landed in it.
+        Otherwise (the first step, or a new layout) one matrix, filled bucket by bucket, each
+        bucket's rows released (rows[i] = None: the caller holds no other reference) once
+        copied: the peak is the matrix and one bucket's rows more, not two matrices."""
+        if self._kept(rows):
+            return self.matrix
+        sizes = [r.shape[1] for r in rows]
+        keep = self._keep(rows)
+        if len(rows) == 1 and rows[0].dtype == torch.float32:
+            if keep:  # (its pages are touched only when the next step's rows land in it)
+                self.layout, self.matrix = sizes, torch.empty((self.world, sizes[0]))
+            return rows[0].contiguous()
+        m = torch.empty((rows[0].shape[0], sum(sizes)))
+        if keep:
+            self.layout, self.matrix = sizes, m  # (the next steps receive straight into it)
+        off = 0
+        for i, d in enumerate(sizes):
+            m[:, off:off + d].copy_(rows[i])
+            rows[i] = None
+            off += d
+        return m
+
+    def _aggregate_whole(self, rows, select=None) -> torch.Tensor:
+        """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
+        some rank is banned."""
+        st = self.state
         m = self._matrix(rows)
+        if select is not None and len(select) < m.shape[0]:
+            m = m[list(select)].contiguous()
         out = torch.from_numpy(self._aggregate_plain(m.numpy()))
-        if self.state.keep_gathered:
-            self.state.last_gathered = m.clone()
-            self.state.last_aggregate = out.clone()
+        if st.keep_gathered:
+            st.last_gathered = m.clone()
+            st.last_aggregate = out.clone()
         return out
 
     def _aggregate_plain(self, m, f: typing.Optional[int] = None):

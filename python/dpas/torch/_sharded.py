@@ -90,14 +90,14 @@ def scatter(eng, job) -> None:
     job.rows = rows
 
 
-DIGEST = 16  # bytes of a shard's commitment (blake2b)
+DIGEST = 16  # bytes of a shard's commitment (SHA-256's first 16 bytes, as the echo's)
 
 
 def _digest(tensors) -> bytes:
-    h = hashlib.blake2b(digest_size=DIGEST)
+    h = hashlib.sha256()
     for t in tensors:
         h.update(t.contiguous().view(torch.uint8).numpy().data)
-    return h.digest()
+    return h.digest()[:DIGEST]
 
 
 def a1_bytes(world: int) -> int:
@@ -173,12 +173,15 @@ def finish(eng, jobs):
     if echo is not None:
         return None, echo
     eng.comm.echo_start()  # (the next record: publications, reveals, reports, objections)
-    failed = [r for r in range(world) if _status.status_message(a1[r])]
+    failed = [r for r in eng.active if _status.status_message(a1[r])]
     if failed:
         which = "rank" if len(failed) == 1 else "ranks"
         return None, (f"dpas.torch: step {eng.step} failed on {which} "
                       f"{', '.join(map(str, failed))}: rank {failed[0]}: "
                       f"{_status.status_message(a1[failed[0]])}")
+    if len(eng.active) < n:  # the echo banned an equivocator: no shard of this step is used
+        eng.comm.echo = None
+        return _fallback(eng, jobs, {}, 0)
     off = _status.STATUS_BYTES
     commits = [a1[r][off:off + 32] for r in range(world)]
     a1_at = off + 32 + 8 * world  # (where A1's digests begin)
@@ -355,6 +358,13 @@ def finish(eng, jobs):
     echo = eng.confirm()
     if echo is not None:
         return None, echo
+    if len(eng.active) < n:  # the echo banned an equivocator: no shard of this step is used
+        # (a secret that did not match its commitment is a proof too: banned with it)
+        extra = {o: why for o, why in banned.items() if o in eng.active}
+        for o, why in extra.items():
+            st.detections.append({"step": eng.step, "rank": o, "why": why})
+            st.banned[o] = why
+        return _fallback(eng, jobs, extra, len(extra))
 
     # ---- a shard its owner received that is not the one its sender committed to: one of
     # the two lied (both digests are in A1, which every rank holds alike) ----
@@ -422,16 +432,17 @@ def _fallback(eng, jobs, banned, lost):
         return None, (f"dpas.torch: step {eng.step}: the verification banned more Byzantine "
                       f"ranks than f = {st.f} ({', '.join(map(str, sorted(st.banned)))})")
     active = eng.active
-    rows = []
+    fulls = []
     eng.comm.echo_start()
     for j in jobs:
         full = torch.empty((eng.world, j.d), dtype=j.dtype)
         eng.comm.allgather_rows(j.sent, full, "fallback",
                                 to=range(eng.world) if eng.rank in active else (), frm=active)
-        rows.append(full[active])
+        fulls.append(full)
     echo = eng.confirm()
     if echo is not None:
         return None, echo
+    rows = [full[eng.active] for full in fulls]  # (without a rank the echo banned just now)
     try:
         agg = eng._aggregate_whole(rows)
     except (ValueError, MemoryError) as e:

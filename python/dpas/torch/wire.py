@@ -65,11 +65,12 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     buckets [(coordinates, bytes per coordinate), ...]: {"schedule": the gradient bytes with
     the sharded padding, "protocol": the status and verification rounds' payload, "framing":
     the transport's bytes per message, "total"}. f: the hook's f, which sets the echo's
-    agreement rounds (3 (f + 1) one-byte all_gathers after one of N digests). audit_shards
-    (sharded; None: the hook's default, half the shards rounded up): the shards audited whole,
-    whose inputs go to their auditors; which ranks send them is drawn each step, so the
-    figures are then the mean over the ranks (a Fraction where it is not whole). schedule "allreduce" is DDP's own AllReduce
-    (gloo's ring: 2 (N - 1)/N of each bucket, exact when N divides its bytes)."""
+    agreement rounds (3 (f + 1) all_gathers of 2N bytes after one of N digests). audit_shards
+    (sharded; None: the hook's default, a strict majority of the shards, N // 2 + 1): the
+    shards audited whole, whose inputs go to their auditors; which ranks send them is drawn
+    each step, so the figures are then the mean over the ranks (a Fraction where it is not
+    whole). schedule "allreduce" is DDP's own AllReduce (gloo's ring: 2 (N - 1)/N of each
+    bucket, exact when N divides its bytes)."""
     from . import _sharded, _status
     from ._comm import ECHO_DIGEST, message_count
     world = _check.int64("world", world, minimum=1)
@@ -79,8 +80,9 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     fr = FRAMING[backend]
     n1 = world - 1
     f = _check.int64("f", f)
-    # the echo (Comm.confirm): one all_gather of N digests, 3 (f + 1) of one byte
-    echo = [ECHO_DIGEST * world] + [1] * (3 * (min(f, n1) + 1)) if world > 1 else []
+    # the echo (Comm.confirm): one all_gather of N digests, 3 (f + 1) of 2N bytes (a
+    # "consistent" and a "proven" bit per sender)
+    echo = [ECHO_DIGEST * world] + [2 * world] * (3 * (min(f, n1) + 1)) if world > 1 else []
     sched = proto = frame = 0
     if schedule == "allreduce":
         for d, w in buckets:
@@ -105,7 +107,7 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
         sched += n1 * sum(published)  # the publication, every bucket's shard at the end
         frame += n1 * message_count(published, chunk_bytes) * fr.message
         rounds = [_sharded.a1_bytes(world), 1 + world]  # the agreement, the objections
-        A = (-(-world // 2) if world > 1 else 0) if audit_shards is None else \
+        A = (world // 2 + 1 if world > 1 else 0) if audit_shards is None else \
             min(_check.int64("audit_shards", audit_shards), world)
         A = A if world > 1 else 0
         if audit > 0 or A > 0:

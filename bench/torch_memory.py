@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The hook's host memory per rank (issue 28: allgather's bounded, goal <= 3x the gradient or a
+stated bound). N gloo processes train the step-time bench's MLP (width x 2 width x width x 10,
+4,207,626 parameters at width 1024: a 16.8 MB float32 gradient) with DDP and the hook, one
+configuration per run. Each rank takes its resident set (VmRSS) once the model, DDP (its bucket
+buffers) and the model's gradients exist, then resets the kernel's peak (writing 5 to
+/proc/self/clear_refs) and reads the peak (VmHWM) after STEPS steps: the difference is what the
+hook's steps added, in gradients (4 D bytes), beside dpas.torch.host_bytes's bound.
+Usage: python3 bench/torch_memory.py [N] [STEPS] [CONFIG,...]   (CONFIG: schedule:rule[:pre])"""
+import json
+import os
+import socket
+import sys
+import tempfile
+from datetime import timedelta
+
+
+def _kb(field):
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(field)
+
+
+def _worker(rank, world, port, steps, config, out):
+    import torch
+    import torch.distributed as dist
+    from torch import nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    import dpas.torch as dt
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, timeout=timedelta(seconds=600))
+    schedule, rule, *pre = config.split(":")
+    width = 1024
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(width, 2 * width), nn.ReLU(), nn.Linear(2 * width, width),
+                          nn.ReLU(), nn.Linear(width, 10))
+    g = torch.Generator().manual_seed(rank)
+    x, y = torch.randn(32, width, generator=g), torch.randint(0, 10, (32,), generator=g)
+    loss_fn = nn.CrossEntropyLoss()
+    loss_fn(model(x), y).backward()  # (the model's own gradients, before the hook)
+    ddp = DDP(model, broadcast_buffers=False)
+    state = dt.register(ddp, rule, 0, schedule=schedule, pre=pre)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+    d = sum(p.numel() for p in model.parameters())
+    dist.barrier()
+    base = _kb("VmRSS")
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # the peak (VmHWM) from here
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=False)
+        loss_fn(ddp(x), y).backward()
+        opt.step()
+    peak = _kb("VmHWM")
+    got = [None] * world
+    dist.all_gather_object(got, {"base": base, "peak": peak, "d": d,
+                                 "buckets": state.bucket_sizes,
+                                 "bound": dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre)})
+    state.close()
+    if rank == 0:
+        with open(out, "w") as fh:
+            json.dump(got, fh)
+    dist.destroy_process_group()
+
+
+def main(argv):
+    import torch.multiprocessing as mp
+    world = int(argv[0]) if argv else 4
+    steps = int(argv[1]) if len(argv) > 1 else 4
+    configs = argv[2].split(",") if len(argv) > 2 else \
+        ["allgather:median", "allgather:krum", "allgather:median:nnm", "sharded:median"]
+    print(f"N = {world}, {steps} steps; load average {os.getloadavg()[0]:.1f}")
+    print("| schedule | rule | pre | gradient (MB) | peak added, max over ranks (MB) | "
+          "× gradient | bound (host_bytes, × gradient) |")
+    print("|---|---|---|---|---|---|---|")
+    for config in configs:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out.json")
+            mp.start_processes(_worker, args=(world, port, steps, config, out), nprocs=world,
+                               start_method="spawn")
+            with open(out) as fh:
+                got = json.load(fh)
+        grad = 4 * got[0]["d"]
+        added = max(r["peak"] - r["base"] for r in got)
+        schedule, rule, *pre = config.split(":")
+        bound = f"{got[0]['bound'] / grad:.2f}" if schedule == "allgather" else "-"
+        print(f"| {schedule} | {rule} | {'+'.join(pre) or 'none'} | {grad / 1e6:.1f} | "
+              f"{added / 1e6:.1f} | {added / grad:.2f} | {bound} |", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
