@@ -226,8 +226,27 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     dpas_net_prediction *pred = NULL;
     size_t npred = 0;
     char *out = NULL, *notes = NULL;
-    if (dpas_netmodel_load_files((const char *const *)argv + optind, (size_t)(argc - optind), &copt,
-                                 &m, &err) ||
+    /* "-": the nccl-tests output on standard input, the only FILE then (16 MiB, as a file) */
+    char *in_text = NULL;
+    size_t in_len = 0;
+    bool from_stdin = false;
+    for (int i = optind; i < argc; i++)
+        from_stdin |= !strcmp(argv[i], "-");
+    if (from_stdin && argc - optind > 1)
+        rc = cli_usage(c, "calibrate",
+                       "\"-\" (standard input) is the only FILE when given: got %d files",
+                       argc - optind);
+    else if (from_stdin)
+        rc = cli_read_input(c, "the nccl-tests output", 16u << 20, &in_text, &in_len);
+    if (rc) {
+        free(sizes), free(scales), free(chosen);
+        return rc;
+    }
+    const char *origin = "(standard input)";
+    if ((from_stdin ? dpas_netmodel_from_texts((const char *const *)&in_text, &in_len, &origin, 1,
+                                               &copt, &m, &err)
+                    : dpas_netmodel_load_files((const char *const *)argv + optind,
+                                               (size_t)(argc - optind), &copt, &m, &err)) ||
         dpas_netmodel_predict_at(m, sizes, nsizes, scales, nscales, &pred, &npred, &err) ||
         !(out = dpas_render_netmodel(m, pred, npred, c->format, &err)) ||
         !(notes = dpas_netmodel_notes(m, pred, npred, verbose, &err)))
@@ -245,6 +264,7 @@ int cmd_calibrate(cli *c, int argc, char **argv)
         rc = cli_emit(c, out);
         out = NULL;
     }
+    free(in_text);
     dpas_free(out);
     dpas_free(notes);
     dpas_free(pred);
