@@ -18,7 +18,7 @@ import ctypes
 import fractions
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
-from . import _ffi, _request, errors
+from . import _ffi, _request, _signatures, errors
 from ._quantity import Quantity, exact, quantity
 from ._request import Request as _Request
 from ._version import __version__
@@ -370,7 +370,7 @@ class DataParallelAttackSurfaceScenario:
         return _memory_of(self._request("memory", dict(keys, state=state, zero=zero)))
 
     def sweep(self, **keys: Any) -> "SweepRows":
-        """Vary one or two inputs (a list, or for dp_degree and parameters a range such as
+        """Vary one to three inputs (a list, or for dp_degree and parameters a range such as
         '16..1024*4'): a row per point, as 'dpas sweep -o json' gives them (see dpas.sweep);
         the other inputs are this scenario's."""
         return SweepRows._from(self._request("sweep", keys))
@@ -520,10 +520,11 @@ def scenario(**keys: Any) -> DataParallelAttackSurfaceScenario:
 
 
 def sweep(**keys: Any) -> SweepRows:
-    """Vary one or two inputs over lists or ranges: a row per point, the rows of 'dpas sweep -o
+    """Vary one to three inputs over lists or ranges: a row per point, the rows of 'dpas sweep -o
     json'. Any of dp_degree, parameters, workload, fleet, gradient_bytes_per_param,
-    checkpoint_bytes_per_param, rule and schedule may be a list (or, for dp_degree and
-    parameters, a range as text: '2..4096', '8..64+8', '1e9..1e12*10'); attr names the metrics.
+    checkpoint_bytes_per_param, rule, schedule and f may be a list (or, for dp_degree,
+    parameters and f, a range as text: '2..4096', '8..64+8', '1e9..1e12*10', '0..8+1'); attr
+    names the metrics. With f and no dp_degree, each point's N is min_n(f) of its rule.
 
     >>> rows = sweep(scenario="ReferenceJobAttackSurface", dp_degree=[16, 64],
     ...              schedule="sharded", attr=["bytes_per_worker"])
@@ -588,6 +589,14 @@ class _ScenarioNamespace(_Namespace):
             return s
         return v
 
+
+# Signatures and type hints of the keyword functions, from the library's key table.
+_signatures.apply(scenario, "eval")
+_signatures.apply(report, "eval")
+_signatures.apply(cost, "cost")
+_signatures.apply(sweep, "sweep")
+_signatures.apply(inventory, "inventory")
+_signatures.apply(memory, "memory")
 
 _roots = _namespaces()
 Models = _roots.get("Models", _Namespace("Models"))

@@ -303,6 +303,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_key_keyword": (c_char_p, [c_int]),
         "dpas_key_metavar": (c_char_p, [c_int]),
         "dpas_key_flags": (c_uint, [c_int]),
+        "dpas_key_help": (c_char_p, [c_int]),
+        "dpas_analysis_takes": (c_int, [c_int, c_int]),
         "dpas_analysis_from_name": (c_int, [c_char_p]),
         "dpas_request_new": (c_int, [c_int, P(c_void_p), E]),
         "dpas_request_free": (None, [c_void_p]),

@@ -624,5 +624,52 @@ def load_tests(loader, tests, ignore):
     return tests
 
 
+class Signatures(unittest.TestCase):
+    """cost, sweep, scenario and memory carry real signatures from the key table (issue 31)."""
+
+    def params(self, fn):
+        import inspect
+        sig = inspect.signature(fn)
+        for p in sig.parameters.values():
+            self.assertEqual(p.kind, inspect.Parameter.KEYWORD_ONLY, p)
+            self.assertIsNone(p.default, p)
+        return sig.parameters
+
+    def test_cost(self):
+        # the cost options of docs/library.md's key table (analyses column "cost"), by hand
+        want = {"rule", "schedule", "convention", "f", "steps", "iterations", "compute_rate",
+                "memory_bandwidth", "calibration", "network_model", "dp_degree", "scenario",
+                "workload", "parameters", "fleet", "gradient_bytes_per_param"}
+        got = self.params(dpas.cost)
+        self.assertLessEqual(want, set(got))
+        for other in ("attr", "state", "zero", "n", "y", "title", "explain"):
+            self.assertNotIn(other, got)
+        import pydoc
+        text = pydoc.render_doc(dpas.cost, renderer=pydoc.plaintext)
+        for word in ("network_model", "memory_bandwidth: memory bytes/s per worker", "CostRows"):
+            self.assertIn(word, text)
+
+    def test_sweep_memory_scenario(self):
+        sweep = self.params(dpas.sweep)
+        self.assertLessEqual({"f", "rule", "schedule", "attr", "dp_degree"}, set(sweep))
+        self.assertIn("Sequence", str(sweep["f"].annotation))  # a list or a range in a sweep
+        self.assertNotIn("Sequence", str(self.params(dpas.cost)["dp_degree"].annotation))
+        memory = self.params(dpas.memory)
+        self.assertLessEqual({"state", "zero", "dp_degree"}, set(memory))
+        self.assertNotIn("rule", memory)
+        self.assertLessEqual({"scenario", "workload", "fleet", "dp_degree"},
+                             set(self.params(dpas.scenario)))
+
+    def test_py_typed(self):
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(dpas.__file__), "py.typed")))
+
+    def test_sweep_f(self):
+        # N = min_n(f) of Krum, n >= 2f + 3: 3, 5, 7 for f = 0, 1, 2
+        rows = dpas.sweep(scenario="ReferenceJobAttackSurface", f="0..2+1", rule="krum",
+                          attr="max_f")
+        self.assertEqual([(r["f"], r["dp_degree"], r["max_f"]) for r in rows],
+                         [(0, 3, 0), (1, 5, 1), (2, 7, 2)])
+
+
 if __name__ == "__main__":
     unittest.main()
