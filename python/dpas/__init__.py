@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import fractions
+import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import _ffi, _request, _signatures, errors
@@ -503,7 +504,13 @@ class SweepRows(List[Dict[str, Any]]):
         rows, skipped, first = r.sweep_rows()
         out = cls(rows)
         out.skipped, out.first_skipped = skipped, first
+        out._request = r
         return out
+
+    def render(self, format: str = "text") -> str:
+        """The rows as 'dpas sweep -o FORMAT' prints them: 'text', 'csv', 'markdown' or 'json',
+        written by the library's table writer (the CLI's bytes)."""
+        return self._request.sweep_render(_format_of(format, _FORMATS))
 
 
 def scenario(**keys: Any) -> DataParallelAttackSurfaceScenario:
@@ -532,6 +539,45 @@ def sweep(**keys: Any) -> SweepRows:
     [(16, Quantity(656250000000, 'byte')), (64, Quantity(689062500000, 'byte'))]
     """
     return SweepRows._from(_Request("sweep", keys))
+
+
+_FORMATS = {"text": 0, "json": 1, "csv": 2, "markdown": 3}
+_PLOTS = {"svg": _ffi.PLOT_SVG, "png": _ffi.PLOT_PNG, "pdf": _ffi.PLOT_PDF}
+
+
+def _format_of(name: Any, table: Dict[str, int]) -> int:
+    if not isinstance(name, str) or name not in table:
+        raise InvalidValue(f"format must be one of {', '.join(table)}, got {name!r}", "format")
+    return table[name]
+
+
+def plot(file: Union[str, "os.PathLike[str]", None] = None, *, format: Optional[str] = None,
+         width: Optional[int] = None, height: Optional[int] = None, font: Optional[str] = None,
+         font_size: Optional[float] = None, xlabel: Optional[str] = None,
+         ylabel: Optional[str] = None, **keys: Any) -> bytes:
+    """The plot of a sweep, drawn by the library as 'dpas sweep --plot FILE' draws it: y (the
+    key 'y', default the first metric) against the first varied input (a number), a series per
+    value of the second, a panel per value of the third (a page each in a PDF). format: 'svg'
+    (default), 'png' or 'pdf' (cairo), or taken from file's extension; width, height (one
+    panel), font, font_size, xlabel, ylabel as the CLI's options. Returns the bytes, and writes
+    them to file when one is given (through the library's dpas_write_output).
+
+    >>> svg = plot(scenario="ReferenceJobAttackSurface", dp_degree="2..64", attr="max_f",
+    ...            rule="median,krum")
+    >>> svg.startswith(b"<?xml") and b">krum</text>" in svg
+    True
+    """
+    path = os.fspath(file) if file is not None else None
+    if format is None:
+        ext = os.path.splitext(path)[1].lstrip(".").lower() if path else "svg"
+        format = ext if ext in _PLOTS else "svg" if path is None else ext
+    fmt = _format_of(format, _PLOTS)
+    look = {"width": width, "height": height, "font": font, "font_size": font_size,
+            "xlabel": xlabel, "ylabel": ylabel}
+    data = _Request("plot", keys).figure(fmt, look)
+    if path is not None:
+        write_output(path, data, field="plot")
+    return data
 
 
 def report(**keys: Any) -> Dict[str, Any]:

@@ -663,6 +663,48 @@ class Signatures(unittest.TestCase):
     def test_py_typed(self):
         self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(dpas.__file__), "py.typed")))
 
+    def test_render(self):
+        # median tolerates f < n/2: max_f = floor((n - 1) / 2); Krum n >= 2f + 3: floor((n - 3) / 2)
+        rows = dpas.sweep(scenario="ReferenceJobAttackSurface", dp_degree="8,16",
+                          rule="median,krum", attr="max_f")
+        self.assertEqual(rows.render("csv"),
+                         "dp_degree,rule,max_f\n8,median,3\n8,krum,2\n16,median,7\n16,krum,6\n")
+        self.assertEqual(rows.render("markdown").splitlines()[:3],
+                         ["| dp_degree | rule | max_f |", "|---|---|---:|", "| 8 | median | 3 |"])
+        args = ["sweep", "ReferenceJobAttackSurface", "--dp", "8,16", "--rule", "median,krum",
+                "--attr", "max_f", "--no-chart"]
+        for fmt in ("text", "markdown", "json"):  # the CLI's bytes (a consistency test)
+            want = subprocess.run([CLI] + args + ["-o", fmt], capture_output=True, text=True,
+                                  check=True).stdout
+            self.assertEqual(rows.render(fmt), want, fmt)
+        with self.assertRaises(dpas.InvalidValue):
+            rows.render("html")
+
+    def test_plot(self):
+        import tempfile
+        keys = dict(scenario="ReferenceJobAttackSurface", f="0..3+1", rule="krum,median",
+                    schedule="allgather,ps", attr="bytes_per_worker")
+        svg = dpas.plot(xlabel="Byzantine workers f", **keys)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "f.svg")
+            subprocess.run([CLI, "sweep", "ReferenceJobAttackSurface", "--f", "0..3+1", "--rule",
+                            "krum,median", "--schedule", "allgather,ps", "--attr",
+                            "bytes_per_worker", "--xlabel", "Byzantine workers f", "--plot", out,
+                            "-o", "csv"], check=True, capture_output=True)
+            with open(out, "rb") as f:
+                self.assertEqual(svg, f.read())  # the CLI's drawing (a consistency test)
+            pdf_path = os.path.join(d, "f.pdf")
+            pdf = dpas.plot(pdf_path, **keys)
+            self.assertTrue(pdf.startswith(b"%PDF-"))
+            with open(pdf_path, "rb") as f:
+                self.assertEqual(f.read(), pdf)
+        # two panels (one per schedule), each with its title, one legend heading per panel
+        self.assertEqual(svg.count(b"(schedule allgather)</text>"), 1)
+        self.assertEqual(svg.count(b"(schedule ps)</text>"), 1)
+        self.assertEqual(svg.count(b">rule</text>"), 2)
+        with self.assertRaises(dpas.InvalidValue):
+            dpas.plot(format="eps", **keys)
+
     def test_sweep_f(self):
         # N = min_n(f) of Krum, n >= 2f + 3: 3, 5, 7 for f = 0, 1, 2
         rows = dpas.sweep(scenario="ReferenceJobAttackSurface", f="0..2+1", rule="krum",
