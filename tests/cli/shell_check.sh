@@ -25,6 +25,11 @@ complete_words() { # the words typed so far, the last one partial: COMPREPLY
   echo " ${COMPREPLY[*]} "
 }
 [[ $(complete_words dpas sw) == " sweep " ]] || fail "dpas sw: $(complete_words dpas sw)"
+got=$(complete_words dpas "")
+for c in show eval list rules cost inventory memory sweep calibrate serve help; do
+  [[ $got == *" $c "* ]] || fail "dpas <TAB> lacks $c: $got"
+done
+page=$(man -P cat dpas-memory 2>&1) || fail "man dpas-memory: $page"
 got=$(complete_words dpas cost --cal)
 [[ $got == " --calibration " ]] || fail "dpas cost --cal: $got"
 got=$(complete_words dpas sweep --pl)
