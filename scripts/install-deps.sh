@@ -7,7 +7,7 @@ core=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev 
       libmicrohttpd-dev zlib1g-dev libcairo2-dev)
 pkgs=(cmake ninja-build gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev python3
       python3-setuptools python3-wheel python3-venv python3-pip
-      openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin valgrind clang
+      openmpi-bin libopenmpi-dev libcairo2-dev libxml2-utils librsvg2-bin poppler-utils valgrind clang
       libclang-rt-14-dev python3-numpy)
 # dpas serve: the HTTP server's library, and a real browser for its page test
 pkgs+=(libmicrohttpd-dev chromium chromium-driver python3-selenium fonts-dejavu-core)

@@ -5,6 +5,7 @@
 #define DPAS_SWEEP_H
 
 #include "dpas/cost.h"
+#include "dpas/plot.h"
 #include "dpas/table.h"
 
 #ifdef __cplusplus
@@ -21,6 +22,8 @@ typedef enum dpas_sweep_input {
     DPAS_SWEEP_CHECKPOINT_WIDTH,
     DPAS_SWEEP_RULE,
     DPAS_SWEEP_SCHEDULE,
+    DPAS_SWEEP_F, /* Byzantine replicas: lists and ranges as dp_degree's (a step range may start at
+                     0); with no dp_degree given, each point's N is min_n(f) of its rule */
     DPAS_SWEEP_INPUT_COUNT
 } dpas_sweep_input;
 
@@ -42,12 +45,14 @@ typedef enum dpas_metric {
     DPAS_METRIC_TIME_S,     /* the point's one time, as a cost row's time_s (its model's band above
                            with a calibration) */
     DPAS_METRIC_TIME_MODEL, /* which model gave time_s (text), as a cost row's time_model */
+    DPAS_METRIC_N,          /* the point's dp_degree (shown first when N follows f: min_n(f)) */
     DPAS_METRIC_COUNT
 } dpas_metric;
 
 /* Limits, checked before any work: values of one axis and points of a sweep. */
 #define DPAS_SWEEP_MAX_VALUES 100000000ull  /* 10^8 */
 #define DPAS_SWEEP_MAX_POINTS 1000000000ull /* 10^9 */
+#define DPAS_SWEEP_MAX_AXES 3               /* varied inputs (a plot: x, series, facets) */
 
 /* The input's name as a column ("dp_degree", "workload", "rule") and its CLI flag. */
 DPAS_API const char *dpas_sweep_input_name(dpas_sweep_input in);
@@ -101,8 +106,11 @@ typedef struct dpas_sweep {
     const dpas_links *links;     /* a calibration's inter-node links, or NULL (the fleet's) */
     const dpas_netmodel *net;    /* a calibration's network model: flat times from its curves */
     dpas_netmodel_kind net_kind; /* for net */
-    dpas_sweep_axis axes[2];     /* borrowed */
+    dpas_sweep_axis axes[DPAS_SWEEP_MAX_AXES]; /* borrowed */
     int naxes;
+    int has_f;    /* a fixed f (no f axis): f */
+    int64_t f;    /* >= 0 */
+    int n_from_f; /* no dp_degree given and f given: each point's N is min_n(f) of its rule */
     int metrics[DPAS_METRIC_COUNT];
     int nmetrics;
 } dpas_sweep;
@@ -141,6 +149,41 @@ DPAS_API int dpas_sweep_rows(const dpas_sweep *sw, dpas_sweep_fn fn, void *ctx,
  * returns DPAS_EINVAL (or another code) with the reason in err: it is left out of the sweep. */
 DPAS_API int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells,
                               int ymetric, double *y, dpas_error *err);
+/* The same at the point idx[0], idx[1], idx[2] (an index past an axis the sweep lacks is 0). */
+DPAS_API int dpas_sweep_point_at(const dpas_sweep *sw, const size_t idx[DPAS_SWEEP_MAX_AXES],
+                                 dpas_cell *cells, int ymetric, double *y, dpas_error *err);
+
+/* ---- a sweep as a figure: the numbers a plot draws ---- */
+
+/* Limits of a figure (it holds every point in memory). */
+#define DPAS_FIGURE_MAX_POINTS 2000000u
+#define DPAS_FIGURE_MAX_SERIES 64u /* values of the second varied input */
+#define DPAS_FIGURE_MAX_FACETS 64u /* values of the third */
+
+/* A plot's points: the first varied input on x (numeric: dp_degree, parameters or f), one series
+ * per value of the second, one facet (a panel, a page of a PDF) per value of the third; y the
+ * metric ymetric, NAN where the point was left out or has no value. series[f * nseries + k] is
+ * series k of facet f; its name the value of the second input (NULL with one series). */
+typedef struct dpas_sweep_figure {
+    int ymetric;
+    size_t npoints, nseries, nfacets;       /* per series; per facet; facets */
+    double *x, *y;                          /* nfacets * nseries * npoints */
+    dpas_series *series;                    /* nfacets * nseries, pointing into x and y */
+    char **series_names;                    /* nseries (NULL entries with one series) */
+    char **facet_names;                     /* nfacets (NULL entries with one facet) */
+    const char *xname, *yname;              /* the input's and the metric's names */
+    const char *series_input, *facet_input; /* the inputs' names, or NULL */
+    int xlog, ylog;                         /* as a plot draws them by default (0, 2, 10) */
+    int xunit, yunit;                       /* dpas_axis_unit */
+    uint64_t kept, skipped;
+    char first[512]; /* why the first point left out was */
+} dpas_sweep_figure;
+
+/* The figure of a sweep of one to three axes (the first numeric). Errors: a first axis that is
+ * not a number, more than the limits above, every point left out. *out: dpas_sweep_figure_free. */
+DPAS_API int dpas_sweep_figure_new(const dpas_sweep *sw, int ymetric, dpas_sweep_figure **out,
+                                   dpas_error *err);
+DPAS_API void dpas_sweep_figure_free(dpas_sweep_figure *fig);
 
 #ifdef __cplusplus
 }

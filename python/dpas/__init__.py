@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import ctypes
 import fractions
+import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
-from . import _ffi, _request, errors
+from . import _ffi, _request, _signatures, errors
 from ._quantity import Quantity, exact, quantity
 from ._request import Request as _Request
 from ._version import __version__
@@ -380,7 +381,7 @@ class DataParallelAttackSurfaceScenario:
         return _memory_of(self._request("memory", dict(keys, state=state, zero=zero)))
 
     def sweep(self, **keys: Any) -> "SweepRows":
-        """Vary one or two inputs (a list, or for dp_degree and parameters a range such as
+        """Vary one to three inputs (a list, or for dp_degree and parameters a range such as
         '16..1024*4'): a row per point, as 'dpas sweep -o json' gives them (see dpas.sweep);
         the other inputs are this scenario's."""
         return SweepRows._from(self._request("sweep", keys))
@@ -513,7 +514,13 @@ class SweepRows(List[Dict[str, Any]]):
         rows, skipped, first = r.sweep_rows()
         out = cls(rows)
         out.skipped, out.first_skipped = skipped, first
+        out._request = r
         return out
+
+    def render(self, format: str = "text") -> str:
+        """The rows as 'dpas sweep -o FORMAT' prints them: 'text', 'csv', 'markdown' or 'json',
+        written by the library's table writer (the CLI's bytes)."""
+        return self._request.sweep_render(_format_of(format, _FORMATS))
 
 
 def scenario(**keys: Any) -> DataParallelAttackSurfaceScenario:
@@ -530,10 +537,11 @@ def scenario(**keys: Any) -> DataParallelAttackSurfaceScenario:
 
 
 def sweep(**keys: Any) -> SweepRows:
-    """Vary one or two inputs over lists or ranges: a row per point, the rows of 'dpas sweep -o
+    """Vary one to three inputs over lists or ranges: a row per point, the rows of 'dpas sweep -o
     json'. Any of dp_degree, parameters, workload, fleet, gradient_bytes_per_param,
-    checkpoint_bytes_per_param, rule and schedule may be a list (or, for dp_degree and
-    parameters, a range as text: '2..4096', '8..64+8', '1e9..1e12*10'); attr names the metrics.
+    checkpoint_bytes_per_param, rule, schedule and f may be a list (or, for dp_degree,
+    parameters and f, a range as text: '2..4096', '8..64+8', '1e9..1e12*10', '0..8+1'); attr
+    names the metrics. With f and no dp_degree, each point's N is min_n(f) of its rule.
 
     >>> rows = sweep(scenario="ReferenceJobAttackSurface", dp_degree=[16, 64],
     ...              schedule="sharded", attr=["bytes_per_worker"])
@@ -541,6 +549,45 @@ def sweep(**keys: Any) -> SweepRows:
     [(16, Quantity(656250000000, 'byte')), (64, Quantity(689062500000, 'byte'))]
     """
     return SweepRows._from(_Request("sweep", keys))
+
+
+_FORMATS = {"text": 0, "json": 1, "csv": 2, "markdown": 3}
+_PLOTS = {"svg": _ffi.PLOT_SVG, "png": _ffi.PLOT_PNG, "pdf": _ffi.PLOT_PDF}
+
+
+def _format_of(name: Any, table: Dict[str, int]) -> int:
+    if not isinstance(name, str) or name not in table:
+        raise InvalidValue(f"format must be one of {', '.join(table)}, got {name!r}", "format")
+    return table[name]
+
+
+def plot(file: Union[str, "os.PathLike[str]", None] = None, *, format: Optional[str] = None,
+         width: Optional[int] = None, height: Optional[int] = None, font: Optional[str] = None,
+         font_size: Optional[float] = None, xlabel: Optional[str] = None,
+         ylabel: Optional[str] = None, **keys: Any) -> bytes:
+    """The plot of a sweep, drawn by the library as 'dpas sweep --plot FILE' draws it: y (the
+    key 'y', default the first metric) against the first varied input (a number), a series per
+    value of the second, a panel per value of the third (a page each in a PDF). format: 'svg'
+    (default), 'png' or 'pdf' (cairo), or taken from file's extension; width, height (one
+    panel), font, font_size, xlabel, ylabel as the CLI's options. Returns the bytes, and writes
+    them to file when one is given (through the library's dpas_write_output).
+
+    >>> svg = plot(scenario="ReferenceJobAttackSurface", dp_degree="2..64", attr="max_f",
+    ...            rule="median,krum")
+    >>> svg.startswith(b"<?xml") and b">krum</text>" in svg
+    True
+    """
+    path = os.fspath(file) if file is not None else None
+    if format is None:
+        ext = os.path.splitext(path)[1].lstrip(".").lower() if path else "svg"
+        format = ext if ext in _PLOTS else "svg" if path is None else ext
+    fmt = _format_of(format, _PLOTS)
+    look = {"width": width, "height": height, "font": font, "font_size": font_size,
+            "xlabel": xlabel, "ylabel": ylabel}
+    data = _Request("plot", keys).figure(fmt, look)
+    if path is not None:
+        write_output(path, data, field="plot")
+    return data
 
 
 def report(**keys: Any) -> Dict[str, Any]:
@@ -605,6 +652,14 @@ class _ScenarioNamespace(_Namespace):
             return s
         return v
 
+
+# Signatures and type hints of the keyword functions, from the library's key table.
+_signatures.apply(scenario, "eval")
+_signatures.apply(report, "eval")
+_signatures.apply(cost, "cost")
+_signatures.apply(sweep, "sweep")
+_signatures.apply(inventory, "inventory")
+_signatures.apply(memory, "memory")
 
 _roots = _namespaces()
 Models = _roots.get("Models", _Namespace("Models"))

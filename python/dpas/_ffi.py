@@ -202,6 +202,39 @@ COL_TEXT, COL_INT, COL_REAL, COL_BYTES, COL_BOOL, COL_UINT = 0, 1, 2, 3, 4, 5
 # dpas_key_flags bits
 KEY_LIST, KEY_AXIS, KEY_REPEAT, KEY_SWITCH, KEY_LOCAL, KEY_INPUT = 1, 2, 4, 8, 16, 32
 SWEEP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Cell))
+SINK_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(ctypes.c_char), c_size_t)
+
+
+class WriterOpts(ctypes.Structure):
+    _fields_ = [("format", c_int), ("units", c_int), ("stream", c_int), ("width", c_int),
+                ("null_text", c_char_p), ("no_header", c_int)]
+
+
+# ---- dpas/plot.h and a sweep's figure ------------------------------------------------------------
+
+class Series(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("x", ctypes.POINTER(c_double)),
+                ("y", ctypes.POINTER(c_double)), ("n", c_size_t)]
+
+
+class PlotSpec(ctypes.Structure):
+    _fields_ = [("title", c_char_p), ("xlabel", c_char_p), ("ylabel", c_char_p), ("xlog", c_int),
+                ("ylog", c_int), ("xunit", c_int), ("yunit", c_int), ("width", c_int),
+                ("height", c_int), ("font", c_char_p), ("font_size", c_double),
+                ("legend_title", c_char_p)]
+
+
+class SweepFigure(ctypes.Structure):
+    _fields_ = [("ymetric", c_int), ("npoints", c_size_t), ("nseries", c_size_t),
+                ("nfacets", c_size_t), ("x", ctypes.POINTER(c_double)),
+                ("y", ctypes.POINTER(c_double)), ("series", ctypes.POINTER(Series)),
+                ("series_names", ctypes.POINTER(c_char_p)), ("facet_names", ctypes.POINTER(c_char_p)),
+                ("xname", c_char_p), ("yname", c_char_p), ("series_input", c_char_p),
+                ("facet_input", c_char_p), ("xlog", c_int), ("ylog", c_int), ("xunit", c_int),
+                ("yunit", c_int), ("kept", c_u64), ("skipped", c_u64), ("first", ctypes.c_char * 512)]
+
+
+PLOT_SVG, PLOT_PNG, PLOT_PDF = 0, 1, 2  # enum dpas_plot_format
 
 
 # ---- dpas/render.h --------------------------------------------------------------------------------
@@ -223,7 +256,9 @@ MIRRORS = {"dpas_error": Error, "dpas_rational": Rational, "dpas_bytes": Bytes,
            "dpas_links": Links, "dpas_cost_opts": CostOpts, "dpas_cost_row": CostRow,
            "dpas_cost": Cost, "dpas_convention": Convention, "dpas_memory": Memory,
            "dpas_inventory_row": InventoryRow, "dpas_request_opts": RequestOpts,
-           "dpas_cell": Cell, "dpas_column": Column, "dpas_sweep_tally": SweepTally}
+           "dpas_cell": Cell, "dpas_column": Column, "dpas_sweep_tally": SweepTally,
+           "dpas_series": Series, "dpas_plot_spec": PlotSpec, "dpas_sweep_figure": SweepFigure,
+           "dpas_writer_opts": WriterOpts}
 
 
 # ---- finding and loading the library ------------------------------------------------------------
@@ -303,6 +338,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_key_keyword": (c_char_p, [c_int]),
         "dpas_key_metavar": (c_char_p, [c_int]),
         "dpas_key_flags": (c_uint, [c_int]),
+        "dpas_key_help": (c_char_p, [c_int]),
+        "dpas_analysis_takes": (c_int, [c_int, c_int]),
         "dpas_analysis_from_name": (c_int, [c_char_p]),
         "dpas_request_new": (c_int, [c_int, P(c_void_p), E]),
         "dpas_request_free": (None, [c_void_p]),
@@ -323,6 +360,15 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_sweep_ncolumns": (c_size_t, [c_void_p]),
         "dpas_sweep_columns": (None, [c_void_p, P(Column)]),
         "dpas_sweep_rows": (c_int, [c_void_p, SWEEP_FN, c_void_p, P(SweepTally), E]),
+        "dpas_sweep_figure_new": (c_int, [c_void_p, c_int, P(P(SweepFigure)), E]),
+        "dpas_sweep_figure_free": (None, [P(SweepFigure)]),
+        "dpas_plot_figure": (c_int, [P(PlotSpec), c_int, P(Series), c_size_t, c_size_t,
+                                     P(c_char_p), P(P(ctypes.c_ubyte)), P(c_size_t), E]),
+        "dpas_writer_new": (c_int, [P(Column), c_size_t, P(WriterOpts), SINK_FN, c_void_p,
+                                    P(c_void_p), E]),
+        "dpas_writer_row": (c_int, [c_void_p, P(Cell), E]),
+        "dpas_writer_end": (c_int, [c_void_p, E]),
+        "dpas_writer_free": (None, [c_void_p]),
         "dpas_report_explain": (c_size_t, [P(Scenario), P(Report), c_int, c_char_p, c_size_t]),
         "dpas_warning_message": (c_size_t, [P(Report), c_uint, c_char_p, c_size_t]),
         "dpas_report_undefined_reason": (c_char_p, [P(Report), c_int]),

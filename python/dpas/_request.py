@@ -215,6 +215,81 @@ class Request:
         return rows, tally.skipped, first
 
 
+    def sweep_render(self, fmt: int) -> str:
+        """The kept points' rows through the library's table writer, as 'dpas sweep -o FORMAT'
+        prints them (the writer's text, escaping and numbers; nothing computed here)."""
+        sw = _lib.dpas_request_sweep(self._rq)
+        n = _lib.dpas_sweep_ncolumns(sw)
+        cols = (_ffi.Column * n)()
+        _lib.dpas_sweep_columns(sw, cols)
+        out: List[bytes] = []
+
+        def sink(_ctx: Any, data: Any, length: int) -> int:
+            out.append(ctypes.string_at(data, length))
+            return 0
+
+        sink_fn = _ffi.SINK_FN(sink)
+        opts = _ffi.WriterOpts(format=fmt, stream=1)
+        w = ctypes.c_void_p()
+        err = _ffi.Error()
+        if _lib.dpas_writer_new(cols, n, ctypes.byref(opts), sink_fn, None, ctypes.byref(w),
+                                ctypes.byref(err)):
+            errors.raise_c(err)
+        try:
+            def take(_ctx: Any, cells: Any) -> int:
+                return _lib.dpas_writer_row(w, cells, ctypes.byref(err))
+
+            tally = _ffi.SweepTally()
+            if _lib.dpas_sweep_rows(sw, _ffi.SWEEP_FN(take), None, ctypes.byref(tally),
+                                    ctypes.byref(err)) or _lib.dpas_writer_end(w, ctypes.byref(err)):
+                errors.raise_c(err)
+        finally:
+            _lib.dpas_writer_free(w)
+        text = b"".join(out).decode("utf-8")
+        return text + "\n" if fmt == _ffi.FORMAT_JSON else text
+
+    def figure(self, fmt: int, look: Dict[str, Any]) -> bytes:
+        """The plot of a plot request as the library draws it (dpas_sweep_figure_new, then
+        dpas_plot_figure): SVG, PNG or PDF bytes, as 'dpas sweep --plot' writes them."""
+        sw = _lib.dpas_request_sweep(self._rq)
+        o = self.opts
+        fig = ctypes.POINTER(_ffi.SweepFigure)()
+        err = _ffi.Error()
+        if _lib.dpas_sweep_figure_new(sw, o.y, ctypes.byref(fig), ctypes.byref(err)):
+            errors.raise_c(err)
+        try:
+            g = fig.contents
+            y, x = g.yname.decode(), g.xname.decode()
+            title = (o.title.decode() if o.title else f"{y} vs {x}")
+
+            def enc(v: Optional[str]) -> Optional[bytes]:
+                return None if v is None else _check.text("plot", v)
+
+            spec = _ffi.PlotSpec(title=enc(title), xlabel=enc(look.get("xlabel") or x),
+                                 ylabel=enc(look.get("ylabel") or y), xlog=g.xlog, ylog=g.ylog,
+                                 xunit=g.xunit, yunit=g.yunit, width=look.get("width") or 0,
+                                 height=look.get("height") or 0, font=enc(look.get("font")),
+                                 font_size=look.get("font_size") or 0.0,
+                                 legend_title=g.series_input)
+            titles = None
+            if g.facet_input:
+                names = [f"{title} ({g.facet_input.decode()} {g.facet_names[k].decode()})"
+                         for k in range(g.nfacets)]
+                titles = (ctypes.c_char_p * g.nfacets)(*[enc(t) for t in names])
+            data = ctypes.POINTER(ctypes.c_ubyte)()
+            length = ctypes.c_size_t()
+            if _lib.dpas_plot_figure(ctypes.byref(spec), fmt, g.series, g.nseries, g.nfacets,
+                                     titles, ctypes.byref(data), ctypes.byref(length),
+                                     ctypes.byref(err)):
+                errors.raise_c(err)
+            try:
+                return ctypes.string_at(data, length.value)
+            finally:
+                _lib.dpas_free(data)
+        finally:
+            _lib.dpas_sweep_figure_free(fig)
+
+
 def _cell(t: int, c: _ffi.Cell) -> Any:
     """A C cell as a Python value: None for null, exact bytes as a Quantity."""
     from ._quantity import quantity

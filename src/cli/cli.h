@@ -23,6 +23,13 @@ enum {
     O_NOCHART,
     O_COLLECTIVE,
     O_RANKS,
+    O_DATA, /* sweep's figure: the plotted numbers, its size, fonts and labels */
+    O_WIDTH,
+    O_HEIGHT,
+    O_FONT,
+    O_FONT_SIZE,
+    O_XLABEL,
+    O_YLABEL,
     O_KEY = 2000
 };
 

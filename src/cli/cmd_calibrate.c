@@ -132,7 +132,23 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     }
     if (!rc && argc - optind < 1)
         rc = cli_usage(c, "calibrate", "calibrate takes one or more FILEs of nccl-tests output");
-    for (int i = optind; !rc && i < argc; i++) /* each FILE as one more calibration file */
+    /* "-": the nccl-tests output on standard input, the only FILE then (16 MiB, as a file) */
+    bool from_stdin = false;
+    for (int i = optind; i < argc; i++)
+        from_stdin |= !strcmp(argv[i], "-");
+    if (!rc && from_stdin && argc - optind > 1)
+        rc = cli_usage(c, "calibrate",
+                       "\"-\" (standard input) is the only FILE when given: got %d files",
+                       argc - optind);
+    if (!rc && from_stdin) {
+        char *in_text = NULL;
+        size_t in_len = 0;
+        rc = cli_read_input(c, "the nccl-tests output", 16u << 20, &in_text, &in_len);
+        if (!rc && dpas_request_calibration_text(rq, in_text, in_len, "(standard input)", &err))
+            rc = cli_fail(c, &err);
+        free(in_text);
+    }
+    for (int i = optind; !rc && !from_stdin && i < argc; i++) /* each FILE: one more calibration */
         if (dpas_request_add(rq, "calibration", argv[i], &err))
             rc = cli_fail(c, &err);
     if (rc) {

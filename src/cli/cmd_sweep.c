@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpas sweep: vary one or two inputs over lists or ranges (the library's dpas_sweep) and stream
+/* dpas sweep: vary one to three inputs over lists or ranges (the library's dpas_sweep) and stream
  * the chosen metrics through the table writer in constant memory; optionally plot one metric
  * (SVG, PNG, or a Unicode chart on a terminal). A plot is drawn before the table is written, so
  * a plot that fails leaves stdout empty. */
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
@@ -14,21 +15,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Points a plot may hold (it keeps them all in memory). */
-#define PLOT_MAX_POINTS 2000000u
-/* Series a plot may draw (one per value of the second axis). */
-#define PLOT_MAX_SERIES 64u
-
 typedef struct sweep_args {
-    const char *plot;
+    const char *plot, *data;
     int chart; /* 1 --chart, 0 --no-chart, -1 neither */
+    int width, height;
+    double font_size;
+    const char *font, *xlabel, *ylabel;
 } sweep_args;
+
+/* A whole number of pixels (points in a PDF) or a font size, within bounds. */
+static int number(cli *c, const char *opt, const char *arg, double lo, double hi, double *out)
+{
+    char *end, q[96];
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || errno || !(v >= lo && v <= hi))
+        return cli_usage(c, "sweep", "%s must be a number from %g to %g, got %s", opt, lo, hi,
+                         dpas_quote(arg, q, sizeof q));
+    *out = v;
+    return 0;
+}
 
 static int take(cli *c, void *ctx, int opt, const char *arg)
 {
     sweep_args *x = ctx;
+    double v;
+    int rc;
     switch (opt) {
     case O_PLOT: x->plot = arg; return 0;
+    case O_DATA: x->data = arg; return 0;
+    case O_FONT: x->font = arg; return 0;
+    case O_XLABEL: x->xlabel = arg; return 0;
+    case O_YLABEL: x->ylabel = arg; return 0;
+    case O_WIDTH:
+    case O_HEIGHT:
+        if ((rc = number(c, opt == O_WIDTH ? "--width" : "--height", arg, 100, 20000, &v)))
+            return rc;
+        if (v != (int)v)
+            return cli_usage(c, "sweep", "%s must be a whole number, got %s",
+                             opt == O_WIDTH ? "--width" : "--height", arg);
+        *(opt == O_WIDTH ? &x->width : &x->height) = (int)v;
+        return 0;
+    case O_FONT_SIZE: return number(c, "--font-size", arg, 4, 72, &x->font_size);
     case O_CHART:
     case O_NOCHART:
         if (x->chart >= 0)
@@ -39,127 +67,120 @@ static int take(cli *c, void *ctx, int opt, const char *arg)
     }
 }
 
-/* A plot (a file or a chart) is a plot request: its y and title are keys of the library's. */
+/* A plot (a file, its data or a chart) is a plot request: its y and title are keys of the
+ * library's. */
 static dpas_analysis choose(void *ctx)
 {
     const sweep_args *x = ctx;
-    return x->plot || x->chart > 0 ? DPAS_ANALYSIS_PLOT : DPAS_ANALYSIS_SWEEP;
+    return x->plot || x->data || x->chart > 0 ? DPAS_ANALYSIS_PLOT : DPAS_ANALYSIS_SWEEP;
 }
 
 static const struct option own[] = {{"plot", required_argument, 0, O_PLOT},
+                                    {"data", required_argument, 0, O_DATA},
+                                    {"width", required_argument, 0, O_WIDTH},
+                                    {"height", required_argument, 0, O_HEIGHT},
+                                    {"font", required_argument, 0, O_FONT},
+                                    {"font-size", required_argument, 0, O_FONT_SIZE},
+                                    {"xlabel", required_argument, 0, O_XLABEL},
+                                    {"ylabel", required_argument, 0, O_YLABEL},
                                     {"chart", no_argument, 0, O_CHART},
                                     {"no-chart", no_argument, 0, O_NOCHART},
                                     {0, 0, 0, 0}};
 
 static const char *own_help =
-    "      --plot FILE       draw y against the first varied input: .svg (built in) or .png\n"
+    "      --plot FILE       draw y against the first varied input: .svg (built in), .png or\n"
+    "                        .pdf (cairo); a second varied input makes the series, a third the\n"
+    "                        panels (stacked; a page each in a PDF)\n"
+    "      --data FILE       the plotted numbers as CSV (panel, series, x, y), beside the plot\n"
+    "      --width PX, --height PX  one panel's size (PDF: points; default 800 x 500)\n"
+    "      --font FAMILY, --font-size PT  the text's font (default DejaVu Sans, 12)\n"
+    "      --xlabel TEXT, --ylabel TEXT  the axes' labels (default: the input's and metric's "
+    "name)\n"
     "      --chart / --no-chart  a Unicode chart after a text table (default: when stdout is a\n"
     "                        terminal)\n";
 
 static const char *about =
-    "Varies one or two inputs and prints the chosen metrics for every point, streamed. Any of\n"
+    "Varies one to three inputs and prints the chosen metrics for every point, streamed. Any of\n"
     "dp_degree, parameters, workload, fleet, gradient_bytes_per_param,\n"
-    "checkpoint_bytes_per_param, rule and schedule may take a list (a,b,c) or, for dp_degree\n"
-    "and parameters, a range: A..B doubling (2..4096), A..B+S step S (8..64+8), A..B*F factor\n"
-    "F. The metrics (attr) are the seed's attributes (gradient_bytes, allreduce_factor, ...)\n"
-    "and bytes_per_worker, bytes_received, scalar_bytes, ratio_to_allreduce, time_s (the\n"
-    "point's one time, as cost's), time_flat_s, time_hierarchical_s (they need a schedule), max_f "
-    "(needs a rule). Points whose inputs break\n"
-    "a rule (dp_degree above the accelerators, a schedule that cannot realise the rule) are left\n"
-    "out and counted on stderr. A positional NAME is a named scenario, FILE a YAML or JSON file.";
+    "checkpoint_bytes_per_param, rule, schedule and f may take a list (a,b,c) or, for dp_degree,\n"
+    "parameters and f, a range: A..B doubling (2..4096), A..B+S step S (8..64+8, 0..8+1), A..B*F\n"
+    "factor F. With f and no dp_degree, each point's N is min_n(f) of its rule (a dp_degree\n"
+    "column shows it). The metrics (attr) are the seed's attributes (gradient_bytes,\n"
+    "allreduce_factor, ...) and bytes_per_worker, bytes_received, scalar_bytes,\n"
+    "ratio_to_allreduce, time_s (the point's one time, as cost's), time_flat_s,\n"
+    "time_hierarchical_s (they need a schedule), max_f (needs a rule), dp_degree. Points whose\n"
+    "inputs break a rule (dp_degree above the accelerators, a schedule that cannot realise the\n"
+    "rule, a rule that does not tolerate f at the N given) are left out and counted on stderr. A\n"
+    "positional NAME is a named scenario, FILE a YAML or JSON file.";
 
 typedef struct plot_data {
-    double *x, *y;
-    dpas_series *ser;
-    char **names;
-    size_t n0, n1;
+    dpas_sweep_figure *fig;
+    char **titles; /* a panel's title each (with a third varied input) */
     dpas_plot_spec spec;
-    char title[160], xlabel[64], ylabel[64];
+    char title[160];
 } plot_data;
 
 static void plot_free(plot_data *p)
 {
-    for (size_t k = 0; p->names && k < p->n1; k++)
-        free(p->names[k]);
-    free(p->names);
-    free(p->x), free(p->y), free(p->ser);
+    for (size_t k = 0; p->titles && p->fig && k < p->fig->nfacets; k++)
+        free(p->titles[k]);
+    free(p->titles);
+    dpas_sweep_figure_free(p->fig);
 }
 
-/* Pass one: every point's plotted metric, and the plot's axes. */
-static int collect(cli *c, const char *title, const dpas_sweep *sw, int ym, plot_data *p)
+/* Pass one: every point's plotted metric (the library's figure), and the plot's look. */
+static int collect(cli *c, const sweep_args *x, const char *title, const dpas_sweep *sw, int ym,
+                   plot_data *p)
 {
-    p->n0 = sw->axes[0].n;
-    p->n1 = sw->naxes > 1 ? sw->axes[1].n : 1;
-    if ((uint64_t)p->n0 * p->n1 > PLOT_MAX_POINTS)
-        return cli_usage(c, "sweep", "%llu points are too many to plot (at most 2,000,000)",
-                         (unsigned long long)p->n0 * p->n1);
-    if (p->n1 > PLOT_MAX_SERIES)
-        return cli_usage(c, "sweep", "%zu series are too many to plot (at most 64 values of %s)",
-                         p->n1, dpas_sweep_input_name(sw->axes[1].input));
-    p->x = malloc(p->n0 * p->n1 * sizeof *p->x);
-    p->y = malloc(p->n0 * p->n1 * sizeof *p->y);
-    p->ser = calloc(p->n1, sizeof *p->ser);
-    p->names = calloc(p->n1, sizeof *p->names);
-    dpas_cell *cells = calloc((size_t)(sw->naxes + sw->nmetrics), sizeof *cells);
-    bool ok = p->x && p->y && p->ser && p->names && cells;
-    for (size_t i1 = 0; ok && i1 < p->n1; i1++) {
-        for (size_t i0 = 0; i0 < p->n0; i0++) {
-            size_t k = i1 * p->n0 + i0;
-            p->x[k] = dpas_sweep_axis_x(&sw->axes[0], i0);
-            if (dpas_sweep_point(sw, i0, i1, cells, ym, &p->y[k], NULL))
-                p->y[k] = NAN;
+    dpas_error err = {0};
+    if (dpas_sweep_figure_new(sw, ym, &p->fig, &err))
+        return cli_fail(c, &err);
+    const dpas_sweep_figure *g = p->fig;
+    snprintf(p->title, sizeof p->title, "%s vs %s", g->yname, g->xname);
+    p->spec = (dpas_plot_spec){.title = title ? title : p->title, /* the user's title is not cut */
+                               .xlabel = x->xlabel ? x->xlabel : g->xname,
+                               .ylabel = x->ylabel ? x->ylabel : g->yname,
+                               .xlog = g->xlog,
+                               .ylog = g->ylog,
+                               .xunit = g->xunit,
+                               .yunit = g->yunit,
+                               .width = x->width,
+                               .height = x->height,
+                               .font = x->font,
+                               .font_size = x->font_size,
+                               .legend_title = g->series_input};
+    if (g->facet_input) {
+        if (!(p->titles = calloc(g->nfacets, sizeof *p->titles)))
+            return cli_usage(c, "sweep", "out of memory");
+        for (size_t k = 0; k < g->nfacets; k++) {
+            size_t n =
+                strlen(p->spec.title) + strlen(g->facet_input) + strlen(g->facet_names[k]) + 8;
+            if (!(p->titles[k] = malloc(n)))
+                return cli_usage(c, "sweep", "out of memory");
+            snprintf(p->titles[k], n, "%s (%s %s)", p->spec.title, g->facet_input,
+                     g->facet_names[k]);
         }
-        if (sw->naxes > 1) {
-            const dpas_sweep_axis *a1 = &sw->axes[1];
-            char num[32];
-            if (a1->label)
-                p->names[i1] = strdup(a1->label[i1]);
-            else if (a1->input == DPAS_SWEEP_DP_DEGREE)
-                snprintf(num, sizeof num, "%lld", (long long)dpas_sweep_axis_i(a1, i1)),
-                    p->names[i1] = strdup(num);
-            else
-                snprintf(num, sizeof num, "%llu", (unsigned long long)dpas_sweep_axis_u(a1, i1)),
-                    p->names[i1] = strdup(num);
-            ok = p->names[i1] != NULL;
-        }
-        p->ser[i1] = (dpas_series){p->names[i1], p->x + i1 * p->n0, p->y + i1 * p->n0, p->n0};
     }
-    free(cells);
-    if (!ok)
-        return cli_usage(c, "sweep", "out of memory");
-    double ylo = INFINITY, yhi = 0;
-    for (size_t i = 0; i < p->n0 * p->n1; i++)
-        if (isfinite(p->y[i]) && p->y[i] > 0)
-            ylo = fmin(ylo, p->y[i]), yhi = fmax(yhi, p->y[i]);
-    const char *xn = dpas_sweep_input_name(sw->axes[0].input), *yn = dpas_metric_name(ym);
-    snprintf(p->ylabel, sizeof p->ylabel, "%s", yn);
-    snprintf(p->xlabel, sizeof p->xlabel, "%s", xn);
-    snprintf(p->title, sizeof p->title, "%s vs %s", yn, xn); /* the user's title is not cut */
-    p->spec = (dpas_plot_spec){
-        .title = title ? title : p->title,
-        .xlabel = p->xlabel,
-        .ylabel = p->ylabel,
-        .xlog = sw->axes[0].geometric ? (sw->axes[0].input == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
-        .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
-        .xunit = DPAS_AXIS_PLAIN,
-        .yunit = dpas_metric_axis_unit(ym)};
     return 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t l = strlen(s), t = strlen(tail);
+    return l > t && !strcmp(s + l - t, tail);
 }
 
 static int write_plot(cli *c, const char *path, const plot_data *p)
 {
     dpas_error err = {0};
-    size_t l = strlen(path);
     unsigned char *data = NULL;
     size_t len = 0;
-    int rc;
-    if (l > 4 && !strcmp(path + l - 4, ".png")) {
-        rc = dpas_plot_png_data(&p->spec, p->ser, p->n1, &data, &len, &err);
-    } else {
-        data = (unsigned char *)dpas_plot_svg(&p->spec, p->ser, p->n1, &err);
-        rc = data ? 0 : -1;
-        len = data ? strlen((const char *)data) : 0;
-    }
+    dpas_plot_format fmt = ends_with(path, ".png")   ? DPAS_PLOT_PNG
+                           : ends_with(path, ".pdf") ? DPAS_PLOT_PDF
+                                                     : DPAS_PLOT_SVG;
+    const dpas_sweep_figure *g = p->fig;
+    int rc = dpas_plot_figure(&p->spec, fmt, g->series, g->nseries, g->nfacets,
+                              (const char *const *)p->titles, &data, &len, &err);
     /* made whole in memory first, then written through dpas_write_output: regular files only,
      * never blocking on a FIFO, nothing written when the plot failed */
     if (!rc)
@@ -168,11 +189,78 @@ static int write_plot(cli *c, const char *path, const plot_data *p)
     return rc ? cli_fail(c, &err) : 0;
 }
 
+/* A growing buffer, the CSV's sink. */
+typedef struct mem_buf {
+    char *data;
+    size_t len, cap;
+    int oom;
+} mem_buf;
+
+static int mem_sink(void *ctx, const char *data, size_t len)
+{
+    mem_buf *b = ctx;
+    if (b->len + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d)
+            return b->oom = 1, DPAS_ENOMEM;
+        b->data = d, b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    return 0;
+}
+
+/* The plotted numbers as CSV through the table writer: a row per point drawn or left out (y
+ * empty), the panel's and the series' values when they vary. */
+static int write_data(cli *c, const char *path, const plot_data *p)
+{
+    const dpas_sweep_figure *g = p->fig;
+    dpas_column cols[4];
+    size_t nc = 0;
+    if (g->facet_input)
+        cols[nc++] = (dpas_column){g->facet_input, DPAS_COL_TEXT, DPAS_COL_LEFT};
+    if (g->series_input)
+        cols[nc++] = (dpas_column){g->series_input, DPAS_COL_TEXT, DPAS_COL_LEFT};
+    cols[nc++] = (dpas_column){g->xname, DPAS_COL_REAL, DPAS_COL_G10};
+    cols[nc++] = (dpas_column){g->yname, DPAS_COL_REAL, DPAS_COL_G10};
+    dpas_error err = {0};
+    dpas_writer_opts wo = {.format = DPAS_FORMAT_CSV};
+    mem_buf b = {0};
+    dpas_writer *w = NULL;
+    int rc = dpas_writer_new(cols, nc, &wo, mem_sink, &b, &w, &err);
+    for (size_t f = 0; !rc && f < g->nfacets; f++)
+        for (size_t k = 0; !rc && k < g->nseries; k++)
+            for (size_t i = 0; !rc && i < g->npoints; i++) {
+                const dpas_series *s = &g->series[f * g->nseries + k];
+                dpas_cell row[4];
+                size_t j = 0;
+                if (g->facet_input)
+                    row[j++] = dpas_cell_text(g->facet_names[f]);
+                if (g->series_input)
+                    row[j++] = dpas_cell_text(g->series_names[k]);
+                row[j++] = dpas_cell_real(s->x[i]);
+                row[j++] = isfinite(s->y[i]) ? dpas_cell_real(s->y[i]) : dpas_cell_null();
+                rc = dpas_writer_row(w, row, &err);
+            }
+    if (!rc)
+        rc = dpas_writer_end(w, &err);
+    dpas_writer_free(w);
+    if (b.oom)
+        return free(b.data), cli_usage(c, "sweep", "out of memory");
+    if (!rc)
+        rc = dpas_write_output(path, "--data", b.data ? b.data : "", b.len, &err);
+    free(b.data);
+    return rc ? cli_fail(c, &err) : 0;
+}
+
 /* Pass two: the table, streamed. Nothing is written before the first point that is kept. */
 typedef struct table_ctx {
     cli *c;
     const dpas_sweep *sw;
-    dpas_column cols[2 + DPAS_METRIC_COUNT];
+    dpas_column cols[DPAS_SWEEP_MAX_AXES + DPAS_METRIC_COUNT];
     dpas_writer *w;
     dpas_error err;
 } table_ctx;
@@ -202,7 +290,7 @@ static int table(cli *c, const dpas_sweep *sw, dpas_sweep_tally *tally)
     return rc ? cli_write_failed(c) : 0;
 }
 
-/* The plot's checks that are the CLI's own: a chart in text only, a file it can write. */
+/* The plot's checks that are the CLI's own: a chart in text only, files it can write. */
 static int plot_checks(cli *c, const sweep_args *x)
 {
     char q[96];
@@ -211,15 +299,25 @@ static int plot_checks(cli *c, const sweep_args *x)
                          c->format == DPAS_FORMAT_JSON  ? "json"
                          : c->format == DPAS_FORMAT_CSV ? "csv"
                                                         : "markdown");
+    if (!x->plot &&
+        (x->width || x->height || x->font || x->font_size > 0 || x->xlabel || x->ylabel))
+        return cli_usage(c, "sweep",
+                         "--width, --height, --font, --font-size, --xlabel and --ylabel set the "
+                         "look of a --plot: give --plot FILE");
+    if (x->data && !ends_with(x->data, ".csv"))
+        return cli_usage(c, "sweep", "--data must name a .csv file, got %s",
+                         dpas_quote(x->data, q, sizeof q));
+    if (x->plot && x->data && !strcmp(x->plot, x->data))
+        return cli_usage(c, "sweep", "--plot and --data name the same file %s",
+                         dpas_quote(x->data, q, sizeof q));
     if (!x->plot)
         return 0;
-    size_t l = strlen(x->plot);
-    bool svg = l > 4 && !strcmp(x->plot + l - 4, ".svg"),
-         png = l > 4 && !strcmp(x->plot + l - 4, ".png");
-    if (!svg && !png)
-        return cli_usage(c, "sweep", "--plot must name an .svg or .png file, got %s",
+    bool svg = ends_with(x->plot, ".svg"), png = ends_with(x->plot, ".png"),
+         pdf = ends_with(x->plot, ".pdf");
+    if (!svg && !png && !pdf)
+        return cli_usage(c, "sweep", "--plot must name an .svg, .png or .pdf file, got %s",
                          dpas_quote(x->plot, q, sizeof q));
-    if (png && !dpas_have_cairo())
+    if ((png || pdf) && !dpas_have_cairo())
         return cli_usage(c, "sweep",
                          "this dpas was built without cairo: --plot needs an .svg file");
     return 0;
@@ -229,10 +327,10 @@ static int plot_checks(cli *c, const sweep_args *x)
 static bool default_chart(cli *c, const dpas_sweep *sw)
 {
     dpas_sweep_input x0 = sw->axes[0].input;
-    uint64_t pts = (uint64_t)sw->axes[0].n * (sw->naxes > 1 ? sw->axes[1].n : 1);
-    return c->format == DPAS_FORMAT_TEXT && isatty(fileno(c->out)) &&
-           (x0 == DPAS_SWEEP_DP_DEGREE || x0 == DPAS_SWEEP_PARAMETERS) && pts <= PLOT_MAX_POINTS &&
-           (sw->naxes < 2 || sw->axes[1].n <= PLOT_MAX_SERIES);
+    uint64_t pts = (uint64_t)sw->axes[0].n * dpas_sweep_values(sw, 1);
+    return c->format == DPAS_FORMAT_TEXT && isatty(fileno(c->out)) && sw->naxes < 3 &&
+           (x0 == DPAS_SWEEP_DP_DEGREE || x0 == DPAS_SWEEP_PARAMETERS || x0 == DPAS_SWEEP_F) &&
+           pts <= DPAS_FIGURE_MAX_POINTS && dpas_sweep_values(sw, 1) <= DPAS_FIGURE_MAX_SERIES;
 }
 
 static int run(cli *c, sweep_args *x, const dpas_request *rq, plot_data *p)
@@ -243,15 +341,21 @@ static int run(cli *c, sweep_args *x, const dpas_request *rq, plot_data *p)
     int rc, ym = dpas_request_analysis(rq) == DPAS_ANALYSIS_PLOT ? (int)o->y : sw->metrics[0];
     if (x->chart < 0)
         x->chart = default_chart(c, sw);
-    if ((x->plot || x->chart) && (rc = collect(c, o->title, sw, ym, p)))
+    if (x->chart > 0 && sw->naxes > 2)
+        return cli_usage(c, "sweep",
+                         "--chart draws one panel; with three varied inputs give --plot FILE");
+    if ((x->plot || x->data || x->chart) && (rc = collect(c, x, o->title, sw, ym, p)))
         return rc;
     if (x->plot && (rc = write_plot(c, x->plot, p)))
+        return rc;
+    if (x->data && (rc = write_data(c, x->data, p)))
         return rc;
     dpas_sweep_tally tally;
     if ((rc = table(c, sw, &tally)))
         return rc;
     if (x->chart) {
-        char *txt = dpas_plot_text(&p->spec, p->ser, p->n1, 64, 16, &err);
+        const dpas_sweep_figure *g = p->fig;
+        char *txt = dpas_plot_text(&p->spec, g->series, g->nseries, 64, 16, &err);
         if (txt && (cli_sink(c, "\n", 1) || cli_sink(c, txt, strlen(txt))))
             rc = cli_write_failed(c);
         dpas_free(txt);
@@ -280,8 +384,8 @@ int cmd_sweep(cli *c, int argc, char **argv)
         .name = "sweep",
         .analysis = DPAS_ANALYSIS_PLOT, /* its help lists the plot's keys too */
         .positional = POS_EITHER,
-        .usage = "dpas sweep [NAME|FILE] [INPUTS] [--attr M,...] [--plot FILE.svg|FILE.png] "
-                 "[-o FORMAT]",
+        .usage = "dpas sweep [NAME|FILE] [INPUTS] [--attr M,...] [--plot FILE.svg|.png|.pdf] "
+                 "[--data FILE.csv] [-o FORMAT]",
         .about = about,
         .own = own,
         .own_help = own_help,

@@ -33,6 +33,12 @@ void dpas__buf_puts(dpas__buf *b, const char *s);
 void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 /* s as a JSON string literal, quotes included. */
 void dpas__buf_json_str(dpas__buf *b, const char *s);
+/* The schema of the JSON documents (objects) the renderers write; raised when a field changes
+ * meaning or goes away (a new field does not raise it). */
+#define DPAS__JSON_SCHEMA_VERSION 1
+/* "{\n  \"dpas_version\": ..., \"schema_version\": N,\n  \"scenario\": " : the opening of every
+ * scenario document (eval, cost, inventory, memory), so a saved output says what wrote it. */
+void dpas__json_doc_head(dpas__buf *b);
 /* ---- render/bytes.c ---- */
 /* The decimal of a byte count (dpas_format_bytes_exact: exact when it terminates, else rounded). */
 void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);

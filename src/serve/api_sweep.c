@@ -26,7 +26,7 @@ static int setup(srv_request *rq, srv_response *r, sweep_req *x, dpas_analysis a
         return -1;
     x->sw = dpas_request_sweep(x->req);
     x->n0 = x->sw->axes[0].n;
-    x->n1 = x->sw->naxes > 1 ? x->sw->axes[1].n : 1;
+    x->n1 = dpas_sweep_values(x->sw, 1) * dpas_sweep_values(x->sw, 2); /* a third axis too */
     if (x->n1 && x->n0 > SRV_MAX_SWEEP_POINTS / x->n1) {
         srv_fail(r, 422, DPAS_ERANGE, dpas_sweep_input_name(x->sw->axes[0].input),
                  "the sweep has %llu points, over the server's limit of %d per request "
@@ -78,7 +78,7 @@ static int sink(void *ctx, const char *data, size_t len)
 typedef struct rows_ctx {
     const dpas_sweep *sw;
     int format;
-    dpas_column cols[2 + DPAS_METRIC_COUNT];
+    dpas_column cols[DPAS_SWEEP_MAX_AXES + DPAS_METRIC_COUNT];
     dpas_writer *w;
     sink_buf b;
     dpas_error err;
@@ -138,86 +138,41 @@ void srv_api_plot(srv_request *rq, srv_response *r)
 {
     sweep_req x;
     memset(&x, 0, sizeof x);
-    double *px = NULL, *py = NULL;
-    dpas_series *ser = NULL;
-    char **names = NULL;
+    dpas_sweep_figure *fig = NULL;
     if (setup(rq, r, &x, DPAS_ANALYSIS_PLOT))
         goto done;
     const dpas_request_opts *o = dpas_request_opts_of(x.req);
-    int ym = o->y;
-    dpas_sweep_input x0 = x.sw->axes[0].input;
+    if (x.sw->naxes > 2) { /* panels are the CLI's (dpas sweep --plot): not drawn as one */
+        srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw->axes[2].input),
+                 "a plot over HTTP varies at most two inputs; %s varies too (dpas sweep --plot "
+                 "draws a panel per value)",
+                 dpas_sweep_input_name(x.sw->axes[2].input));
+        goto done;
+    }
     if (x.n1 > PLOT_MAX_SERIES) {
         srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x.sw->axes[1].input),
                  "%zu series are too many to plot (at most %d values of %s)", x.n1, PLOT_MAX_SERIES,
                  dpas_sweep_input_name(x.sw->axes[1].input));
         goto done;
     }
-    px = malloc(x.n0 * x.n1 * sizeof *px);
-    py = malloc(x.n0 * x.n1 * sizeof *py);
-    ser = calloc(x.n1, sizeof *ser);
-    names = calloc(x.n1, sizeof *names);
-    dpas_cell cells[2 + DPAS_METRIC_COUNT];
-    if (!px || !py || !ser || !names) {
-        srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
-        goto done;
-    }
-    size_t kept = 0, skipped = 0;
-    char first[400] = "";
-    dpas_error pe;
-    for (size_t i1 = 0; i1 < x.n1; i1++) {
-        for (size_t i0 = 0; i0 < x.n0; i0++) {
-            size_t k = i1 * x.n0 + i0;
-            px[k] = dpas_sweep_axis_x(&x.sw->axes[0], i0);
-            if (dpas_sweep_point(x.sw, i0, i1, cells, ym, &py[k], &pe)) {
-                py[k] = NAN;
-                if (!skipped++)
-                    snprintf(first, sizeof first, "%s", pe.message);
-            } else {
-                kept++;
-            }
-        }
-        if (x.sw->naxes > 1) {
-            const dpas_sweep_axis *a1 = &x.sw->axes[1];
-            char num[32];
-            if (a1->label)
-                names[i1] = strdup(a1->label[i1]);
-            else if (a1->input == DPAS_SWEEP_DP_DEGREE)
-                snprintf(num, sizeof num, "%lld", (long long)dpas_sweep_axis_i(a1, i1)),
-                    names[i1] = strdup(num);
-            else
-                snprintf(num, sizeof num, "%llu", (unsigned long long)dpas_sweep_axis_u(a1, i1)),
-                    names[i1] = strdup(num);
-            if (!names[i1]) {
-                srv_fail(r, 500, DPAS_ENOMEM, "", "out of memory");
-                goto done;
-            }
-        }
-        ser[i1] = (dpas_series){names[i1], px + i1 * x.n0, py + i1 * x.n0, x.n0};
-    }
-    if (!kept) {
-        srv_fail(r, 400, DPAS_EINVAL, dpas_sweep_input_name(x0),
-                 "every point of the sweep was left out; the first: %s", first);
-        goto done;
-    }
-    /* the plot's axes as `dpas sweep --plot` draws them */
-    double ylo = INFINITY, yhi = 0;
-    for (size_t i = 0; i < x.n0 * x.n1; i++)
-        if (isfinite(py[i]) && py[i] > 0)
-            ylo = fmin(ylo, py[i]), yhi = fmax(yhi, py[i]);
-    const char *xn = dpas_sweep_input_name(x0), *yn = dpas_metric_name(ym);
-    char title[160];
-    snprintf(title, sizeof title, "%s vs %s", yn, xn);
-    dpas_plot_spec spec = {.title = o->title ? o->title : title,
-                           .xlabel = xn,
-                           .ylabel = yn,
-                           .xlog =
-                               x.sw->axes[0].geometric ? (x0 == DPAS_SWEEP_DP_DEGREE ? 2 : 10) : 0,
-                           .ylog = yhi > 0 && yhi / ylo > 100 ? 10 : 0,
-                           .xunit = DPAS_AXIS_PLAIN,
-                           .yunit = dpas_metric_axis_unit(ym)};
+    /* the figure's points and axes as `dpas sweep --plot` draws them: the library's */
     dpas_error err;
     memset(&err, 0, sizeof err);
-    char *svg = dpas_plot_svg(&spec, ser, x.n1, &err);
+    if (dpas_sweep_figure_new(x.sw, o->y, &fig, &err)) {
+        srv_error(r, srv_status_of(err.code), &err);
+        goto done;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "%s vs %s", fig->yname, fig->xname);
+    dpas_plot_spec spec = {.title = o->title ? o->title : title,
+                           .xlabel = fig->xname,
+                           .ylabel = fig->yname,
+                           .xlog = fig->xlog,
+                           .ylog = fig->ylog,
+                           .xunit = fig->xunit,
+                           .yunit = fig->yunit,
+                           .legend_title = fig->series_input};
+    char *svg = dpas_plot_svg(&spec, fig->series, fig->nseries, &err);
     if (!svg) {
         srv_error(r, srv_status_of(err.code), &err);
         goto done;
@@ -227,11 +182,8 @@ void srv_api_plot(srv_request *rq, srv_response *r)
     r->body = svg;
     r->len = strlen(svg);
     r->free_body = dpas_free;
-    note_skipped(r, skipped, skipped + kept, first);
+    note_skipped(r, fig->skipped, fig->skipped + fig->kept, fig->first);
 done:
-    for (size_t k = 0; names && k < x.n1; k++)
-        free(names[k]);
-    free(names);
-    free(px), free(py), free(ser);
+    dpas_sweep_figure_free(fig);
     dpas_request_free(x.req);
 }

@@ -22,7 +22,8 @@ static dpas_scenario base;
 static void check_axis(const dpas_sweep_axis *a, const char *text)
 {
     PROPERTY(a->n >= 1 && a->n <= DPAS_SWEEP_MAX_VALUES, "%zu values", a->n);
-    bool numeric = a->input == DPAS_SWEEP_DP_DEGREE || a->input == DPAS_SWEEP_PARAMETERS;
+    bool ints = a->input == DPAS_SWEEP_DP_DEGREE || a->input == DPAS_SWEEP_F;
+    bool numeric = ints || a->input == DPAS_SWEEP_PARAMETERS;
     if (a->range) {
         PROPERTY(numeric, "a range of a non-numeric input");
         PROPERTY(dpas_sweep_axis_u(a, 0) == a->lo, "a range that does not start at A");
@@ -44,8 +45,10 @@ static void check_axis(const dpas_sweep_axis *a, const char *text)
         else
             PROPERTY(last > a->hi / a->step, "a geometric range that stops early at %llu",
                      (unsigned long long)last);
-        if (a->input == DPAS_SWEEP_DP_DEGREE)
-            PROPERTY(a->hi <= (uint64_t)INT64_MAX, "a dp_degree range past int64");
+        if (ints)
+            PROPERTY(a->hi <= (uint64_t)INT64_MAX, "a dp_degree or f range past int64");
+        if (a->input != DPAS_SWEEP_F || a->op != '+')
+            PROPERTY(a->lo >= 1, "a range from 0 that is not f's by a step");
         return;
     }
     /* a list: the items as the text has them, each read on its own */
@@ -61,7 +64,7 @@ static void check_axis(const dpas_sweep_axis *a, const char *text)
         size_t l = e ? (size_t)(e - p) : strlen(p);
         char *item = fuzz_text((const uint8_t *)p, l);
         dpas_error err;
-        if (a->input == DPAS_SWEEP_DP_DEGREE) {
+        if (ints) {
             int64_t v;
             PROPERTY(dpas_parse_int("dp", item, &v, &err) == 0 && v == a->i[k],
                      "item %zu \"%s\" is not value %lld", k, item, (long long)a->i[k]);
@@ -148,8 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              (unsigned long long)points);
     size_t n0 = sw.axes[0].n, n1 = sw.naxes > 1 ? sw.axes[1].n : 1;
     size_t idx[3][2] = {{0, 0}, {n0 / 2, n1 / 2}, {n0 - 1, n1 - 1}};
-    dpas_column cols[2 + DPAS_METRIC_COUNT];
-    dpas_cell cells[2 + DPAS_METRIC_COUNT];
+    dpas_column cols[DPAS_SWEEP_MAX_AXES + DPAS_METRIC_COUNT];
+    dpas_cell cells[DPAS_SWEEP_MAX_AXES + DPAS_METRIC_COUNT];
     dpas_sweep_columns(&sw, cols);
     for (int k = 0; k < 3; k++) {
         if (dpas_sweep_point(&sw, idx[k][0], idx[k][1], cells, -1, NULL, &e)) {

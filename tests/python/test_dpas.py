@@ -318,6 +318,9 @@ class RowsAgainstCLI(unittest.TestCase):
     def rows_equal(self, py_rows, js_rows):
         self.assertEqual(len(py_rows), len(js_rows))
         for p, j in zip(py_rows, js_rows):
+            # a JSON document says what wrote it; a Python object is no document
+            if j.pop("dpas_version", None) is not None:
+                self.assertEqual(j.pop("schema_version"), 1)
             d = p.as_dict()
             with self.subTest(row=repr(p)[:60]):
                 self.assertEqual(list(d), list(j))          # same keys, same order
@@ -658,6 +661,95 @@ def load_tests(loader, tests, ignore):
             test = parser.get_doctest("\n".join(blocks), {}, page, page, 0)
             tests.addTest(doctest.DocTestCase(test))
     return tests
+
+
+class Signatures(unittest.TestCase):
+    """cost, sweep, scenario and memory carry real signatures from the key table (issue 31)."""
+
+    def params(self, fn):
+        import inspect
+        sig = inspect.signature(fn)
+        for p in sig.parameters.values():
+            self.assertEqual(p.kind, inspect.Parameter.KEYWORD_ONLY, p)
+            self.assertIsNone(p.default, p)
+        return sig.parameters
+
+    def test_cost(self):
+        # the cost options of docs/library.md's key table (analyses column "cost"), by hand
+        want = {"rule", "schedule", "convention", "f", "steps", "iterations", "compute_rate",
+                "memory_bandwidth", "calibration", "network_model", "dp_degree", "scenario",
+                "workload", "parameters", "fleet", "gradient_bytes_per_param", "zero"}
+        got = self.params(dpas.cost)
+        self.assertLessEqual(want, set(got))
+        for other in ("attr", "state", "n", "y", "title", "explain"):
+            self.assertNotIn(other, got)
+        import pydoc
+        text = pydoc.render_doc(dpas.cost, renderer=pydoc.plaintext)
+        for word in ("network_model", "memory_bandwidth: memory bytes/s per worker", "CostRows"):
+            self.assertIn(word, text)
+
+    def test_sweep_memory_scenario(self):
+        sweep = self.params(dpas.sweep)
+        self.assertLessEqual({"f", "rule", "schedule", "attr", "dp_degree"}, set(sweep))
+        self.assertIn("Sequence", str(sweep["f"].annotation))  # a list or a range in a sweep
+        self.assertNotIn("Sequence", str(self.params(dpas.cost)["dp_degree"].annotation))
+        memory = self.params(dpas.memory)
+        self.assertLessEqual({"state", "zero", "dp_degree"}, set(memory))
+        self.assertNotIn("rule", memory)
+        self.assertLessEqual({"scenario", "workload", "fleet", "dp_degree"},
+                             set(self.params(dpas.scenario)))
+
+    def test_py_typed(self):
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(dpas.__file__), "py.typed")))
+
+    def test_render(self):
+        # median tolerates f < n/2: max_f = floor((n - 1) / 2); Krum n >= 2f + 3: floor((n - 3) / 2)
+        rows = dpas.sweep(scenario="ReferenceJobAttackSurface", dp_degree="8,16",
+                          rule="median,krum", attr="max_f")
+        self.assertEqual(rows.render("csv"),
+                         "dp_degree,rule,max_f\n8,median,3\n8,krum,2\n16,median,7\n16,krum,6\n")
+        self.assertEqual(rows.render("markdown").splitlines()[:3],
+                         ["| dp_degree | rule | max_f |", "|---|---|---:|", "| 8 | median | 3 |"])
+        args = ["sweep", "ReferenceJobAttackSurface", "--dp", "8,16", "--rule", "median,krum",
+                "--attr", "max_f", "--no-chart"]
+        for fmt in ("text", "markdown", "json"):  # the CLI's bytes (a consistency test)
+            want = subprocess.run([CLI] + args + ["-o", fmt], capture_output=True, text=True,
+                                  check=True).stdout
+            self.assertEqual(rows.render(fmt), want, fmt)
+        with self.assertRaises(dpas.InvalidValue):
+            rows.render("html")
+
+    def test_plot(self):
+        import tempfile
+        keys = dict(scenario="ReferenceJobAttackSurface", f="0..3+1", rule="krum,median",
+                    schedule="allgather,ps", attr="bytes_per_worker")
+        svg = dpas.plot(xlabel="Byzantine workers f", **keys)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "f.svg")
+            subprocess.run([CLI, "sweep", "ReferenceJobAttackSurface", "--f", "0..3+1", "--rule",
+                            "krum,median", "--schedule", "allgather,ps", "--attr",
+                            "bytes_per_worker", "--xlabel", "Byzantine workers f", "--plot", out,
+                            "-o", "csv"], check=True, capture_output=True)
+            with open(out, "rb") as f:
+                self.assertEqual(svg, f.read())  # the CLI's drawing (a consistency test)
+            pdf_path = os.path.join(d, "f.pdf")
+            pdf = dpas.plot(pdf_path, **keys)
+            self.assertTrue(pdf.startswith(b"%PDF-"))
+            with open(pdf_path, "rb") as f:
+                self.assertEqual(f.read(), pdf)
+        # two panels (one per schedule), each with its title, one legend heading per panel
+        self.assertEqual(svg.count(b"(schedule allgather)</text>"), 1)
+        self.assertEqual(svg.count(b"(schedule ps)</text>"), 1)
+        self.assertEqual(svg.count(b">rule</text>"), 2)
+        with self.assertRaises(dpas.InvalidValue):
+            dpas.plot(format="eps", **keys)
+
+    def test_sweep_f(self):
+        # N = min_n(f) of Krum, n >= 2f + 3: 3, 5, 7 for f = 0, 1, 2
+        rows = dpas.sweep(scenario="ReferenceJobAttackSurface", f="0..2+1", rule="krum",
+                          attr="max_f")
+        self.assertEqual([(r["f"], r["dp_degree"], r["max_f"]) for r in rows],
+                         [(0, 3, 0), (1, 5, 1), (2, 7, 2)])
 
 
 if __name__ == "__main__":

@@ -174,8 +174,12 @@ CASES = [
                                      + "&schedule=allreduce,allgather,ps,ps_separate,sharded"), 422,
      "dp_degree", True),
     ("sweep with nothing varying", req("GET", "/api/v1/sweep?" + REF), 400, "axes", True),
-    ("sweep of three inputs", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
-                                  .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")),
+    ("sweep of four inputs", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=8,16")
+                                 .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")
+                                 + "&rule=median,krum"),
+     400, "rule", True),
+    ("plot of three inputs", req("GET", "/api/v1/plot.svg?" + REF.replace("=128", "=8,16")
+                                 .replace("=bf16", "=bf16,fp32").replace("=14B", "=14B,16B")),
      400, "checkpoint_bytes_per_param", True),
     ("sweep range upside down", req("GET", "/api/v1/sweep?" + REF.replace("=128", "=64..8")), 400,
      None, True),

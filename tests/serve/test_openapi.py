@@ -155,8 +155,10 @@ with Server(DPAS, "--quiet") as srv:
         s, _, _ = srv.request("GET", "/api/v1/cost?%s&convention=%s" % (ref, v))
         T.check(s == 200, "cost: convention=%s is taken (%s)" % (v, s))
     for v in enum_of("/api/v1/plot.svg", "get", "y"):
-        target = ("/api/v1/plot.svg?%s&dp_degree=2,4&schedule=sharded&rule=median&attr=%s&y=%s"
-                  % (ref, v, v))
+        # dp_degree is a metric where N follows f (a varied dp_degree is a column already)
+        vary = "f=0,1" if v == "dp_degree" else "dp_degree=2,4"
+        target = ("/api/v1/plot.svg?%s&%s&schedule=sharded&rule=median&attr=%s&y=%s"
+                  % (ref, vary, v, v))
         if v.startswith("time_band"):  # a calibration's band: with the example log as one
             body, ct = multipart([("calibration", "nccl.txt", log)])
             s, _, _ = srv.request("POST", target, body, {"Content-Type": ct})

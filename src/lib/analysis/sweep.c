@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Sweeps: one or two inputs varied over lists or ranges, each point a row of typed cells. Ranges
+/* Sweeps: one to three inputs varied over lists or ranges, each point a row of typed cells. Ranges
  * are walked, never materialised; the limits are checked before any work. */
 #include "../internal.h"
 
@@ -19,12 +19,14 @@ static const struct {
     {"checkpoint_bytes_per_param", "--ckpt"},
     {"rule", "--rule"},
     {"schedule", "--schedule"},
+    {"f", "--f"},
 };
 
 static const char *const extra_metrics[] = {
     "bytes_per_worker", "bytes_received",      "scalar_bytes", "ratio_to_allreduce",
     "time_flat_s",      "time_hierarchical_s", "max_f",        "time_basis",
-    "time_band_low_s",  "time_band_high_s",    "time_s",       "time_model"};
+    "time_band_low_s",  "time_band_high_s",    "time_s",       "time_model",
+    "dp_degree"};
 _Static_assert(sizeof extra_metrics / sizeof extra_metrics[0] ==
                    DPAS_METRIC_COUNT - DPAS_METRIC_BYTES_PER_WORKER,
                "a name per metric");
@@ -70,9 +72,15 @@ int dpas_metric_from_name(const char *name)
 int dpas_metric_needs_schedule(int m)
 {
     return (m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_TIME_HIERARCHICAL_S) ||
-           (m >= DPAS_METRIC_TIME_BASIS && m < DPAS_METRIC_COUNT);
+           (m >= DPAS_METRIC_TIME_BASIS && m <= DPAS_METRIC_TIME_S);
 }
 int dpas_metric_needs_rule(int m) { return m == DPAS_METRIC_MAX_F; }
+
+/* A count axis: dp_degree and f, int64 values. */
+static bool int_axis(dpas_sweep_input in)
+{
+    return in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_F;
+}
 
 int dpas_metric_axis_unit(int m)
 {
@@ -96,6 +104,8 @@ void dpas_sweep_default_metrics(dpas_sweep *sw, int has_schedule, int has_rule)
     static const int cost[] = {DPAS_METRIC_BYTES_PER_WORKER, DPAS_METRIC_RATIO_TO_ALLREDUCE,
                                DPAS_METRIC_TIME_S, DPAS_METRIC_TIME_MODEL};
     sw->nmetrics = 0;
+    if (sw->n_from_f) /* each point's N is the rule's, not given: shown first */
+        sw->metrics[sw->nmetrics++] = DPAS_METRIC_N;
     for (size_t i = 0; i < (has_schedule ? 4u : 5u); i++)
         sw->metrics[sw->nmetrics++] = has_schedule ? cost[i] : seed[i];
     if (has_schedule && sw->net) /* a calibration's times say how sure they are */
@@ -125,7 +135,7 @@ int dpas_sweep_text_varies(dpas_sweep_input in, const char *text)
 {
     if (!text)
         return 0;
-    bool numeric = in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_PARAMETERS;
+    bool numeric = int_axis(in) || in == DPAS_SWEEP_PARAMETERS;
     return strchr(text, ',') || (numeric && strstr(text, ".."));
 }
 
@@ -148,8 +158,9 @@ uint64_t dpas_sweep_axis_u(const dpas_sweep_axis *a, size_t i)
 
 double dpas_sweep_axis_x(const dpas_sweep_axis *a, size_t i)
 {
-    return a->input == DPAS_SWEEP_DP_DEGREE ? (double)dpas_sweep_axis_i(a, i)
-                                            : (double)dpas_sweep_axis_u(a, i);
+    return a->input == DPAS_SWEEP_DP_DEGREE || a->input == DPAS_SWEEP_F
+               ? (double)dpas_sweep_axis_i(a, i)
+               : (double)dpas_sweep_axis_u(a, i);
 }
 
 /* A copy of [s, s + n), or NULL. */
@@ -191,10 +202,15 @@ static int parse_range(const char *text, const char *dots, const char *field, dp
     a->step = st;
     a->range = 1;
     a->geometric = a->op == '*';
-    if (a->lo < 1 || a->hi < a->lo)
-        return dpas__fail(err, DPAS_EINVAL, field, "%s: a range needs 1 <= A <= B, got %s", field,
-                          dpas__quote(text, q, sizeof q));
-    if (a->input == DPAS_SWEEP_DP_DEGREE && a->hi > (uint64_t)INT64_MAX)
+    /* f counts from 0 (no Byzantine replica), by a step: a factor never leaves 0 */
+    uint64_t least = a->input == DPAS_SWEEP_F && a->op == '+' ? 0 : 1;
+    if (a->lo < least || a->hi < a->lo)
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: a range needs %s <= A <= B, got %s%s",
+                          field, least ? "1" : "0", dpas__quote(text, q, sizeof q),
+                          a->input == DPAS_SWEEP_F && a->op == '*'
+                              ? " (a range from 0 needs a step: 0..8+1)"
+                              : "");
+    if (int_axis(a->input) && a->hi > (uint64_t)INT64_MAX)
         return dpas__fail(err, DPAS_ERANGE, field, "%s: %s reaches beyond 2^63 - 1", field,
                           dpas__quote(text, q, sizeof q));
     if (a->op == '+' && st < 1)
@@ -226,6 +242,12 @@ static int parse_item(dpas_sweep_axis *a, size_t k, const char *t, const char *f
     const char *label = t;
     switch (a->input) {
     case DPAS_SWEEP_DP_DEGREE: return dpas_parse_int(field, t, &a->i[k], err);
+    case DPAS_SWEEP_F:
+        if ((rc = dpas_parse_int(field, t, &a->i[k], err)))
+            return rc;
+        if (a->i[k] < 0)
+            return dpas__fail(err, DPAS_EINVAL, field, "%s must be >= 0, got %s", field, t);
+        return 0;
     case DPAS_SWEEP_PARAMETERS: return dpas_parse_count(field, t, &a->u[k], err);
     case DPAS_SWEEP_WORKLOAD: {
         if ((rc = dpas_registry_find(reg, DPAS_KIND_MODEL, t, &a->entry[k], err)))
@@ -278,7 +300,8 @@ typedef struct axis_value {
 static axis_value value_of(const dpas_sweep_axis *a, size_t k)
 {
     switch (a->input) {
-    case DPAS_SWEEP_DP_DEGREE: return (axis_value){(uint64_t)a->i[k], 0, k};
+    case DPAS_SWEEP_DP_DEGREE:
+    case DPAS_SWEEP_F: return (axis_value){(uint64_t)a->i[k], 0, k};
     case DPAS_SWEEP_PARAMETERS: return (axis_value){a->u[k], 0, k};
     case DPAS_SWEEP_GRADIENT_WIDTH:
     case DPAS_SWEEP_CHECKPOINT_WIDTH: return (axis_value){a->width[k].num, a->width[k].den, k};
@@ -339,7 +362,7 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
         field = inputs[in].flag;
     if (!text)
         return dpas__fail(err, DPAS_EINVAL, field, "%s: no values given", field);
-    bool numeric = in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_PARAMETERS;
+    bool numeric = int_axis(in) || in == DPAS_SWEEP_PARAMETERS;
     const char *dots = numeric ? strstr(text, "..") : NULL;
     if (dots && !strchr(text, ','))
         return parse_range(text, dots, field, a, err);
@@ -349,7 +372,7 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
     if (cap > DPAS_SWEEP_MAX_VALUES)
         return dpas__fail(err, DPAS_ERANGE, field, "%s: more than 10^8 values", field);
     bool ok = true;
-    if (in == DPAS_SWEEP_DP_DEGREE)
+    if (int_axis(in))
         ok = (a->i = calloc(cap, sizeof *a->i)) != NULL;
     else if (in == DPAS_SWEEP_PARAMETERS)
         ok = (a->u = calloc(cap, sizeof *a->u)) != NULL;
@@ -388,22 +411,33 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
 
 int dpas_sweep_check(const dpas_sweep *sw, dpas_error *err)
 {
-    if (sw->naxes < 1 || sw->naxes > 2)
-        return dpas__fail(err, DPAS_EINVAL, "axes", "a sweep varies one or two inputs, got %d",
+    if (sw->naxes < 1 || sw->naxes > DPAS_SWEEP_MAX_AXES)
+        return dpas__fail(err, DPAS_EINVAL, "axes", "a sweep varies one to three inputs, got %d",
                           sw->naxes);
     uint64_t points = sw->axes[0].n;
-    if (sw->naxes == 2 && __builtin_mul_overflow(points, (uint64_t)sw->axes[1].n, &points))
-        points = UINT64_MAX;
-    if (points > DPAS_SWEEP_MAX_POINTS)
-        return dpas__fail(err, DPAS_ERANGE, "sweep",
-                          "the sweep has %llu points; at most 10^9 (%s x %s values)",
-                          (unsigned long long)points, dpas_sweep_input_name(sw->axes[0].input),
-                          dpas_sweep_input_name(sw->axes[1].input));
-    bool sched = sw->schedule >= 0, rule = sw->rule != NULL;
+    for (int k = 1; k < sw->naxes; k++)
+        if (__builtin_mul_overflow(points, (uint64_t)sw->axes[k].n, &points))
+            points = UINT64_MAX;
+    if (points > DPAS_SWEEP_MAX_POINTS) {
+        dpas__buf b = {0};
+        for (int k = 0; k < sw->naxes; k++)
+            dpas__buf_printf(&b, "%s%s", k ? " x " : "", dpas_sweep_input_name(sw->axes[k].input));
+        int rc = dpas__fail(err, DPAS_ERANGE, "sweep",
+                            "the sweep has %llu points; at most 10^9 (%s values)",
+                            (unsigned long long)points, b.data ? b.data : "");
+        free(b.data);
+        return rc;
+    }
+    bool sched = sw->schedule >= 0, rule = sw->rule != NULL, f = sw->has_f;
     for (int k = 0; k < sw->naxes; k++) {
         sched |= sw->axes[k].input == DPAS_SWEEP_SCHEDULE;
         rule |= sw->axes[k].input == DPAS_SWEEP_RULE;
+        f |= sw->axes[k].input == DPAS_SWEEP_F;
     }
+    if (f && !rule)
+        return dpas__fail(err, DPAS_EINVAL, "f",
+                          "f needs a rule: its N (min_n) and whether a point tolerates f are the "
+                          "rule's");
     if (sw->nmetrics < 1)
         return dpas__fail(err, DPAS_EINVAL, "metrics", "a sweep needs at least one metric");
     for (int i = 0; i < sw->nmetrics; i++) {
@@ -423,7 +457,7 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
 {
     for (int k = 0; k < sw->naxes; k++) {
         dpas_sweep_input in = sw->axes[k].input;
-        dpas_col_type t = in == DPAS_SWEEP_DP_DEGREE    ? DPAS_COL_INT
+        dpas_col_type t = int_axis(in)                  ? DPAS_COL_INT
                           : in == DPAS_SWEEP_PARAMETERS ? DPAS_COL_UINT
                                                         : DPAS_COL_TEXT;
         cols[k] = (dpas_column){inputs[in].name, t, DPAS_COL_LEFT};
@@ -437,7 +471,7 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
                                                                    : DPAS_COL_REAL;
         else if (m <= DPAS_METRIC_SCALAR_BYTES)
             t = DPAS_COL_BYTES;
-        else if (m == DPAS_METRIC_MAX_F)
+        else if (m == DPAS_METRIC_MAX_F || m == DPAS_METRIC_N)
             t = DPAS_COL_INT;
         else if (m == DPAS_METRIC_TIME_BASIS || m == DPAS_METRIC_TIME_MODEL)
             t = DPAS_COL_TEXT;
@@ -446,8 +480,8 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
 }
 
 /* The point's inputs: the base with the axes' values. */
-static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s, const dpas_rule **r,
-                  int *sched, dpas_cell *cells)
+static void apply(const dpas_sweep *sw, const size_t idx[DPAS_SWEEP_MAX_AXES], dpas_scenario *s,
+                  const dpas_rule **r, int *sched, int64_t *f, dpas_cell *cells)
 {
     for (int k = 0; k < sw->naxes; k++) {
         const dpas_sweep_axis *x = &sw->axes[k];
@@ -456,6 +490,10 @@ static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s, c
         case DPAS_SWEEP_DP_DEGREE:
             s->dp_degree = dpas_sweep_axis_i(x, j);
             cells[k] = dpas_cell_int(s->dp_degree);
+            continue;
+        case DPAS_SWEEP_F:
+            *f = dpas_sweep_axis_i(x, j);
+            cells[k] = dpas_cell_int(*f);
             continue;
         case DPAS_SWEEP_PARAMETERS:
             s->parameters = dpas_sweep_axis_u(x, j);
@@ -469,10 +507,10 @@ static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s, c
             break;
         }
         case DPAS_SWEEP_FLEET: {
-            const dpas_fleet *f = x->entry[j];
-            s->fleet = f->path, s->fleet_entry = f, s->node_entry = f->node;
-            s->fabric_entry = f->fabric;
-            s->nodes = f->count, s->accelerators_per_node = f->node->accelerators_per_node;
+            const dpas_fleet *fl = x->entry[j];
+            s->fleet = fl->path, s->fleet_entry = fl, s->node_entry = fl->node;
+            s->fabric_entry = fl->fabric;
+            s->nodes = fl->count, s->accelerators_per_node = fl->node->accelerators_per_node;
             break;
         }
         case DPAS_SWEEP_GRADIENT_WIDTH: s->gradient_bytes_per_param = x->width[j]; break;
@@ -487,11 +525,11 @@ static void apply(const dpas_sweep *sw, const size_t idx[2], dpas_scenario *s, c
 /* The point's row of cost (its schedule under its rule, or the schedule alone), as dpas_cost
  * computes a row: one step, the links of the point's fleet or the calibration's. */
 static int point_cost(const dpas_sweep *sw, const dpas_scenario *s, const dpas_rule *r, int sc,
-                      bool need_time, dpas_cost_row *row, dpas_error *err)
+                      int64_t f, bool need_time, dpas_cost_row *row, dpas_error *err)
 {
     dpas__cost_ctx x = {.steps = 1,
                         .iterations = sw->iterations > 0 ? sw->iterations : 10,
-                        .f = -1,
+                        .f = f,
                         .net = need_time ? sw->net : NULL,
                         .net_kind = sw->net_kind};
     int rc = dpas__cost_ctx_init(s, sw->links, &x, err);
@@ -537,6 +575,7 @@ static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *ro
     case DPAS_METRIC_TIME_BAND_LOW_S: v = row->time_band_lo_s; break;
     case DPAS_METRIC_TIME_BAND_HIGH_S: v = row->time_band_hi_s; break;
     case DPAS_METRIC_TIME_S: v = row->time_s; break;
+    case DPAS_METRIC_N: return *c = dpas_cell_int(n), (double)n;
     case DPAS_METRIC_TIME_BASIS: {
         const char *b = dpas_time_basis_name(row->time_basis);
         return *c = b ? dpas_cell_text(b) : dpas_cell_null(), NAN;
@@ -561,11 +600,37 @@ static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *ro
 int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells, int ymetric,
                      double *y, dpas_error *err)
 {
+    const size_t idx[DPAS_SWEEP_MAX_AXES] = {i0, i1, 0};
+    return dpas_sweep_point_at(sw, idx, cells, ymetric, y, err);
+}
+
+int dpas_sweep_point_at(const dpas_sweep *sw, const size_t idx[DPAS_SWEEP_MAX_AXES],
+                        dpas_cell *cells, int ymetric, double *y, dpas_error *err)
+{
     dpas_scenario s = sw->base;
     const dpas_rule *r = sw->rule;
     int sc = sw->schedule, rc;
-    const size_t idx[2] = {i0, i1};
-    apply(sw, idx, &s, &r, &sc, cells);
+    int64_t f = sw->has_f ? sw->f : -1;
+    if (y)
+        *y = NAN;
+    apply(sw, idx, &s, &r, &sc, &f, cells);
+    if (f >= 0 && r) {
+        int64_t min_n = -1, max_f = -1;
+        if (sw->n_from_f) { /* N follows f: the rule's least N that tolerates it */
+            if ((rc = dpas_rule_min_n(r, f, &min_n, err)))
+                return rc;
+            if (min_n < 0)
+                return dpas__fail(err, DPAS_EINVAL, "f", "%s tolerates no f = %lld at any N",
+                                  r->name, (long long)f);
+            s.dp_degree = min_n;
+        } else if ((rc = dpas_rule_max_f(r, s.dp_degree, &max_f, err))) {
+            return rc;
+        } else if (max_f < f) { /* a configuration that does not tolerate f costs nothing useful */
+            return dpas__fail(err, DPAS_EINVAL, "f",
+                              "%s at dp_degree %lld tolerates f <= %lld, not %lld", r->name,
+                              (long long)s.dp_degree, (long long)max_f, (long long)f);
+        }
+    }
     dpas_report rep;
     /* the point's scenario is validated once; its attributes and its row trust it */
     if ((rc = dpas_scenario_validate(&s, err)) || (rc = dpas__evaluate(&s, &rep, err)))
@@ -579,10 +644,8 @@ int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cell
     if (sc >= 0 && r && !need_cost && !dpas_schedule_realises((dpas_schedule_id)sc, r, &row.why))
         return dpas__fail(err, DPAS_EINVAL, "schedule", "schedule %s cannot realise %s: %s",
                           dpas_schedule_name((dpas_schedule_id)sc), r->name, row.why);
-    if (need_cost && (rc = point_cost(sw, &s, r, sc, need_time, &row, err)))
+    if (need_cost && (rc = point_cost(sw, &s, r, sc, f, need_time, &row, err)))
         return rc;
-    if (y)
-        *y = NAN;
     for (int i = 0; i < sw->nmetrics; i++) {
         double v = metric_cell(sw->metrics[i], &rep, &row, r, s.dp_degree, &cells[sw->naxes + i]);
         if (y && sw->metrics[i] == ymetric)
@@ -601,23 +664,150 @@ size_t dpas_sweep_ncolumns(const dpas_sweep *sw) { return (size_t)(sw->naxes + s
 int dpas_sweep_rows(const dpas_sweep *sw, dpas_sweep_fn fn, void *ctx, dpas_sweep_tally *tally,
                     dpas_error *err)
 {
-    const size_t n0 = dpas_sweep_values(sw, 0), n1 = dpas_sweep_values(sw, 1);
-    dpas_cell cells[2 + DPAS_METRIC_COUNT];
+    const size_t n0 = dpas_sweep_values(sw, 0), n1 = dpas_sweep_values(sw, 1),
+                 n2 = dpas_sweep_values(sw, 2);
+    dpas_cell cells[DPAS_SWEEP_MAX_AXES + DPAS_METRIC_COUNT];
     dpas_error pe;
     int rc = 0;
     memset(tally, 0, sizeof *tally);
     for (size_t i0 = 0; !rc && i0 < n0; i0++)
-        for (size_t i1 = 0; !rc && i1 < n1; i1++) {
-            if (dpas_sweep_point(sw, i0, i1, cells, -1, NULL, &pe)) {
-                if (!tally->skipped++)
-                    snprintf(tally->first, sizeof tally->first, "%s", pe.message);
-                continue;
+        for (size_t i1 = 0; !rc && i1 < n1; i1++)
+            for (size_t i2 = 0; !rc && i2 < n2; i2++) {
+                const size_t idx[DPAS_SWEEP_MAX_AXES] = {i0, i1, i2};
+                if (dpas_sweep_point_at(sw, idx, cells, -1, NULL, &pe)) {
+                    if (!tally->skipped++)
+                        snprintf(tally->first, sizeof tally->first, "%s", pe.message);
+                    continue;
+                }
+                tally->shown++;
+                rc = fn(ctx, cells);
             }
-            tally->shown++;
-            rc = fn(ctx, cells);
-        }
     if (!rc && !tally->shown)
         return dpas__fail(err, DPAS_EINVAL, dpas_sweep_input_name(sw->axes[0].input),
                           "every point of the sweep was left out; the first: %s", tally->first);
     return rc;
+}
+
+/* ---- a sweep as a figure ---- */
+
+void dpas_sweep_figure_free(dpas_sweep_figure *fig)
+{
+    if (!fig)
+        return;
+    for (size_t k = 0; fig->series_names && k < fig->nseries; k++)
+        free(fig->series_names[k]);
+    for (size_t k = 0; fig->facet_names && k < fig->nfacets; k++)
+        free(fig->facet_names[k]);
+    free(fig->series_names), free(fig->facet_names);
+    free(fig->x), free(fig->y), free(fig->series);
+    free(fig);
+}
+
+/* Value i of an axis as a legend or a facet shows it: the label, or the number. */
+static char *value_name(const dpas_sweep_axis *a, size_t i)
+{
+    char num[32];
+    if (a->label)
+        return dup_n(a->label[i], strlen(a->label[i]));
+    if (int_axis(a->input))
+        snprintf(num, sizeof num, "%lld", (long long)dpas_sweep_axis_i(a, i));
+    else
+        snprintf(num, sizeof num, "%llu", (unsigned long long)dpas_sweep_axis_u(a, i));
+    return dup_n(num, strlen(num));
+}
+
+int dpas_sweep_figure_new(const dpas_sweep *sw, int ym, dpas_sweep_figure **out, dpas_error *err)
+{
+    *out = NULL;
+    int rc = dpas_sweep_check(sw, err);
+    if (rc)
+        return rc;
+    dpas_sweep_input x0 = sw->axes[0].input;
+    if (!int_axis(x0) && x0 != DPAS_SWEEP_PARAMETERS)
+        return dpas__fail(err, DPAS_EINVAL, dpas_sweep_input_name(x0),
+                          "a plot needs a numeric first varied input (dp_degree, parameters or f), "
+                          "got %s",
+                          dpas_sweep_input_name(x0));
+    bool listed = false;
+    for (int i = 0; i < sw->nmetrics; i++)
+        listed |= sw->metrics[i] == ym;
+    if (!listed || ym == DPAS_METRIC_TIME_BASIS)
+        return dpas__fail(err, DPAS_EINVAL, "y",
+                          "y must be a number among the metrics shown, got %s",
+                          dpas_metric_name(ym) ? dpas_metric_name(ym) : "none");
+    size_t n0 = sw->axes[0].n, n1 = dpas_sweep_values(sw, 1), n2 = dpas_sweep_values(sw, 2);
+    if (n1 > DPAS_FIGURE_MAX_SERIES)
+        return dpas__fail(err, DPAS_ERANGE, dpas_sweep_input_name(sw->axes[1].input),
+                          "%zu series are too many to plot (at most %u values of %s)", n1,
+                          DPAS_FIGURE_MAX_SERIES, dpas_sweep_input_name(sw->axes[1].input));
+    if (n2 > DPAS_FIGURE_MAX_FACETS)
+        return dpas__fail(err, DPAS_ERANGE, dpas_sweep_input_name(sw->axes[2].input),
+                          "%zu facets are too many to plot (at most %u values of %s)", n2,
+                          DPAS_FIGURE_MAX_FACETS, dpas_sweep_input_name(sw->axes[2].input));
+    if ((uint64_t)n0 * n1 * n2 > DPAS_FIGURE_MAX_POINTS)
+        return dpas__fail(err, DPAS_ERANGE, "sweep",
+                          "%llu points are too many to plot (at most 2,000,000)",
+                          (unsigned long long)n0 * n1 * n2);
+    dpas_sweep_figure *g = calloc(1, sizeof *g);
+    dpas_cell *cells = calloc((size_t)(sw->naxes + sw->nmetrics), sizeof *cells);
+    size_t np = n0 * n1 * n2;
+    if (!g || !cells || !(g->x = malloc(np * sizeof *g->x)) ||
+        !(g->y = malloc(np * sizeof *g->y)) || !(g->series = calloc(n1 * n2, sizeof *g->series)) ||
+        !(g->series_names = calloc(n1, sizeof *g->series_names)) ||
+        !(g->facet_names = calloc(n2, sizeof *g->facet_names))) {
+        free(cells);
+        dpas_sweep_figure_free(g);
+        return oom(err);
+    }
+    g->ymetric = ym, g->npoints = n0, g->nseries = n1, g->nfacets = n2;
+    for (size_t k = 0; sw->naxes > 1 && k < n1; k++)
+        if (!(g->series_names[k] = value_name(&sw->axes[1], k)))
+            rc = oom(err);
+    for (size_t k = 0; sw->naxes > 2 && k < n2; k++)
+        if (!(g->facet_names[k] = value_name(&sw->axes[2], k)))
+            rc = oom(err);
+    dpas_error pe;
+    bool nonpositive = false;
+    double ylo = INFINITY, yhi = 0;
+    for (size_t i2 = 0; !rc && i2 < n2; i2++)
+        for (size_t i1 = 0; i1 < n1; i1++) {
+            size_t base_ = (i2 * n1 + i1) * n0;
+            for (size_t i0 = 0; i0 < n0; i0++) {
+                const size_t idx[DPAS_SWEEP_MAX_AXES] = {i0, i1, i2};
+                double *y = &g->y[base_ + i0];
+                g->x[base_ + i0] = dpas_sweep_axis_x(&sw->axes[0], i0);
+                if (dpas_sweep_point_at(sw, idx, cells, ym, y, &pe)) {
+                    *y = NAN;
+                    if (!g->skipped++)
+                        snprintf(g->first, sizeof g->first, "%s", pe.message);
+                    continue;
+                }
+                g->kept++;
+                if (isfinite(*y) && *y > 0)
+                    ylo = fmin(ylo, *y), yhi = fmax(yhi, *y);
+                nonpositive |= isfinite(*y) && *y <= 0;
+            }
+            g->series[i2 * n1 + i1] =
+                (dpas_series){g->series_names[i1], g->x + base_, g->y + base_, n0};
+        }
+    free(cells);
+    if (!rc && !g->kept)
+        rc = dpas__fail(err, DPAS_EINVAL, dpas_sweep_input_name(x0),
+                        "every point of the sweep was left out; the first: %s", g->first);
+    if (rc) {
+        dpas_sweep_figure_free(g);
+        return rc;
+    }
+    g->xname = dpas_sweep_input_name(x0);
+    g->yname = dpas_metric_name(ym);
+    g->series_input = sw->naxes > 1 ? dpas_sweep_input_name(sw->axes[1].input) : NULL;
+    g->facet_input = sw->naxes > 2 ? dpas_sweep_input_name(sw->axes[2].input) : NULL;
+    g->xlog = sw->axes[0].geometric ? (int_axis(x0) ? 2 : 10) : 0;
+    /* a log y only when every value can be drawn on it: a series of zeros (mean's max_f) would
+     * be in the legend with no line */
+    g->ylog = !nonpositive && yhi > 0 && yhi / ylo > 100 ? 10 : 0;
+    g->xunit = DPAS_AXIS_PLAIN;
+    g->yunit = dpas_metric_axis_unit(ym);
+    *out = g;
+    return 0;
 }

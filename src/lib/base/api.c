@@ -37,6 +37,10 @@ size_t dpas_sizeof(const char *t)
         {"dpas_cell", sizeof(dpas_cell)},
         {"dpas_column", sizeof(dpas_column)},
         {"dpas_sweep_tally", sizeof(dpas_sweep_tally)},
+        {"dpas_series", sizeof(dpas_series)},
+        {"dpas_plot_spec", sizeof(dpas_plot_spec)},
+        {"dpas_sweep_figure", sizeof(dpas_sweep_figure)},
+        {"dpas_writer_opts", sizeof(dpas_writer_opts)},
     };
     for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
         if (!strcmp(t, sizes[i].name))

@@ -47,7 +47,7 @@ static void label_text(dpas__buf *b, const char *label)
 
 static void label_json(dpas__buf *b, const char *label)
 {
-    dpas__buf_puts(b, "{\n  \"scenario\": ");
+    dpas__json_doc_head(b);
     if (label)
         dpas__buf_json_str(b, label);
     else

@@ -252,7 +252,7 @@ static void json_real(dpas__buf *b, double v)
 
 static int json_doc(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, dpas_error *err)
 {
-    dpas__buf_puts(b, "{\n  \"scenario\": ");
+    dpas__json_doc_head(b);
     if (v->label)
         dpas__buf_json_str(b, v->label);
     else

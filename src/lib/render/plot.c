@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Line charts: one layout (ranges, log or linear axes, ticks with unit-aware labels, legend)
  * drawn through a small canvas interface by three backends: SVG text (built in, deterministic),
- * cairo (PNG, when built with it) and Unicode characters for a terminal. */
+ * cairo (PNG and PDF, when built with it) and Unicode characters for a terminal. A figure is one
+ * or more panels sharing their axes (a sweep's third varied input): stacked in SVG and PNG, a
+ * page each in a PDF. */
 #include "../internal.h"
 
 #include <math.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #ifdef DPAS_HAVE_CAIRO
+#include <cairo-pdf.h>
 #include <cairo.h>
 #include <dlfcn.h>
 #endif
@@ -22,7 +25,8 @@ typedef struct canvas canvas;
 struct canvas {
     void (*line)(canvas *c, double x1, double y1, double x2, double y2, const char *color,
                  double width);
-    void (*polyline)(canvas *c, const double *xs, const double *ys, size_t n, const char *color);
+    void (*polyline)(canvas *c, const double *xs, const double *ys, size_t n, const char *color,
+                     int dashed);
     void (*dot)(canvas *c, double x, double y, const char *color);
     /* anchor: -1 start, 0 middle, 1 end; rotate: 0 or -90 degrees */
     void (*text)(canvas *c, double x, double y, const char *s, int anchor, double size, int rotate);
@@ -135,6 +139,7 @@ static void tick_label(const axis *a, double v, char *buf, size_t cap)
 
 typedef struct layout {
     double W, H, left, right, top, bottom;
+    double fs; /* text scale: font_size / 12 */
     axis x, y;
 } layout;
 
@@ -144,7 +149,9 @@ static int layout_fit(const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
     memset(L, 0, sizeof *L);
     L->W = sp->width > 0 ? sp->width : 800;
     L->H = sp->height > 0 ? sp->height : 500;
-    L->left = 90, L->right = 20, L->top = 50, L->bottom = 60;
+    L->fs = sp->font_size > 0 ? sp->font_size / 12 : 1;
+    double m = fmax(1, L->fs); /* larger text, wider margins */
+    L->left = 90 * m, L->right = 20, L->top = 50 * m, L->bottom = 60 * m;
     L->x.log = sp->xlog, L->x.unit = sp->xunit;
     L->y.log = sp->ylog, L->y.unit = sp->yunit;
     double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY;
@@ -164,6 +171,10 @@ static int layout_fit(const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
                           sp->xlog || sp->ylog ? ", positive" : "");
     axis_fit(&L->x, xl, xh);
     axis_fit(&L->y, yl, yh);
+    /* a series of zeros on the bottom of the frame would hide under the axis: the frame starts
+     * a little below 0 (the ticks stay where they are) */
+    if (!L->y.log && yl == 0 && L->y.lo == 0)
+        L->y.lo = -0.04 * (L->y.hi - L->y.lo);
     return 0;
 }
 
@@ -178,10 +189,40 @@ static double py(const layout *L, double v)
            (tf(&L->y, v) - L->y.lo) / (L->y.hi - L->y.lo) * (L->H - L->top - L->bottom);
 }
 
-static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
-                const layout *L, dpas_error *err)
+/* Do series a and b draw the same points (the same x and, within rounding, the same y)? */
+static bool coincide(const layout *L, const dpas_series *a, const dpas_series *b)
+{
+    if (a->n != b->n)
+        return false;
+    size_t drawn = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        bool ua = usable(&L->x, a->x[i]) && usable(&L->y, a->y[i]),
+             ub = usable(&L->x, b->x[i]) && usable(&L->y, b->y[i]);
+        if (ua != ub)
+            return false;
+        if (!ua)
+            continue;
+        double d = fabs(a->y[i] - b->y[i]), scale = fmax(fabs(a->y[i]), fabs(b->y[i]));
+        if (a->x[i] != b->x[i] || d > 1e-9 * scale)
+            return false;
+        drawn++;
+    }
+    return drawn > 0;
+}
+
+static size_t drawable(const layout *L, const dpas_series *s)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < s->n; i++)
+        m += usable(&L->x, s->x[i]) && usable(&L->y, s->y[i]);
+    return m;
+}
+
+static int draw(canvas *c, const dpas_plot_spec *sp, const char *title, const dpas_series *s,
+                size_t ns, const layout *L, dpas_error *err)
 {
     char label[64];
+    const double fs = L->fs;
     double x0 = L->left, x1 = L->W - L->right, y0 = L->H - L->bottom, y1 = L->top;
     c->rect(c, 0, 0, L->W, L->H, "#ffffff", NULL);
     for (int i = 0; i < L->x.nticks; i++) { /* grid and ticks */
@@ -189,23 +230,23 @@ static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_
         c->line(c, x, y0, x, y1, "#e0e0e0", 1);
         c->line(c, x, y0, x, y0 + 5, "#000000", 1);
         tick_label(&L->x, L->x.ticks[i], label, sizeof label);
-        c->text(c, x, y0 + 18, label, 0, 12, 0);
+        c->text(c, x, y0 + 18 * fs, label, 0, 12 * fs, 0);
     }
     for (int i = 0; i < L->y.nticks; i++) {
         double y = py(L, L->y.ticks[i]);
         c->line(c, x0, y, x1, y, "#e0e0e0", 1);
         c->line(c, x0 - 5, y, x0, y, "#000000", 1);
         tick_label(&L->y, L->y.ticks[i], label, sizeof label);
-        c->text(c, x0 - 8, y + 4, label, 1, 12, 0);
+        c->text(c, x0 - 8, y + 4 * fs, label, 1, 12 * fs, 0);
     }
     c->line(c, x0, y0, x1, y0, "#000000", 1.5);
     c->line(c, x0, y0, x0, y1, "#000000", 1.5);
-    if (sp->title)
-        c->text(c, L->W / 2, 28, sp->title, 0, 16, 0);
+    if (title)
+        c->text(c, L->W / 2, 28 * fs, title, 0, 16 * fs, 0);
     if (sp->xlabel)
-        c->text(c, (x0 + x1) / 2, L->H - 18, sp->xlabel, 0, 13, 0);
+        c->text(c, (x0 + x1) / 2, L->H - 18 * fs, sp->xlabel, 0, 13 * fs, 0);
     if (sp->ylabel)
-        c->text(c, 18, (y0 + y1) / 2, sp->ylabel, 0, 13, -90);
+        c->text(c, 18 * fs, (y0 + y1) / 2, sp->ylabel, 0, 13 * fs, -90);
     double *xs = NULL, *ys = NULL;
     size_t cap = 0;
     for (size_t k = 0; k < ns; k++) {
@@ -225,25 +266,58 @@ static int draw(canvas *c, const dpas_plot_spec *sp, const dpas_series *s, size_
                 ys[m++] = py(L, s[k].y[i]);
             }
         const char *col = palette[k % NPALETTE];
+        bool dashed = false; /* drawn over an earlier series: dashed, so both show */
+        for (size_t j = 0; j < k && !dashed; j++)
+            dashed = coincide(L, &s[j], &s[k]);
         if (m > 1)
-            c->polyline(c, xs, ys, m, col);
+            c->polyline(c, xs, ys, m, col, dashed);
         if (m <= 200)
             for (size_t i = 0; i < m; i++)
                 c->dot(c, xs[i], ys[i], col);
     }
     free(xs), free(ys);
     if (ns > 1 || (ns == 1 && s[0].name)) { /* legend, top left of the plot area */
-        double lx = x0 + 12, ly = y1 + 10, w = 0;
+        /* each entry names its series, and says when it lies on an earlier one or has no point
+         * that can be drawn: every series is accounted for */
+        char **text = calloc(ns, sizeof *text);
+        if (!text)
+            return dpas__fail(err, DPAS_ENOMEM, "plot", "out of memory");
+        double lx = x0 + 12, ly = y1 + 10, w = 0, row = 18 * fs;
+        size_t head = sp->legend_title ? 1 : 0;
         for (size_t k = 0; k < ns; k++) {
-            double tw = 7.0 * (double)strlen(s[k].name ? s[k].name : "");
-            w = fmax(w, tw);
+            dpas__buf b = {0};
+            dpas__buf_puts(&b, s[k].name ? s[k].name : "");
+            for (size_t j = 0; j < k; j++)
+                if (coincide(L, &s[j], &s[k])) {
+                    dpas__buf_printf(&b, " (same as %s)", s[j].name ? s[j].name : "");
+                    break;
+                }
+            bool any = false; /* a value at all: a left-out point has none */
+            for (size_t i = 0; i < s[k].n && !any; i++)
+                any = isfinite(s[k].x[i]) && isfinite(s[k].y[i]);
+            if (!drawable(L, &s[k]))
+                dpas__buf_puts(&b, !any ? " (every point left out)"
+                                        : " (no positive value: not drawn on a log axis)");
+            if (!(text[k] = dpas__buf_finish(&b, NULL))) {
+                for (size_t j = 0; j < k; j++)
+                    free(text[j]);
+                free(text);
+                return dpas__fail(err, DPAS_ENOMEM, "plot", "out of memory");
+            }
+            w = fmax(w, 7.0 * fs * (double)strlen(text[k]));
         }
-        c->rect(c, lx, ly, w + 44, 18.0 * (double)ns + 8, "#ffffff", "#999999");
+        if (head)
+            w = fmax(w, 7.0 * fs * (double)strlen(sp->legend_title) - 30 * fs);
+        c->rect(c, lx, ly, w + 44 * fs, row * (double)(ns + head) + 8, "#ffffff", "#999999");
+        if (head)
+            c->text(c, lx + 6, ly + 16 * fs, sp->legend_title, -1, 12 * fs, 0);
         for (size_t k = 0; k < ns; k++) {
-            double yy = ly + 16 + 18.0 * (double)k;
-            c->line(c, lx + 6, yy - 4, lx + 30, yy - 4, palette[k % NPALETTE], 2.5);
-            c->text(c, lx + 36, yy, s[k].name ? s[k].name : "", -1, 12, 0);
+            double yy = ly + 16 * fs + row * (double)(k + head);
+            c->line(c, lx + 6, yy - 4 * fs, lx + 30 * fs, yy - 4 * fs, palette[k % NPALETTE], 2.5);
+            c->text(c, lx + 36 * fs, yy, text[k], -1, 12 * fs, 0);
+            free(text[k]);
         }
+        free(text);
     }
     return 0;
 }
@@ -262,10 +336,11 @@ static void svg_line(canvas *c, double x1, double y1, double x2, double y2, cons
                      x1, y1, x2, y2, color, w);
 }
 
-static void svg_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color)
+static void svg_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color,
+                         int dashed)
 {
-    dpas__buf_printf(c->ctx, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                     color);
+    dpas__buf_printf(c->ctx, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                     color, dashed ? " stroke-dasharray=\"7,5\"" : "");
     for (size_t i = 0; i < n; i++)
         dpas__buf_printf(c->ctx, "%s%.2f,%.2f", i ? " " : "", xs[i], ys[i]);
     dpas__buf_puts(c->ctx, "\"/>\n");
@@ -301,25 +376,48 @@ static void svg_rect(canvas *c, double x, double y, double w, double h, const ch
     dpas__buf_puts(c->ctx, "/>\n");
 }
 
-char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, dpas_error *err)
+static const char *panel_title(const dpas_plot_spec *sp, const char *const *titles, size_t p)
+{
+    return titles && titles[p] ? titles[p] : sp->title;
+}
+
+static char *figure_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, size_t np,
+                        const char *const *titles, dpas_error *err)
 {
     layout L;
-    if (layout_fit(sp, s, ns, &L, err))
+    if (layout_fit(sp, s, ns * np, &L, err))
         return NULL;
     dpas__buf b = {0};
     canvas c = {svg_line, svg_polyline, svg_dot, svg_text, svg_rect, &b};
-    dpas__buf_printf(
-        &b,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-        "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-        L.W, L.H, L.W, L.H);
-    if (draw(&c, sp, s, ns, &L, err)) {
-        free(b.data);
-        return NULL;
+    double H = L.H * (double)np;
+    dpas__buf_printf(&b,
+                     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                     "viewBox=\"0 0 %.0f %.0f\" font-family=\"",
+                     L.W, H, L.W, H);
+    if (sp->font) { /* the family asked for, then the generic one */
+        svg_escaped(&b, sp->font);
+        dpas__buf_puts(&b, ", sans-serif\">\n");
+    } else {
+        dpas__buf_puts(&b, "DejaVu Sans, Helvetica, Arial, sans-serif\">\n");
+    }
+    for (size_t p = 0; p < np; p++) {
+        if (np > 1)
+            dpas__buf_printf(&b, "<g transform=\"translate(0 %.0f)\">\n", L.H * (double)p);
+        if (draw(&c, sp, panel_title(sp, titles, p), s + p * ns, ns, &L, err)) {
+            free(b.data);
+            return NULL;
+        }
+        if (np > 1)
+            dpas__buf_puts(&b, "</g>\n");
     }
     dpas__buf_puts(&b, "</svg>\n");
     return dpas__buf_finish(&b, err);
+}
+
+char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, dpas_error *err)
+{
+    return figure_svg(sp, s, ns, 1, NULL, err);
 }
 
 /* ---- PNG through cairo ---- */
@@ -335,7 +433,9 @@ char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, d
     X(cairo_set_line_width) X(cairo_move_to) X(cairo_line_to) X(cairo_stroke) X(cairo_arc)  \
     X(cairo_fill) X(cairo_select_font_face) X(cairo_set_font_size) X(cairo_text_extents)    \
     X(cairo_save) X(cairo_translate) X(cairo_rotate) X(cairo_show_text) X(cairo_restore)    \
-    X(cairo_rectangle) X(cairo_fill_preserve) X(cairo_new_path) X(cairo_surface_status)
+    X(cairo_rectangle) X(cairo_fill_preserve) X(cairo_new_path) X(cairo_surface_status)    \
+    X(cairo_set_dash) X(cairo_show_page) X(cairo_surface_finish)                            \
+    X(cairo_pdf_surface_create_for_stream)
 /* clang-format on */
 
 typedef struct cairo_api {
@@ -364,6 +464,7 @@ static int cairo_open(cairo_api *api)
 typedef struct cr_ctx {
     const cairo_api *api;
     cairo_t *cr;
+    const char *font;
 } cr_ctx;
 
 static void cr_color(const cr_ctx *x, const char *hex)
@@ -384,15 +485,21 @@ static void cr_line(canvas *c, double x1, double y1, double x2, double y2, const
     x->api->cairo_stroke(x->cr);
 }
 
-static void cr_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color)
+static void cr_polyline(canvas *c, const double *xs, const double *ys, size_t n, const char *color,
+                        int dashed)
 {
     const cr_ctx *x = c->ctx;
+    static const double dash[] = {7, 5};
     cr_color(x, color);
     x->api->cairo_set_line_width(x->cr, 2);
+    if (dashed)
+        x->api->cairo_set_dash(x->cr, dash, 2, 0);
     x->api->cairo_move_to(x->cr, xs[0], ys[0]);
     for (size_t i = 1; i < n; i++)
         x->api->cairo_line_to(x->cr, xs[i], ys[i]);
     x->api->cairo_stroke(x->cr);
+    if (dashed)
+        x->api->cairo_set_dash(x->cr, NULL, 0, 0);
 }
 
 static void cr_dot(canvas *c, double px_, double py_, const char *color)
@@ -409,7 +516,7 @@ static void cr_text(canvas *c, double tx, double ty, const char *s, int anchor, 
     const cr_ctx *x = c->ctx;
     cairo_text_extents_t e;
     cr_color(x, "#000000");
-    x->api->cairo_select_font_face(x->cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+    x->api->cairo_select_font_face(x->cr, x->font ? x->font : "sans-serif", CAIRO_FONT_SLANT_NORMAL,
                                    CAIRO_FONT_WEIGHT_NORMAL);
     x->api->cairo_set_font_size(x->cr, size);
     x->api->cairo_text_extents(x->cr, s, &e);
@@ -445,6 +552,53 @@ static cairo_status_t png_chunk(void *closure, const unsigned char *data, unsign
     dpas__buf_append(b, (const char *)data, len);
     return b->oom ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
 }
+
+/* The figure as PNG (the panels stacked) or PDF (a page per panel), made in memory: the caller
+ * writes it through dpas_write_output (cairo opening a path itself would block on a FIFO and
+ * write into a device). */
+static int figure_cairo(const dpas_plot_spec *sp, dpas_plot_format fmt, const dpas_series *s,
+                        size_t ns, size_t np, const char *const *titles, dpas__buf *out,
+                        dpas_error *err)
+{
+    layout L;
+    int rc = layout_fit(sp, s, ns * np, &L, err);
+    if (rc)
+        return rc;
+    cairo_api api;
+    if (cairo_open(&api))
+        return dpas__fail(err, DPAS_EINVAL, "plot",
+                          "cannot load libcairo.so.2 (install libcairo2): "
+                          "write an .svg instead");
+    cairo_surface_t *surf = fmt == DPAS_PLOT_PDF
+                                ? api.cairo_pdf_surface_create_for_stream(png_chunk, out, L.W, L.H)
+                                : api.cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)L.W,
+                                                                 (int)(L.H * (double)np));
+    cr_ctx x = {&api, api.cairo_create(surf), sp->font};
+    canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, &x};
+    for (size_t p = 0; !rc && p < np; p++) {
+        api.cairo_save(x.cr);
+        if (fmt != DPAS_PLOT_PDF)
+            api.cairo_translate(x.cr, 0, L.H * (double)p);
+        rc = draw(&c, sp, panel_title(sp, titles, p), s + p * ns, ns, &L, err);
+        api.cairo_restore(x.cr);
+        if (fmt == DPAS_PLOT_PDF)
+            api.cairo_show_page(x.cr);
+    }
+    api.cairo_destroy(x.cr);
+    if (fmt == DPAS_PLOT_PDF) {
+        api.cairo_surface_finish(surf); /* the PDF's trailer, through png_chunk */
+        if (!rc && api.cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS)
+            rc =
+                dpas__fail(err, out->oom ? DPAS_ENOMEM : DPAS_EIO, "plot", "cannot encode the PDF");
+    } else if (!rc && api.cairo_surface_write_to_png_stream(surf, png_chunk, out) !=
+                          CAIRO_STATUS_SUCCESS) {
+        rc = dpas__fail(err, out->oom ? DPAS_ENOMEM : DPAS_EIO, "plot", "cannot encode the PNG");
+    }
+    api.cairo_surface_destroy(surf);
+    /* cairo keeps font caches for the life of the process: leave it loaded rather than unmap
+     * code its caches may still reach (dlclose would not unload it anyway while in use) */
+    return rc;
+}
 #endif
 
 int dpas_have_cairo(void)
@@ -459,47 +613,46 @@ int dpas_have_cairo(void)
 #endif
 }
 
-int dpas_plot_png_data(const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
-                       unsigned char **out, size_t *len, dpas_error *err)
+int dpas_plot_figure(const dpas_plot_spec *sp, dpas_plot_format fmt, const dpas_series *s,
+                     size_t ns, size_t np, const char *const *titles, unsigned char **out,
+                     size_t *len, dpas_error *err)
 {
     *out = NULL;
     *len = 0;
+    if (np < 1)
+        return dpas__fail(err, DPAS_EINVAL, "plot", "a figure needs at least one panel");
+    if (fmt == DPAS_PLOT_SVG) {
+        char *svg = figure_svg(sp, s, ns, np, titles, err);
+        if (!svg)
+            return err && err->code ? err->code : DPAS_ENOMEM;
+        *out = (unsigned char *)svg;
+        *len = strlen(svg);
+        return 0;
+    }
+    if (fmt != DPAS_PLOT_PNG && fmt != DPAS_PLOT_PDF)
+        return dpas__fail(err, DPAS_EINVAL, "plot", "unknown plot format %d", (int)fmt);
 #ifdef DPAS_HAVE_CAIRO
-    layout L;
-    int rc = layout_fit(sp, s, ns, &L, err);
-    if (rc)
-        return rc;
-    cairo_api api;
-    if (cairo_open(&api))
-        return dpas__fail(err, DPAS_EINVAL, "plot",
-                          "cannot load libcairo.so.2 (install libcairo2): "
-                          "write an .svg instead");
-    cairo_surface_t *surf = api.cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)L.W, (int)L.H);
-    cr_ctx x = {&api, api.cairo_create(surf)};
-    canvas c = {cr_line, cr_polyline, cr_dot, cr_text, cr_rect, &x};
-    rc = draw(&c, sp, s, ns, &L, err);
-    api.cairo_destroy(x.cr);
-    /* encoded in memory: the caller writes it through dpas_write_output (cairo opening a path
-     * itself would block on a FIFO and write into a device) */
-    dpas__buf png = {0};
-    if (!rc && api.cairo_surface_write_to_png_stream(surf, png_chunk, &png) != CAIRO_STATUS_SUCCESS)
-        rc = dpas__fail(err, png.oom ? DPAS_ENOMEM : DPAS_EIO, "plot", "cannot encode the PNG");
-    api.cairo_surface_destroy(surf);
-    /* cairo keeps font caches for the life of the process: leave it loaded rather than unmap
-     * code its caches may still reach (dlclose would not unload it anyway while in use) */
+    dpas__buf b = {0};
+    int rc = figure_cairo(sp, fmt, s, ns, np, titles, &b, err);
     if (rc) {
-        free(png.data);
+        free(b.data);
         return rc;
     }
-    *out = (unsigned char *)png.data;
-    *len = png.len;
+    *out = (unsigned char *)b.data;
+    *len = b.len;
     return 0;
 #else
-    (void)sp, (void)s, (void)ns;
+    (void)sp, (void)s, (void)ns, (void)titles;
     return dpas__fail(err, DPAS_EINVAL, "plot",
                       "this dpas was built without cairo: write an .svg "
                       "instead (or install libcairo2-dev and rebuild)");
 #endif
+}
+
+int dpas_plot_png_data(const dpas_plot_spec *sp, const dpas_series *s, size_t ns,
+                       unsigned char **out, size_t *len, dpas_error *err)
+{
+    return dpas_plot_figure(sp, DPAS_PLOT_PNG, s, ns, 1, NULL, out, len, err);
 }
 
 int dpas_plot_png(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, const char *path,

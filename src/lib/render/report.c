@@ -196,7 +196,7 @@ static void render_json(dpas__buf *b, const dpas_scenario *s, const dpas_report 
                         const dpas_render_opts *o, unsigned show)
 {
     char t[600];
-    dpas__buf_puts(b, "{\n  \"scenario\": ");
+    dpas__json_doc_head(b);
     if (o->label)
         dpas__buf_json_str(b, o->label);
     else

@@ -77,8 +77,9 @@ static const struct key_row {
                              C | R | S | P | T, 0,
                              "blanchard (default) or byzfl for Krum and Multi-Krum; rules: all",
                              has_conventions},
-    [DPAS_KEY_F] = {"f", NULL, "--f", "F", true, true, C | R, 0,
-                    "Byzantine replicas: cost adds tolerates, rules min_n"},
+    [DPAS_KEY_F] = {"f", NULL, "--f", "F", true, true, C | R | S | P, AXIS,
+                    "Byzantine replicas: cost adds tolerates, rules min_n; sweep: N = min_n(f) "
+                    "unless dp_degree is given"},
     [DPAS_KEY_N] = {"n", NULL, "--n", "N", true, true, R, 0, "replicas: rules adds max_f"},
     [DPAS_KEY_STEPS] = {"steps", NULL, "--steps", "K", true, true, C, 0,
                         "bytes and times for K steps (default 1)"},

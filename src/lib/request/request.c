@@ -44,6 +44,7 @@ void dpas_request_free(dpas_request *rq)
         free(rq->placeholder[k]);
     dpas_sweep_axis_free(&rq->sweep.axes[0]);
     dpas_sweep_axis_free(&rq->sweep.axes[1]);
+    dpas_sweep_axis_free(&rq->sweep.axes[2]);
     free(rq->rules);
     dpas_netmodel_free(rq->net);
     free(rq->links_source);
@@ -657,7 +658,9 @@ static int options(dpas_request *rq, dpas_error *err)
         ((rc = cost_rules(rq, err)) || (rc = cost_schedules(rq, err))))
         return rc;
     o->convention = text_of(rq, DPAS_KEY_CONVENTION);
-    if ((rc = count_opt(rq, DPAS_KEY_F, 0, INT64_MAX, &o->f, err)) ||
+    bool sweep = rq->analysis == DPAS_ANALYSIS_SWEEP || rq->analysis == DPAS_ANALYSIS_PLOT;
+    /* a sweep's f (a list or a range) is its own (request_sweep.c) */
+    if ((!sweep && (rc = count_opt(rq, DPAS_KEY_F, 0, INT64_MAX, &o->f, err))) ||
         (rc = count_opt(rq, DPAS_KEY_N, 1, INT64_MAX, &o->n, err)) ||
         (rc = count_opt(rq, DPAS_KEY_STEPS, 1, INT64_MAX, &o->cost.steps, err)) ||
         (rc = count_opt(rq, DPAS_KEY_ITERATIONS, 1, INT64_MAX, &iterations, err)))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A sweep or plot request: which keys vary (a list or a range; at most two), the scenario of
+/* A sweep or plot request: which keys vary (a list or a range; at most three), the scenario of
  * the inputs that do not vary, the axes, the fixed rule and schedule, the metrics and the plot's
  * metric. What `dpas sweep`, /api/v1/sweep and the Python binding used to set up each on its
  * own. */
@@ -11,25 +11,33 @@
 
 /* The keys a sweep can vary, in the order of the axes (dpas_sweep_input). */
 static const dpas_key axis_key[DPAS_SWEEP_INPUT_COUNT] = {
-    DPAS_KEY_DP_DEGREE,      DPAS_KEY_PARAMETERS,       DPAS_KEY_WORKLOAD, DPAS_KEY_FLEET,
-    DPAS_KEY_GRADIENT_WIDTH, DPAS_KEY_CHECKPOINT_WIDTH, DPAS_KEY_RULE,     DPAS_KEY_SCHEDULE,
+    DPAS_KEY_DP_DEGREE, DPAS_KEY_PARAMETERS,     DPAS_KEY_WORKLOAD,
+    DPAS_KEY_FLEET,     DPAS_KEY_GRADIENT_WIDTH, DPAS_KEY_CHECKPOINT_WIDTH,
+    DPAS_KEY_RULE,      DPAS_KEY_SCHEDULE,       DPAS_KEY_F,
 };
 
 /* Which keys vary; the other keys of a varied fleet cannot be given with it. */
 static int find_axes(dpas_request *rq, dpas_error *err)
 {
     dpas_sweep *sw = &rq->sweep;
-    for (int i = 0; i < DPAS_SWEEP_INPUT_COUNT; i++) {
+    /* the numbers first (a plot's x is the first axis), f after dp_degree and parameters */
+    static const dpas_sweep_input order[DPAS_SWEEP_INPUT_COUNT] = {
+        DPAS_SWEEP_DP_DEGREE,        DPAS_SWEEP_PARAMETERS, DPAS_SWEEP_F,
+        DPAS_SWEEP_WORKLOAD,         DPAS_SWEEP_FLEET,      DPAS_SWEEP_GRADIENT_WIDTH,
+        DPAS_SWEEP_CHECKPOINT_WIDTH, DPAS_SWEEP_RULE,       DPAS_SWEEP_SCHEDULE};
+    for (int o = 0; o < DPAS_SWEEP_INPUT_COUNT; o++) {
+        dpas_sweep_input i = order[o];
         const char *t = text_of(rq, axis_key[i]);
         if (!t || !dpas_sweep_text_varies((dpas_sweep_input)i, t))
             continue;
-        if (sw->naxes == 2)
+        if (sw->naxes == DPAS_SWEEP_MAX_AXES)
             return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key[i]),
-                              "a sweep varies at most two inputs; %s, %s and %s all vary",
+                              "a sweep varies at most three inputs; %s, %s, %s and %s all vary",
                               dpas_key_name(axis_key[sw->axes[0].input]),
                               dpas_key_name(axis_key[sw->axes[1].input]),
+                              dpas_key_name(axis_key[sw->axes[2].input]),
                               dpas_key_name(axis_key[i]));
-        sw->axes[sw->naxes++].input = (dpas_sweep_input)i;
+        sw->axes[sw->naxes++].input = i;
     }
     if (!sw->naxes) {
         dpas__buf b = {0};
@@ -41,7 +49,7 @@ static int find_axes(dpas_request *rq, dpas_error *err)
                              dpas_key_name(axis_key[i]));
         int rc = dpas__fail(err, DPAS_EINVAL, "axes",
                             "nothing varies: give a list (8,16,32), or for a number a range "
-                            "(2..4096), to one or two of %s",
+                            "(2..4096), to one, two or three of %s",
                             b.data ? b.data : "");
         free(b.data);
         return rc;
@@ -110,6 +118,16 @@ static int axes(dpas_request *rq, dpas_error *err)
         return rc;
     if (conv && !rule && (rc = dpas__convention_check(conv, false, err)))
         return rc; /* checked, with no rule to apply it to */
+    /* f: fixed or varied; with no dp_degree given, each point's N is min_n(f) of its rule */
+    const char *f = text_of(rq, DPAS_KEY_F);
+    if (f && !dpas_sweep_text_varies(DPAS_SWEEP_F, f)) {
+        sw->has_f = 1;
+        if ((rc = dpas_parse_int("f", f, &sw->f, err)))
+            return rc;
+        if (sw->f < 0)
+            return dpas__fail(err, DPAS_EINVAL, "f", "f must be >= 0, got %lld", (long long)sw->f);
+    }
+    sw->n_from_f = f && !rq->v[DPAS_KEY_DP_DEGREE].set;
     dpas_schedule_id id;
     if (sched && !dpas_sweep_text_varies(DPAS_SWEEP_SCHEDULE, sched)) {
         if ((rc = dpas_schedule_parse("schedule", sched, &id, err)))
@@ -134,9 +152,15 @@ static int metrics(dpas_request *rq, dpas_error *err)
         int rc = dpas__request_split("attr", list, &items, &n, err);
         for (size_t i = 0; !rc && i < n; i++) {
             int m = dpas_metric_from_name(items[i]);
+            bool dp_varies = false;
+            for (int a = 0; a < sw->naxes; a++)
+                dp_varies |= sw->axes[a].input == DPAS_SWEEP_DP_DEGREE;
             if (m < 0)
                 rc = dpas__fail(err, DPAS_EINVAL, "attr", "attr: unknown metric %s",
                                 dpas__quote(items[i], q, sizeof q));
+            else if (m == DPAS_METRIC_N && dp_varies)
+                rc = dpas__fail(err, DPAS_EINVAL, "attr",
+                                "attr: dp_degree varies: it is a column already");
             else
                 sw->metrics[sw->nmetrics++] = m; /* no name twice: at most one of each */
         }
@@ -144,7 +168,18 @@ static int metrics(dpas_request *rq, dpas_error *err)
             free(items[0]), free(items);
         if (rc)
             return rc;
+        bool shown = false; /* N follows f: its column is shown, first */
+        for (int i = 0; i < sw->nmetrics; i++)
+            shown |= sw->metrics[i] == DPAS_METRIC_N;
+        if (sw->n_from_f && !shown && sw->nmetrics < DPAS_METRIC_COUNT) {
+            memmove(sw->metrics + 1, sw->metrics, (size_t)sw->nmetrics * sizeof *sw->metrics);
+            sw->metrics[0] = DPAS_METRIC_N, sw->nmetrics++;
+        }
     }
+    if (text_of(rq, DPAS_KEY_F) && !rule) /* before what its N needs */
+        return dpas__request_missing(rq, DPAS_KEY_RULE, err,
+                                     "f needs a rule: its N (min_n) and whether a point "
+                                     "tolerates f are the rule's");
     for (int i = 0; i < sw->nmetrics; i++) {
         int m = sw->metrics[i];
         if (dpas_metric_needs_schedule(m) && !sched)
@@ -167,11 +202,14 @@ static int plot(dpas_request *rq, dpas_error *err)
     dpas_sweep *sw = &rq->sweep;
     const char *y = text_of(rq, DPAS_KEY_Y);
     char q[96];
-    rq->opts.y =
-        (sw->metrics[0] == DPAS_METRIC_TIME_BASIS || sw->metrics[0] == DPAS_METRIC_TIME_MODEL) &&
-                sw->nmetrics > 1
-            ? sw->metrics[1]
-            : sw->metrics[0];
+    /* the first metric asked for: not a word (the time's basis or model), not the N that
+     * follows f */
+    int first = 0;
+    while (first + 1 < sw->nmetrics && (sw->metrics[first] == DPAS_METRIC_TIME_BASIS ||
+                                        sw->metrics[first] == DPAS_METRIC_TIME_MODEL ||
+                                        (sw->n_from_f && sw->metrics[first] == DPAS_METRIC_N)))
+        first++;
+    rq->opts.y = sw->metrics[first];
     if (!y && (rq->opts.y == DPAS_METRIC_TIME_BASIS || rq->opts.y == DPAS_METRIC_TIME_MODEL))
         return dpas__fail(err, DPAS_EINVAL, "y", "y must be a number; %s is a word",
                           dpas_metric_name(rq->opts.y));
@@ -190,10 +228,10 @@ static int plot(dpas_request *rq, dpas_error *err)
         rq->opts.y = m;
     }
     dpas_sweep_input x = sw->axes[0].input;
-    if (x != DPAS_SWEEP_DP_DEGREE && x != DPAS_SWEEP_PARAMETERS)
+    if (x != DPAS_SWEEP_DP_DEGREE && x != DPAS_SWEEP_PARAMETERS && x != DPAS_SWEEP_F)
         return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key[x]),
-                          "a plot needs a numeric first varied input (dp_degree or parameters), "
-                          "got %s",
+                          "a plot needs a numeric first varied input (dp_degree, parameters or "
+                          "f), got %s",
                           dpas_key_name(axis_key[x]));
     return 0;
 }

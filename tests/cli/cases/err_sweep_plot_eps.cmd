@@ -1,0 +1,1 @@
+sweep ReferenceJobAttackSurface --dp 2..64 --plot out.eps

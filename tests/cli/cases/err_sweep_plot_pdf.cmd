@@ -1,1 +1,0 @@
-sweep ReferenceJobAttackSurface --dp 2..64 --plot out.pdf

@@ -1,1 +1,0 @@
-sweep ReferenceJobAttackSurface --dp 2,4 --grad bf16,fp32 --ckpt 4B,14B
