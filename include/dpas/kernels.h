@@ -28,12 +28,17 @@ DPAS_API void dpas_workspace_free(dpas_workspace *ws);
 DPAS_API size_t dpas_workspace_size(const dpas_workspace *ws); /* bytes it holds */
 
 /* A pre-aggregation step: a rule of the catalogue with DPAS_RULE_CAP_PREAGGREGATION (nnm,
- * bucketing, clipping, arc) and its parameters; zero means the default. */
+ * bucketing, clipping, arc) and its parameters; zero means the default. With own_f = 1 the step
+ * runs with its own f (ByzFL's NNM(f=2) before Average, whose f is 0); with own_f = 0 with the
+ * aggregation's (opts.f). A non-finite gradient that a step drops counts against the f of every
+ * step after it that has its own, and against opts.f: more of them than either is DPAS_EINVAL. */
 typedef struct dpas_preagg {
     const dpas_rule *rule;
     double c;      /* clipping: the threshold (0: 2, ByzFL's default) */
     int64_t s;     /* bucketing: gradients per bucket (0: 1, ByzFL's default) */
     uint64_t seed; /* bucketing: the seed of its permutation */
+    int64_t f;     /* own_f = 1: this step's f (>= 0); else must be 0 */
+    int own_f;     /* 0 or 1 */
 } dpas_preagg;
 
 /* The instruction sets of the kernels. */

@@ -66,6 +66,15 @@ class _Aggregator:
     def _options(self):
         return {}
 
+    def _options_for(self, numpy, rows):
+        """Every option of the rule as this aggregator runs it on rows (the optimal attacks
+        evaluate it with them)."""
+        return self._options()
+
+    def _constant(self):
+        """True when the aggregate does not depend on the vectors (GeometricMedian with T = 0)."""
+        return False
+
     def __call__(self, vectors):
         return _k.aggregate(self.rule, vectors, self.f, convention=self.convention,
                             **self._extras, **self._options())
@@ -171,13 +180,19 @@ class GeometricMedian(_Aggregator):
             raise InvalidValue(f"nu must be > 0, got {nu!r}", "nu")
         self.T = _k._int("T", T, minimum=0)
 
+    def _constant(self):
+        return self.T == 0  # ByzFL returns its start, 0, whatever the vectors
+
+    def _options_for(self, numpy, rows):
+        return {"start": numpy.zeros(rows.d, rows.dtype), "iterations": self.T,
+                "smoothing": self.nu, "tolerance": 1e-300}
+
     def __call__(self, vectors):
-        if self.T == 0:  # ByzFL returns its start, 0
+        if self.T == 0:
             return _k.aggregate("mean", vectors, self.f, **self._extras) * 0
         import numpy
         rows = _k._rows.rows(numpy, "vectors", vectors)
-        return _k.aggregate(self.rule, vectors, self.f, start=numpy.zeros(rows.d, rows.dtype),
-                            iterations=self.T, smoothing=self.nu, tolerance=1e-300,
+        return _k.aggregate(self.rule, vectors, self.f, **self._options_for(numpy, rows),
                             **self._extras)
 
 
@@ -198,15 +213,22 @@ class CenteredClipping(_Aggregator):
         if not self.tau >= 0:
             raise InvalidValue(f"tau must be >= 0, got {tau!r}", "tau")
 
+    def _constant(self):
+        return self.L == 0 or self.tau == 0  # nothing moves v: ByzFL returns m
+
+    def _options_for(self, numpy, rows):
+        start = self.m if self.m is not None else numpy.zeros(rows.d, rows.dtype)
+        return {"start": start, "iterations": self.L, "tau": self.tau}
+
     def __call__(self, vectors):
         import numpy
         rows = _k._rows.rows(numpy, "vectors", vectors)
-        start = self.m if self.m is not None else numpy.zeros(rows.d, rows.dtype)
-        if self.L == 0 or self.tau == 0:  # nothing moves v: ByzFL returns m
-            out = rows.result(_k._rows.vector(numpy, "m", start, rows.dtype, rows.d).copy())
+        options = self._options_for(numpy, rows)
+        if self._constant():
+            out = rows.result(_k._rows.vector(numpy, "m", options["start"], rows.dtype,
+                                              rows.d).copy())
         else:
-            out = _k.aggregate(self.rule, vectors, self.f, start=start, iterations=self.L,
-                               tau=self.tau, **self._extras)
+            out = _k.aggregate(self.rule, vectors, self.f, **options, **self._extras)
         self.m = out
         return out
 
@@ -228,7 +250,15 @@ class _Pre:
         return _k.preaggregate([self._entry()], vectors, self.f, **self._extras)
 
 
-class NNM(_Pre):
+class _OwnF(_Pre):
+    """A pre-aggregator with ByzFL's own f: it runs with it whatever f the aggregator after it
+    has (NNM(f=2) before Average)."""
+
+    def _entry(self):
+        return (self.name, {"f": self.f})
+
+
+class NNM(_OwnF):
     """Nearest neighbour mixing (Allouah et al., AISTATS 2023): each vector becomes the mean of
     its n - f nearest, itself included. dpas needs 2f < n (the paper's; ByzFL checks f < n);
     ties: the lower index. A non-finite vector comes out as NaN (and counts against f again in
@@ -236,7 +266,7 @@ class NNM(_Pre):
     name = "nnm"
 
 
-class ARC(_Pre):
+class ARC(_OwnF):
     """Adaptive robust clipping (Allouah et al., 2024, arXiv:2405.14432): the
     floor(2 f (n - f) / n) largest vectors clipped to the norm of the next largest. dpas counts
     them in integers (ByzFL in floating point) and needs 2f < n (ByzFL: f <= n)."""
@@ -362,7 +392,11 @@ class _Optimal(_Attack):
             raise InvalidValue(f"ratio must lie strictly between 0.5 and 1, got {ratio!r}", "ratio")
 
     def __call__(self, honest_vectors):
-        options = {"f": self.agg.f, **self.agg._options()}
+        import numpy
+        rows = _k._rows.rows(numpy, "honest_vectors", honest_vectors)
+        if self.agg._constant():  # every factor does the same damage: ByzFL keeps start
+            return _k.attack(self._plain, honest_vectors, 1, **{self._factor: self.start})[0]
+        options = {"f": self.agg.f, **self.agg._options_for(numpy, rows)}
         if self.pre_agg_list:
             options["pre"] = [p._entry() for p in self.pre_agg_list]
         return _k.attack(self.name, honest_vectors, self.f, rule=self.agg.rule,
@@ -376,14 +410,20 @@ class Optimal_InnerProductManipulation(_Optimal):  # noqa: N801 (ByzFL's name)
     ByzFL's line search (an expansion from start by steps delta doubled while the distance of
     the aggregate from the honest mean grows, then steps shrunk by ratio), evals evaluations in
     all (Allouah et al., AISTATS 2023). Each evaluation is one run of dpas's kernels on the
-    honest vectors and f copies of the Byzantine one. (ByzFL's own _evaluate names an undefined
-    variable; dpas follows its documentation.)"""
+    honest vectors and f copies of the Byzantine one, with agg's and each pre-aggregator's own
+    parameters: NNM's and ARC's own f, GeometricMedian's nu, T and start 0, CenteredClipping's
+    m, L and tau. An aggregator whose result does not depend on the vectors (GeometricMedian
+    with T = 0) leaves every factor equal: the factor is start, as ByzFL's search keeps it.
+    (ByzFL's CenteredClipping is stateful, so each of its evaluations starts where the last one
+    ended; dpas evaluates every factor from agg's m as it was, and leaves agg unchanged.)"""
     name = "optimal_ipm"
+    _plain, _factor = "ipm", "epsilon"
 
 
 class Optimal_ALittleIsEnough(_Optimal):  # noqa: N801 (ByzFL's name)
     """ALittleIsEnough with the factor found by the same line search."""
     name = "optimal_alie"
+    _plain, _factor = "alie", "z"
 
 
 class Mimic(_Attack):

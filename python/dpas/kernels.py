@@ -39,7 +39,7 @@ _OPTIONS = ("m", "iterations", "tau", "tolerance", "smoothing", "nnm", "isa", "s
             "pre")
 _EVERY_RULE = ("isa",)
 _SELECTS = 16  # DPAS_RULE_CAP_SELECTS
-_PRE_PARAMS = {"clipping": ("c",), "bucketing": ("s", "seed")}
+_PRE_PARAMS = {"nnm": ("f",), "arc": ("f",), "clipping": ("c", "f"), "bucketing": ("s", "seed", "f")}
 
 
 def _lib():
@@ -196,6 +196,9 @@ def _pre(lib, items):
                 arr[i].c = c
             elif p == "s":
                 arr[i].s = _int("s", v, minimum=1)
+            elif p == "f":  # the step's own f (ByzFL's NNM(f=...)); else the aggregation's
+                arr[i].f = _int("f", v, minimum=0)
+                arr[i].own_f = 1
             else:
                 arr[i].seed = _int("seed", v, minimum=0, maximum=2**64 - 1) & (2**64 - 1)
     return arr, len(items)
@@ -267,8 +270,8 @@ def aggregate(rule, grads, f=0, *, convention=None, threads=1, workspace=None, *
     dtype. convention picks a rule's convention ("byzfl" for ByzFL's Krum); options, each only
     for the rules that take it: m (multi_krum), iterations, start (geometric_median,
     centered_clipping), tau (centered_clipping), tolerance and smoothing (geometric_median),
-    idx (monna), nnm=True and pre=[...] (pre-aggregations first), isa ("generic", "avx2",
-    "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f.
+    idx (monna), nnm=True and pre=[...] (pre-aggregations first; ("nnm", {"f": 2}) gives a step
+    its own f, as ByzFL's NNM(f=2) before Average), isa ("generic", "avx2", "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f.
     workspace: None (this thread's, kept between calls), a dpas.Workspace, or False."""
     return _run("aggregate", rule, grads, f, convention, threads, workspace, options, False)[0]
 
@@ -360,7 +363,7 @@ def attack(name, honest, f, *, seed=None, rule=None, convention=None, rule_optio
 def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     """The rows a pre-aggregation makes of grads (n x d, as for aggregate): nnm, clipping (c),
     arc, bucketing (s, seed), or a list of them applied in order (names or (name, {parameter:
-    value}) pairs, as aggregate's pre=). The result has the input's kind and dtype: n rows, those
+    value}) pairs, as aggregate's pre=; each may take its own f, else f). The result has the input's kind and dtype: n rows, those
     of non-finite gradients (at most f, counted against it) NaN; with bucketing, its buckets."""
     np = _numpy("preaggregate")
     lib = _lib()

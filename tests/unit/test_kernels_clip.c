@@ -126,7 +126,7 @@ static void check_row(const set *s, size_t i, long double thr, const char *what)
 
 static void run_clip(set *s, double c)
 {
-    dpas_preagg p = {rule("clipping"), c, 0, 0};
+    dpas_preagg p = {rule("clipping"), c, 0, 0, 0, 0};
     dpas_agg_opts o = {.f = 0, .pre = &p, .npre = 1};
     size_t nout = 0;
     dpas_error e = {0};
@@ -147,7 +147,7 @@ static int cmp_ld(const void *a, const void *b)
 
 static void run_arc(set *s, size_t f)
 {
-    dpas_preagg p = {rule("arc"), 0, 0, 0};
+    dpas_preagg p = {rule("arc"), 0, 0, 0, 0, 0};
     dpas_agg_opts o = {.f = (int64_t)f, .pre = &p, .npre = 1};
     size_t nout = 0, n = s->n;
     dpas_error e = {0};
