@@ -65,8 +65,12 @@ typedef enum dpas_kernel_isa_id {
  * double (the mean of FLT_MAX values is FLT_MAX, the median of four FLT_MAX is FLT_MAX). For
  * float64 inputs a sum or a squared distance that overflows double (values near DBL_MAX, or
  * distances beyond 1e154) is computed again on the values scaled by a power of two, so the
- * mean of DBL_MAX values is DBL_MAX too; squared distances of float64 values tinier than about
- * 1e-154 relative to the largest value lose precision.
+ * mean of DBL_MAX values is DBL_MAX too. Squared distances of float64 rows are taken again on
+ * the rows scaled by a power of two (their largest value to 2^450) when one overflowed, all are
+ * below 2^-900, or one is below 2^-900 (or 0 between rows that differ): rows at 1e-300 beside
+ * rows at 1e-120, or at 1e125 beside 1e305, keep their distances' order; a distance below about
+ * 1e-290 times the largest value still loses precision. The geometric median's stopping test
+ * measures its step the same way.
  *
  * Semantics, per rule (after the exclusion above; n and f are then n' and f'):
  *   mean               the sum / n per coordinate, summed in double in row order.
