@@ -75,9 +75,18 @@ class _Aggregator:
         """True when the aggregate does not depend on the vectors (GeometricMedian with T = 0)."""
         return False
 
+    def _prepared(self, options):
+        """The rule with this object's parameters, built once (and again if they change)."""
+        key = (self.f, repr(options))
+        prep = self.__dict__.get("_prep")
+        if prep is None or prep[0] != key:
+            prep = self._prep = (key, _k._Prepared("aggregate", self.rule, self.f, self.convention,
+                                                   self._extras.get("threads", 1),
+                                                   self._extras.get("workspace"), options))
+        return prep[1]
+
     def __call__(self, vectors):
-        return _k.aggregate(self.rule, vectors, self.f, convention=self.convention,
-                            **self._extras, **self._options())
+        return self._prepared(self._options())(vectors)
 
     def __repr__(self):
         return f"dpas.byzfl.{type(self).__name__}(f={self.f})"
@@ -246,8 +255,17 @@ class _Pre:
     def _entry(self):
         return self.name
 
+    def _prepared(self, entry):
+        key = (self.f, repr(entry))
+        prep = self.__dict__.get("_prep")
+        if prep is None or prep[0] != key:
+            prep = self._prep = (key, _k._Prepared("preaggregate", [entry], self.f, None,
+                                                   self._extras.get("threads", 1),
+                                                   self._extras.get("workspace"), {}))
+        return prep[1]
+
     def __call__(self, vectors):
-        return _k.preaggregate([self._entry()], vectors, self.f, **self._extras)
+        return self._prepared(self._entry())(vectors)
 
 
 class _OwnF(_Pre):
@@ -308,6 +326,14 @@ class Bucketing(_Pre):
             import numpy
             seed = int(numpy.random.randint(0, 2**63 - 1, dtype=numpy.int64))
         return ("bucketing", {"s": self.s, "seed": seed})
+
+    def __call__(self, vectors):
+        entry = self._entry()
+        prep = self._prepared(("bucketing", {"s": self.s, "seed": 0}))
+        if prep.fast:
+            prep.pre[0].seed = entry[1]["seed"]  # the one field that changes per call
+            prep.rule = [entry]  # what the fallback path is given
+        return prep(vectors)
 
 
 # ---- attacks --------------------------------------------------------------------------------

@@ -340,5 +340,40 @@ class OptimalAttacks(unittest.TestCase):
         self.assertEqual(got.tolist(), [2.0 + 0.5])
 
 
+@needs_numpy
+class PreparedPath(unittest.TestCase):
+    """The classes' short path (a C-contiguous numpy matrix, options built once) against the
+    full path (a list of rows, every check in Python first): a consistency test of two paths of
+    dpas, bit for bit, errors included."""
+
+    def test_same_results(self):
+        from dpas import byzfl as b
+        rng = np.random.default_rng(5)
+        for dtype in (np.float32, np.float64):
+            x = rng.standard_normal((9, 7)).astype(dtype)
+            for obj in (b.Average(), b.Median(f=2), b.TrMean(f=2), b.Krum(f=2), b.MoNNA(f=2),
+                        b.CAF(f=2), b.GeometricMedian(), b.NNM(f=2), b.ARC(f=2),
+                        b.Clipping(c=1.5), b.Bucketing(s=2, seed=3)):
+                fast, slow = obj(x), obj(list(x))
+                self.assertEqual(fast.dtype, x.dtype)
+                self.assertTrue(np.array_equal(fast, slow), type(obj).__name__)
+            obj = b.TrMean(f=2)
+            obj(x)
+            obj.f = 1  # a parameter changed after a call is used
+            self.assertTrue(np.array_equal(obj(x), b.TrMean(f=1)(list(x))))
+
+    def test_same_errors(self):
+        from dpas import byzfl as b
+        x = rows()
+        x[1, 0] = np.nan
+        for arg in (x, list(x)):
+            with self.assertRaisesRegex(ValueError, "1 gradient has a NaN or Inf coordinate"):
+                b.Average()(arg)
+            with self.assertRaisesRegex(ValueError, "krum"):
+                b.Krum(f=2)(arg)
+        with self.assertRaises(TypeError):  # not contiguous: the full path's message
+            b.Average()(np.ones((4, 3)).T)
+
+
 if __name__ == "__main__":
     unittest.main()
