@@ -37,7 +37,7 @@ __all__ = ["Average", "Median", "TrMean", "GeometricMedian", "Krum", "MultiKrum"
            "CenteredClipping", "MDA", "MoNNA", "Meamed", "CAF", "SMEA", "NNM", "Bucketing",
            "ARC", "Clipping", "SignFlipping", "InnerProductManipulation", "ALittleIsEnough",
            "Optimal_InnerProductManipulation", "Optimal_ALittleIsEnough", "Mimic", "Gaussian",
-           "Inf"]
+           "Inf", "LabelFlipping"]
 
 
 def _real(field, v):
@@ -489,3 +489,28 @@ class Gaussian(_Attack):
 class Inf(_Attack):
     """A vector of +Inf (ByzFL's Inf). dpas's aggregators leave it out as Byzantine."""
     name = "inf"
+
+
+class LabelFlipping(_Attack):
+    """ByzFL's LabelFlipping: the mean of the vectors it is given. In ByzFL's training loop those
+    are the honest clients' gradients computed on flipped labels, y -> nb_labels - 1 - y
+    (byzfl/fed_framework/client.py); flip_labels makes such labels for a loop of one's own. The
+    mean is dpas's (summed in double); a vector with a NaN or an Inf is an error (f = 0)."""
+
+    def __call__(self, vectors):
+        return _k.aggregate("mean", vectors, 0)
+
+    @staticmethod
+    def flip_labels(targets, nb_labels):
+        """nb_labels - 1 - targets, for a numpy array or torch tensor of integer labels in
+        [0, nb_labels)."""
+        nb = _k._int("nb_labels", nb_labels, minimum=1)
+        kind = getattr(getattr(targets, "dtype", None), "is_floating_point", None)
+        if kind is True or getattr(getattr(targets, "dtype", None), "kind", "i") not in "iu":
+            raise ArgumentTypeError(f"targets must hold integer labels, got "
+                                    f"{getattr(targets, 'dtype', type(targets).__name__)}",
+                                    "targets")
+        if len(targets) and (int(targets.min()) < 0 or int(targets.max()) >= nb):
+            raise InvalidValue(f"targets must lie in [0, {nb}), got {int(targets.min())} to "
+                               f"{int(targets.max())}", "targets")
+        return (nb - 1) - targets

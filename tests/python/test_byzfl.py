@@ -161,9 +161,23 @@ class Behaviour(unittest.TestCase):
                      "CenteredClipping", "MDA", "MoNNA", "Meamed", "CAF", "SMEA", "NNM",
                      "Bucketing", "ARC", "Clipping", "SignFlipping", "InnerProductManipulation",
                      "ALittleIsEnough", "Optimal_InnerProductManipulation",
-                     "Optimal_ALittleIsEnough", "Mimic", "Gaussian"):
+                     "Optimal_ALittleIsEnough", "Mimic", "Gaussian", "LabelFlipping"):
             self.assertIn(name, b.__all__)
             self.assertTrue(getattr(b, name).__doc__)
+
+    def test_label_flipping(self):
+        from dpas import byzfl as b
+        # by hand: the mean of the vectors; labels y -> 10 - 1 - y
+        self.assertEqual(b.LabelFlipping()(rows()).tolist(), [4, 5, 6])
+        self.assertEqual(b.LabelFlipping.flip_labels(np.array([0, 3, 9]), 10).tolist(),
+                         [9, 6, 0])
+        with self.assertRaisesRegex(ValueError, r"targets must lie in \[0, 10\), got 0 to 10"):
+            b.LabelFlipping.flip_labels(np.array([0, 10]), 10)
+        with self.assertRaisesRegex(TypeError, "targets must hold integer labels"):
+            b.LabelFlipping.flip_labels(np.array([0.5]), 10)
+        if torch is not None:
+            got = b.LabelFlipping.flip_labels(torch.tensor([1, 2]), 3)
+            self.assertEqual(got.tolist(), [1, 0])
 
     def test_docs(self):
         import dpas.byzfl
