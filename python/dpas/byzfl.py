@@ -16,6 +16,9 @@ Where dpas differs from ByzFL (docs/byzfl.md has the whole list):
     GeometricMedian, CenteredClipping, Clipping, Bucketing) take a keyword f=0 for that.
   - Every class also takes the keywords threads= and workspace= of dpas.aggregate.
   - Integers are ints, reals are ints or floats (ByzFL wants floats), bools are neither.
+  - float16 and bfloat16 vectors (numpy, torch, or lists of them) are computed in float32 (one
+    copy) and the result is returned in their dtype (aggregators and pre-aggregators; the
+    GeometricMedian/CenteredClipping start and the attacks take float32/float64 only).
   - The rules' own differences: see each class.
 
     >>> import numpy as np
@@ -54,6 +57,26 @@ def _extras(extras):
     return dict(extras)
 
 
+def _half(vectors):
+    """float16 / bfloat16 vectors (a numpy array, a torch tensor, or a list of them) as one
+    float32 matrix, and the function that turns a float32 result back into the input's kind and
+    dtype; (vectors, None) for anything else (dpas.aggregate then takes it or refuses it)."""
+    first = vectors[0] if isinstance(vectors, (list, tuple)) and vectors else vectors
+    dt = getattr(first, "dtype", None)
+    name = str(dt)
+    if name not in ("float16", "torch.float16", "torch.bfloat16"):
+        return vectors, None
+    import numpy
+    if name == "float16":
+        m = numpy.asarray(numpy.stack(vectors) if isinstance(vectors, (list, tuple))
+                          else vectors, dtype=numpy.float32)
+        return numpy.ascontiguousarray(m), lambda r: r.astype(numpy.float16)
+    import torch
+    t = torch.stack(list(vectors)) if isinstance(vectors, (list, tuple)) else vectors
+    t = t.detach().to(torch.float32).contiguous()
+    return t.numpy(), lambda r: torch.from_numpy(numpy.ascontiguousarray(r)).to(dt)
+
+
 class _Aggregator:
     """An aggregator: __call__(vectors) -> the aggregate, one vector of the input's kind."""
     rule = ""
@@ -86,7 +109,9 @@ class _Aggregator:
         return prep[1]
 
     def __call__(self, vectors):
-        return self._prepared(self._options())(vectors)
+        vectors, back = _half(vectors)
+        out = self._prepared(self._options())(vectors)
+        return back(out) if back else out
 
     def __repr__(self):
         return f"dpas.byzfl.{type(self).__name__}(f={self.f})"
@@ -265,7 +290,9 @@ class _Pre:
         return prep[1]
 
     def __call__(self, vectors):
-        return self._prepared(self._entry())(vectors)
+        vectors, back = _half(vectors)
+        out = self._prepared(self._entry())(vectors)
+        return back(out) if back else out
 
 
 class _OwnF(_Pre):
@@ -333,7 +360,9 @@ class Bucketing(_Pre):
         if prep.fast:
             prep.pre[0].seed = entry[1]["seed"]  # the one field that changes per call
             prep.rule = [entry]  # what the fallback path is given
-        return prep(vectors)
+        vectors, back = _half(vectors)
+        out = prep(vectors)
+        return back(out) if back else out
 
 
 # ---- attacks --------------------------------------------------------------------------------

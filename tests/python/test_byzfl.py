@@ -165,6 +165,23 @@ class Behaviour(unittest.TestCase):
             self.assertIn(name, b.__all__)
             self.assertTrue(getattr(b, name).__doc__)
 
+    def test_half_precision(self):
+        from dpas import byzfl as b
+        x16 = rows().astype(np.float16)
+        for obj in (b.Average(), b.TrMean(f=1), b.Krum(f=1), b.NNM(f=1), b.Clipping()):
+            got = obj(x16)
+            want = obj(x16.astype(np.float32)).astype(np.float16)
+            self.assertEqual(got.dtype, np.float16)
+            self.assertTrue(np.array_equal(got, want), type(obj).__name__)
+        self.assertEqual(b.Median()(list(x16)).tolist(), [4, 5, 6])
+        if torch is not None:
+            for dt in (torch.float16, torch.bfloat16):
+                t = torch.tensor(rows()).to(dt)
+                got = b.TrMean(f=1)(t)
+                self.assertEqual(got.dtype, dt)
+                self.assertEqual(got.tolist(), [4, 5, 6])  # by hand: the middle row
+                self.assertEqual(b.Average()(list(t.unbind(0))).dtype, dt)
+
     def test_label_flipping(self):
         from dpas import byzfl as b
         # by hand: the mean of the vectors; labels y -> 10 - 1 - y
