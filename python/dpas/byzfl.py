@@ -40,7 +40,7 @@ __all__ = ["Average", "Median", "TrMean", "GeometricMedian", "Krum", "MultiKrum"
            "CenteredClipping", "MDA", "MoNNA", "Meamed", "CAF", "SMEA", "NNM", "Bucketing",
            "ARC", "Clipping", "SignFlipping", "InnerProductManipulation", "ALittleIsEnough",
            "Optimal_InnerProductManipulation", "Optimal_ALittleIsEnough", "Mimic", "Gaussian",
-           "Inf", "LabelFlipping"]
+           "Inf", "LabelFlipping", "AdaptiveClipping"]
 
 
 def _real(field, v):
@@ -363,6 +363,55 @@ class Bucketing(_Pre):
         vectors, back = _half(vectors)
         out = prep(vectors)
         return back(out) if back else out
+
+
+class AdaptiveClipping(_Pre):
+    """Quantile-adaptive clipping (Andrew, Thakkar et al. 2021, arXiv:1905.03871), as TFF's
+    robust_aggregator applies it, without noise: each call clips the vectors to norm c (as
+    Clipping(c)), then moves c geometrically toward the target quantile of this call's norms,
+    c <- c exp(-learning_rate (b - target_quantile)), b the fraction of vectors whose norm was
+    <= c (TFF's geometric update; a rate r changes c by at most a factor exp(r)). Stateful, as
+    TFF's estimation process: c is the next call's threshold. Defaults: the paper's recommended
+    target_quantile 0.5 and learning_rate 0.2; initial is TFF's initial estimate. Not a ByzFL
+    class."""
+    name = "clipping"
+
+    def __init__(self, initial=1.0, target_quantile=0.5, learning_rate=0.2, *, f=0, **extras):
+        super().__init__(f, **extras)
+        self.c = _real("initial", initial)
+        if not 0 < self.c < float("inf"):
+            raise InvalidValue(f"initial must be finite and > 0, got {initial!r}", "initial")
+        self.target_quantile = _real("target_quantile", target_quantile)
+        if not 0 <= self.target_quantile <= 1:
+            raise InvalidValue(f"target_quantile must lie in [0, 1], got {target_quantile!r}",
+                               "target_quantile")
+        self.learning_rate = _real("learning_rate", learning_rate)
+        if not 0 <= self.learning_rate < float("inf"):
+            raise InvalidValue(f"learning_rate must be finite and >= 0, got {learning_rate!r}",
+                               "learning_rate")
+
+    def _entry(self):
+        return ("clipping", {"c": self.c})
+
+    def __call__(self, vectors):
+        import math
+        import numpy
+        out = super().__call__(vectors)
+        m = _half(vectors)[0]
+        rows = m if hasattr(m, "shape") and not _k._rows._is_tensor(m) else None
+        if rows is None:  # a tensor or a list of rows: their norms one by one
+            norms = [float(numpy.linalg.norm(numpy.asarray(
+                r.detach().double().numpy() if _k._rows._is_tensor(r) else r, dtype=float)))
+                for r in (m if isinstance(m, (list, tuple)) else m.unbind(0))]
+        else:
+            norms = [float(numpy.linalg.norm(numpy.asarray(r, dtype=float))) for r in rows]
+        finite = [v for v in norms if math.isfinite(v)]
+        if finite:
+            below = sum(v <= self.c for v in finite) / len(finite)
+            c = self.c * math.exp(-self.learning_rate * (below - self.target_quantile))
+            if 0 < c < float("inf"):
+                self.c = c
+        return out
 
 
 # ---- attacks --------------------------------------------------------------------------------

@@ -161,7 +161,8 @@ class Behaviour(unittest.TestCase):
                      "CenteredClipping", "MDA", "MoNNA", "Meamed", "CAF", "SMEA", "NNM",
                      "Bucketing", "ARC", "Clipping", "SignFlipping", "InnerProductManipulation",
                      "ALittleIsEnough", "Optimal_InnerProductManipulation",
-                     "Optimal_ALittleIsEnough", "Mimic", "Gaussian", "LabelFlipping"):
+                     "Optimal_ALittleIsEnough", "Mimic", "Gaussian", "LabelFlipping",
+                     "AdaptiveClipping"):
             self.assertIn(name, b.__all__)
             self.assertTrue(getattr(b, name).__doc__)
 
@@ -181,6 +182,27 @@ class Behaviour(unittest.TestCase):
                 self.assertEqual(got.dtype, dt)
                 self.assertEqual(got.tolist(), [4, 5, 6])  # by hand: the middle row
                 self.assertEqual(b.Average()(list(t.unbind(0))).dtype, dt)
+
+    def test_adaptive_clipping(self):
+        from dpas import byzfl as b
+        x = np.array([[1., 0.], [0., 2.], [3., 0.], [0., 4.]])  # norms 1, 2, 3, 4
+        a = b.AdaptiveClipping(initial=2.5)
+        out = a(x)
+        # by hand: clipped to 2.5; 2 of 4 norms <= 2.5, b = 0.5 = the target: c stays
+        self.assertEqual(out.tolist(), [[1, 0], [0, 2], [2.5, 0], [0, 2.5]])
+        self.assertEqual(a.c, 2.5)
+        a = b.AdaptiveClipping(initial=1.5)
+        a(x)  # b = 1/4: c grows by exp(0.2 x 0.25)
+        self.assertAlmostEqual(a.c, 1.5 * math.exp(0.05), places=15)
+        a = b.AdaptiveClipping(initial=10.0, target_quantile=0.0, learning_rate=1.0)
+        self.assertEqual(a(x).tolist(), x.tolist())  # none above 10
+        self.assertAlmostEqual(a.c, 10 * math.exp(-1.0), places=14)
+        with self.assertRaisesRegex(ValueError, "target_quantile must lie in"):
+            b.AdaptiveClipping(target_quantile=1.5)
+        if torch is not None:
+            t = b.AdaptiveClipping(initial=1.5)
+            t(torch.tensor(x))
+            self.assertAlmostEqual(t.c, 1.5 * math.exp(0.05), places=15)
 
     def test_label_flipping(self):
         from dpas import byzfl as b
