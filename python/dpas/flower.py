@@ -12,8 +12,9 @@ into one vector (the rules measure distances between whole models), the vectors 
 pre-aggregators and the aggregator, and the result is cut back into the layers' shapes. Every
 other method is the wrapped strategy's.
 
-num_examples is not used: dpas's robust rules are unweighted (ByzFL's are too); a client's
-weight would let one Byzantine client claim any weight.
+num_examples is used only with weighted=True, and only by Average (FedAvg's weighted mean): dpas's
+robust rules are unweighted (ByzFL's are too; a client's weight would let one Byzantine client
+claim any weight), and weighted=True with one of them is refused.
 
     >>> import numpy as np
     >>> from dpas import byzfl, flower
@@ -36,12 +37,14 @@ except ImportError:
 __all__ = ["aggregate_layers", "RobustStrategy"]
 
 
-def aggregate_layers(aggregator, clients, pre_aggregators=()):
+def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
     """The aggregate of the clients' models given as layers (a list per client of numpy arrays,
     Flower's NDArrays): every client the same number of layers of the same shapes; computed in
     float32, or float64 when a layer is float64 or integer (a counter such as batch norm's
     num_batches_tracked); a list of arrays of the layers' shapes and dtypes (integer layers
-    rounded)."""
+    rounded). weights (one number >= 0 per client, not all 0, e.g. Flower's num_examples): the
+    weighted mean, for Average alone (without pre-aggregators); the robust rules have no
+    weighted form in dpas, and are refused with weights."""
     import numpy
     if not isinstance(aggregator, _b._Aggregator):
         raise ArgumentTypeError(f"aggregator must be a dpas.byzfl aggregator, got "
@@ -72,9 +75,25 @@ def aggregate_layers(aggregator, clients, pre_aggregators=()):
         for a, size in zip(c, sizes):
             X[i, at:at + size] = numpy.asarray(a, dtype=work).ravel()
             at += size
-    for p in pre_aggregators:
-        X = p(X)
-    v = aggregator(X)
+    if weights is not None:
+        if type(aggregator) is not _b.Average or pre_aggregators:
+            raise InvalidValue(f"weights apply to Average alone (the weighted mean); "
+                               f"{type(aggregator).__name__}"
+                               f"{' after pre-aggregators' if pre_aggregators else ''} has no "
+                               f"weighted form in dpas: give weights=None", "weights")
+        w = numpy.asarray(weights, dtype=numpy.float64)
+        if w.shape != (len(clients),) or not numpy.isfinite(w).all() or (w < 0).any() or \
+                not w.sum() > 0:
+            raise InvalidValue(f"weights must be {len(clients)} finite numbers >= 0, not all 0, "
+                               f"got {weights!r}", "weights")
+        if not numpy.isfinite(X).all():
+            raise InvalidValue("a client's model has a NaN or Inf: the weighted mean cannot "
+                               "leave it out", "clients")
+        v = (w / w.sum()) @ X.astype(numpy.float64)
+    else:
+        for p in pre_aggregators:
+            X = p(X)
+        v = aggregator(X)
     out, at = [], 0
     for s, size, dt in zip(shapes, sizes, dtypes):
         part = numpy.asarray(v[at:at + size]).reshape(s)
@@ -88,11 +107,13 @@ class RobustStrategy(_Base):
     dpas: aggregate_layers(aggregator, the clients' layers, pre_aggregators). With failures and
     a strategy whose accept_failures is False, no aggregate (as FedAvg). to_ndarrays and
     from_ndarrays convert Parameters to layers and back (default: Flower's own
-    parameters_to_ndarrays and ndarrays_to_parameters)."""
+    parameters_to_ndarrays and ndarrays_to_parameters). weighted=True: the clients weighted by
+    their num_examples (Average only)."""
 
-    def __init__(self, strategy, aggregator, pre_aggregators=(), *, to_ndarrays=None,
-                 from_ndarrays=None):
+    def __init__(self, strategy, aggregator, pre_aggregators=(), *, weighted=False,
+                 to_ndarrays=None, from_ndarrays=None):
         self.strategy = strategy
+        self.weighted = bool(weighted)
         self.aggregator = aggregator
         self.pre_aggregators = list(pre_aggregators)
         self.to_ndarrays = to_ndarrays or _to_ndarrays
@@ -122,7 +143,8 @@ class RobustStrategy(_Base):
         if failures and not getattr(self.strategy, "accept_failures", True):
             return None, {}
         layers = [self.to_ndarrays(res.parameters) for _, res in results]
-        out = aggregate_layers(self.aggregator, layers, self.pre_aggregators)
+        weights = [res.num_examples for _, res in results] if self.weighted else None
+        out = aggregate_layers(self.aggregator, layers, self.pre_aggregators, weights)
         return self.from_ndarrays(out), {}
 
     def __repr__(self):

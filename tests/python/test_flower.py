@@ -86,6 +86,22 @@ class Strategy(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "1 gradient has a NaN or Inf"):
             flower.aggregate_layers(byzfl.Median(), [[np.ones(2)], [np.array([np.nan, 1])]])
 
+    def test_weighted(self):
+        from dpas import byzfl, flower
+        s = flower.RobustStrategy(Inner(), byzfl.Average(), weighted=True,
+                                  to_ndarrays=lambda p: p.layers, from_ndarrays=Params)
+        res = self.results()[:2]  # num_examples 10 and 20
+        params, _ = s.aggregate_fit(1, res, [])
+        # by hand: (10 x [1, 2, 3, 4] + 20 x [2, 3, 4, 5]) / 30, bias (10 + 40) / 30
+        want = [[(10 + 40) / 30, (20 + 60) / 30], [(30 + 80) / 30, (40 + 100) / 30]]
+        for g, w in zip(params.layers[0].ravel().tolist(), sum(want, [])):
+            self.assertAlmostEqual(g, w, places=6)
+        self.assertAlmostEqual(params.layers[1].tolist()[0], 50 / 30, places=6)
+        with self.assertRaisesRegex(ValueError, "TrMean has no weighted form in dpas"):
+            flower.aggregate_layers(byzfl.TrMean(f=1), [[np.ones(2)]] * 3, weights=[1, 2, 3])
+        with self.assertRaisesRegex(ValueError, "weights must be 2 finite numbers >= 0"):
+            flower.aggregate_layers(byzfl.Average(), [[np.ones(2)]] * 2, weights=[1, -1])
+
     def test_integer_layer(self):
         from dpas import byzfl, flower
         out = flower.aggregate_layers(byzfl.Median(), [[np.ones(2, np.float32), np.array(3)],
