@@ -68,7 +68,7 @@ static int goals(size_t d, int reps)
                 fprintf(stderr, "%s: %s\n", gs[g].label, e.message);
                 return 1;
             }
-            dpas_preagg pre = {rule, gs[g].c, gs[g].s, gs[g].s ? 1 : 0};
+            dpas_preagg pre = {rule, gs[g].c, gs[g].s, gs[g].s ? 1 : 0, 0, 0};
             dpas_agg_opts o = {.f = gs[g].f, .iterations = gs[g].iterations, .workspace = ws};
             if (gs[g].iterations)
                 o.tolerance = 1e-300; /* exactly that many iterations */

@@ -28,12 +28,17 @@ DPAS_API void dpas_workspace_free(dpas_workspace *ws);
 DPAS_API size_t dpas_workspace_size(const dpas_workspace *ws); /* bytes it holds */
 
 /* A pre-aggregation step: a rule of the catalogue with DPAS_RULE_CAP_PREAGGREGATION (nnm,
- * bucketing, clipping, arc) and its parameters; zero means the default. */
+ * bucketing, clipping, arc) and its parameters; zero means the default. With own_f = 1 the step
+ * runs with its own f (ByzFL's NNM(f=2) before Average, whose f is 0); with own_f = 0 with the
+ * aggregation's (opts.f). A non-finite gradient that a step drops counts against the f of every
+ * step after it that has its own, and against opts.f: more of them than either is DPAS_EINVAL. */
 typedef struct dpas_preagg {
     const dpas_rule *rule;
     double c;      /* clipping: the threshold (0: 2, ByzFL's default) */
     int64_t s;     /* bucketing: gradients per bucket (0: 1, ByzFL's default) */
     uint64_t seed; /* bucketing: the seed of its permutation */
+    int64_t f;     /* own_f = 1: this step's f (>= 0); else must be 0 */
+    int own_f;     /* 0 or 1 */
 } dpas_preagg;
 
 /* The instruction sets of the kernels. */
@@ -60,8 +65,12 @@ typedef enum dpas_kernel_isa_id {
  * double (the mean of FLT_MAX values is FLT_MAX, the median of four FLT_MAX is FLT_MAX). For
  * float64 inputs a sum or a squared distance that overflows double (values near DBL_MAX, or
  * distances beyond 1e154) is computed again on the values scaled by a power of two, so the
- * mean of DBL_MAX values is DBL_MAX too; squared distances of float64 values tinier than about
- * 1e-154 relative to the largest value lose precision.
+ * mean of DBL_MAX values is DBL_MAX too. Squared distances of float64 rows are taken again on
+ * the rows scaled by a power of two (their largest value to 2^450) when one overflowed, all are
+ * below 2^-900, or one is below 2^-900 (or 0 between rows that differ): rows at 1e-300 beside
+ * rows at 1e-120, or at 1e125 beside 1e305, keep their distances' order; a distance below about
+ * 1e-290 times the largest value still loses precision. The geometric median's stopping test
+ * measures its step the same way.
  *
  * Semantics, per rule (after the exclusion above; n and f are then n' and f'):
  *   mean               the sum / n per coordinate, summed in double in row order.

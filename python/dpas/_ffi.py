@@ -425,7 +425,8 @@ class AggOpts(ctypes.Structure):
 
 
 class PreAgg(ctypes.Structure):
-    _fields_ = [("rule", c_void_p), ("c", ctypes.c_double), ("s", c_i64), ("seed", c_u64)]
+    _fields_ = [("rule", c_void_p), ("c", ctypes.c_double), ("s", c_i64), ("seed", c_u64),
+                ("f", c_i64), ("own_f", ctypes.c_int)]
 
 
 ATTACK_MAX_PARAMETERS = 4  # DPAS_ATTACK_MAX_PARAMETERS

@@ -16,6 +16,9 @@ Where dpas differs from ByzFL (docs/byzfl.md has the whole list):
     GeometricMedian, CenteredClipping, Clipping, Bucketing) take a keyword f=0 for that.
   - Every class also takes the keywords threads= and workspace= of dpas.aggregate.
   - Integers are ints, reals are ints or floats (ByzFL wants floats), bools are neither.
+  - float16 and bfloat16 vectors (numpy, torch, or lists of them) are computed in float32 (one
+    copy) and the result is returned in their dtype (aggregators and pre-aggregators; the
+    GeometricMedian/CenteredClipping start and the attacks take float32/float64 only).
   - The rules' own differences: see each class.
 
     >>> import numpy as np
@@ -37,7 +40,7 @@ __all__ = ["Average", "Median", "TrMean", "GeometricMedian", "Krum", "MultiKrum"
            "CenteredClipping", "MDA", "MoNNA", "Meamed", "CAF", "SMEA", "NNM", "Bucketing",
            "ARC", "Clipping", "SignFlipping", "InnerProductManipulation", "ALittleIsEnough",
            "Optimal_InnerProductManipulation", "Optimal_ALittleIsEnough", "Mimic", "Gaussian",
-           "Inf"]
+           "Inf", "LabelFlipping", "AdaptiveClipping"]
 
 
 def _real(field, v):
@@ -54,6 +57,26 @@ def _extras(extras):
     return dict(extras)
 
 
+def _half(vectors):
+    """float16 / bfloat16 vectors (a numpy array, a torch tensor, or a list of them) as one
+    float32 matrix, and the function that turns a float32 result back into the input's kind and
+    dtype; (vectors, None) for anything else (dpas.aggregate then takes it or refuses it)."""
+    first = vectors[0] if isinstance(vectors, (list, tuple)) and vectors else vectors
+    dt = getattr(first, "dtype", None)
+    name = str(dt)
+    if name not in ("float16", "torch.float16", "torch.bfloat16"):
+        return vectors, None
+    import numpy
+    if name == "float16":
+        m = numpy.asarray(numpy.stack(vectors) if isinstance(vectors, (list, tuple))
+                          else vectors, dtype=numpy.float32)
+        return numpy.ascontiguousarray(m), lambda r: r.astype(numpy.float16)
+    import torch
+    t = torch.stack(list(vectors)) if isinstance(vectors, (list, tuple)) else vectors
+    t = t.detach().to(torch.float32).contiguous()
+    return t.numpy(), lambda r: torch.from_numpy(numpy.ascontiguousarray(r)).to(dt)
+
+
 class _Aggregator:
     """An aggregator: __call__(vectors) -> the aggregate, one vector of the input's kind."""
     rule = ""
@@ -66,9 +89,29 @@ class _Aggregator:
     def _options(self):
         return {}
 
+    def _options_for(self, numpy, rows):
+        """Every option of the rule as this aggregator runs it on rows (the optimal attacks
+        evaluate it with them)."""
+        return self._options()
+
+    def _constant(self):
+        """True when the aggregate does not depend on the vectors (GeometricMedian with T = 0)."""
+        return False
+
+    def _prepared(self, options):
+        """The rule with this object's parameters, built once (and again if they change)."""
+        key = (self.f, repr(options))
+        prep = self.__dict__.get("_prep")
+        if prep is None or prep[0] != key:
+            prep = self._prep = (key, _k._Prepared("aggregate", self.rule, self.f, self.convention,
+                                                   self._extras.get("threads", 1),
+                                                   self._extras.get("workspace"), options))
+        return prep[1]
+
     def __call__(self, vectors):
-        return _k.aggregate(self.rule, vectors, self.f, convention=self.convention,
-                            **self._extras, **self._options())
+        vectors, back = _half(vectors)
+        out = self._prepared(self._options())(vectors)
+        return back(out) if back else out
 
     def __repr__(self):
         return f"dpas.byzfl.{type(self).__name__}(f={self.f})"
@@ -171,13 +214,19 @@ class GeometricMedian(_Aggregator):
             raise InvalidValue(f"nu must be > 0, got {nu!r}", "nu")
         self.T = _k._int("T", T, minimum=0)
 
+    def _constant(self):
+        return self.T == 0  # ByzFL returns its start, 0, whatever the vectors
+
+    def _options_for(self, numpy, rows):
+        return {"start": numpy.zeros(rows.d, rows.dtype), "iterations": self.T,
+                "smoothing": self.nu, "tolerance": 1e-300}
+
     def __call__(self, vectors):
-        if self.T == 0:  # ByzFL returns its start, 0
+        if self.T == 0:
             return _k.aggregate("mean", vectors, self.f, **self._extras) * 0
         import numpy
         rows = _k._rows.rows(numpy, "vectors", vectors)
-        return _k.aggregate(self.rule, vectors, self.f, start=numpy.zeros(rows.d, rows.dtype),
-                            iterations=self.T, smoothing=self.nu, tolerance=1e-300,
+        return _k.aggregate(self.rule, vectors, self.f, **self._options_for(numpy, rows),
                             **self._extras)
 
 
@@ -198,15 +247,22 @@ class CenteredClipping(_Aggregator):
         if not self.tau >= 0:
             raise InvalidValue(f"tau must be >= 0, got {tau!r}", "tau")
 
+    def _constant(self):
+        return self.L == 0 or self.tau == 0  # nothing moves v: ByzFL returns m
+
+    def _options_for(self, numpy, rows):
+        start = self.m if self.m is not None else numpy.zeros(rows.d, rows.dtype)
+        return {"start": start, "iterations": self.L, "tau": self.tau}
+
     def __call__(self, vectors):
         import numpy
         rows = _k._rows.rows(numpy, "vectors", vectors)
-        start = self.m if self.m is not None else numpy.zeros(rows.d, rows.dtype)
-        if self.L == 0 or self.tau == 0:  # nothing moves v: ByzFL returns m
-            out = rows.result(_k._rows.vector(numpy, "m", start, rows.dtype, rows.d).copy())
+        options = self._options_for(numpy, rows)
+        if self._constant():
+            out = rows.result(_k._rows.vector(numpy, "m", options["start"], rows.dtype,
+                                              rows.d).copy())
         else:
-            out = _k.aggregate(self.rule, vectors, self.f, start=start, iterations=self.L,
-                               tau=self.tau, **self._extras)
+            out = _k.aggregate(self.rule, vectors, self.f, **options, **self._extras)
         self.m = out
         return out
 
@@ -224,11 +280,30 @@ class _Pre:
     def _entry(self):
         return self.name
 
+    def _prepared(self, entry):
+        key = (self.f, repr(entry))
+        prep = self.__dict__.get("_prep")
+        if prep is None or prep[0] != key:
+            prep = self._prep = (key, _k._Prepared("preaggregate", [entry], self.f, None,
+                                                   self._extras.get("threads", 1),
+                                                   self._extras.get("workspace"), {}))
+        return prep[1]
+
     def __call__(self, vectors):
-        return _k.preaggregate([self._entry()], vectors, self.f, **self._extras)
+        vectors, back = _half(vectors)
+        out = self._prepared(self._entry())(vectors)
+        return back(out) if back else out
 
 
-class NNM(_Pre):
+class _OwnF(_Pre):
+    """A pre-aggregator with ByzFL's own f: it runs with it whatever f the aggregator after it
+    has (NNM(f=2) before Average)."""
+
+    def _entry(self):
+        return (self.name, {"f": self.f})
+
+
+class NNM(_OwnF):
     """Nearest neighbour mixing (Allouah et al., AISTATS 2023): each vector becomes the mean of
     its n - f nearest, itself included. dpas needs 2f < n (the paper's; ByzFL checks f < n);
     ties: the lower index. A non-finite vector comes out as NaN (and counts against f again in
@@ -236,7 +311,7 @@ class NNM(_Pre):
     name = "nnm"
 
 
-class ARC(_Pre):
+class ARC(_OwnF):
     """Adaptive robust clipping (Allouah et al., 2024, arXiv:2405.14432): the
     floor(2 f (n - f) / n) largest vectors clipped to the norm of the next largest. dpas counts
     them in integers (ByzFL in floating point) and needs 2f < n (ByzFL: f <= n)."""
@@ -278,6 +353,65 @@ class Bucketing(_Pre):
             import numpy
             seed = int(numpy.random.randint(0, 2**63 - 1, dtype=numpy.int64))
         return ("bucketing", {"s": self.s, "seed": seed})
+
+    def __call__(self, vectors):
+        entry = self._entry()
+        prep = self._prepared(("bucketing", {"s": self.s, "seed": 0}))
+        if prep.fast:
+            prep.pre[0].seed = entry[1]["seed"]  # the one field that changes per call
+            prep.rule = [entry]  # what the fallback path is given
+        vectors, back = _half(vectors)
+        out = prep(vectors)
+        return back(out) if back else out
+
+
+class AdaptiveClipping(_Pre):
+    """Quantile-adaptive clipping (Andrew, Thakkar et al. 2021, arXiv:1905.03871), as TFF's
+    robust_aggregator applies it, without noise: each call clips the vectors to norm c (as
+    Clipping(c)), then moves c geometrically toward the target quantile of this call's norms,
+    c <- c exp(-learning_rate (b - target_quantile)), b the fraction of vectors whose norm was
+    <= c (TFF's geometric update; a rate r changes c by at most a factor exp(r)). Stateful, as
+    TFF's estimation process: c is the next call's threshold. Defaults: the paper's recommended
+    target_quantile 0.5 and learning_rate 0.2; initial is TFF's initial estimate. Not a ByzFL
+    class."""
+    name = "clipping"
+
+    def __init__(self, initial=1.0, target_quantile=0.5, learning_rate=0.2, *, f=0, **extras):
+        super().__init__(f, **extras)
+        self.c = _real("initial", initial)
+        if not 0 < self.c < float("inf"):
+            raise InvalidValue(f"initial must be finite and > 0, got {initial!r}", "initial")
+        self.target_quantile = _real("target_quantile", target_quantile)
+        if not 0 <= self.target_quantile <= 1:
+            raise InvalidValue(f"target_quantile must lie in [0, 1], got {target_quantile!r}",
+                               "target_quantile")
+        self.learning_rate = _real("learning_rate", learning_rate)
+        if not 0 <= self.learning_rate < float("inf"):
+            raise InvalidValue(f"learning_rate must be finite and >= 0, got {learning_rate!r}",
+                               "learning_rate")
+
+    def _entry(self):
+        return ("clipping", {"c": self.c})
+
+    def __call__(self, vectors):
+        import math
+        import numpy
+        out = super().__call__(vectors)
+        m = _half(vectors)[0]
+        rows = m if hasattr(m, "shape") and not _k._rows._is_tensor(m) else None
+        if rows is None:  # a tensor or a list of rows: their norms one by one
+            norms = [float(numpy.linalg.norm(numpy.asarray(
+                r.detach().double().numpy() if _k._rows._is_tensor(r) else r, dtype=float)))
+                for r in (m if isinstance(m, (list, tuple)) else m.unbind(0))]
+        else:
+            norms = [float(numpy.linalg.norm(numpy.asarray(r, dtype=float))) for r in rows]
+        finite = [v for v in norms if math.isfinite(v)]
+        if finite:
+            below = sum(v <= self.c for v in finite) / len(finite)
+            c = self.c * math.exp(-self.learning_rate * (below - self.target_quantile))
+            if 0 < c < float("inf"):
+                self.c = c
+        return out
 
 
 # ---- attacks --------------------------------------------------------------------------------
@@ -362,7 +496,11 @@ class _Optimal(_Attack):
             raise InvalidValue(f"ratio must lie strictly between 0.5 and 1, got {ratio!r}", "ratio")
 
     def __call__(self, honest_vectors):
-        options = {"f": self.agg.f, **self.agg._options()}
+        import numpy
+        rows = _k._rows.rows(numpy, "honest_vectors", honest_vectors)
+        if self.agg._constant():  # every factor does the same damage: ByzFL keeps start
+            return _k.attack(self._plain, honest_vectors, 1, **{self._factor: self.start})[0]
+        options = {"f": self.agg.f, **self.agg._options_for(numpy, rows)}
         if self.pre_agg_list:
             options["pre"] = [p._entry() for p in self.pre_agg_list]
         return _k.attack(self.name, honest_vectors, self.f, rule=self.agg.rule,
@@ -376,14 +514,20 @@ class Optimal_InnerProductManipulation(_Optimal):  # noqa: N801 (ByzFL's name)
     ByzFL's line search (an expansion from start by steps delta doubled while the distance of
     the aggregate from the honest mean grows, then steps shrunk by ratio), evals evaluations in
     all (Allouah et al., AISTATS 2023). Each evaluation is one run of dpas's kernels on the
-    honest vectors and f copies of the Byzantine one. (ByzFL's own _evaluate names an undefined
-    variable; dpas follows its documentation.)"""
+    honest vectors and f copies of the Byzantine one, with agg's and each pre-aggregator's own
+    parameters: NNM's and ARC's own f, GeometricMedian's nu, T and start 0, CenteredClipping's
+    m, L and tau. An aggregator whose result does not depend on the vectors (GeometricMedian
+    with T = 0) leaves every factor equal: the factor is start, as ByzFL's search keeps it.
+    (ByzFL's CenteredClipping is stateful, so each of its evaluations starts where the last one
+    ended; dpas evaluates every factor from agg's m as it was, and leaves agg unchanged.)"""
     name = "optimal_ipm"
+    _plain, _factor = "ipm", "epsilon"
 
 
 class Optimal_ALittleIsEnough(_Optimal):  # noqa: N801 (ByzFL's name)
     """ALittleIsEnough with the factor found by the same line search."""
     name = "optimal_alie"
+    _plain, _factor = "alie", "z"
 
 
 class Mimic(_Attack):
@@ -423,3 +567,28 @@ class Gaussian(_Attack):
 class Inf(_Attack):
     """A vector of +Inf (ByzFL's Inf). dpas's aggregators leave it out as Byzantine."""
     name = "inf"
+
+
+class LabelFlipping(_Attack):
+    """ByzFL's LabelFlipping: the mean of the vectors it is given. In ByzFL's training loop those
+    are the honest clients' gradients computed on flipped labels, y -> nb_labels - 1 - y
+    (byzfl/fed_framework/client.py); flip_labels makes such labels for a loop of one's own. The
+    mean is dpas's (summed in double); a vector with a NaN or an Inf is an error (f = 0)."""
+
+    def __call__(self, vectors):
+        return _k.aggregate("mean", vectors, 0)
+
+    @staticmethod
+    def flip_labels(targets, nb_labels):
+        """nb_labels - 1 - targets, for a numpy array or torch tensor of integer labels in
+        [0, nb_labels)."""
+        nb = _k._int("nb_labels", nb_labels, minimum=1)
+        kind = getattr(getattr(targets, "dtype", None), "is_floating_point", None)
+        if kind is True or getattr(getattr(targets, "dtype", None), "kind", "i") not in "iu":
+            raise ArgumentTypeError(f"targets must hold integer labels, got "
+                                    f"{getattr(targets, 'dtype', type(targets).__name__)}",
+                                    "targets")
+        if len(targets) and (int(targets.min()) < 0 or int(targets.max()) >= nb):
+            raise InvalidValue(f"targets must lie in [0, {nb}), got {int(targets.min())} to "
+                               f"{int(targets.max())}", "targets")
+        return (nb - 1) - targets

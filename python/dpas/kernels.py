@@ -39,7 +39,7 @@ _OPTIONS = ("m", "iterations", "tau", "tolerance", "smoothing", "nnm", "isa", "s
             "pre")
 _EVERY_RULE = ("isa",)
 _SELECTS = 16  # DPAS_RULE_CAP_SELECTS
-_PRE_PARAMS = {"clipping": ("c",), "bucketing": ("s", "seed")}
+_PRE_PARAMS = {"nnm": ("f",), "arc": ("f",), "clipping": ("c", "f"), "bucketing": ("s", "seed", "f")}
 
 
 def _lib():
@@ -196,6 +196,9 @@ def _pre(lib, items):
                 arr[i].c = c
             elif p == "s":
                 arr[i].s = _int("s", v, minimum=1)
+            elif p == "f":  # the step's own f (ByzFL's NNM(f=...)); else the aggregation's
+                arr[i].f = _int("f", v, minimum=0)
+                arr[i].own_f = 1
             else:
                 arr[i].seed = _int("seed", v, minimum=0, maximum=2**64 - 1) & (2**64 - 1)
     return arr, len(items)
@@ -267,10 +270,119 @@ def aggregate(rule, grads, f=0, *, convention=None, threads=1, workspace=None, *
     dtype. convention picks a rule's convention ("byzfl" for ByzFL's Krum); options, each only
     for the rules that take it: m (multi_krum), iterations, start (geometric_median,
     centered_clipping), tau (centered_clipping), tolerance and smoothing (geometric_median),
-    idx (monna), nnm=True and pre=[...] (pre-aggregations first), isa ("generic", "avx2",
-    "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f.
+    idx (monna), nnm=True and pre=[...] (pre-aggregations first; ("nnm", {"f": 2}) gives a step
+    its own f, as ByzFL's NNM(f=2) before Average), isa ("generic", "avx2", "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f.
     workspace: None (this thread's, kept between calls), a dpas.Workspace, or False."""
     return _run("aggregate", rule, grads, f, convention, threads, workspace, options, False)[0]
+
+
+class _Prepared:
+    """One rule (or a chain of pre-aggregations) with its options, checked once, for calls that
+    repeat (dpas.byzfl's classes): a C-contiguous, aligned 2-D numpy float32/float64 array goes
+    straight to the C call with the options already built (the C library checks what it always
+    checks: the rule's condition, non-finite rows); anything else, and options that depend on
+    the rows (start), go through aggregate() / preaggregate() with their every check."""
+
+    def __init__(self, what, rule, f, convention, threads, workspace, options):
+        self.what, self.rule, self.f, self.convention = what, rule, f, convention
+        self.threads, self.workspace, self.options = threads, workspace, dict(options)
+        self.fast = "start" not in options
+        self.lock = threading.Lock()  # one call at a time uses the prepared structs
+        if not self.fast:
+            return
+        np = self.np = _numpy(what)
+        lib = _lib()
+        keep = self.keep = []
+        if what == "aggregate":
+            self.rp, r = _rule(lib, rule, convention)
+            self.opts = _opts(lib, self.rp, r, f, threads, options, what, np, None, keep)
+            fn = lib["dpas_aggregate_typed"]  # a handle of its own: plain addresses
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t,
+                           ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                           ctypes.c_void_p, ctypes.c_void_p]
+        else:
+            o = self.opts = _ffi.AggOpts()
+            o.f = _int("f", f, minimum=0)
+            o.threads = _int("threads", threads, minimum=0, maximum=256)
+            arr, count = _pre(lib, rule)
+            keep.append(arr)
+            self.pre = arr
+            o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
+            fn = lib["dpas_preaggregate_typed"]
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
+                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        fn.restype = ctypes.c_int
+        self.fn = fn
+        self.err = _ffi.Error()
+        self.count = ctypes.c_size_t(0)
+        self.opts_at, self.err_at = ctypes.addressof(self.opts), ctypes.addressof(self.err)
+        self.count_at = ctypes.addressof(self.count)
+        self.f32, self.f64 = np.dtype(np.float32), np.dtype(np.float64)
+        self.steps = {}
+        if workspace is not None and workspace is not False:
+            _workspace(workspace)  # checked now
+
+    def _ok(self, x):
+        return (type(x) is self.np.ndarray and x.ndim == 2 and (x.dtype == self.f32 or
+                x.dtype == self.f64) and x.flags.c_contiguous and x.shape[0] > 0)
+
+    def _pointers(self, which, n, step, base):
+        """The address of n row pointers base + i step, in a buffer kept for (which, n, step)."""
+        key = (which, n, step)
+        got = self.steps.get(key)
+        if got is None:
+            offsets = self.np.arange(n, dtype=self.np.uintp) * step
+            buf = self.np.empty(n, dtype=self.np.uintp)
+            got = self.steps[key] = (offsets, buf, buf.ctypes.data)
+        self.np.add(got[0], base, out=got[1])
+        return got[2]
+
+    def __call__(self, x):
+        if not self.fast or not self._ok(x) or not self.lock.acquire(blocking=False):
+            return self._slow(x)
+        try:
+            base = x.ctypes.data
+            if base % x.itemsize:  # unaligned: the full path says so
+                return self._slow(x)
+            return self._call(x, base)
+        finally:
+            self.lock.release()
+
+    def _slow(self, x):
+        if self.what == "aggregate":
+            return aggregate(self.rule, x, self.f, convention=self.convention,
+                             threads=self.threads, workspace=self.workspace, **self.options)
+        return preaggregate(self.rule, x, self.f, threads=self.threads, workspace=self.workspace)
+
+    def _call(self, x, base):
+        n, d = x.shape
+        code = 1 if x.dtype == self.f64 else 0
+        rows = self._pointers(0, n, x.strides[0] if n > 1 else 0, base)
+        ws = self.workspace
+        if ws is None:
+            ws = getattr(_local, "ws", None) or _workspace(None)
+        elif ws is False:
+            ws = None
+        if ws is not None and not ws._lock.acquire(blocking=False):
+            raise InvalidValue("workspace is in use by another call (one call at a time per "
+                               "dpas.Workspace)", "workspace")
+        try:
+            self.opts.workspace = ws._ptr if ws is not None else None
+            err = self.err
+            if self.what == "aggregate":
+                out = self.np.empty(d, dtype=x.dtype)
+                rc = self.fn(self.rp, rows, code, n, d, self.opts_at, out.ctypes.data, None,
+                             None, self.err_at)
+            else:
+                out = self.np.empty((n, d), dtype=x.dtype)
+                orows = self._pointers(1, n, out.strides[0] if n > 1 else 0, out.ctypes.data)
+                rc = self.fn(rows, code, n, d, self.opts_at, orows, self.count_at, self.err_at)
+        finally:
+            if ws is not None:
+                ws._lock.release()
+        if rc:
+            _raise(err)
+        return out if self.what == "aggregate" else out[:self.count.value]
 
 
 def select(rule, grads, f=0, *, convention=None, threads=1, workspace=None, **options):
@@ -360,7 +472,7 @@ def attack(name, honest, f, *, seed=None, rule=None, convention=None, rule_optio
 def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     """The rows a pre-aggregation makes of grads (n x d, as for aggregate): nnm, clipping (c),
     arc, bucketing (s, seed), or a list of them applied in order (names or (name, {parameter:
-    value}) pairs, as aggregate's pre=). The result has the input's kind and dtype: n rows, those
+    value}) pairs, as aggregate's pre=; each may take its own f, else f). The result has the input's kind and dtype: n rows, those
     of non-finite gradients (at most f, counted against it) NaN; with bucketing, its buckets."""
     np = _numpy("preaggregate")
     lib = _lib()

@@ -677,6 +677,60 @@ static void test_one_dimension(void **state)
 
 static const dpas_rule *pre_rule(const char *name) { return rule(name); }
 
+/* A pre-aggregation with its own f (ByzFL's NNM(f=1) before Average, which has none): by hand
+ * on ByzFL's rows, NNM(1) gives (2.5, 3.5, 4.5) twice and (5.5, 6.5, 7.5), their mean
+ * (3.5, 4.5, 5.5); with the aggregation's f = 0 NNM would mix all three rows, (4, 5, 6). A NaN
+ * row dropped by NNM counts against its f and against the aggregation's. */
+static void test_preagg_own_f(void **state)
+{
+    (void)state;
+    for (int dtype = DPAS_FLOAT32; dtype <= DPAS_FLOAT64; dtype++) {
+        byzfl_x b;
+        byzfl_rows(&b, dtype);
+        double o64[3];
+        dpas_error e = {0};
+        dpas_preagg p = {pre_rule("nnm"), 0, 0, 0, 1, 1};
+        dpas_agg_opts o = {.f = 0, .pre = &p, .npre = 1};
+        assert_int_equal(dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL,
+                                              NULL, &e),
+                         0);
+        expect3(dtype, o64, 3.5, 4.5, 5.5, "nnm own f 1, mean");
+        p.own_f = 0, p.f = 0;
+        assert_int_equal(dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL,
+                                              NULL, &e),
+                         0);
+        expect3(dtype, o64, 4, 5, 6, "nnm with the mean's f 0");
+        /* a fourth row of NaN: NNM (own f 1) drops it, the mean's f 0 cannot take it */
+        double nan64[3] = {NAN, NAN, NAN};
+        float nan32[3] = {NAN, NAN, NAN};
+        const void *rows4[4] = {b.rows[0], b.rows[1], b.rows[2],
+                                dtype == DPAS_FLOAT64 ? (const void *)nan64 : (const void *)nan32};
+        p.own_f = 1, p.f = 1;
+        assert_int_equal(
+            dpas_aggregate_typed(rule("mean"), rows4, dtype, 4, 3, &o, o64, NULL, NULL, &e),
+            DPAS_EINVAL);
+        assert_non_null(strstr(e.message, "more than the aggregation's f = 0"));
+        o.f = 1; /* both take it: NNM then has f 0 on the 3 finite rows, each their mean */
+        assert_int_equal(
+            dpas_aggregate_typed(rule("mean"), rows4, dtype, 4, 3, &o, o64, NULL, NULL, &e), 0);
+        expect3(dtype, o64, 4, 5, 6, "nan row dropped");
+        p.f = 0; /* NNM's own f 0 cannot take it */
+        assert_int_equal(
+            dpas_aggregate_typed(rule("mean"), rows4, dtype, 4, 3, &o, o64, NULL, NULL, &e),
+            DPAS_EINVAL);
+        p.own_f = 2;
+        assert_int_equal(
+            dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL, NULL, &e),
+            DPAS_EINVAL);
+        assert_string_equal(e.field, "own_f");
+        p.own_f = 0, p.f = 1; /* f without own_f */
+        assert_int_equal(
+            dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL, NULL, &e),
+            DPAS_EINVAL);
+        assert_string_equal(e.field, "f");
+    }
+}
+
 /* NNM(1), Clipping(2.0), ARC(1) on ByzFL's rows, as its docstrings show them. */
 static void test_byzfl_preaggregations(void **state)
 {
@@ -688,20 +742,20 @@ static void test_byzfl_preaggregations(void **state)
         void *out[3] = {o64[0], o64[1], o64[2]};
         size_t nout = 0;
         dpas_error e = {0};
-        dpas_preagg p = {pre_rule("nnm"), 0, 0, 0};
+        dpas_preagg p = {pre_rule("nnm"), 0, 0, 0, 0, 0};
         dpas_agg_opts o = {.f = 1, .pre = &p, .npre = 1};
         assert_int_equal(dpas_preaggregate_typed(b.rows, dtype, 3, 3, &o, out, &nout, &e), 0);
         assert_int_equal(nout, 3);
         expect3(dtype, out[0], 2.5, 3.5, 4.5, "nnm 0");
         expect3(dtype, out[1], 2.5, 3.5, 4.5, "nnm 1");
         expect3(dtype, out[2], 5.5, 6.5, 7.5, "nnm 2");
-        p = (dpas_preagg){pre_rule("clipping"), 2.0, 0, 0};
+        p = (dpas_preagg){pre_rule("clipping"), 2.0, 0, 0, 0, 0};
         o.f = 0;
         assert_int_equal(dpas_preaggregate_typed(b.rows, dtype, 3, 3, &o, out, &nout, &e), 0);
         expect3(dtype, out[0], 0.53452248, 1.06904497, 1.60356745, "clipping 0");
         expect3(dtype, out[1], 0.91168461, 1.13960576, 1.36752692, "clipping 1");
         expect3(dtype, out[2], 1.00514142, 1.14873305, 1.29232469, "clipping 2");
-        p = (dpas_preagg){pre_rule("arc"), 0, 0, 0};
+        p = (dpas_preagg){pre_rule("arc"), 0, 0, 0, 0, 0};
         o.f = 1;
         assert_int_equal(dpas_preaggregate_typed(b.rows, dtype, 3, 3, &o, out, &nout, &e), 0);
         expect3(dtype, out[0], 1, 2, 3, "arc 0");
@@ -735,7 +789,7 @@ static void test_bucketing(void **state)
     size_t nout = 0, alone[3] = {0};
     dpas_error e = {0};
     for (uint64_t seed = 0; seed < 60; seed++) {
-        dpas_preagg p = {pre_rule("bucketing"), 0, 2, seed};
+        dpas_preagg p = {pre_rule("bucketing"), 0, 2, seed, 0, 0};
         dpas_agg_opts o = {.pre = &p, .npre = 1};
         assert_int_equal(dpas_preaggregate_typed(b.rows, DPAS_FLOAT64, 3, 3, &o, out, &nout, &e), 0);
         assert_int_equal(nout, 2);
@@ -752,7 +806,7 @@ static void test_bucketing(void **state)
     }
     for (int i = 0; i < 3; i++)
         assert_true(alone[i] > 5);
-    dpas_preagg p = {pre_rule("bucketing"), 0, 2, 7};
+    dpas_preagg p = {pre_rule("bucketing"), 0, 2, 7, 0, 0};
     dpas_agg_opts o = {.pre = &p, .npre = 1};
     assert_int_equal(dpas_preaggregate_typed(b.rows, DPAS_FLOAT64, 3, 3, &o, out, &nout, &e), 0);
     assert_memory_equal(first, o64, sizeof first);
@@ -805,7 +859,7 @@ static void test_byzfl_attacks(void **state)
             expect3(dtype, out[1], cases[c].want[0], cases[c].want[1], cases[c].want[2],
                     cases[c].name);
         }
-        dpas_preagg pre[2] = {{pre_rule("nnm"), 0, 0, 0}, {pre_rule("clipping"), 0, 0, 0}};
+        dpas_preagg pre[2] = {{pre_rule("nnm"), 0, 0, 0, 0, 0}, {pre_rule("clipping"), 0, 0, 0, 0, 0}};
         dpas_agg_opts agg = {.f = 1, .pre = pre, .npre = 2};
         dpas_attack_opts ao = {.rule = rule("trimmed_mean"), .agg = &agg};
         assert_int_equal(dpas_attack_find("optimal_ipm", &a, &e), 0);
@@ -878,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_workspace),            cmocka_unit_test(test_start),
         cmocka_unit_test(test_byzfl_rules),          cmocka_unit_test(test_one_dimension),
         cmocka_unit_test(test_byzfl_preaggregations), cmocka_unit_test(test_bucketing),
+        cmocka_unit_test(test_preagg_own_f),
         cmocka_unit_test(test_byzfl_attacks),        cmocka_unit_test(test_gaussian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,7 +126,7 @@ static void check_row(const set *s, size_t i, long double thr, const char *what)
 
 static void run_clip(set *s, double c)
 {
-    dpas_preagg p = {rule("clipping"), c, 0, 0};
+    dpas_preagg p = {rule("clipping"), c, 0, 0, 0, 0};
     dpas_agg_opts o = {.f = 0, .pre = &p, .npre = 1};
     size_t nout = 0;
     dpas_error e = {0};
@@ -147,7 +147,7 @@ static int cmp_ld(const void *a, const void *b)
 
 static void run_arc(set *s, size_t f)
 {
-    dpas_preagg p = {rule("arc"), 0, 0, 0};
+    dpas_preagg p = {rule("arc"), 0, 0, 0, 0, 0};
     dpas_agg_opts o = {.f = (int64_t)f, .pre = &p, .npre = 1};
     size_t nout = 0, n = s->n;
     dpas_error e = {0};
@@ -338,6 +338,118 @@ static void test_scale_invariance(void **state)
     }
 }
 
+/* The magnitude property in both widths, every rule and every pre-aggregation (issue 33's
+ * Done-when): rule(2^k X) = 2^k rule(X), the selection the same rows, with X mixing magnitudes
+ * (honest rows near 1, two Byzantine rows 2^m larger) and k taking the rows across the whole
+ * range of the type: float32 from subnormal honest rows (2^-145) to Byzantine rows near FLT_MAX,
+ * float64 from 1e-300 to 1e300 and up to DBL_MAX / 2^7 (mixed: honest rows at 1e-300 beside
+ * Byzantine ones at 1e-120, up to honest rows at 1e125 beside Byzantine ones at 1e305). The values are multiples of 1/16, so
+ * every scaled row is exact in its type (subnormals included): any difference comes from the
+ * kernels, not from the input. Every step of these rules is homogeneous in X once the absolute
+ * constants scale with it (geometric_median's nu, clipping's c); sign_majority's output is a
+ * sign, the same at every scale. The tolerance: the rounding of the output type, plus one unit
+ * of the smallest subnormal where the output is subnormal. A consistency check of each rule
+ * with itself across magnitudes (the reference is the rule at scale 1). */
+typedef struct magcase {
+    const char *rule, *pre;
+    int64_t f, pre_f; /* pre_f > 0: the step's own f (the mean has f = 0) */
+} magcase;
+
+static void magnitude_run(int dtype, int mixed)
+{
+    static const magcase cases[] = {
+        {"mean", NULL, 0, 0},         {"median", NULL, 2, 0},         {"trimmed_mean", NULL, 2, 0},
+        {"meamed", NULL, 2, 0},       {"sign_majority", NULL, 2, 0},  {"krum", NULL, 2, 0},
+        {"multi_krum", NULL, 2, 0},   {"bulyan", NULL, 2, 0},         {"brute", NULL, 2, 0},
+        {"geometric_median", NULL, 2, 0}, {"centered_clipping", NULL, 2, 0}, {"monna", NULL, 2, 0},
+        {"caf", NULL, 2, 0},          {"smea", NULL, 2, 0},           {"mean", "nnm", 0, 2},
+        {"median", "nnm", 2, 0},      {"mean", "clipping", 0, 0},     {"trimmed_mean", "arc", 2, 0},
+        {"mean", "arc", 0, 2},        {"median", "bucketing", 2, 0},  {"krum", "clipping", 2, 0},
+    };
+    enum { N = 11, D = 5 };
+    const int f32 = dtype == DPAS_FLOAT32;
+    const int m = mixed ? (f32 ? 60 : 600) : 5; /* the Byzantine rows 2^m above the honest */
+    const int klo = f32 ? -145 : -996, khi = f32 ? 120 - m : 1016 - m;
+    const int kstep = f32 ? 5 : 23;
+    double x[N][D], y[N][D], ref[D], got[D];
+    float x32[N][D], y32[N][D], ref32[D], got32[D];
+    const void *rx[N], *ry[N];
+    for (int trial = 0; trial < 4; trial++) {
+        for (size_t i = 0; i < N; i++)
+            for (size_t t = 0; t < D; t++) { /* 0.5 .. 1.5 (or 2^m times), in 1/16 */
+                double v = ldexp(floor((0.5 + u01()) * 16.0), -4);
+                x[i][t] = (u01() < 0.3 ? -v : v) * (i < 2 ? ldexp(1.0, m) : 1.0);
+                x32[i][t] = (float)x[i][t];
+            }
+        double top = ldexp(1.0, m + 1);
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            const magcase *mc = &cases[c];
+            const dpas_rule *r = rule(mc->rule);
+            dpas_preagg pre = {mc->pre ? rule(mc->pre) : NULL, 0, 0, 0, mc->pre_f, mc->pre_f > 0};
+            int bucketing = mc->pre && !strcmp(mc->pre, "bucketing");
+            int clipping = mc->pre && !strcmp(mc->pre, "clipping");
+            int gm = !strcmp(mc->rule, "geometric_median");
+            int sign = !strcmp(mc->rule, "sign_majority");
+            if (bucketing)
+                pre.s = 2, pre.seed = 7;
+            dpas_agg_opts o = {.f = mc->f, .pre = mc->pre ? &pre : NULL, .npre = mc->pre ? 1 : 0};
+            int64_t sel0[N], sel[N];
+            size_t ns0 = 0, ns = 0;
+            dpas_error e = {0};
+            char what[160];
+            snprintf(what, sizeof what, "%s%s%s %s%s", mc->pre ? mc->pre : "", mc->pre ? "+" : "",
+                     mc->rule, f32 ? "float32" : "float64", mixed ? " mixed" : "");
+            for (size_t i = 0; i < N; i++)
+                rx[i] = f32 ? (const void *)x32[i] : (const void *)x[i];
+            if (clipping)
+                pre.c = 2.0;
+            if (gm)
+                o.smoothing = 1e-5;
+            if (dpas_aggregate_typed(r, rx, dtype, N, D, &o, f32 ? (void *)ref32 : (void *)ref,
+                                     sel0, &ns0, &e))
+                fail_msg("%s: %s", what, e.message);
+            for (int k = klo; k <= khi; k += kstep) {
+                for (size_t i = 0; i < N; i++) {
+                    for (size_t t = 0; t < D; t++)
+                        if (f32)
+                            y32[i][t] = ldexpf(x32[i][t], k);
+                        else
+                            y[i][t] = ldexp(x[i][t], k);
+                    ry[i] = f32 ? (const void *)y32[i] : (const void *)y[i];
+                }
+                if (clipping)
+                    pre.c = ldexp(2.0, k);
+                if (gm)
+                    o.smoothing = ldexp(1e-5, k);
+                if (dpas_aggregate_typed(r, ry, dtype, N, D, &o, f32 ? (void *)got32 : (void *)got,
+                                         sel, &ns, &e))
+                    fail_msg("%s at 2^%d: %s", what, k, e.message);
+                for (size_t t = 0; t < D; t++) {
+                    double g = f32 ? (double)got32[t] : got[t], w = f32 ? (double)ref32[t] : ref[t];
+                    double back = sign ? g : ldexp(g, -k);
+                    /* the output's rounding: 2^-22 (float32) or 2^-50 (float64) of the rows'
+                     * scale, and one subnormal unit of the output at 2^k */
+                    double tol = (f32 ? 0x1p-22 : 0x1p-50) * top * (gm ? 64.0 : 1.0) +
+                                 (sign ? 0.0 : ldexp(f32 ? 0x1p-149 : 0x1p-1074, -k));
+                    if (!(fabs(back - w) <= tol))
+                        fail_msg("%s at 2^%d: coordinate %zu is %.9g 2^%d, at scale 1 %.9g", what,
+                                 k, t, back, k, w);
+                }
+                if (ns != ns0 || memcmp(sel, sel0, ns * sizeof *sel))
+                    fail_msg("%s at 2^%d: another selection than at scale 1", what, k);
+            }
+        }
+    }
+}
+
+static void test_magnitudes_both_widths(void **state)
+{
+    (void)state;
+    for (int dtype = DPAS_FLOAT32; dtype <= DPAS_FLOAT64; dtype++)
+        for (int mixed = 0; mixed <= 1; mixed++)
+            magnitude_run(dtype, mixed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_clip_property),
         cmocka_unit_test(test_centered_clipping_step),
         cmocka_unit_test(test_scale_invariance),
+        cmocka_unit_test(test_magnitudes_both_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

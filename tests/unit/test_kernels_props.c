@@ -320,7 +320,7 @@ static void run_case(const rcase *rc, rng *r, int dtype, size_t n, size_t d, int
     int64_t iterations = rule->id == DPAS_RULE_GEOMETRIC_MEDIAN ? 200 : 0;
     int bucketing = rc->pre && !strcmp(rc->pre, "bucketing");
     dpas_preagg pre = {rc->pre ? rule_of(rc->pre, NULL) : NULL, 0, bucketing ? 2 : 0,
-                       bucketing ? (uint64_t)seed : 0};
+                       bucketing ? (uint64_t)seed : 0, 0, 0};
     char what[240];
     for (int ia = 0; ia < (all_isas ? nisas : 1); ia++) {
         int isa = all_isas ? isas[ia] : 0;

@@ -152,6 +152,15 @@ static int check_opts(const dpas_agg_opts *o, int dtype, dpas__kenv *env, dpas_e
             return dpas__fail(err, DPAS_EINVAL, "s",
                               "pre[%zu] (%s): s must be >= 1 (0: 1), got %lld", i, p->rule->name,
                               (long long)p->s);
+        if (p->own_f != 0 && p->own_f != 1)
+            return dpas__fail(err, DPAS_EINVAL, "own_f",
+                              "pre[%zu] (%s): own_f must be 0 or 1, got %d", i, p->rule->name,
+                              p->own_f);
+        if (p->f < 0 || (!p->own_f && p->f != 0))
+            return dpas__fail(err, DPAS_EINVAL, "f",
+                              "pre[%zu] (%s): f must be >= 0, and 0 unless own_f = 1 (its own f); "
+                              "got %lld with own_f = %d",
+                              i, p->rule->name, (long long)p->f, p->own_f);
         if ((p->c != 0 && strcmp(p->rule->name, "clipping")) ||
             ((p->s != 0 || p->seed != 0) && strcmp(p->rule->name, "bucketing")))
             return dpas__fail(err, DPAS_EINVAL,
@@ -501,7 +510,7 @@ int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_opts *o, 
     dpas__rowset s, mixed;
     rc = rowset_of(env.ws, (const void *const *)x, n, o, &s, err);
     if (!rc) {
-        dpas_preagg p = {nnm, 0, 0, 0};
+        dpas_preagg p = {nnm, 0, 0, 0, 0, 0};
         rc = dpas__pre_step(&env, &p, &s, d, &mixed, err);
     }
     if (!rc) {

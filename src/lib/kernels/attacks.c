@@ -288,7 +288,8 @@ typedef struct search {
 } search;
 
 /* ||rule(honest, f x the row for tau) - mu||, scaled so that no square overflows; -Inf when
- * the row is not finite and the rule could not take f of them (it would refuse the input). */
+ * the row is not finite and the rule, or a pre-aggregation with its own f, could not take f of
+ * them (it would refuse the input). */
 static int evaluate(search *s, double tau, double *y, dpas_error *err)
 {
     int finite = 1;
@@ -304,6 +305,10 @@ static int evaluate(search *s, double tau, double *y, dpas_error *err)
     }
     int rc = dpas_aggregate_typed(s->rule, s->rows, s->dtype, s->h + s->f, s->d, &s->agg, s->out,
                                   NULL, NULL, err);
+    if (rc == DPAS_EINVAL && !finite) { /* a pre-aggregation's own f could not take them */
+        *y = -INFINITY;
+        return 0;
+    }
     if (rc)
         return rc;
     double big = 0.0, sum = 0.0;

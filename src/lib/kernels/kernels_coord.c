@@ -353,6 +353,18 @@ double dpas__maxabs(const dpas__kenv *env, const void *const *x, size_t n, size_
     return m;
 }
 
+/* The power of two that brings maxabs to [2^450, 2^451): squared distances of rows so scaled
+ * stay below 2^904 d (no overflow for any d below 2^100) and those of rows 2^-1000 times
+ * smaller are still normal doubles, so distances across the whole double range keep their
+ * order. Capped at 2^1023 (a subnormal maxabs). */
+double dpas__dist_scale(double maxabs)
+{
+    if (!(maxabs > 0.0) || !isfinite(maxabs))
+        return 1.0;
+    int e = 450 - ilogb(maxabs);
+    return ldexp(1.0, e > 1023 ? 1023 : e);
+}
+
 double dpas__scale_for(double maxabs)
 {
     if (!(maxabs > 0.0) || !isfinite(maxabs))

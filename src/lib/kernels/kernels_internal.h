@@ -153,6 +153,9 @@ double dpas__maxabs(const dpas__kenv *env, const void *const *x, size_t n, size_
                     const unsigned char *alive, unsigned char *bad);
 /* A power of two s such that s * maxabs lies in [1, 2) (1 for 0). */
 double dpas__scale_for(double maxabs);
+/* The power of two that brings maxabs to [2^450, 2^451), for squared distances (capped at
+ * 2^1023). */
+double dpas__dist_scale(double maxabs);
 
 /* Iterative rules, in units of the rows times scale (a power of two). *nonfinite: a row turned
  * out to hold a non-finite value (the output is then not valid; the caller excludes the rows

@@ -251,6 +251,20 @@ static int iter_setup(const dpas__kenv *env, const void *const *x, size_t n, siz
     return 0;
 }
 
+/* ||a - b|| with a scale of its own (the largest |a_t - b_t|): for a step whose squares
+ * underflow (float64 rows near 1e-300), which would otherwise look like no move at all. */
+static double diff_norm(const double *a, const double *b, size_t d)
+{
+    double m = 0.0, s = 0.0;
+    for (size_t t = 0; t < d; t++)
+        m = fmax(m, fabs(a[t] - b[t]));
+    for (size_t t = 0; m > 0 && t < d; t++) {
+        double e = (a[t] - b[t]) / m;
+        s += e * e;
+    }
+    return m * sqrt(s);
+}
+
 int dpas__geomed(const dpas__kenv *env, const void *const *x, size_t n, size_t d,
                  const dpas_agg_opts *o, double scale, void *out, int *nonfinite, dpas_error *err)
 {
@@ -284,10 +298,12 @@ int dpas__geomed(const dpas__kenv *env, const void *const *x, size_t n, size_t d
         j.cc = 0;
         j.dist = it + 1 < iters; /* the last pass needs no distances */
         dpas__parallel(env->threads, j.parts, update_part, &j);
-        double move = sqrt(piece_sum(&j, n));
+        double move2 = piece_sum(&j, n), move = sqrt(move2);
         double *t = j.z;
         j.z = j.znew;
         j.znew = t;
+        if (env->isa->dtype == DPAS_FLOAT64 && !(move2 >= 0x1p-900 && move2 <= DBL_MAX))
+            move = diff_norm(j.z, j.znew, d); /* its squares under- or overflowed */
         if (move <= tol * spread)
             break;
         int bad = 0;

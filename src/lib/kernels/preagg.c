@@ -352,28 +352,52 @@ int dpas__pre_step(const dpas__kenv *env, const dpas_preagg *p, const dpas__rows
     return dpas__fail(err, DPAS_EINVAL, "pre", "%s is not a pre-aggregation", p->rule->name);
 }
 
+/* One step of the chain on *s (whose f is the aggregation's budget: opts.f less the non-finite
+ * rows dropped so far, *dropped of them): a step with its own f runs with that f less *dropped;
+ * the rows it drops count against both. */
+static int chain_step(const dpas__kenv *env, const dpas_preagg *p, dpas__rowset *s, size_t d,
+                      size_t *dropped, dpas_error *err)
+{
+    dpas__rowset in = *s, next;
+    if (p->own_f) {
+        if ((size_t)p->f < *dropped)
+            return dpas__fail(err, DPAS_EINVAL, "f",
+                              "%s with its own f = %lld: %zu non-finite gradients were left out "
+                              "before it, more than its f",
+                              p->rule->name, (long long)p->f, *dropped);
+        in.f = (size_t)p->f - *dropped;
+    }
+    int rc = dpas__pre_step(env, p, &in, d, &next, err);
+    if (rc)
+        return rc;
+    size_t k = in.f - next.f; /* the non-finite rows this step dropped (bucketing: none) */
+    if (k > s->f)
+        return dpas__fail(err, DPAS_EINVAL, "f",
+                          "%zu non-finite gradients left out by %s (its own f = %lld), more than "
+                          "the aggregation's f = %zu allows",
+                          *dropped + k, p->rule->name, (long long)p->f, s->f + *dropped);
+    next.f = s->f - k;
+    *dropped += k;
+    *s = next;
+    return 0;
+}
+
 /* env->dest (the caller's output rows) is for the last step only. */
 int dpas__run_chain(const dpas__kenv *env, const dpas_agg_opts *o, dpas__rowset *s, size_t d,
                     dpas_error *err)
 {
     int rc = 0;
+    size_t dropped = 0;
     dpas__kenv inner = *env, last = *env;
     inner.dest = NULL;
     if (o->nnm) {
         const dpas_rule *nnm = NULL;
         rc = dpas_rule_find("nnm", NULL, &nnm, err);
-        dpas_preagg p = {nnm, 0, 0, 0};
-        dpas__rowset next;
+        dpas_preagg p = {nnm, 0, 0, 0, 0, 0};
         if (!rc)
-            rc = dpas__pre_step(o->npre ? &inner : &last, &p, s, d, &next, err);
-        if (!rc)
-            *s = next;
+            rc = chain_step(o->npre ? &inner : &last, &p, s, d, &dropped, err);
     }
-    for (size_t i = 0; !rc && i < o->npre; i++) {
-        dpas__rowset next;
-        rc = dpas__pre_step(i + 1 < o->npre ? &inner : &last, &o->pre[i], s, d, &next, err);
-        if (!rc)
-            *s = next;
-    }
+    for (size_t i = 0; !rc && i < o->npre; i++)
+        rc = chain_step(i + 1 < o->npre ? &inner : &last, &o->pre[i], s, d, &dropped, err);
     return rc;
 }

@@ -144,17 +144,26 @@ int dpas__distances(const dpas__kenv *env, const dpas_rule *rule, const dpas__ro
         for (size_t j = i + 1; j < n; j++)
             if (!bad[i] && !bad[j] && isfinite(D[i * n + j]) && D[i * n + j] > most)
                 most = D[i * n + j];
-    if (!overflow && most > 0x1p-900)
+    /* kept as they are unless one overflowed, all are tiny, or one may have lost bits to
+     * underflow (below 2^-900, or 0 between rows that differ: rows near 1e-150 beside rows
+     * far larger) */
+    int lost = 0;
+    for (size_t i = 0; i < n && !lost; i++)
+        for (size_t j = i + 1; j < n && !lost; j++)
+            if (!bad[i] && !bad[j] && D[i * n + j] <= 0x1p-900)
+                lost = D[i * n + j] > 0 || memcmp(s->rows[i], s->rows[j], d * sizeof(double));
+    if (!overflow && most > 0x1p-900 && !lost)
         return 0;
     for (size_t i = 0; i < n; i++)
         bad[i] = !bad[i]; /* alive, for the largest value */
     double m = dpas__maxabs(env, s->rows, n, d, bad, NULL);
     for (size_t i = 0; i < n; i++)
         bad[i] = !bad[i];
-    if (!overflow && dpas__scale_for(m) <= 1.0) /* the rows are not tiny: D is what it is */
+    double sc = dpas__dist_scale(m);
+    if (!overflow && sc == 1.0)
         return 0;
     memset(D, 0, n * n * sizeof *D);
-    return dpas__sqdist(env, s->rows, n, d, dpas__scale_for(m), D, err);
+    return dpas__sqdist(env, s->rows, n, d, sc, D, err);
 }
 
 int dpas__mean_of(const dpas__kenv *env, const void *const *x, const size_t *rows, size_t m,

@@ -50,10 +50,15 @@ int dpas__monna(const dpas__kenv *env, const dpas_rule *rule, const dpas__rowset
                 overflow |= !isfinite(dist[i]);
                 most = isfinite(dist[i]) && dist[i] > most ? dist[i] : most;
             }
-        double m =
-            overflow || most <= 0x1p-900 ? dpas__maxabs(env, s->rows, n, d, alive, NULL) : 0.0;
-        if (overflow || (most <= 0x1p-900 && dpas__scale_for(m) > 1.0))
-            rc = dpas__sqdist_to(env, s->rows, n, d, (size_t)idx, dpas__scale_for(m), dist, err);
+        int lost = 0; /* a distance that may have lost bits to underflow */
+        for (size_t i = 0; i < n && !lost; i++)
+            if (alive[i] && i != (size_t)idx && dist[i] <= 0x1p-900)
+                lost = dist[i] > 0 || memcmp(s->rows[i], s->rows[idx], d * sizeof(double));
+        double m = overflow || most <= 0x1p-900 || lost
+                       ? dpas__maxabs(env, s->rows, n, d, alive, NULL)
+                       : 0.0;
+        if (overflow || ((most <= 0x1p-900 || lost) && dpas__dist_scale(m) != 1.0))
+            rc = dpas__sqdist_to(env, s->rows, n, d, (size_t)idx, dpas__dist_scale(m), dist, err);
     }
     if (rc)
         goto done;

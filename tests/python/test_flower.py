@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: Apache-2.0
+"""dpas.flower against Flower's documented Strategy interface (flwr.server.strategy.Strategy:
+aggregate_fit(server_round, results, failures) -> (Parameters or None, metrics); a FitRes has
+.parameters and .num_examples; flwr.common.parameters_to_ndarrays gives a model's layers).
+Flower is not installed here: its Parameters, FitRes and a wrapped strategy are stand-ins with
+those documented attributes. Expected values by hand.
+
+Environment: PYTHONPATH names the python/ folder, DPAS_LIBRARY the built libdpas.so."""
+import doctest
+import unittest
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+
+class Params:  # flwr.common.Parameters: the layers, here kept as they are
+    def __init__(self, layers):
+        self.layers = layers
+
+
+class FitRes:  # flwr.common.FitRes's documented attributes
+    def __init__(self, layers, num_examples):
+        self.parameters, self.num_examples, self.metrics = Params(layers), num_examples, {}
+
+
+class Inner:  # a strategy such as FedAvg
+    accept_failures = True
+
+    def configure_fit(self, server_round, parameters, client_manager):
+        return [("client", server_round)]
+
+    def evaluate(self, server_round, parameters):
+        return 0.5, {"round": server_round}
+
+
+@unittest.skipIf(np is None, "numpy is not installed for this python3")
+class Strategy(unittest.TestCase):
+    def strategy(self, agg, pre=()):
+        from dpas import flower
+        return flower.RobustStrategy(Inner(), agg, pre, to_ndarrays=lambda p: p.layers,
+                                     from_ndarrays=Params)
+
+    def results(self):
+        # 5 clients, a model of two layers: a 2 x 2 weight and a bias; the last one Byzantine
+        models = [[np.array([[1., 2.], [3., 4.]], np.float32), np.array([1.], np.float32)],
+                  [np.array([[2., 3.], [4., 5.]], np.float32), np.array([2.], np.float32)],
+                  [np.array([[3., 4.], [5., 6.]], np.float32), np.array([3.], np.float32)],
+                  [np.array([[4., 5.], [6., 7.]], np.float32), np.array([4.], np.float32)],
+                  [np.array([[1e9, -1e9], [1e9, 0.]], np.float32), np.array([-1e9], np.float32)]]
+        return [(f"proxy{i}", FitRes(m, 10 * (i + 1))) for i, m in enumerate(models)]
+
+    def test_aggregate_fit(self):
+        from dpas import byzfl
+        params, metrics = self.strategy(byzfl.TrMean(f=1)).aggregate_fit(1, self.results(), [])
+        # by hand, per coordinate, the 3 middle values of 5: w00 of 1 2 3 4 1e9 -> (2+3+4)/3 = 3,
+        # w01 of -1e9 2 3 4 5 -> 3, w10 of 3 4 5 6 1e9 -> 5, w11 of 0 4 5 6 7 -> 5; the bias of
+        # -1e9 1 2 3 4 -> (1+2+3)/3 = 2
+        w, b = params.layers
+        self.assertEqual(w.dtype, np.float32)
+        self.assertEqual(w.tolist(), [[3, 3], [5, 5]])
+        self.assertEqual(b.tolist(), [2])
+        self.assertEqual(metrics, {})
+        # Krum on whole models: client 1's (the least squared distances to its 2 nearest)
+        params, _ = self.strategy(byzfl.Krum(f=1)).aggregate_fit(1, self.results(), [])
+        self.assertEqual(params.layers[0].tolist(), [[2, 3], [4, 5]])
+
+    def test_delegates_and_failures(self):
+        from dpas import byzfl
+        s = self.strategy(byzfl.Median())
+        self.assertEqual(s.configure_fit(3, None, None), [("client", 3)])
+        self.assertEqual(s.evaluate(2, None), (0.5, {"round": 2}))
+        self.assertEqual(s.aggregate_fit(1, [], []), (None, {}))
+        s.strategy.accept_failures = False
+        self.assertEqual(s.aggregate_fit(1, self.results(), [RuntimeError()]), (None, {}))
+
+    def test_refusals(self):
+        from dpas import byzfl, flower
+        res = self.results()
+        res[2][1].parameters.layers = res[2][1].parameters.layers[:1]
+        with self.assertRaisesRegex(ValueError, "client 2 has layers of shapes"):
+            self.strategy(byzfl.Median()).aggregate_fit(1, res, [])
+        with self.assertRaisesRegex(TypeError, "aggregator must be a dpas.byzfl aggregator"):
+            flower.aggregate_layers(len, [[np.ones(2)]])
+        with self.assertRaisesRegex(ValueError, "1 gradient has a NaN or Inf"):
+            flower.aggregate_layers(byzfl.Median(), [[np.ones(2)], [np.array([np.nan, 1])]])
+
+    def test_weighted(self):
+        from dpas import byzfl, flower
+        s = flower.RobustStrategy(Inner(), byzfl.Average(), weighted=True,
+                                  to_ndarrays=lambda p: p.layers, from_ndarrays=Params)
+        res = self.results()[:2]  # num_examples 10 and 20
+        params, _ = s.aggregate_fit(1, res, [])
+        # by hand: (10 x [1, 2, 3, 4] + 20 x [2, 3, 4, 5]) / 30, bias (10 + 40) / 30
+        want = [[(10 + 40) / 30, (20 + 60) / 30], [(30 + 80) / 30, (40 + 100) / 30]]
+        for g, w in zip(params.layers[0].ravel().tolist(), sum(want, [])):
+            self.assertAlmostEqual(g, w, places=6)
+        self.assertAlmostEqual(params.layers[1].tolist()[0], 50 / 30, places=6)
+        with self.assertRaisesRegex(ValueError, "TrMean has no weighted form in dpas"):
+            flower.aggregate_layers(byzfl.TrMean(f=1), [[np.ones(2)]] * 3, weights=[1, 2, 3])
+        with self.assertRaisesRegex(ValueError, "weights must be 2 finite numbers >= 0"):
+            flower.aggregate_layers(byzfl.Average(), [[np.ones(2)]] * 2, weights=[1, -1])
+
+    def test_integer_layer(self):
+        from dpas import byzfl, flower
+        out = flower.aggregate_layers(byzfl.Median(), [[np.ones(2, np.float32), np.array(3)],
+                                                       [np.zeros(2, np.float32), np.array(4)],
+                                                       [np.ones(2, np.float32), np.array(8)]])
+        self.assertEqual(out[0].dtype, np.float32)
+        self.assertEqual(out[1].dtype, np.array(3).dtype)
+        self.assertEqual(out[1].tolist(), 4)
+
+    def test_doc(self):
+        import dpas.flower
+        self.assertEqual(doctest.testmod(dpas.flower, verbose=False).failed, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
