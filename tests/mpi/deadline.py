@@ -154,11 +154,13 @@ def ctest_timeout(base, configured_scale=1.0, sanitize=False):
 
 
 def _selftest():
-    # a stuck "rank": a process that sleeps past a 1 s deadline, under a stand-in for mpiexec
+    # a stuck "rank": a process that sleeps past a 5 s deadline, under a stand-in for mpiexec (5 s,
+    # not 1: on a loaded machine the shell may not have started its sleeps within 1 s, and the
+    # check below wants the stuck child named)
     os.environ["DPAS_TEST_TIMEOUT_SCALE"] = "1"
-    d = Deadline(1)
-    d.seconds, d.factor = 1, 1  # whatever the load: this case is about the hang, not the budget
-    d.end = time.monotonic() + 1
+    d = Deadline(5)
+    d.seconds, d.factor = 5, 1  # whatever the load: this case is about the hang, not the budget
+    d.end = time.monotonic() + 5
     t0 = time.monotonic()
     try:
         run(["sh", "-c", "sleep 600 & sleep 600; wait"], dict(os.environ), d, "selftest")
