@@ -646,13 +646,15 @@ print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is no
         d.save_screenshot(root + "-error" + ext)
 
         # ---- the first result's time on the reference view: reported, not asserted ----
-        times = []
+        times, load_before = [], os.getloadavg()[0]
         for _ in range(7):
             d.get("about:blank")
             load(d, base + "/?" + REF)
             times.append(float(js(d, "return document.body.dataset.firstResultMs")))
-        print("first result on the reference view: median %.0f ms of 7 loads (%s ms)"
-              % (statistics.median(times), ", ".join("%.0f" % t for t in times)))
+        print("first result on the reference view: median %.0f ms of 7 loads (%s ms), load "
+              "average %.1f before and %.1f after on %d cores"
+              % (statistics.median(times), ", ".join("%.0f" % t for t in times), load_before,
+                 os.getloadavg()[0], os.cpu_count() or 1))
 
         # ---- without JavaScript: the message and the API link ----
         d.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
