@@ -787,10 +787,10 @@ def test_attacks():
 
 # ---- bytes -------------------------------------------------------------------------------------
 
-def bytes_case(rank, world, schedule, d, steps, out, audit):
+def bytes_case(rank, world, schedule, d, steps, out, audit, f):
     kw = {"audit": audit, "audit_shards": 0 if not audit else None} \
         if schedule == "sharded" else {}
-    state, hook = dt.robust_hook("median", 0, schedule=schedule, **kw)
+    state, hook = dt.robust_hook("median", f, schedule=schedule, **kw)
     buf = torch.randn(d, generator=torch.Generator().manual_seed(rank))
     hook(state, Bucket(buf)).wait()  # warm-up: gloo's connections
     sent = []
@@ -805,24 +805,25 @@ def bytes_case(rank, world, schedule, d, steps, out, audit):
 
 
 def test_bytes():
-    plan = ((2, 1_000_000, 64, "allgather"), (2, 1_000_000, 64, "sharded"),
-            (4, 1_000_000, 64, "allgather"), (4, 1_000_000, 64, "sharded"),
-            (4, 1860, 64, "allgather"), (4, 1860, 64, "sharded"),
-            (6, 1860, 64, "allgather"), (6, 1860, 64, "sharded"), (6, 1860, 0, "sharded"))
+    # (N, coordinates, audit, schedule, the hook's f: 3 (f + 1) agreement rounds in the echo)
+    plan = ((2, 1_000_000, 64, "allgather", 0), (2, 1_000_000, 64, "sharded", 0),
+            (4, 1_000_000, 64, "allgather", 0), (4, 1_000_000, 64, "sharded", 0),
+            (4, 1860, 64, "allgather", 0), (4, 1860, 64, "sharded", 0),
+            (6, 1860, 64, "allgather", 1), (6, 1860, 64, "sharded", 1), (6, 1860, 0, "sharded", 0))
     with tempfile.TemporaryDirectory() as tmp:
         def path(world, d, audit, schedule):
             return os.path.join(tmp, f"{schedule}{world}-{d}-{audit}")
         for world in (2, 4, 6):
-            spawn_cases("bytes_case", world, [(sch, d, 3, path(w, d, a, sch), a)
-                                              for w, d, a, sch in plan if w == world])
-        for world, d, audit, schedule in plan:
+            spawn_cases("bytes_case", world, [(sch, d, 3, path(w, d, a, sch), a, f)
+                                              for w, d, a, sch, f in plan if w == world])
+        for world, d, audit, schedule, f in plan:
             s = 4 * d
             # the seed's equations: allgather (N - 1) s, sharded 2 (N - 1)/N s
             formula = (world - 1) * s if schedule == "allgather" else \
                 fractions.Fraction(2 * (world - 1) * s, world)
             assert dt.predicted_bytes(schedule, "median", d, world) == formula
             pred = wire.hook_bytes(schedule, world, [(d, 4)], audit=audit,
-                                   audit_shards=0 if not audit else None)
+                                   audit_shards=0 if not audit else None, f=f)
             sents = [eval(open(f"{path(world, d, audit, schedule)}.{r}").read())
                      for r in range(world)]
             if schedule == "sharded" and audit:  # which ranks send the whole-shard audits'
@@ -831,7 +832,7 @@ def test_bytes():
             for r, sent in enumerate(sents):
                 err = float(np.mean(sent)) / pred["total"] - 1
                 if r == 0:
-                    print(f"bytes: N={world} d={d} {schedule}"
+                    print(f"bytes: N={world} f={f} d={d} {schedule}"
                           f"{' audit 0' if not audit else ''}: measured {sent} per step, "
                           f"predicted {pred['total']} = {pred['schedule']} gradient "
                           f"(dpas's row {formula}) + {pred['protocol']} protocol + "

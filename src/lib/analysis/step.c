@@ -123,7 +123,10 @@ int dpas__zero_extra(const dpas_scenario *s, const dpas__cost_ctx *x, int zero,
             (rc = dpas__bytes_cmp(wg, gg) >= 0 ? dpas__bytes_add(sum, d, &sum, err)
                                                : dpas__bytes_absdiff(sum, d, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);
-        t = gather_time(s, x, Wd) - gather_time(s, x, Gd);
+        /* wider weights: the gather's extra time; narrower: the schedule's own gather (timed by
+         * its model, which may be hierarchical or a calibration's) stands in, an upper bound,
+         * never a difference of two models that can fall below zero */
+        t = fmax(0.0, gather_time(s, x, Wd) - gather_time(s, x, Gd));
     } else {
         if ((rc = dpas__bytes_add(sum, wg, &sum, err)))
             return dpas__bytes_field(rc, "bytes_per_worker", err);

@@ -83,6 +83,10 @@ static int base(dpas_request *rq, dpas_error *err)
         if (!(ph[k] = number ? strdup("1") : strndup(t, strcspn(t, ","))))
             return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     }
+    /* f given and no dp_degree: each point's N is min_n(f) of its rule (axes), none is needed */
+    if (text_of(rq, DPAS_KEY_F) && !rq->v[DPAS_KEY_DP_DEGREE].set && !ph[DPAS_KEY_DP_DEGREE] &&
+        !(ph[DPAS_KEY_DP_DEGREE] = strdup("1")))
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     const char *dp = text_of(rq, DPAS_KEY_DP_DEGREE);
     int64_t dp_value = 0;
     bool fixed_dp = dp && !ph[DPAS_KEY_DP_DEGREE];
