@@ -267,11 +267,26 @@ static int step_head(const dpas_scenario *s, const dpas_step_opts *o, const dpas
         st->mfu_source = "Llama 3 paper (Llama Team 2024, Table 4): BF16 MFU 38-43% on 8K-16K "
                          "H100s";
     }
+    /* every replica's share of the batch holds data: a token each, or a sequence each */
+    if (o->tokens && st->tokens < (uint64_t)s->dp_degree)
+        return dpas__fail(err, DPAS_EINVAL, "tokens",
+                          "tokens must be >= dp_degree (%lld), one per replica at least, got %llu",
+                          (long long)s->dp_degree, (unsigned long long)st->tokens);
+    if (!o->tokens && o->global_batch < (uint64_t)s->dp_degree)
+        return dpas__fail(err, DPAS_EINVAL, "global_batch",
+                          "global_batch must be >= dp_degree (%lld), one sequence per replica at "
+                          "least, got %llu",
+                          (long long)s->dp_degree, (unsigned long long)o->global_batch);
     st->flops = 6.0 * (double)s->parameters * (double)st->tokens;
     const double rate = (double)st->accelerators * st->peak_flops;
     st->compute_s = st->flops / (rate * st->mfu);
     st->compute_lo_s = st->flops / (rate * st->mfu_hi);
     st->compute_hi_s = st->flops / (rate * st->mfu_lo);
+    if (!isfinite(st->compute_hi_s) || !isfinite(st->flops))
+        return dpas__fail(err, DPAS_ERANGE, o->mfu > 0 ? "mfu" : "tokens",
+                          "the compute time of %llu tokens at %.4g FLOP/s x MFU %g is beyond a "
+                          "double (%g s): no step to time",
+                          (unsigned long long)st->tokens, rate, st->mfu_lo, st->compute_hi_s);
     st->forward_s = st->compute_s / 3;
     st->backward_s = st->compute_s * 2 / 3;
     /* parameters per bucket: floor(bucket bytes / width), width = num / den bytes */
