@@ -408,9 +408,12 @@ class AdaptiveClipping(_Pre):
         finite = [v for v in norms if math.isfinite(v)]
         if finite:
             below = sum(v <= self.c for v in finite) / len(finite)
-            c = self.c * math.exp(-self.learning_rate * (below - self.target_quantile))
-            if 0 < c < float("inf"):
-                self.c = c
+            # the geometric update in log space, held within the positive finite doubles: a
+            # large learning rate saturates at the largest or the smallest positive bound
+            # instead of overflowing math.exp (or staying put when it underflowed to 0)
+            step = -self.learning_rate * (below - self.target_quantile)
+            lc = math.log(self.c) + step
+            self.c = math.exp(min(max(lc, -708.0), 709.0))
         return out
 
 

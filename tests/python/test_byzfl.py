@@ -197,6 +197,15 @@ class Behaviour(unittest.TestCase):
         a = b.AdaptiveClipping(initial=10.0, target_quantile=0.0, learning_rate=1.0)
         self.assertEqual(a(x).tolist(), x.tolist())  # none above 10
         self.assertAlmostEqual(a.c, 10 * math.exp(-1.0), places=14)
+        # a learning rate that would overflow math.exp (e^1000) saturates at the largest bound,
+        # e^709, call after call; one that would underflow to 0 at the smallest, e^-708
+        a = b.AdaptiveClipping(initial=1.0, learning_rate=1000.0, target_quantile=1.0)
+        for _ in range(2):
+            a(np.full((3, 4), 1e3))
+            self.assertEqual(a.c, math.exp(709.0))
+        a = b.AdaptiveClipping(initial=1.0, learning_rate=1000.0, target_quantile=0.0)
+        a(np.full((3, 4), 1e-3))
+        self.assertEqual(a.c, math.exp(-708.0))
         with self.assertRaisesRegex(ValueError, "target_quantile must lie in"):
             b.AdaptiveClipping(target_quantile=1.5)
         if torch is not None:
