@@ -66,6 +66,12 @@ def _half(vectors):
     name = str(dt)
     if name not in ("float16", "torch.float16", "torch.bfloat16"):
         return vectors, None
+    if isinstance(vectors, (list, tuple)):  # one dtype for the result: every row's
+        other = [str(getattr(v, "dtype", type(v).__name__)) for v in vectors
+                 if str(getattr(v, "dtype", None)) != name]
+        if other:
+            raise InvalidValue(f"vectors must share one dtype: the first is {name}, another "
+                               f"{other[0]}", "vectors")
     import numpy
     if name == "float16":
         m = numpy.asarray(numpy.stack(vectors) if isinstance(vectors, (list, tuple))
@@ -222,12 +228,15 @@ class GeometricMedian(_Aggregator):
                 "smoothing": self.nu, "tolerance": 1e-300}
 
     def __call__(self, vectors):
+        vectors, back = _half(vectors)  # float16 / bfloat16: computed in float32
         if self.T == 0:
-            return _k.aggregate("mean", vectors, self.f, **self._extras) * 0
-        import numpy
-        rows = _k._rows.rows(numpy, "vectors", vectors)
-        return _k.aggregate(self.rule, vectors, self.f, **self._options_for(numpy, rows),
-                            **self._extras)
+            out = _k.aggregate("mean", vectors, self.f, **self._extras) * 0
+        else:
+            import numpy
+            rows = _k._rows.rows(numpy, "vectors", vectors)
+            out = _k.aggregate(self.rule, vectors, self.f, **self._options_for(numpy, rows),
+                               **self._extras)
+        return back(out) if back else out
 
 
 class CenteredClipping(_Aggregator):
@@ -256,6 +265,7 @@ class CenteredClipping(_Aggregator):
 
     def __call__(self, vectors):
         import numpy
+        vectors, back = _half(vectors)  # float16 / bfloat16: computed (and m kept) in float32
         rows = _k._rows.rows(numpy, "vectors", vectors)
         options = self._options_for(numpy, rows)
         if self._constant():
@@ -264,7 +274,7 @@ class CenteredClipping(_Aggregator):
         else:
             out = _k.aggregate(self.rule, vectors, self.f, **options, **self._extras)
         self.m = out
-        return out
+        return back(out) if back else out
 
 
 # ---- pre-aggregators ------------------------------------------------------------------------

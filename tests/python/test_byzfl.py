@@ -169,9 +169,12 @@ class Behaviour(unittest.TestCase):
     def test_half_precision(self):
         from dpas import byzfl as b
         x16 = rows().astype(np.float16)
-        for obj in (b.Average(), b.TrMean(f=1), b.Krum(f=1), b.NNM(f=1), b.Clipping()):
-            got = obj(x16)
-            want = obj(x16.astype(np.float32)).astype(np.float16)
+        for obj, same in ((b.Average(), None), (b.TrMean(f=1), None), (b.Krum(f=1), None),
+                          (b.NNM(f=1), None), (b.Clipping(), None),
+                          (b.GeometricMedian(), b.GeometricMedian()),
+                          (b.CenteredClipping(), b.CenteredClipping())):
+            got = obj(x16)  # a stateful class is compared with a fresh one of its own
+            want = (same or obj)(x16.astype(np.float32)).astype(np.float16)
             self.assertEqual(got.dtype, np.float16)
             self.assertTrue(np.array_equal(got, want), type(obj).__name__)
         self.assertEqual(b.Median()(list(x16)).tolist(), [4, 5, 6])
@@ -182,6 +185,9 @@ class Behaviour(unittest.TestCase):
                 self.assertEqual(got.dtype, dt)
                 self.assertEqual(got.tolist(), [4, 5, 6])  # by hand: the middle row
                 self.assertEqual(b.Average()(list(t.unbind(0))).dtype, dt)
+            mixed = [torch.ones(3, dtype=torch.bfloat16), torch.ones(3, dtype=torch.float16)]
+            with self.assertRaisesRegex(ValueError, "vectors must share one dtype"):
+                b.Median()(mixed)
 
     def test_adaptive_clipping(self):
         from dpas import byzfl as b
