@@ -707,9 +707,20 @@ static int resolve_parts(resolving *R)
     if (V[K_APN].set) {
         if ((rc = parse_pos_int(&V[K_APN], &out->accelerators_per_node, R->err)))
             return rc;
-        /* a count other than the node's keeps the node (its accelerator and its link per
+        /* a count below the node's keeps the node (its accelerator and its link per
          * accelerator), as Polaris's 4 A100s per node are DGX A100's accelerator and NVLink;
-         * the fleet's label says so (fleet_label), never dropped silently */
+         * the fleet's label says so (fleet_label), never dropped silently. More than the node
+         * holds is not that node. */
+        if (out->node_entry && out->accelerators_per_node > out->node_entry->accelerators_per_node)
+            return at(&V[K_APN],
+                      dpas__fail(R->err, DPAS_EINVAL, V[K_APN].field,
+                                 "%s %lld is more than node %s holds (%lld): give a node of that "
+                                 "many accelerators, or at most %lld",
+                                 V[K_APN].field, (long long)out->accelerators_per_node,
+                                 out->node_entry->name,
+                                 (long long)out->node_entry->accelerators_per_node,
+                                 (long long)out->node_entry->accelerators_per_node),
+                      R->err);
     }
     if (!out->nodes && !V[K_NODES].set)
         return missing(R, K_NODES, "a fleet given by its parts needs its node count");
