@@ -19,7 +19,7 @@ import fractions
 import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
-from . import _ffi, _request, _signatures, errors
+from . import _check, _ffi, _request, _signatures, errors
 from ._quantity import Quantity, exact, quantity
 from ._request import Request as _Request
 from ._version import __version__
@@ -561,6 +561,14 @@ def _format_of(name: Any, table: Dict[str, int]) -> int:
     return table[name]
 
 
+def _font_size(v: Any) -> float:
+    """A font size given: a real > 0 (0 is the library's 'default', which None says)."""
+    v = _check.real("font_size", v)
+    if not v > 0:
+        raise InvalidValue(f"font_size must be a number from 4 to 72, got {v!r}", "font_size")
+    return v
+
+
 def plot(file: Union[str, "os.PathLike[str]", None] = None, *, format: Optional[str] = None,
          width: Optional[int] = None, height: Optional[int] = None, font: Optional[str] = None,
          font_size: Optional[float] = None, xlabel: Optional[str] = None,
@@ -582,7 +590,17 @@ def plot(file: Union[str, "os.PathLike[str]", None] = None, *, format: Optional[
         ext = os.path.splitext(path)[1].lstrip(".").lower() if path else "svg"
         format = ext if ext in _PLOTS else "svg" if path is None else ext
     fmt = _format_of(format, _PLOTS)
-    look = {"width": width, "height": height, "font": font, "font_size": font_size,
+    if path is not None:  # a file named for one format holds that format
+        ext = os.path.splitext(path)[1].lstrip(".").lower()
+        if ext in _PLOTS and _format_of(ext, _PLOTS) != fmt:
+            raise InvalidValue(f"format {format!r} does not match the file {path!r} (.{ext})",
+                               "format")
+    # None is the library's default; a value given is a whole number (sizes) or a real (font),
+    # and its bounds are the library's (100 to 20000, 4 to 72), as the CLI's
+    look = {"width": None if width is None else _check.int64("width", width, minimum=1),
+            "height": None if height is None else _check.int64("height", height, minimum=1),
+            "font": font,
+            "font_size": None if font_size is None else _font_size(font_size),
             "xlabel": xlabel, "ylabel": ylabel}
     data = _Request("plot", keys).figure(fmt, look)
     if path is not None:

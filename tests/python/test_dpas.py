@@ -743,6 +743,19 @@ class Signatures(unittest.TestCase):
         self.assertEqual(svg.count(b">rule</text>"), 2)
         with self.assertRaises(dpas.InvalidValue):
             dpas.plot(format="eps", **keys)
+        # the look's bounds are the library's, as the CLI's (100 to 20000, 4 to 72), each
+        # refusal naming its field; a file's extension and the format agree
+        for look, field in ((dict(width=0), "width"), (dict(width=50), "width"),
+                            (dict(height=10**6), "height"), (dict(font_size=0), "font_size"),
+                            (dict(font_size=1000), "font_size"), (dict(width=300.7), "width")):
+            with self.assertRaises(dpas.InvalidValue) as e:
+                dpas.plot(**look, **keys)
+            self.assertEqual(e.exception.field, field, look)
+        with self.assertRaises(dpas.ArgumentTypeError):
+            dpas.plot(width=True, **keys)
+        with tempfile.TemporaryDirectory() as tmp, self.assertRaises(dpas.InvalidValue) as e:
+            dpas.plot(os.path.join(tmp, "q.svg"), format="png", **keys)
+        self.assertEqual(e.exception.field, "format")
 
     def test_sweep_f(self):
         # N = min_n(f) of Krum, n >= 2f + 3: 3, 5, 7 for f = 0, 1, 2

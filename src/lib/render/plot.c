@@ -415,8 +415,31 @@ static char *figure_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t n
     return dpas__buf_finish(&b, err);
 }
 
+/* The look a caller gives, checked where every front end passes (the CLI, Python, HTTP): 0 is
+ * the default; otherwise a panel of 100 to 20000 pixels (PDF: points) a side, and text of 4 to
+ * 72 (its tick labels; the rest scale with it). */
+static int spec_check(const dpas_plot_spec *sp, dpas_error *err)
+{
+    const struct {
+        const char *name;
+        int v;
+    } sides[] = {{"width", sp->width}, {"height", sp->height}};
+    for (size_t i = 0; i < 2; i++)
+        if (sides[i].v && (sides[i].v < 100 || sides[i].v > 20000))
+            return dpas__fail(err, DPAS_EINVAL, sides[i].name,
+                              "%s must be a whole number from 100 to 20000 (pixels; PDF: "
+                              "points), got %d",
+                              sides[i].name, sides[i].v);
+    if (sp->font_size != 0 && !(sp->font_size >= 4 && sp->font_size <= 72))
+        return dpas__fail(err, DPAS_EINVAL, "font_size",
+                          "font_size must be a number from 4 to 72, got %g", sp->font_size);
+    return 0;
+}
+
 char *dpas_plot_svg(const dpas_plot_spec *sp, const dpas_series *s, size_t ns, dpas_error *err)
 {
+    if (spec_check(sp, err))
+        return NULL;
     return figure_svg(sp, s, ns, 1, NULL, err);
 }
 
@@ -621,6 +644,9 @@ int dpas_plot_figure(const dpas_plot_spec *sp, dpas_plot_format fmt, const dpas_
     *len = 0;
     if (np < 1)
         return dpas__fail(err, DPAS_EINVAL, "plot", "a figure needs at least one panel");
+    int src = spec_check(sp, err);
+    if (src)
+        return src;
     if (fmt == DPAS_PLOT_SVG) {
         char *svg = figure_svg(sp, s, ns, np, titles, err);
         if (!svg)
