@@ -266,7 +266,43 @@ def replicas_of_two_nodes(j, code):
     assert close(row["time_flat_s"], 977.6e-6, 1e-12), row
 
 
+def node_fewer_accelerators(j, code):
+    # 16 nodes of 4 with the registry's DGX_A100 (8 per node): the node is kept, its NVLink
+    # (300 GB/s, 500 ns) with it, beside HDR (200 Gb/s = 25e9 B/s, 7 us). By hand, G = 8.03e9 x
+    # 2 B = 16.06e9 B at N = 64, flat on HDR for median: allgather (N - 1) G / 25e9 + (N - 1) 7 us,
+    # sharded 2 (N - 1)/N G / 25e9 + 2 (N - 1) 7 us.
+    assert code == 0
+    L = j["links"]
+    assert L["node"] == "Systems.Nodes.DGX_A100" and L["intra_bandwidth"] == 300e9
+    assert L["intra_latency"] == 500e-9 and L["inter_bandwidth"] == 25e9
+    r = rows_by(j, "rule", "schedule")
+    G, N = 16.06e9, 64
+    assert close(r[("median", "allgather")]["time_s"], (N - 1) * G / 25e9 + (N - 1) * 7e-6)
+    assert close(r[("median", "sharded")]["time_s"], 2 * (N - 1) / N * G / 25e9 + 2 * (N - 1) * 7e-6)
+
+
+def sweep_f_without_dp(j, code):
+    # no dp_degree given: each point's N is Krum's min_n(f) = 2f + 3 (Blanchard et al. 2017:
+    # n > 2f + 2), and the seed's factors at that N: allreduce 2 (N - 1)/N, gather N - 1,
+    # ratio N / 2; Krum at N tolerates f
+    assert code == 0
+    assert [p["f"] for p in j] == [0, 1, 2]
+    for p in j:
+        N = 2 * p["f"] + 3
+        assert p["dp_degree"] == N and p["max_f"] == p["f"]
+        assert close(p["allreduce_factor"], 2 * (N - 1) / N) and p["gather_factor"] == N - 1
+        assert close(p["gather_traffic_ratio"], N / 2)
+
+
 CASES = {
+    "cost_node_fewer_accelerators": (["cost", "--node", "DGX_A100", "--fabric", "InfiniBand_HDR",
+                                      "--nodes", "16", "--accelerators-per-node", "4", "--model",
+                                      "Llama3_8B", "--dp", "64", "--grad", "bf16", "--ckpt", "bf16",
+                                      "--rule", "median", "--schedule", "allgather,sharded",
+                                      "-o", "json"], node_fewer_accelerators),
+    "sweep_f_without_dp": (["sweep", "--params", "1e9", "--nodes", "4", "--accelerators-per-node",
+                            "8", "--grad", "bf16", "--ckpt", "14B", "--f", "0..2+1", "--rule",
+                            "krum", "-o", "json"], sweep_f_without_dp),
     "cost_scale_replicas_of_four": (scale_cost(4, 2, 8388608), replicas_of_four),
     "cost_scale_replicas_of_two_nodes": (scale_cost(2, 4, 16777216), replicas_of_two_nodes),
     "cost_network_default": (NETWORK, network_default),

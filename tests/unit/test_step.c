@@ -230,6 +230,13 @@ static void test_assumed_mfu(void **state)
     near(st->compute_hi_s, 6 * 8.03e9 * 4e6 / (64 * 989e12 * 0.38));
     const dpas_step_row *r = row(st, "krum", DPAS_SCHED_SHARDED_DISTANCE);
     assert_true(r->step_lo_s < r->step_s && r->step_s < r->step_hi_s);
+    /* the notes' room (DPAS_STEP_MAX_NOTES of 400 bytes) holds every note whole, with a byte
+     * to spare: the longest, the compute's, carries the assumed MFU's source (a note that did not
+     * fit would fill the room and end in "...") */
+    assert_true(st->nnotes > 0 && st->nnotes < DPAS_STEP_MAX_NOTES);
+    for (size_t i = 0; i < st->nnotes; i++)
+        if (!st->notes[i][0] || strlen(st->notes[i]) >= sizeof st->notes[i] - 1)
+            fail_msg("note %zu empty or at the room's end: %s", i, st->notes[i]);
     dpas_step_free(st);
 }
 

@@ -212,6 +212,9 @@ static void test_rates(void **state)
         {"1e20 EB/s", DPAS_RATE_BYTES, DPAS_ERANGE, "beyond 1e30 per second"},
         {"1e400 B/s", DPAS_RATE_BYTES, DPAS_ERANGE, "beyond"},
         {"1e-40 B/s", DPAS_RATE_BYTES, DPAS_ERANGE, "below 1e-30 per second"},
+        /* an exponent past the range is still on its own side (it said "beyond 1e30") */
+        {"1e-300 FLOP/s", DPAS_RATE_FLOPS, DPAS_ERANGE, "below 1e-30 per second"},
+        {"1e300 B/s", DPAS_RATE_BYTES, DPAS_ERANGE, "beyond 1e30 per second"},
         {"GB/s", DPAS_RATE_BYTES, DPAS_EPARSE, "cannot read \"GB/s\" as a rate"},
         {"", DPAS_RATE_BYTES, DPAS_EPARSE, "cannot read"},
     };

@@ -80,12 +80,6 @@ static int cmp_pt(const void *a, const void *b)
     return p->bytes < q->bytes ? -1 : p->bytes > q->bytes;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int set_fail(dpas_fit *f, const char *fmt, ...) DPAS__PRINTF(2, 3);
 static int set_fail(dpas_fit *f, const char *fmt, ...)
 {
@@ -119,10 +113,7 @@ static int residuals(dpas_curve *cv, dpas_fit *f)
             f->worst = i;
         }
     }
-    qsort(abs_r, m, sizeof *abs_r, cmp_double);
-    f->median_rel_residual = !m      ? NAN
-                             : m % 2 ? abs_r[m / 2]
-                                     : (abs_r[m / 2 - 1] + abs_r[m / 2]) / 2;
+    f->median_rel_residual = dpas__median_sort(abs_r, m);
     free(abs_r);
     return 0;
 }
@@ -548,9 +539,8 @@ static int fit_collective(dpas_netmodel *m, int coll, dpas_scale_fit *sf)
         extrapolation_error(cv, sf);
     }
     if (!rc && na) {
-        qsort(all, na, sizeof *all, cmp_double);
+        sf->insample_median = dpas__median_sort(all, na);
         sf->insample_max = all[na - 1];
-        sf->insample_median = na % 2 ? all[na / 2] : (all[na / 2 - 1] + all[na / 2]) / 2;
     }
     free(all);
     free(cvs);
@@ -684,11 +674,9 @@ static int merge_runs(const pt *in, const size_t *run_of, size_t n, size_t runs,
                 w[nw++] = exp(li / (double)ni);
             j = k;
         }
-        qsort(v, nv, sizeof *v, cmp_double);
-        qsort(w, nw, sizeof *w, cmp_double);
         (*out)[m].bytes = a[i].bytes;
-        (*out)[m].seconds = nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2;
-        (*out)[m].inplace = !nw ? NAN : nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
+        (*out)[m].seconds = dpas__median_sort(v, nv); /* sorts v: its spread below */
+        (*out)[m].inplace = dpas__median_sort(w, nw);
         (*spread)[m++] = v[nv - 1] / v[0];
         i = j;
     }

@@ -366,8 +366,6 @@ static double simplex(fitctx *c, double *x, const double *step, int dim, int max
     return val[b];
 }
 
-static double median_of(double *v, size_t n);
-
 /* The bus bandwidth a curve reached at its largest size (nccl-tests' busbw, from the time). */
 static double reached_busbw(const dpas_curve *cv, const geom *g)
 {
@@ -450,8 +448,8 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
     }
     /* the bandwidths start where the curves ended; an unmeasured one is assumed equal to the
      * measured one at the same ranks per node (set again after the fit) */
-    double inter0 = ninter ? median_of(inter, ninter) : NAN;
-    double intra0 = nintra ? median_of(intra, nintra) : NAN;
+    double inter0 = ninter ? dpas__median_sort(inter, ninter) : NAN;
+    double intra0 = nintra ? dpas__median_sort(intra, nintra) : NAN;
     free(inter), free(intra);
     if (!ninter)
         inter0 = intra0 / pn_intra;
@@ -559,8 +557,7 @@ static int cmp_dbl(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Sorts v. */
-static double median_of(double *v, size_t n)
+double dpas__median_sort(double *v, size_t n)
 {
     if (!n)
         return NAN;
@@ -657,11 +654,11 @@ int dpas__ncclm_loro(const dpas_curve *const *given, size_t n, int coll, dpas_sc
     }
     if (!rc && m) {
         sf->loro_points = m;
-        sf->loro_median = median_of(rel, m);
+        sf->loro_median = dpas__median_sort(rel, m);
         sf->loro_max = rel[m - 1];
         qsort(lg, m, sizeof *lg, cmp_dbl);
         sf->loro_q90 = quantile_of(lg, m, 0.9);
-        sf->loro_distance = median_of(dist, m);
+        sf->loro_distance = dpas__median_sort(dist, m);
     }
     free(rest), free(cvs), free(rel), free(lg), free(dist);
     return rc;

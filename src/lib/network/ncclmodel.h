@@ -30,6 +30,9 @@ double dpas__ncclm_anchored(const dpas_nccl_params *p, const dpas_curve *const *
  * depends on the set of curves, never on the order the files were given in. 0 only for curves
  * that hold the same numbers. */
 int dpas__curve_cmp(const dpas_curve *a, const dpas_curve *b);
+/* Sorts v (n values) and returns their median (the mean of the middle two for an even n; NAN
+ * for none): the one median of the network stage (fits' residuals, runs of one scale, LORO). */
+double dpas__median_sort(double *v, size_t n);
 /* Sorts cvs (n pointers) by dpas__curve_cmp. */
 void dpas__curves_sort(const dpas_curve **cvs, size_t n);
 

@@ -234,6 +234,21 @@ typedef struct toks {
 static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* One more token (the array doubles as it fills); -1 when out of memory. */
+static int tok_push(toks *tk, const char *s, size_t n)
+{
+    if (tk->n == tk->cap) {
+        size_t cap = tk->cap ? tk->cap * 2 : 32;
+        tok *t = realloc(tk->t, cap * sizeof *t);
+        if (!t)
+            return -1;
+        tk->t = t, tk->cap = cap;
+    }
+    tk->t[tk->n].s = s;
+    tk->t[tk->n++].n = n;
+    return 0;
+}
+
 static int split_ws(const char *s, const char *end, toks *tk)
 {
     tk->n = 0;
@@ -245,15 +260,8 @@ static int split_ws(const char *s, const char *end, toks *tk)
         const char *b = s;
         while (s < end && !is_ws(*s))
             s++;
-        if (tk->n == tk->cap) {
-            size_t cap = tk->cap ? tk->cap * 2 : 32;
-            tok *t = realloc(tk->t, cap * sizeof *t);
-            if (!t)
-                return -1;
-            tk->t = t, tk->cap = cap;
-        }
-        tk->t[tk->n].s = b;
-        tk->t[tk->n++].n = (size_t)(s - b);
+        if (tok_push(tk, b, (size_t)(s - b)))
+            return -1;
     }
     return 0;
 }
@@ -273,15 +281,8 @@ static int split_csv(const char *s, const char *end, toks *tk)
             e--;
         if (e - b >= 2 && *b == '"' && e[-1] == '"')
             b++, e--;
-        if (tk->n == tk->cap) {
-            size_t cap = tk->cap ? tk->cap * 2 : 32;
-            tok *t = realloc(tk->t, cap * sizeof *t);
-            if (!t)
-                return -1;
-            tk->t = t, tk->cap = cap;
-        }
-        tk->t[tk->n].s = b;
-        tk->t[tk->n++].n = (size_t)(e - b);
+        if (tok_push(tk, b, (size_t)(e - b)))
+            return -1;
         if (s == end)
             return 0;
         s++;

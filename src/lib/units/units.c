@@ -435,10 +435,10 @@ int dpas_parse_rate(const char *field, const char *text, dpas_rate_kind kind, do
     if (d.neg || !d.mant)
         return dpas__fail(err, DPAS_EINVAL, field, "%s must be > 0, got %s", field,
                           dpas__quote(text, q, sizeof q));
-    if (d.exp > 60 || d.exp < -60)
-        return dpas__fail(err, DPAS_ERANGE, field, "%s is beyond 1e30 per second, got %s", field,
-                          dpas__quote(text, q, sizeof q));
-    long double v = (long double)d.mant * powl(10.0L, (long double)d.exp) * f;
+    /* the exponent first, so that powl stays finite and non-zero: then the value's own bounds */
+    long double v = d.exp > 60    ? INFINITY
+                    : d.exp < -60 ? 0
+                                  : (long double)d.mant * powl(10.0L, (long double)d.exp) * f;
     if (!(v <= 1e30L))
         return dpas__fail(err, DPAS_ERANGE, field, "%s is beyond 1e30 per second, got %s", field,
                           dpas__quote(text, q, sizeof q));
