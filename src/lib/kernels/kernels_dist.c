@@ -382,33 +382,51 @@ done:
 typedef struct nnm_job {
     const dpas__kenv *env;
     const void *const *x;
-    size_t n, d, k, parts;
-    const size_t *rows; /* the mixed rows, in the order of out */
-    const size_t *nbrs; /* k neighbours per mixed row, ascending */
+    size_t n, d, k, parts, piece, stride;
+    const size_t *rows; /* the mixed rows, in the order of out (indices into x) */
+    const size_t *nbrs; /* k neighbours per mixed row, ascending, as slots of rows[] */
     void *const *out;
     unsigned char *bad; /* parts x n: a mixed row's sum overflowed (float64) */
+    char *pack;         /* parts x n x stride bytes: each part's copy of the rows' piece */
+    const void **prow;  /* parts x n: pointers into pack */
 } nnm_job;
 
-#define NNM_PIECE 4096
+/* Elements per piece: the n rows' pieces (copied side by side) take about 256 KiB, well inside
+ * the L2 cache; a multiple of 64 elements (every vector width), at least 256. */
+static size_t nnm_piece(size_t n, size_t esize)
+{
+    size_t p = ((size_t)256 << 10) / (n * esize) / 64 * 64;
+    return p < 256 ? 256 : p;
+}
 
-/* A range of coordinates for every mixed row: the rows' pieces stay in cache across the
- * mixed rows that use them. */
+/* A range of coordinates for every mixed row. Each piece of the rows is first copied, one row
+ * after the other, into a buffer where the rows' pieces lie a piece and 64 bytes apart: a
+ * numpy matrix of d = 2^22 float64 puts its rows 2^25 bytes apart, so the same coordinate of
+ * 16 rows fell in one cache set, and the k rows of every mixed row were read again from memory
+ * (NNM took 11 passes of the mean, issue 33). Each row is now read once per call, in order. */
 static void nnm_part(void *ctx, size_t p)
 {
     nnm_job *j = ctx;
     const dpas__isa *isa = j->env->isa, *gen = dpas__generic_of(isa->dtype);
-    size_t pieces = (j->d + NNM_PIECE - 1) / NNM_PIECE;
+    size_t es = isa->esize, pieces = (j->d + j->piece - 1) / j->piece;
     size_t q0 = pieces * p / j->parts, q1 = pieces * (p + 1) / j->parts;
+    char *pack = j->pack + p * j->n * j->stride;
+    const void **prow = j->prow + p * j->n;
+    for (size_t r = 0; r < j->n; r++)
+        prow[r] = pack + r * j->stride;
     for (size_t q = q0; q < q1; q++) {
-        size_t j0 = q * NNM_PIECE, j1 = j0 + NNM_PIECE < j->d ? j0 + NNM_PIECE : j->d;
-        size_t body = j0 + (j1 - j0) / isa->width * isa->width;
+        size_t j0 = q * j->piece, len = j0 + j->piece < j->d ? j->piece : j->d - j0;
+        size_t body = len / isa->width * isa->width;
+        for (size_t r = 0; r < j->n; r++)
+            memcpy(pack + r * j->stride, (const char *)j->x[j->rows[r]] + j0 * es, len * es);
         for (size_t r = 0; r < j->n; r++) {
             const size_t *nb = j->nbrs + r * j->k;
+            char *o = (char *)j->out[r] + j0 * es;
             unsigned bad = 0;
-            if (body > j0)
-                bad |= isa->mean(j->x, nb, j->k, j0, body, j->out[r]);
-            if (body < j1)
-                bad |= gen->mean(j->x, nb, j->k, body, j1, j->out[r]);
+            if (body)
+                bad |= isa->mean(prow, nb, j->k, 0, body, o);
+            if (body < len) /* the generic kernel indexes from the rows' start, as out */
+                bad |= gen->mean(prow, nb, j->k, body, len, o);
             j->bad[p * j->n + r] |= bad != 0;
         }
     }
@@ -441,7 +459,7 @@ int dpas__nnm_mix(const dpas__kenv *env, const void *const *x, size_t n, size_t 
         size_t *nb = nbrs + r * k;
         for (size_t t = 0; t < k; t++)
             nb[t] = sc[t].i;
-        /* summed in ascending row order */
+        /* summed in ascending row order (of x, the same as of the slots) */
         for (size_t a = 1; a < k; a++)
             for (size_t b = a; b > 0 && nb[b] < nb[b - 1]; b--) {
                 size_t tmp = nb[b];
@@ -449,14 +467,25 @@ int dpas__nnm_mix(const dpas__kenv *env, const void *const *x, size_t n, size_t 
                 nb[b - 1] = tmp;
             }
     }
-    nnm_job j = {env, x, na, d, k, 1, rows, nbrs, out, NULL};
-    size_t pieces = (d + NNM_PIECE - 1) / NNM_PIECE;
+    size_t *slots = dpas__ws_alloc(env->ws, na * k, sizeof *slots), *slot_of = NULL;
+    size_t es = env->isa->esize, piece = nnm_piece(na, es);
+    nnm_job j = {env, x, na, d, k, 1, piece, piece * es + 64, rows, slots, out, NULL, NULL, NULL};
+    size_t pieces = (d + piece - 1) / piece;
     j.parts = env->threads > 1 ? (size_t)env->threads : 1;
     if (j.parts > pieces)
         j.parts = pieces ? pieces : 1;
     j.bad = dpas__ws_zalloc(env->ws, j.parts * na, 1);
+    j.pack = dpas__ws_alloc(env->ws, j.parts * na, j.stride);
+    j.prow = dpas__ws_alloc(env->ws, j.parts * na, sizeof *j.prow);
+    slot_of = dpas__ws_alloc(env->ws, n, sizeof *slot_of);
     const void **nrows = dpas__ws_alloc(env->ws, k, sizeof *nrows);
-    int rc = j.bad && nrows ? 0 : dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    int rc = j.bad && nrows && slots && j.pack && j.prow && slot_of
+                 ? 0
+                 : dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    for (size_t t = 0; !rc && t < na; t++)
+        slot_of[rows[t]] = t;
+    for (size_t t = 0; !rc && t < na * k; t++)
+        slots[t] = slot_of[nbrs[t]];
     if (!rc && d)
         dpas__parallel(env->threads, j.parts, nnm_part, &j);
     /* the rows whose mean of finite float64 values overflowed, again on scaled values */
