@@ -209,6 +209,25 @@ DPAS_API int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, 
                                      const dpas_agg_opts *o, void *const *out, size_t *nout,
                                      dpas_error *err);
 
+/* Many aggregations of the same shape in one call, for bindings: from Python the fixed cost of
+ * a call (about 8 us) is what a small aggregation (n = 16, d = 1000) costs, and a batch pays it
+ * once. Set b (0 <= b < batch) is the n rows base + b set_step + i row_step (bytes, i < n), of d
+ * elements of dtype each; dpas_aggregate_batch writes its aggregate, d elements, at out +
+ * b out_step, and dpas_preaggregate_batch its *nout rows at out + b out_set_step + i
+ * out_row_step (every set gives the same count: n, or the buckets). Each set runs as
+ * dpas_aggregate_typed / dpas_preaggregate_typed with opts (the same rule, f, pre-aggregations
+ * and seeds for every set). The first set that fails stops the call with its error, the
+ * message prefixed "set b of the batch of B: "; the outputs of the sets before it are written,
+ * the others are not (a binding throws the whole output away). */
+DPAS_API int dpas_aggregate_batch(const dpas_rule *rule, const void *base, int dtype, size_t batch,
+                                  size_t n, size_t d, ptrdiff_t set_step, ptrdiff_t row_step,
+                                  const dpas_agg_opts *o, void *out, ptrdiff_t out_step,
+                                  dpas_error *err);
+DPAS_API int dpas_preaggregate_batch(const void *base, int dtype, size_t batch, size_t n, size_t d,
+                                     ptrdiff_t set_step, ptrdiff_t row_step, const dpas_agg_opts *o,
+                                     void *out, ptrdiff_t out_set_step, ptrdiff_t out_row_step,
+                                     size_t *nout, dpas_error *err);
+
 /* Squared distances ||x_i - x_j||^2 of the rows, added into D (n x n, row-major, symmetric,
  * zero diagonal): call once per shard with the same D to sum over shards. In double, finite for
  * finite rows; an entry is NaN or +Inf exactly when one of its two rows has a non-finite

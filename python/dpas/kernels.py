@@ -272,8 +272,16 @@ def aggregate(rule, grads, f=0, *, convention=None, threads=1, workspace=None, *
     centered_clipping), tau (centered_clipping), tolerance and smoothing (geometric_median),
     idx (monna), nnm=True and pre=[...] (pre-aggregations first; ("nnm", {"f": 2}) gives a step
     its own f, as ByzFL's NNM(f=2) before Average), isa ("generic", "avx2", "avx512"). A row with a NaN or an Inf is Byzantine: excluded and counted against f.
-    workspace: None (this thread's, kept between calls), a dpas.Workspace, or False."""
+    workspace: None (this thread's, kept between calls), a dpas.Workspace, or False.
+    A batch: grads of B x n x d (one C-contiguous numpy array or CPU tensor) gives the B
+    aggregates, B x d, in one C call (the fixed cost of a call, about 8 us, paid once)."""
+    if _is_batch(grads):
+        return _Prepared("aggregate", rule, f, convention, threads, workspace, options)(grads)
     return _run("aggregate", rule, grads, f, convention, threads, workspace, options, False)[0]
+
+
+def _is_batch(grads):
+    return getattr(grads, "ndim", None) == 3 and not isinstance(grads, (list, tuple))
 
 
 class _Prepared:
@@ -296,10 +304,10 @@ class _Prepared:
         if what == "aggregate":
             self.rp, r = _rule(lib, rule, convention)
             self.opts = _opts(lib, self.rp, r, f, threads, options, what, np, None, keep)
-            fn = lib["dpas_aggregate_typed"]  # a handle of its own: plain addresses
+            fn = lib["dpas_aggregate_batch"]  # a handle of its own: plain addresses
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t,
-                           ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                           ctypes.c_void_p, ctypes.c_void_p]
+                           ctypes.c_size_t, ctypes.c_size_t, ctypes.c_ssize_t, ctypes.c_ssize_t,
+                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_void_p]
         else:
             o = self.opts = _ffi.AggOpts()
             o.f = _int("f", f, minimum=0)
@@ -308,9 +316,11 @@ class _Prepared:
             keep.append(arr)
             self.pre = arr
             o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
-            fn = lib["dpas_preaggregate_typed"]
+            fn = lib["dpas_preaggregate_batch"]
             fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
-                           ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+                           ctypes.c_size_t, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.c_void_p,
+                           ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.c_void_p,
+                           ctypes.c_void_p]
         fn.restype = ctypes.c_int
         self.fn = fn
         self.err = _ffi.Error()
@@ -318,27 +328,20 @@ class _Prepared:
         self.opts_at, self.err_at = ctypes.addressof(self.opts), ctypes.addressof(self.err)
         self.count_at = ctypes.addressof(self.count)
         self.f32, self.f64 = np.dtype(np.float32), np.dtype(np.float64)
-        self.steps = {}
         if workspace is not None and workspace is not False:
             _workspace(workspace)  # checked now
 
     def _ok(self, x):
-        return (type(x) is self.np.ndarray and x.ndim == 2 and (x.dtype == self.f32 or
-                x.dtype == self.f64) and x.flags.c_contiguous and x.shape[0] > 0)
-
-    def _pointers(self, which, n, step, base):
-        """The address of n row pointers base + i step, in a buffer kept for (which, n, step)."""
-        key = (which, n, step)
-        got = self.steps.get(key)
-        if got is None:
-            offsets = self.np.arange(n, dtype=self.np.uintp) * step
-            buf = self.np.empty(n, dtype=self.np.uintp)
-            got = self.steps[key] = (offsets, buf, buf.ctypes.data)
-        self.np.add(got[0], base, out=got[1])
-        return got[2]
+        return (type(x) is self.np.ndarray and 2 <= x.ndim <= 3 and (x.dtype == self.f32 or
+                x.dtype == self.f64) and x.flags.c_contiguous and x.shape[-2] > 0 and
+                x.size > 0)
 
     def __call__(self, x):
+        """The aggregate of x (n x d), or of each set of a batch x (B x n x d: B aggregates in
+        one C call, which pays the fixed cost of a call once)."""
         if not self.fast or not self._ok(x) or not self.lock.acquire(blocking=False):
+            if getattr(x, "ndim", 2) == 3 or _rows._is_tensor(x) and x.dim() == 3:
+                return self._batch_other(x)
             return self._slow(x)
         try:
             base = x.ctypes.data
@@ -348,6 +351,24 @@ class _Prepared:
         finally:
             self.lock.release()
 
+    def _batch_other(self, x):
+        """A batch that is not a C-contiguous aligned numpy array: a CPU tensor goes through its
+        numpy view (no copy) and back; anything else is refused saying what to do."""
+        if _rows._is_tensor(x):
+            arr = _rows._tensor_numpy("grads", x)
+            if self._ok(arr) and self.fast and arr.ctypes.data % arr.itemsize == 0:
+                import torch
+                with self.lock:
+                    return torch.from_numpy(self._call(arr, arr.ctypes.data))
+        if not self.fast:
+            raise ArgumentTypeError("a batch (B x n x d) cannot take start=: give the sets one "
+                                    "at a time", "grads")
+        raise ArgumentTypeError("a batch of gradients (B x n x d) must be one C-contiguous, "
+                                "aligned float32 or float64 numpy array or CPU tensor with "
+                                "n, d >= 1, got " + _describe(x) + ": convert it yourself "
+                                "(numpy.ascontiguousarray copies); dpas does not copy "
+                                "silently", "grads")
+
     def _slow(self, x):
         if self.what == "aggregate":
             return aggregate(self.rule, x, self.f, convention=self.convention,
@@ -355,9 +376,11 @@ class _Prepared:
         return preaggregate(self.rule, x, self.f, threads=self.threads, workspace=self.workspace)
 
     def _call(self, x, base):
-        n, d = x.shape
+        batch = x.shape[0] if x.ndim == 3 else 1
+        n, d = x.shape[-2:]
         code = 1 if x.dtype == self.f64 else 0
-        rows = self._pointers(0, n, x.strides[0] if n > 1 else 0, base)
+        st = x.strides
+        set_step = st[0] if x.ndim == 3 else 0
         ws = self.workspace
         if ws is None:
             ws = getattr(_local, "ws", None) or _workspace(None)
@@ -370,19 +393,31 @@ class _Prepared:
             self.opts.workspace = ws._ptr if ws is not None else None
             err = self.err
             if self.what == "aggregate":
-                out = self.np.empty(d, dtype=x.dtype)
-                rc = self.fn(self.rp, rows, code, n, d, self.opts_at, out.ctypes.data, None,
-                             None, self.err_at)
+                out = self.np.empty(x.shape[:-2] + (d,), dtype=x.dtype)
+                rc = self.fn(self.rp, base, code, batch, n, d, set_step, st[-2], self.opts_at,
+                             out.ctypes.data, d * x.itemsize, self.err_at)
             else:
-                out = self.np.empty((n, d), dtype=x.dtype)
-                orows = self._pointers(1, n, out.strides[0] if n > 1 else 0, out.ctypes.data)
-                rc = self.fn(rows, code, n, d, self.opts_at, orows, self.count_at, self.err_at)
+                out = self.np.empty(x.shape, dtype=x.dtype)
+                ost = out.strides
+                rc = self.fn(base, code, batch, n, d, set_step, st[-2], self.opts_at,
+                             out.ctypes.data, ost[0] if x.ndim == 3 else 0, ost[-2],
+                             self.count_at, self.err_at)
         finally:
             if ws is not None:
                 ws._lock.release()
         if rc:
             _raise(err)
-        return out if self.what == "aggregate" else out[:self.count.value]
+        if self.what == "aggregate":
+            return out
+        return out[..., :self.count.value, :]
+
+
+def _describe(x):
+    dt = getattr(x, "dtype", None)
+    shape = getattr(x, "shape", None)
+    return (f"{type(x).__module__}.{type(x).__name__}"
+            + (f" of dtype {dt}" if dt is not None else "")
+            + (f" and shape {tuple(shape)}" if shape is not None else ""))
 
 
 def select(rule, grads, f=0, *, convention=None, threads=1, workspace=None, **options):
@@ -473,7 +508,9 @@ def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     """The rows a pre-aggregation makes of grads (n x d, as for aggregate): nnm, clipping (c),
     arc, bucketing (s, seed), or a list of them applied in order (names or (name, {parameter:
     value}) pairs, as aggregate's pre=; each may take its own f, else f). The result has the input's kind and dtype: n rows, those
-    of non-finite gradients (at most f, counted against it) NaN; with bucketing, its buckets."""
+    of non-finite gradients (at most f, counted against it) NaN; with bucketing, its buckets.
+    A batch B x n x d (one C-contiguous numpy array or CPU tensor) gives B x n' x d in one
+    call."""
     np = _numpy("preaggregate")
     lib = _lib()
     if isinstance(pre, str):
@@ -481,6 +518,8 @@ def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     elif parameters:
         raise ArgumentTypeError("parameters go with one pre-aggregation named by a str; for a "
                                 "list give (name, {parameter: value}) pairs", "pre")
+    if _is_batch(grads):  # B x n x d: B x n' x d in one C call
+        return _Prepared("preaggregate", pre, f, None, threads, workspace, {})(grads)
     ws = _workspace(workspace)
     rows = _rows.rows(np, "grads", grads)
     o = _ffi.AggOpts()

@@ -398,5 +398,55 @@ class Attack(unittest.TestCase):
             dpas.attack("alie", self.honest[:1], 1)
 
 
+@needs_numpy
+class Batches(unittest.TestCase):
+    """B aggregations in one call (dpas_aggregate_batch): a consistency test, each set against
+    the same rule called on it alone; the refusals name the set or say what to convert."""
+
+    def test_each_set_as_alone(self):
+        x = np.random.default_rng(3).standard_normal((6, 9, 13))
+        for dtype in (np.float32, np.float64):
+            xs = x.astype(dtype)
+            for rule, kw in (("mean", {}), ("median", {}), ("trimmed_mean", {"f": 2}),
+                             ("krum", {"f": 2}), ("monna", {"f": 2, "idx": 1}),
+                             ("meamed", {"f": 2, "pre": ["arc"]})):
+                got = dpas.aggregate(rule, xs, **kw)
+                self.assertEqual(got.shape, (6, 13))
+                self.assertEqual(got.dtype, dtype)
+                for b in range(6):
+                    self.assertTrue(np.array_equal(got[b], dpas.aggregate(rule, xs[b], **kw)),
+                                    (rule, b))
+            for pre, kw in (("bucketing", {"s": 2, "seed": 5}), ("nnm", {}), ("clipping", {})):
+                got = dpas.preaggregate(pre, xs, 2, **kw)
+                self.assertEqual(got.shape, (6, 5 if pre == "bucketing" else 9, 13))
+                for b in range(6):
+                    self.assertTrue(np.array_equal(got[b], dpas.preaggregate(pre, xs[b], 2, **kw)))
+
+    def test_byzfl_classes_and_tensors(self):
+        import torch
+        from dpas import byzfl
+        x = np.random.default_rng(4).standard_normal((3, 8, 5))
+        for agg in (byzfl.Average(), byzfl.MoNNA(f=2), byzfl.Bucketing(s=2, seed=1)):
+            got = agg(x)
+            for b in range(3):
+                self.assertTrue(np.array_equal(got[b], agg(x[b])))
+            t = agg(torch.from_numpy(x))
+            self.assertIsInstance(t, torch.Tensor)
+            self.assertTrue(np.array_equal(t.numpy(), got))
+
+    def test_refusals(self):
+        x = np.random.default_rng(5).standard_normal((4, 7, 3))
+        x[2, :3, 0] = np.nan
+        with self.assertRaisesRegex(dpas.InvalidValue, r"^set 2 of the batch of 4: 3 gradients "
+                                    r"have a NaN or Inf coordinate"):
+            dpas.aggregate("median", x, f=2)
+        with self.assertRaisesRegex(dpas.ArgumentTypeError, r"C-contiguous.*shape \(4, 3, 7\)"):
+            dpas.aggregate("median", x.transpose(0, 2, 1))
+        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start="):
+            dpas.aggregate("geometric_median", np.ones((2, 3, 4)), start=np.zeros(4))
+        with self.assertRaisesRegex(dpas.InvalidValue, r"^set 0 of the batch of 4: krum"):
+            dpas.aggregate("krum", np.ones((4, 7, 3)), f=3)
+
+
 if __name__ == "__main__":
     unittest.main()

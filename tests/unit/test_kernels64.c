@@ -922,6 +922,62 @@ static void test_gaussian(void **state)
     free(a), free(b);
 }
 
+/* dpas_aggregate_batch and dpas_preaggregate_batch: a consistency test, each set against
+ * dpas_aggregate_typed / dpas_preaggregate_typed on its own rows; the error of a failing set
+ * names it. */
+static void test_batch(void **state)
+{
+    (void)state;
+    enum { B = 3, N = 7, D = 5 };
+    double x[B][N][D], out[B][D], one[D], pre[B][N][D], pre1[N][D];
+    uint64_t s = 12345;
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < D; j++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                x[b][i][j] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+            }
+    dpas_error e = {0};
+    const char *names[] = {"mean", "median", "trimmed_mean", "krum", "geometric_median"};
+    for (size_t r = 0; r < sizeof names / sizeof *names; r++) {
+        dpas_agg_opts o = {.f = r ? 2 : 0}; /* the mean takes no f */
+        assert_int_equal(dpas_aggregate_batch(rule(names[r]), x, DPAS_FLOAT64, B, N, D,
+                                              sizeof x[0], sizeof x[0][0], &o, out,
+                                              sizeof out[0], &e),
+                         0);
+        for (int b = 0; b < B; b++) {
+            const void *rows[N];
+            for (int i = 0; i < N; i++)
+                rows[i] = x[b][i];
+            assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, DPAS_FLOAT64, N, D, &o,
+                                                  one, NULL, NULL, &e),
+                             0);
+            assert_memory_equal(one, out[b], sizeof one);
+        }
+    }
+    dpas_preagg p = {pre_rule("bucketing"), 0, 2, 9, 0, 0};
+    dpas_agg_opts o = {.pre = &p, .npre = 1, .f = 1};
+    size_t nout = 0, n1 = 0;
+    assert_int_equal(dpas_preaggregate_batch(x, DPAS_FLOAT64, B, N, D, sizeof x[0], sizeof x[0][0],
+                                             &o, pre, sizeof pre[0], sizeof pre[0][0], &nout, &e),
+                     0);
+    assert_int_equal(nout, 4);
+    for (int b = 0; b < B; b++) {
+        const void *rows[N];
+        void *orows[N];
+        for (int i = 0; i < N; i++)
+            rows[i] = x[b][i], orows[i] = pre1[i];
+        assert_int_equal(dpas_preaggregate_typed(rows, DPAS_FLOAT64, N, D, &o, orows, &n1, &e), 0);
+        assert_memory_equal(pre1, pre[b], 4 * sizeof pre1[0]);
+    }
+    x[1][0][0] = NAN, x[1][3][2] = INFINITY, x[1][5][4] = NAN;
+    dpas_agg_opts o2 = {.f = 2};
+    assert_int_equal(dpas_aggregate_batch(rule("median"), x, DPAS_FLOAT64, B, N, D, sizeof x[0],
+                                          sizeof x[0][0], &o2, out, sizeof out[0], &e),
+                     DPAS_EINVAL);
+    assert_non_null(strstr(e.message, "set 1 of the batch of 3: 3 gradients have a NaN or Inf"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -934,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_byzfl_preaggregations), cmocka_unit_test(test_bucketing),
         cmocka_unit_test(test_preagg_own_f),
         cmocka_unit_test(test_byzfl_attacks),        cmocka_unit_test(test_gaussian),
+        cmocka_unit_test(test_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -591,6 +591,77 @@ int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
     return rc;
 }
 
+/* ---- batches ---- */
+
+/* The error of set b, its message prefixed with the set's index (the field stays the same). */
+static int batch_fail(int rc, size_t b, size_t batch, dpas_error *err)
+{
+    if (err && batch > 1) {
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "set %zu of the batch of %zu: %s", b, batch, err->message);
+        memcpy(err->message, msg, sizeof msg);
+    }
+    return rc;
+}
+
+/* Set b's n row pointers base + b set_step + i row_step into rows. */
+static void batch_rows(const void *base, size_t b, size_t n, ptrdiff_t set_step,
+                       ptrdiff_t row_step, const void **rows)
+{
+    const char *p = (const char *)base + (ptrdiff_t)b * set_step;
+    for (size_t i = 0; i < n; i++)
+        rows[i] = p + (ptrdiff_t)i * row_step;
+}
+
+int dpas_aggregate_batch(const dpas_rule *rule, const void *base, int dtype, size_t batch, size_t n,
+                         size_t d, ptrdiff_t set_step, ptrdiff_t row_step, const dpas_agg_opts *o,
+                         void *out, ptrdiff_t out_step, dpas_error *err)
+{
+    if (!base || !out)
+        return dpas__fail(err, DPAS_EINVAL, "x", "aggregate_batch needs rows and an output");
+    const void **rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu row pointers", n);
+    int rc = 0;
+    for (size_t b = 0; !rc && b < batch; b++) {
+        batch_rows(base, b, n, set_step, row_step, rows);
+        rc = dpas_aggregate_typed(rule, rows, dtype, n, d, o, (char *)out + (ptrdiff_t)b * out_step,
+                                  NULL, NULL, err);
+        if (rc)
+            batch_fail(rc, b, batch, err);
+    }
+    free(rows);
+    return rc;
+}
+
+int dpas_preaggregate_batch(const void *base, int dtype, size_t batch, size_t n, size_t d,
+                            ptrdiff_t set_step, ptrdiff_t row_step, const dpas_agg_opts *o,
+                            void *out, ptrdiff_t out_set_step, ptrdiff_t out_row_step, size_t *nout,
+                            dpas_error *err)
+{
+    if (nout)
+        *nout = 0;
+    if (!base || !out || !nout)
+        return dpas__fail(err, DPAS_EINVAL, "x", "preaggregate_batch needs rows, an output and nout");
+    const void **rows = malloc(2 * (n ? n : 1) * sizeof *rows);
+    if (!rows)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu row pointers", n);
+    void **orows = (void **)(rows + (n ? n : 1));
+    int rc = 0;
+    size_t got = 0;
+    for (size_t b = 0; !rc && b < batch; b++) {
+        batch_rows(base, b, n, set_step, row_step, rows);
+        batch_rows(out, b, n, out_set_step, out_row_step, (const void **)orows);
+        rc = dpas_preaggregate_typed(rows, dtype, n, d, o, orows, &got, err);
+        if (rc)
+            batch_fail(rc, b, batch, err);
+    }
+    free(rows);
+    if (!rc)
+        *nout = got;
+    return rc;
+}
+
 void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double *D)
 {
     const dpas__isa *best = dpas__generic_of(DPAS_FLOAT32);
