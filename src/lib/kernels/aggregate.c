@@ -605,8 +605,8 @@ static int batch_fail(int rc, size_t b, size_t batch, dpas_error *err)
 }
 
 /* Set b's n row pointers base + b set_step + i row_step into rows. */
-static void batch_rows(const void *base, size_t b, size_t n, ptrdiff_t set_step,
-                       ptrdiff_t row_step, const void **rows)
+static void batch_rows(const void *base, size_t b, size_t n, ptrdiff_t set_step, ptrdiff_t row_step,
+                       const void **rows)
 {
     const char *p = (const char *)base + (ptrdiff_t)b * set_step;
     for (size_t i = 0; i < n; i++)
@@ -642,7 +642,8 @@ int dpas_preaggregate_batch(const void *base, int dtype, size_t batch, size_t n,
     if (nout)
         *nout = 0;
     if (!base || !out || !nout)
-        return dpas__fail(err, DPAS_EINVAL, "x", "preaggregate_batch needs rows, an output and nout");
+        return dpas__fail(err, DPAS_EINVAL, "x",
+                          "preaggregate_batch needs rows, an output and nout");
     const void **rows = malloc(2 * (n ? n : 1) * sizeof *rows);
     if (!rows)
         return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu row pointers", n);
