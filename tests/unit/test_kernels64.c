@@ -116,8 +116,7 @@ static void test_f64_overflow(void **state)
     (void)state;
     find_isas();
     const double big = ldexp(1.0, 1023), half = ldexp(1.0, 1022);
-    double r0[3] = {big, DBL_MAX, -big}, r1[3] = {half, DBL_MAX, -big},
-           r2[3] = {big, DBL_MAX, -half};
+    double r0[3] = {big, DBL_MAX, -big}, r1[3] = {half, DBL_MAX, -big}, r2[3] = {big, DBL_MAX, -half};
     double r3[3] = {big, DBL_MAX, -big};
     const double *rows[4] = {r0, r1, r2, r3};
     double out[3];
@@ -129,15 +128,13 @@ static void test_f64_overflow(void **state)
         assert_true(out[1] == DBL_MAX);
         assert_true(out[2] == -big);
         /* median of four: the two middle values halved and added */
-        assert_int_equal(dpas_aggregate_f64(rule("median"), rows, 4, 3, &o, out, NULL, NULL, &e),
-                         0);
+        assert_int_equal(dpas_aggregate_f64(rule("median"), rows, 4, 3, &o, out, NULL, NULL, &e), 0);
         assert_true(out[0] == big && out[1] == DBL_MAX && out[2] == -big);
         o.f = 1;
         assert_int_equal(
             dpas_aggregate_f64(rule("trimmed_mean"), rows, 4, 3, &o, out, NULL, NULL, &e), 0);
         assert_true(out[0] == big && out[1] == DBL_MAX && out[2] == -big);
-        assert_int_equal(dpas_aggregate_f64(rule("meamed"), rows, 4, 3, &o, out, NULL, NULL, &e),
-                         0);
+        assert_int_equal(dpas_aggregate_f64(rule("meamed"), rows, 4, 3, &o, out, NULL, NULL, &e), 0);
         for (int j = 0; j < 3; j++)
             assert_true(isfinite(out[j]));
         o.f = 0;
@@ -277,8 +274,7 @@ static void order_case(double level)
         int64_t sel[N];
         size_t nsel = 0;
         dpas_error e = {0};
-        assert_int_equal(dpas_aggregate(rule("multi_krum"), rows, N, D, &o, out, sel, &nsel, &e),
-                         0);
+        assert_int_equal(dpas_aggregate(rule("multi_krum"), rows, N, D, &o, out, sel, &nsel, &e), 0);
         assert_int_equal(nsel, N);
         for (size_t t = 0; t < N; t++)
             if ((size_t)sel[t] != order[t])
@@ -405,8 +401,8 @@ static void test_nonfinite_every_rule(void **state)
                     for (size_t j = 0; j < D; j++) {
                         double v = dtype == DPAS_FLOAT64 ? out[j] : ((float *)(void *)out)[j];
                         if (!isfinite(v))
-                            fail_msg("%s n=%zu dtype=%d: coordinate %zu is %g", ru->name, n, dtype,
-                                     j, v);
+                            fail_msg("%s n=%zu dtype=%d: coordinate %zu is %g", ru->name, n,
+                                     dtype, j, v);
                     }
                 }
     }
@@ -435,16 +431,17 @@ static void test_options_apply(void **state)
                      DPAS_EINVAL);
     assert_msg_contains(e, "only geometric_median and centered_clipping take it");
     o = (dpas_agg_opts){.f = 1, .tolerance = 1e-3};
-    assert_int_equal(dpas_aggregate(rule("centered_clipping"), rows, 5, 2, &o, out, NULL, NULL, &e),
-                     DPAS_EINVAL);
+    assert_int_equal(
+        dpas_aggregate(rule("centered_clipping"), rows, 5, 2, &o, out, NULL, NULL, &e),
+        DPAS_EINVAL);
     float start[2] = {0, 0};
     o = (dpas_agg_opts){.f = 1, .start = start};
     assert_int_equal(dpas_aggregate(rule("krum"), rows, 5, 2, &o, out, NULL, NULL, &e),
                      DPAS_EINVAL);
     assert_msg_contains(e, "krum does not take the option start");
     o = (dpas_agg_opts){.f = 1, .iterations = 3, .tau = 1, .start = start};
-    assert_int_equal(dpas_aggregate(rule("centered_clipping"), rows, 5, 2, &o, out, NULL, NULL, &e),
-                     0);
+    assert_int_equal(
+        dpas_aggregate(rule("centered_clipping"), rows, 5, 2, &o, out, NULL, NULL, &e), 0);
     assert_true(dpas_agg_option_applies(rule("multi_krum"), "m"));
     assert_false(dpas_agg_option_applies(rule("krum"), "m"));
     assert_true(dpas_agg_option_applies(rule("krum"), "threads"));
@@ -459,16 +456,17 @@ static void test_unaligned(void **state)
     const void *rows[2] = {buf + 1, buf + 32};
     float out[4];
     dpas_error e = {0};
-    assert_int_equal(
-        dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT32, 2, 4, NULL, out, NULL, NULL, &e),
-        DPAS_EINVAL);
+    assert_int_equal(dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT32, 2, 4, NULL, out, NULL,
+                                          NULL, &e),
+                     DPAS_EINVAL);
     assert_msg_contains(e, "gradient 0 is not aligned to its 4-byte elements");
     rows[0] = buf + 4; /* aligned for float, not for double */
-    assert_int_equal(
-        dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT32, 2, 4, NULL, out, NULL, NULL, &e), 0);
-    assert_int_equal(
-        dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT64, 2, 2, NULL, out, NULL, NULL, &e),
-        DPAS_EINVAL);
+    assert_int_equal(dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT32, 2, 4, NULL, out, NULL,
+                                          NULL, &e),
+                     0);
+    assert_int_equal(dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT64, 2, 2, NULL, out, NULL,
+                                          NULL, &e),
+                     DPAS_EINVAL);
     assert_int_equal(dpas_aggregate_typed(rule("mean"), rows, 7, 2, 2, NULL, out, NULL, NULL, &e),
                      DPAS_EINVAL);
     assert_msg_contains(e, "dtype must be 0 (float32) or 1 (float64), got 7");
@@ -480,8 +478,7 @@ static void test_workspace(void **state)
 {
     (void)state;
     enum { N = 9, D = 40000 };
-    float *data = malloc(N * D * sizeof *data), *a = malloc(D * sizeof *a),
-          *b = malloc(D * sizeof *b);
+    float *data = malloc(N * D * sizeof *data), *a = malloc(D * sizeof *a), *b = malloc(D * sizeof *b);
     const float *rows[N];
     for (size_t i = 0; i < N * D; i++)
         data[i] = (float)urand();
@@ -530,9 +527,7 @@ static void test_start(void **state)
             for (int i = 0; i < 3; i++)
                 rows[i] = dtype == DPAS_FLOAT64 ? (void *)x64[i] : (void *)x32[i];
             void *out = dtype == DPAS_FLOAT64 ? (void *)out64 : (void *)out32;
-            dpas_agg_opts o = {.isa = isas[k],
-                               .iterations = 3,
-                               .smoothing = 0.1,
+            dpas_agg_opts o = {.isa = isas[k], .iterations = 3, .smoothing = 0.1,
                                .tolerance = 1e-12,
                                .start = dtype == DPAS_FLOAT64 ? (void *)z64 : (void *)z32};
             dpas_error e = {0};
@@ -543,9 +538,7 @@ static void test_start(void **state)
                 double v = dtype == DPAS_FLOAT64 ? out64[j] : out32[j];
                 assert_double_near(v, 3.787887641179713 + j, dtype == DPAS_FLOAT64 ? 1e-14 : 1e-6);
             }
-            o = (dpas_agg_opts){.isa = isas[k],
-                                .iterations = 1,
-                                .tau = 100,
+            o = (dpas_agg_opts){.isa = isas[k], .iterations = 1, .tau = 100,
                                 .start = dtype == DPAS_FLOAT64 ? (void *)z64 : (void *)z32};
             assert_int_equal(dpas_aggregate_typed(rule("centered_clipping"), rows, dtype, 3, 3, &o,
                                                   out, NULL, NULL, &e),
@@ -559,7 +552,7 @@ static void test_start(void **state)
             for (int j = 0; j < 3; j++) {
                 double want = (1.0 + j + 5 * (4.0 + j) / sqrt(77) + 5 * (7.0 + j) / sqrt(194)) / 3;
                 assert_double_near(dtype == DPAS_FLOAT64 ? out64[j] : out32[j], want,
-                                   dtype == DPAS_FLOAT64 ? 1e-14 : 1e-6);
+                                    dtype == DPAS_FLOAT64 ? 1e-14 : 1e-6);
             }
             /* a start that is not finite is refused */
             z64[1] = NAN, z32[1] = NAN;
@@ -617,30 +610,26 @@ static void test_byzfl_rules(void **state)
             size_t nsel = 0;
             dpas_error e = {0};
             dpas_agg_opts o = {.f = 1, .isa = isas[k]};
-            assert_int_equal(
-                dpas_aggregate_typed(rule("monna"), b.rows, dtype, 3, 3, &o, out, sel, &nsel, &e),
-                0);
+            assert_int_equal(dpas_aggregate_typed(rule("monna"), b.rows, dtype, 3, 3, &o, out, sel,
+                                                  &nsel, &e), 0);
             expect3(dtype, out, 2.5, 3.5, 4.5, "monna");
             assert_int_equal(nsel, 2);
             assert_true(sel[0] == 0 && sel[1] == 1);
             o.idx = 2;
-            assert_int_equal(
-                dpas_aggregate_typed(rule("monna"), b.rows, dtype, 3, 3, &o, out, sel, &nsel, &e),
-                0);
+            assert_int_equal(dpas_aggregate_typed(rule("monna"), b.rows, dtype, 3, 3, &o, out, sel,
+                                                  &nsel, &e), 0);
             expect3(dtype, out, 5.5, 6.5, 7.5, "monna idx 2");
             assert_true(nsel == 2 && sel[0] == 2 && sel[1] == 1);
             o.idx = 3;
-            assert_int_equal(
-                dpas_aggregate_typed(rule("monna"), b.rows, dtype, 3, 3, &o, out, sel, &nsel, &e),
-                DPAS_EINVAL);
+            assert_int_equal(dpas_aggregate_typed(rule("monna"), b.rows, dtype, 3, 3, &o, out, sel,
+                                                  &nsel, &e), DPAS_EINVAL);
             assert_msg_contains(e, "monna's idx must be below n = 3, got 3");
             o.idx = 0;
-            assert_int_equal(
-                dpas_aggregate_typed(rule("caf"), b.rows, dtype, 3, 3, &o, out, NULL, NULL, &e), 0);
+            assert_int_equal(dpas_aggregate_typed(rule("caf"), b.rows, dtype, 3, 3, &o, out, NULL,
+                                                  NULL, &e), 0);
             expect3(dtype, out, 4, 5, 6, "caf");
-            assert_int_equal(
-                dpas_aggregate_typed(rule("smea"), b.rows, dtype, 3, 3, &o, out, sel, &nsel, &e),
-                0);
+            assert_int_equal(dpas_aggregate_typed(rule("smea"), b.rows, dtype, 3, 3, &o, out, sel,
+                                                  &nsel, &e), 0);
             expect3(dtype, out, 2.5, 3.5, 4.5, "smea");
             assert_true(nsel == 2 && sel[0] == 0 && sel[1] == 1);
         }
@@ -702,12 +691,14 @@ static void test_preagg_own_f(void **state)
         dpas_error e = {0};
         dpas_preagg p = {pre_rule("nnm"), 0, 0, 0, 1, 1};
         dpas_agg_opts o = {.f = 0, .pre = &p, .npre = 1};
-        assert_int_equal(
-            dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL, NULL, &e), 0);
+        assert_int_equal(dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL,
+                                              NULL, &e),
+                         0);
         expect3(dtype, o64, 3.5, 4.5, 5.5, "nnm own f 1, mean");
         p.own_f = 0, p.f = 0;
-        assert_int_equal(
-            dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL, NULL, &e), 0);
+        assert_int_equal(dpas_aggregate_typed(rule("mean"), b.rows, dtype, 3, 3, &o, o64, NULL,
+                                              NULL, &e),
+                         0);
         expect3(dtype, o64, 4, 5, 6, "nnm with the mean's f 0");
         /* a fourth row of NaN: NNM (own f 1) drops it, the mean's f 0 cannot take it */
         double nan64[3] = {NAN, NAN, NAN};
@@ -800,8 +791,7 @@ static void test_bucketing(void **state)
     for (uint64_t seed = 0; seed < 60; seed++) {
         dpas_preagg p = {pre_rule("bucketing"), 0, 2, seed, 0, 0};
         dpas_agg_opts o = {.pre = &p, .npre = 1};
-        assert_int_equal(dpas_preaggregate_typed(b.rows, DPAS_FLOAT64, 3, 3, &o, out, &nout, &e),
-                         0);
+        assert_int_equal(dpas_preaggregate_typed(b.rows, DPAS_FLOAT64, 3, 3, &o, out, &nout, &e), 0);
         assert_int_equal(nout, 2);
         int lone = (int)((o64[1][0] - 1) / 3); /* the last bucket holds one row */
         assert_true(o64[1][0] == 1 + 3 * lone);
@@ -862,15 +852,14 @@ static void test_byzfl_attacks(void **state)
         for (size_t c = 0; c < 4; c++) {
             assert_int_equal(dpas_attack_find(cases[c].name, &a, &e), 0);
             dpas_attack_opts ao = {.value = {cases[c].value}, .given = !isnan(cases[c].value)};
-            assert_int_equal(dpas_attack_rows_typed(a, b.rows, dtype, 3, 3, 2, &ao, out, &used, &e),
-                             0);
+            assert_int_equal(
+                dpas_attack_rows_typed(a, b.rows, dtype, 3, 3, 2, &ao, out, &used, &e), 0);
             expect3(dtype, out[0], cases[c].want[0], cases[c].want[1], cases[c].want[2],
                     cases[c].name);
             expect3(dtype, out[1], cases[c].want[0], cases[c].want[1], cases[c].want[2],
                     cases[c].name);
         }
-        dpas_preagg pre[2] = {{pre_rule("nnm"), 0, 0, 0, 0, 0},
-                              {pre_rule("clipping"), 0, 0, 0, 0, 0}};
+        dpas_preagg pre[2] = {{pre_rule("nnm"), 0, 0, 0, 0, 0}, {pre_rule("clipping"), 0, 0, 0, 0, 0}};
         dpas_agg_opts agg = {.f = 1, .pre = pre, .npre = 2};
         dpas_attack_opts ao = {.rule = rule("trimmed_mean"), .agg = &agg};
         assert_int_equal(dpas_attack_find("optimal_ipm", &a, &e), 0);
@@ -952,15 +941,16 @@ static void test_batch(void **state)
     const char *names[] = {"mean", "median", "trimmed_mean", "krum", "geometric_median"};
     for (size_t r = 0; r < sizeof names / sizeof *names; r++) {
         dpas_agg_opts o = {.f = r ? 2 : 0}; /* the mean takes no f */
-        assert_int_equal(dpas_aggregate_batch(rule(names[r]), x, DPAS_FLOAT64, B, N, D, sizeof x[0],
-                                              sizeof x[0][0], &o, out, sizeof out[0], &e),
+        assert_int_equal(dpas_aggregate_batch(rule(names[r]), x, DPAS_FLOAT64, B, N, D,
+                                              sizeof x[0], sizeof x[0][0], &o, out,
+                                              sizeof out[0], &e),
                          0);
         for (int b = 0; b < B; b++) {
             const void *rows[N];
             for (int i = 0; i < N; i++)
                 rows[i] = x[b][i];
-            assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, DPAS_FLOAT64, N, D, &o, one,
-                                                  NULL, NULL, &e),
+            assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, DPAS_FLOAT64, N, D, &o,
+                                                  one, NULL, NULL, &e),
                              0);
             assert_memory_equal(one, out[b], sizeof one);
         }
@@ -991,23 +981,15 @@ static void test_batch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_f64_columns),
-        cmocka_unit_test(test_f64_overflow),
-        cmocka_unit_test(test_f64_distances),
-        cmocka_unit_test(test_f32_distance_order),
-        cmocka_unit_test(test_distances_identical),
-        cmocka_unit_test(test_nonfinite_every_rule),
-        cmocka_unit_test(test_options_apply),
-        cmocka_unit_test(test_unaligned),
-        cmocka_unit_test(test_workspace),
-        cmocka_unit_test(test_start),
-        cmocka_unit_test(test_byzfl_rules),
-        cmocka_unit_test(test_one_dimension),
-        cmocka_unit_test(test_byzfl_preaggregations),
-        cmocka_unit_test(test_bucketing),
+        cmocka_unit_test(test_f64_columns),          cmocka_unit_test(test_f64_overflow),
+        cmocka_unit_test(test_f64_distances),        cmocka_unit_test(test_f32_distance_order),
+        cmocka_unit_test(test_distances_identical),  cmocka_unit_test(test_nonfinite_every_rule),
+        cmocka_unit_test(test_options_apply),        cmocka_unit_test(test_unaligned),
+        cmocka_unit_test(test_workspace),            cmocka_unit_test(test_start),
+        cmocka_unit_test(test_byzfl_rules),          cmocka_unit_test(test_one_dimension),
+        cmocka_unit_test(test_byzfl_preaggregations), cmocka_unit_test(test_bucketing),
         cmocka_unit_test(test_preagg_own_f),
-        cmocka_unit_test(test_byzfl_attacks),
-        cmocka_unit_test(test_gaussian),
+        cmocka_unit_test(test_byzfl_attacks),        cmocka_unit_test(test_gaussian),
         cmocka_unit_test(test_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
