@@ -11,8 +11,9 @@ Accepted (dpas/kernels.h takes n row pointers, so nothing needs stacking):
   - any other object with the buffer protocol (a memoryview cast to 'f' or 'd'), 2-D.
 The result has the input's kind: a tensor for tensors, a numpy array otherwise.
 
-Refused, with what to do (dpas never copies gradients silently): other dtypes (float16,
-bfloat16, integers), rows whose coordinates are not side by side (a transposed or
+Refused, with what to do (dpas never copies gradients silently): other dtypes (integers,
+big-endian floats; float16 and bfloat16 are copied once to float32 by dpas.kernels._half before
+they get here), rows whose coordinates are not side by side (a transposed or
 column-sliced array), memory not aligned to the element size, a tensor on a GPU, a list mixing
 kinds, dtypes or lengths, plain Python lists of numbers."""
 from __future__ import annotations

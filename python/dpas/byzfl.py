@@ -58,31 +58,8 @@ def _extras(extras):
 
 
 def _half(vectors):
-    """float16 / bfloat16 vectors (a numpy array, a torch tensor, or a list of them) as one
-    float32 matrix, and the function that turns a float32 result back into the input's kind and
-    dtype; (vectors, None) for anything else (dpas.aggregate then takes it or refuses it)."""
-    first = vectors[0] if isinstance(vectors, (list, tuple)) and vectors else vectors
-    dt = getattr(first, "dtype", None)
-    if getattr(dt, "char", None) in ("f", "d"):  # numpy float32/float64: the common case, fast
-        return vectors, None                     # (str(dtype) cost a third of a small call)
-    name = str(dt)
-    if name not in ("float16", "torch.float16", "torch.bfloat16"):
-        return vectors, None
-    if isinstance(vectors, (list, tuple)):  # one dtype for the result: every row's
-        other = [str(getattr(v, "dtype", type(v).__name__)) for v in vectors
-                 if str(getattr(v, "dtype", None)) != name]
-        if other:
-            raise InvalidValue(f"vectors must share one dtype: the first is {name}, another "
-                               f"{other[0]}", "vectors")
-    import numpy
-    if name == "float16":
-        m = numpy.asarray(numpy.stack(vectors) if isinstance(vectors, (list, tuple))
-                          else vectors, dtype=numpy.float32)
-        return numpy.ascontiguousarray(m), lambda r: r.astype(numpy.float16)
-    import torch
-    t = torch.stack(list(vectors)) if isinstance(vectors, (list, tuple)) else vectors
-    t = t.detach().to(torch.float32).contiguous()
-    return t.numpy(), lambda r: torch.from_numpy(numpy.ascontiguousarray(r)).to(dt)
+    """float16 / bfloat16 vectors as float32, and the way back (dpas.kernels._half)."""
+    return _k._half(vectors, "vectors")
 
 
 class _Aggregator:

@@ -6,8 +6,9 @@ numpy array (C order, or rows taken with a step), a torch CPU tensor, a list or 
 rows (numpy arrays or tensors: read as row pointers, never stacked), or any 2-D buffer
 (dpas._rows says exactly what is accepted). They are read where they lie; the result has the
 input's kind (a tensor for tensors) and dtype. float64 rows run the float64 kernels: the same
-rules, the same non-finite policy, the same guarantees. What would need a copy (float16,
-integers, a transposed array, unaligned memory, a GPU tensor) is a TypeError
+rules, the same non-finite policy, the same guarantees; float16 and bfloat16 are copied once to
+float32 and the result given back in their dtype. What would need a copy (integers, a
+transposed array, unaligned memory, a GPU tensor) is a TypeError
 (dpas.ArgumentTypeError) saying what to convert: dpas never copies gradients silently.
 
 Every other argument is checked where it enters: counts are ints (not floats, strings or
@@ -264,6 +265,39 @@ def _run(what, rule, grads, f, convention, threads, workspace, options, want_sel
     return rows.result(out), [int(sel[i]) for i in range(nsel.value)]
 
 
+def _half(vectors, name="grads"):
+    """float16 / bfloat16 gradients (a numpy array, a torch tensor, or a list of them; 2-D or a
+    B x n x d batch) as one float32 array, copied once, and the function that turns a float32
+    result back into the input's kind and dtype (each value rounded once); (vectors, None) for
+    anything else (which the kernels then take as it is or refuse, saying why)."""
+    first = vectors[0] if isinstance(vectors, (list, tuple)) and vectors else vectors
+    dt = getattr(first, "dtype", None)
+    if getattr(dt, "char", None) in ("f", "d"):  # numpy float32/float64: the common case, fast
+        return vectors, None                     # (str(dtype) cost a third of a small call)
+    what = str(dt)
+    if what not in ("float16", "torch.float16", "torch.bfloat16"):
+        return vectors, None
+    if isinstance(vectors, (list, tuple)):  # one dtype for the result: every row's
+        other = [str(getattr(v, "dtype", type(v).__name__)) for v in vectors
+                 if str(getattr(v, "dtype", None)) != what]
+        if other:
+            raise InvalidValue(f"{name} must share one dtype: the first is {what}, another "
+                               f"{other[0]}", name)
+    import numpy
+    if what == "float16":
+        m = numpy.asarray(numpy.stack(vectors) if isinstance(vectors, (list, tuple))
+                          else vectors, dtype=numpy.float32)
+        return numpy.ascontiguousarray(m), lambda r: r.astype(numpy.float16)
+    import torch
+    for v in vectors if isinstance(vectors, (list, tuple)) else (vectors,):
+        if v.device.type != "cpu":
+            raise ArgumentTypeError(f"{name} is a tensor on {v.device}: dpas reads CPU memory; "
+                                    f"move it with .cpu()", name)
+    t = torch.stack(list(vectors)) if isinstance(vectors, (list, tuple)) else vectors
+    t = t.detach().to(torch.float32).contiguous()
+    return t.numpy(), lambda r: torch.from_numpy(numpy.ascontiguousarray(r)).to(dt)
+
+
 def aggregate(rule, grads, f=0, *, convention=None, threads=1, workspace=None, **options):
     """The robust aggregate of the rows of grads (n x d, float32 or float64: an array, a tensor
     or a list of rows) by rule, with f Byzantine: a vector of d values of the input's kind and
@@ -275,9 +309,12 @@ def aggregate(rule, grads, f=0, *, convention=None, threads=1, workspace=None, *
     workspace: None (this thread's, kept between calls), a dpas.Workspace, or False.
     A batch: grads of B x n x d (one C-contiguous numpy array or CPU tensor) gives the B
     aggregates, B x d, in one C call (the fixed cost of a call, about 8 us, paid once)."""
+    grads, back = _half(grads)
     if _is_batch(grads):
-        return _Prepared("aggregate", rule, f, convention, threads, workspace, options)(grads)
-    return _run("aggregate", rule, grads, f, convention, threads, workspace, options, False)[0]
+        out = _Prepared("aggregate", rule, f, convention, threads, workspace, options)(grads)
+    else:
+        out = _run("aggregate", rule, grads, f, convention, threads, workspace, options, False)[0]
+    return back(out) if back else out
 
 
 def _is_batch(grads):
@@ -424,6 +461,7 @@ def select(rule, grads, f=0, *, convention=None, threads=1, workspace=None, **op
     """The indices of the rows a selecting rule (krum, multi_krum, bulyan, brute) chooses:
     krum its one row, multi_krum the m best first, bulyan in the order of selection, brute in
     ascending order. Same arguments as aggregate()."""
+    grads = _half(grads)[0]
     return _run("select", rule, grads, f, convention, threads, workspace, options, True)[1]
 
 
@@ -518,6 +556,9 @@ def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     elif parameters:
         raise ArgumentTypeError("parameters go with one pre-aggregation named by a str; for a "
                                 "list give (name, {parameter: value}) pairs", "pre")
+    grads, back = _half(grads)
+    if back:
+        return back(preaggregate(pre, grads, f, threads=threads, workspace=workspace))
     if _is_batch(grads):  # B x n x d: B x n' x d in one C call
         return _Prepared("preaggregate", pre, f, None, threads, workspace, {})(grads)
     ws = _workspace(workspace)

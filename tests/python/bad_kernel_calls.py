@@ -61,7 +61,7 @@ CASES = {
     "select_after_bucketing": (lambda: dpas.select("krum", G, 1, pre=[("bucketing", {"s": 1})]), ValueError, "krum selected buckets, not gradients"),
     "preaggregate_parameters_with_list": (lambda: dpas.preaggregate(["clipping"], G, c=1.0), TypeError, "parameters go with one pre-aggregation named by a str"),
     # gradients that would need a copy
-    "grads_float16": (lambda: dpas.aggregate("median", G.astype(np.float16), 1), TypeError, "grads must be float32 or float64, got float16"),
+    "grads_float16_mixed": (lambda: dpas.aggregate("median", [G[0].astype(np.float16), G[1]], 0), ValueError, "grads must share one dtype: the first is float16, another float32"),
     "grads_int64": (lambda: dpas.aggregate("median", G.astype(np.int64), 1), TypeError, "grads must be float32 or float64, got int64"),
     "grads_big_endian": (lambda: dpas.aggregate("median", G.astype(">f4"), 1), TypeError, "not this machine's"),
     "grads_transposed": (lambda: dpas.aggregate("median", G.T, 1), TypeError, "the rows of grads are not contiguous"),
