@@ -1,27 +1,39 @@
 # SPDX-License-Identifier: Apache-2.0
-"""dpas.byzfl's pre-aggregations and MoNNA side by side with NumPy (the algorithms as ByzFL's
-documentation describes them, bench/anchor_byzfl.py) and with ByzFL itself when it is importable
-(PYTHONPATH; ByzFL runs NumPy for numpy inputs), float64, one thread, n = 16 (f = 4), at
-d = 1000 (federated learning with small models: the per-call overhead) and d = 2^LOG2_D.
+"""dpas.byzfl's pre-aggregations and MoNNA side by side with NumPy and with ByzFL itself when it
+is importable (PYTHONPATH; ByzFL runs NumPy for numpy inputs), float64, one thread (BLAS too),
+n = 16 (f = 4), at d = 1000 (federated learning with small models: the per-call overhead) and
+d = 2^LOG2_D (the memory-bound case).
+
+NumPy is given its best vectorised formulation, not ByzFL's code (bench/anchor_byzfl.py has
+that): a norm per row as one einsum (one read), the clipped rows scaled in place, NNM's and
+MoNNA's means as one matrix product (NNM: the n x n averaging matrix times X; MoNNA: the weight
+vector times X) after the distances from the Gram matrix (X X^T, or X x_idx), Bucketing the
+faster of two formulations (the rows gathered in the permuted order and averaged by a reshape,
+or each bucket summed in place into its output row). The NumPy and ByzFL versions of ARC,
+Clipping and Bucketing that write in place get a fresh copy per call, made outside the timing;
+dpas writes new rows and leaves the input as it is.
 
 The three are timed in turns, call after call (dpas, NumPy, ByzFL, dpas, ...), so that a machine
-shared with other work slows them alike; the figure is the best of REPEATS rounds of CALLS calls
-each, and the ratios are of those bests (dpas is called once before, outside the timing: its
-workspace grows to the size once). ARC, Clipping and Bucketing change their input in place
-in ByzFL and in the NumPy anchor: they get a fresh copy per call, made outside the timing; dpas
-writes new rows and leaves the input as it is.
+shared with other work slows them alike; the figure is the best of REPEATS rounds, and the
+ratios are of those bests. At d = 2^LOG2_D each time is also given in passes: over the time of
+dpas's mean of the same matrix ('mean': it reads the 16 rows side by side) and over one read
+of the matrix (NumPy's einsum of the row norms, which reads one row after the other: 'read').
+At d = 1000 dpas is also called on a batch of B = 32 sets (one B x n x d array, one C call):
+the time per set. The load average is printed before and after.
 
 Usage: PYTHONPATH=python DPAS_LIBRARY=build/libdpas.so python3 bench/bench_kernels_byzfl.py
        [LOG2_D] [REPEATS]"""
 import os
-import sys
-import time
 
-import numpy as np
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = "1"  # NumPy's BLAS on one thread, as dpas
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import anchor_byzfl as anchor  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
 
+import numpy as np  # noqa: E402
+
+import dpas  # noqa: E402
 from dpas import byzfl as dpb  # noqa: E402
 
 try:
@@ -29,79 +41,184 @@ try:
 except ImportError:
     real = None
 
-N, F = 16, 4
+N, F, BATCH = 16, 4, 32
 
 
-def nnm(X, f):
-    """NNM as ByzFL documents it: each vector the mean of its n - f nearest (itself included)."""
-    sq = (X * X).sum(axis=1)
-    D = sq[:, None] + sq[None, :] - 2 * X @ X.T
-    k = len(X) - f
-    idx = np.argsort(D, axis=1)[:, :k]
-    return np.stack([X[i].mean(axis=0) for i in idx])  # a row at a time: no n x k x d copy
+def sqnorms(X):
+    return np.einsum("ij,ij->i", X, X)
 
 
-def cases(rng, d):
-    """(name, dpas call, NumPy call, ByzFL call or None, mutates its input). ByzFL's NNM is left
-    out above 2 GB of its n x (n - f) x d copy (vectors[indices]: 6.4 GB at d = 2^22)."""
-    big = N * (N - F) * d * 8 > 2 << 30
-    out = [
-        ("ARC", dpb.ARC(f=F), lambda X: anchor.arc(X, F), real and real.ARC(f=F), True),
-        ("Clipping", dpb.Clipping(c=2.0), lambda X: anchor.clipping(X, 2.0),
-         real and real.Clipping(c=2.0), True),
-        ("Bucketing", dpb.Bucketing(s=2, seed=1), lambda X: anchor.bucketing(X, 2, rng),
-         real and real.Bucketing(s=2), True),
-        ("NNM", dpb.NNM(f=F), lambda X: nnm(X, F), real and not big and real.NNM(f=F), False),
-        ("MoNNA", dpb.MoNNA(f=F), lambda X: anchor.monna(X, F), real and real.MoNNA(f=F),
-         False),
-        ("Average", dpb.Average(), lambda X: X.mean(axis=0), real and real.Average(), False),
-    ]
+def arc(X, f):
+    """ARC in place: one read for the norms, the k largest rows scaled."""
+    n = len(X)
+    nrm = np.sqrt(sqnorms(X))
+    k = 2 * f * (n - f) // n
+    order = np.argsort(nrm, kind="stable")
+    thr = nrm[order[n - k - 1]]
+    for i in order[n - k:]:
+        if nrm[i] > thr:
+            X[i] *= thr / nrm[i]
+    return X
+
+
+def clipping(X, c):
+    nrm = np.sqrt(sqnorms(X))
+    for i in np.flatnonzero(nrm > c):
+        X[i] *= c / nrm[i]
+    return X
+
+
+def bucketing_gather(X, s, rng):
+    idx = rng.permutation(len(X))
+    full = len(X) // s
+    out = X[idx[:full * s]].reshape(full, s, -1).mean(axis=1)
+    if full * s != len(X):
+        out = np.concatenate([out, X[idx[full * s:]].mean(axis=0)[None, :]])
     return out
 
 
-def run(d, repeats, calls):
+def bucketing_inplace(X, s, rng):
+    idx = rng.permutation(len(X))
+    nb = -(-len(X) // s)
+    out = np.empty((nb, X.shape[1]))
+    for b in range(nb):
+        rows = idx[b * s:(b + 1) * s]
+        np.add(X[rows[0]], X[rows[1]], out=out[b]) if len(rows) > 1 else np.copyto(out[b],
+                                                                                   X[rows[0]])
+        for r in rows[2:]:
+            out[b] += X[r]
+        out[b] *= 1.0 / len(rows)
+    return out
+
+
+def distances(X):
+    sq = sqnorms(X)
+    return sq[:, None] + sq[None, :] - 2 * (X @ X.T)
+
+
+def nnm(X, f):
+    n = len(X)
+    D = distances(X)
+    np.fill_diagonal(D, -np.inf)  # itself first
+    A = np.zeros((n, n))
+    nearest = np.argsort(D, axis=1, kind="stable")[:, :n - f]
+    np.put_along_axis(A, nearest, 1.0 / (n - f), axis=1)
+    return A @ X
+
+
+def monna(X, f, idx=0):
+    sq = sqnorms(X)
+    dist = sq - 2 * (X @ X[idx]) + sq[idx]
+    dist[idx] = -np.inf
+    k = len(X) - f
+    w = np.zeros(len(X))
+    w[np.argpartition(dist, k - 1)[:k]] = 1.0 / k
+    return w @ X
+
+
+def cases(rng, d):
+    """(name, dpas object, NumPy call, ByzFL object or None, mutates its input). ByzFL's NNM is
+    left out above 2 GB of its n x (n - f) x d copy (vectors[indices]: 6.4 GB at d = 2^22)."""
+    big = N * (N - F) * d * 8 > 2 << 30
+    seeded = np.random.default_rng(7)
+    return [
+        ("ARC", dpb.ARC(f=F), lambda X: arc(X, F), real and real.ARC(f=F), True),
+        ("Clipping", dpb.Clipping(c=2.0), lambda X: clipping(X, 2.0),
+         real and real.Clipping(c=2.0), True),
+        ("Bucketing", dpb.Bucketing(s=2, seed=1), None, real and real.Bucketing(s=2), True),
+        ("NNM", dpb.NNM(f=F), lambda X: nnm(X, F), real and not big and real.NNM(f=F), False),
+        ("MoNNA", dpb.MoNNA(f=F), lambda X: monna(X, F), real and real.MoNNA(f=F), False),
+        ("Average", dpb.Average(), lambda X: X.mean(axis=0), real and real.Average(), False),
+    ], [lambda X: bucketing_gather(X, 2, seeded), lambda X: bucketing_inplace(X, 2, seeded)]
+
+
+def best_of(fns, inputs, repeats, copies):
+    """fns: (key, fn, takes a fresh copy); the best time per set of each, in turns: a call on
+    each of the sets of inputs (key 'batch': one call on all of them)."""
+    best = {k: float("inf") for k, _, _ in fns}
+    for _ in range(repeats):
+        for key, fn, fresh in fns:
+            if fresh:
+                for c, x in zip(copies, inputs):
+                    np.copyto(c, x)
+            args = copies if fresh else inputs
+            t0 = time.perf_counter()
+            if key == "batch":
+                fn(None)
+            else:
+                for x in args:
+                    fn(x)
+            best[key] = min(best[key], (time.perf_counter() - t0) / len(inputs))
+    return best
+
+
+def run(d, repeats):
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((N, d))
-    print(f"n {N} f {F} d {d} float64, best of {repeats} rounds of {calls} calls "
-          f"(microseconds per call)")
-    print(f"{'':10} {'dpas':>10} {'numpy':>10} {'byzfl':>10} {'numpy/dpas':>11} "
-          f"{'byzfl/dpas':>11}")
-    for name, mine, ref, theirs, mutates in cases(rng, d):
-        fns = [("dpas", mine, False), ("numpy", ref, mutates)]
+    small = d <= 4096
+    XB = rng.standard_normal((BATCH if small else 1, N, d))
+    inputs = list(XB)
+    X = inputs[0]
+    table, bucket_numpy = cases(rng, d)
+    copies = [x.copy() for x in inputs]
+    unit = best_of([("mean", lambda Y: dpas.aggregate("mean", Y), False),
+                    ("read", sqnorms, False)], inputs, repeats, copies)
+    unit_note = (f"dpas mean {unit['mean'] * 1e3:.1f} ms, one read (einsum) "
+                 f"{unit['read'] * 1e3:.1f} ms") if not small else ""
+    print(f"n {N} f {F} d {d} float64, best of {repeats} rounds"
+          + (f", each a call on each of {BATCH} sets (microseconds per set); 'batch/set': dpas "
+             f"called once on the {BATCH} sets (one {BATCH} x {N} x {d} array)" if small else
+             f" (milliseconds per call); {unit_note}"))
+    scale = 1e6 if small else 1e3
+    if small:
+        print(f"{'':10} {'dpas':>9} {'batch/set':>9} {'numpy':>9} {'byzfl':>9} "
+              f"{'numpy/dpas':>10} {'byzfl/dpas':>10} {'byzfl/batch':>11}")
+    else:
+        print(f"{'':10} {'dpas':>9} {'numpy':>9} {'byzfl':>9} {'numpy/dpas':>10} "
+              f"{'byzfl/dpas':>10} {'dpas':>14} {'numpy':>14} {'byzfl':>14}")
+        print(f"{'passes of:':10} {'':>9} {'':>9} {'':>9} {'':>10} {'':>10} {'mean  read':>14} "
+              f"{'mean  read':>14} {'mean  read':>14}")
+    for name, mine, ref, theirs, mutates in table:
+        mine(X)  # dpas's workspace grows to this size once, outside the timing
+        fns = [("dpas", mine, False)]
+        if small:
+            mine(XB)
+            fns.append(("batch", lambda _, mine=mine: mine(XB), False))
+        if ref is None:  # Bucketing: NumPy's faster formulation of this run
+            fns += [("numpy", bucket_numpy[0], False), ("numpy2", bucket_numpy[1], False)]
+        else:
+            fns.append(("numpy", ref, mutates))
         if theirs:
             fns.append(("byzfl", theirs, mutates))
-        best = {k: float("inf") for k, _, _ in fns}
-        copies = [X.copy() for _ in range(calls)]
-        mine(X)  # dpas's workspace grows to this size once, outside the timing
-        for _ in range(repeats):
-            for key, fn, fresh in fns:
-                if fresh:
-                    for i in range(calls):
-                        np.copyto(copies[i], X)
-                t0 = time.perf_counter()
-                if fresh:
-                    for i in range(calls):
-                        fn(copies[i])
-                else:
-                    for i in range(calls):
-                        fn(X)
-                best[key] = min(best[key], (time.perf_counter() - t0) / calls)
-        us = {k: v * 1e6 for k, v in best.items()}
-        b, mine_us = us.get("byzfl"), us["dpas"]
-        bcol = f"{b:10.1f}" if b else f"{'-':>10}"
-        bratio = f"{b / mine_us:10.2f}x" if b else f"{'-':>11}"
-        print(f"{name:10} {mine_us:10.1f} {us['numpy']:10.1f} {bcol} "
-              f"{us['numpy'] / mine_us:10.2f}x {bratio}")
+        best = best_of(fns, inputs, repeats, copies)
+        if "numpy2" in best:
+            best["numpy"] = min(best["numpy"], best.pop("numpy2"))
+        t = {k: v * scale for k, v in best.items()}
+        b = t.get("byzfl")
+        bcol = f"{b:9.1f}" if b else f"{'-':>9}"
+        bratio = f"{b / t['dpas']:9.2f}x" if b else f"{'-':>10}"
+        if small:
+            print(f"{name:10} {t['dpas']:9.1f} {t['batch']:9.1f} {t['numpy']:9.1f} {bcol} "
+                  f"{t['numpy'] / t['dpas']:9.2f}x {bratio} "
+                  f"{(b / t['batch'] if b else 0):10.2f}x")
+        else:
+            def passes(k):
+                if k not in best:
+                    return f"{'-':>14}"
+                return f"{best[k] / unit['mean']:6.2f} {best[k] / unit['read']:6.2f} "
+            print(f"{name:10} {t['dpas']:9.1f} {t['numpy']:9.1f} {bcol} "
+                  f"{t['numpy'] / t['dpas']:9.2f}x {bratio} {passes('dpas')} "
+                  f"{passes('numpy')} {passes('byzfl')}")
 
 
 def main():
     lg = int(sys.argv[1]) if len(sys.argv) > 1 else 22
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     where = "imported from " + os.path.dirname(real.__file__) if real else "not importable"
-    print(f"byzfl: {where}")
-    run(1000, repeats, 200)
+    print(f"byzfl: {where}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    run(1000, repeats)
     print()
-    run(2 ** lg, repeats, 1)
+    run(2 ** lg, repeats)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -121,3 +121,9 @@ for rule in ("mean", "median", "krum"):
         print(f"  {rule + ': ' + kind + ' / array':<34} {x:6.2f}x   goal: the same (<= 1.10)   "
               f"{'met' if x <= 1.10 else 'NOT met'}")
 EOF
+# issue 33: ARC, Clipping, Bucketing, NNM, MoNNA and Average against NumPy's best vectorised
+# formulation and ByzFL itself (BYZFL: a folder holding ByzFL's package to import, e.g. a
+# checkout of LPD-EPFL/byzfl; without it the ByzFL columns are '-'), with passes of the data
+echo
+PYTHONPATH="python${BYZFL:+:$BYZFL}" DPAS_LIBRARY="$build/libdpas.so" "${one[@]}" \
+  bench/bench_kernels_byzfl.py "$lg" 3

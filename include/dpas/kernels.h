@@ -145,6 +145,25 @@ typedef enum dpas_kernel_isa_id {
  * multiply-adds in one fixed order, so tiny (1e-19) and huge (1e19) float32 gradients order
  * correctly. Every rule gives bit-identical results on every instruction set and for every
  * thread count.
+ * Weights (opts.weights, one per row; integer weights are the rows repeated that many times,
+ * equal weights the unweighted rule, weight 0 the row left out), for the rules that have a
+ * weighted form:
+ *   mean               sum_i w_i x_i / sum_i w_i (FedAvg's weighted mean, McMahan et al. 2017),
+ *                      the weights normalised first (a convex combination: no overflow).
+ *   median             per coordinate, the weighted median (Edgeworth 1888): the values in
+ *                      ascending order, the first at which the running weight passes half the
+ *                      total; where it reaches exactly half, the half sum of that value and the
+ *                      next of positive weight (equal weights: the median above). Weights are
+ *                      summed in double.
+ *   geometric_median   the weighted geometric median argmin_z sum_i w_i ||z - x_i|| (RFA's
+ *                      alpha_i, Pillutla et al. 2022): Weiszfeld's weights w_i / max(nu, ||z -
+ *                      x_i||), from the weighted coordinate-wise median unless opts.start.
+ * Every other rule, and any pre-aggregation (opts.nnm, opts.pre), is DPAS_EINVAL with weights:
+ * a rule defined by counts of rows (f of them Byzantine, the n - f nearest, ...) has no
+ * weighted form that keeps its guarantee, and a weight a client declares is not checked (one
+ * Byzantine row with a large weight moves the weighted mean anywhere). The non-finite policy
+ * holds (a non-finite row is excluded and counted against f, its weight dropped); with
+ * weights the rows are scanned for non-finite values first (one more read of the data).
  * The condition of the rule (dpas_rule_tolerates with n and f) must hold: DPAS_EINVAL otherwise.
  * An option the rule does not take (m for krum, tau for median: dpas_agg_option_applies) is
  * DPAS_EINVAL when set.
@@ -167,6 +186,9 @@ typedef struct dpas_agg_opts {
     const dpas_preagg *pre; /* pre-aggregations applied in order before the rule (after
                              * opts.nnm's NNM, if set) */
     size_t npre;
+    const double *weights; /* n weights, one per row (finite, >= 0; those of the rows used not
+                            * all 0), for the rules with a weighted form; NULL: unweighted.
+                            * See "Weights" above. */
 } dpas_agg_opts;
 
 /* Does the rule take this option ("m", "iterations", "tau", "tolerance", "smoothing", "start",

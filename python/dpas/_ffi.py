@@ -421,7 +421,7 @@ class AggOpts(ctypes.Structure):
                 ("generic", ctypes.c_int), ("threads", ctypes.c_int), ("nnm", ctypes.c_int),
                 ("isa", ctypes.c_int), ("tolerance", ctypes.c_double), ("smoothing", ctypes.c_double),
                 ("workspace", c_void_p), ("start", c_void_p), ("idx", c_i64), ("pre", c_void_p),
-                ("npre", c_size_t)]
+                ("npre", c_size_t), ("weights", c_void_p)]
 
 
 class PreAgg(ctypes.Structure):

@@ -37,7 +37,7 @@ _ISAS = {None: 0, "auto": 0, "generic": 1, "avx2": 2, "avx512": 3}
 _INTS = ("m", "iterations", "idx")
 _REALS = ("tau", "tolerance", "smoothing")
 _OPTIONS = ("m", "iterations", "tau", "tolerance", "smoothing", "nnm", "isa", "start", "idx",
-            "pre")
+            "pre", "weights")
 _EVERY_RULE = ("isa",)
 _SELECTS = 16  # DPAS_RULE_CAP_SELECTS
 _PRE_PARAMS = {"nnm": ("f",), "arc": ("f",), "clipping": ("c", "f"), "bucketing": ("s", "seed", "f")}
@@ -233,9 +233,32 @@ def _opts(lib, rp, r, f, threads, options, what, np, rows, keep):
             arr, count = _pre(lib, v)
             keep.append(arr)
             o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
+        elif key == "weights":
+            w = _weights(np, v, rows.n)
+            keep.append(w)
+            o.weights = w.ctypes.data
         else:
             setattr(o, key, _check.real(key, v))
     return o
+
+
+def _weights(np, v, n):
+    """n weights as float64 (a sequence, numpy array or tensor of reals; the C library checks
+    that they are finite, >= 0 and not all 0)."""
+    if _rows._is_tensor(v):
+        v = v.detach().cpu().numpy()
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise ArgumentTypeError(f"weights must be a sequence of {n} reals, one per row, got "
+                                f"{type(v).__name__}", "weights")
+    items = list(v)
+    for i, x in enumerate(items):
+        if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.integer, np.floating)):
+            raise ArgumentTypeError(f"weights[{i}] must be a real, got {type(x).__name__} "
+                                    f"{_check._show(x)}", "weights")
+    if len(items) != n:
+        raise InvalidValue(f"weights must hold one weight per row: {n} rows, got {len(items)} "
+                           f"weights", "weights")
+    return np.ascontiguousarray(np.asarray(items, dtype=np.float64))
 
 
 def _run(what, rule, grads, f, convention, threads, workspace, options, want_selection):
@@ -331,7 +354,7 @@ class _Prepared:
     def __init__(self, what, rule, f, convention, threads, workspace, options):
         self.what, self.rule, self.f, self.convention = what, rule, f, convention
         self.threads, self.workspace, self.options = threads, workspace, dict(options)
-        self.fast = "start" not in options
+        self.fast = "start" not in options and "weights" not in options  # they depend on n
         self.lock = threading.Lock()  # one call at a time uses the prepared structs
         if not self.fast:
             return

@@ -324,7 +324,7 @@ static void test_distances_identical(void **state)
                 double *first = calloc(n * n, sizeof *first), *D = calloc(n * n, sizeof *D);
                 for (int k = 0; k < nisas; k++) {
                     dpas_agg_opts o = {.isa = isas[k]};
-                    dpas__kenv env = {NULL, 1, NULL, NULL};
+                    dpas__kenv env = {NULL, 1, NULL, NULL, NULL};
                     int own = 0;
                     assert_int_equal(dpas__isa_for(&o, dtype, &env.isa, NULL), 0);
                     assert_int_equal(dpas__ws_begin(NULL, &env.ws, &own, NULL), 0);
@@ -978,6 +978,205 @@ static void test_batch(void **state)
     assert_non_null(strstr(e.message, "set 1 of the batch of 3: 3 gradients have a NaN or Inf"));
 }
 
+/* Weights per row, as properties over random sets in both widths, with adversarial rows (values
+ * near the largest float, 1e300 in float64, NaN and Inf rows counted against f): equal weights
+ * give the unweighted rule (median bit for bit; mean and geometric median to 1e-12 and 1e-6 of
+ * the spread), integer weights give the rows repeated (median bit for bit; the others to the
+ * same tolerance), the weighted median lies in [min, max] of the finite rows per coordinate and
+ * every output is finite. Hand calculations: the weighted median of 1 (w 3), 2, 3, 100 is
+ * (1 + 2) / 2 (the running weight reaches half the total, 3 of 6, at 1); of 1 (w 4), 2, 3, 100
+ * it is 1. The refusals name the option or the weight. */
+static double wrand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static void weighted_case(int dtype, uint64_t seed)
+{
+    enum { NMAX = 9, D = 6, REP = 40 };
+    uint64_t s = seed;
+    size_t n = 3 + (size_t)(wrand(&s) * 6), es = dtype == DPAS_FLOAT64 ? 8 : 4;
+    double big = dtype == DPAS_FLOAT64 ? (wrand(&s) < 0.3 ? 1e300 : 1.0) : 1.0;
+    double xv[NMAX][D];
+    unsigned char mem[REP][D * 8], rowsm[NMAX][D * 8];
+    const void *rows[NMAX], *rep[REP];
+    double w[NMAX], we[NMAX], wi[NMAX];
+    size_t nrep = 0;
+    for (size_t i = 0; i < n; i++) {
+        int kind = (int)(wrand(&s) * 5);
+        for (size_t t = 0; t < D; t++) {
+            double v = (wrand(&s) - 0.5) * big;
+            if (kind == 0)
+                v = (wrand(&s) < 0.5 ? -1 : 1) * (dtype == DPAS_FLOAT64 ? DBL_MAX : FLT_MAX);
+            xv[i][t] = v;
+            if (dtype == DPAS_FLOAT64)
+                memcpy(rowsm[i] + t * 8, &v, 8);
+            else {
+                float fv = (float)v;
+                memcpy(rowsm[i] + t * 4, &fv, 4);
+            }
+        }
+        rows[i] = rowsm[i];
+        we[i] = 3.0;
+        wi[i] = (double)(size_t)(wrand(&s) * 4); /* 0 to 3 */
+        w[i] = wrand(&s) * 10;
+        for (size_t r = 0; r < (size_t)wi[i]; r++) {
+            memcpy(mem[nrep], rowsm[i], D * es);
+            rep[nrep] = mem[nrep];
+            nrep++;
+        }
+    }
+    if (nrep == 0) { /* at least one row of positive weight */
+        wi[0] = 1;
+        memcpy(mem[nrep], rowsm[0], D * es);
+        rep[nrep] = mem[nrep];
+        nrep++;
+    }
+    dpas_error e = {0};
+    const char *names[] = {"mean", "median", "geometric_median"};
+    for (int r = 0; r < 3; r++) {
+        double a[D], b[D];
+        unsigned char ao[D * 8], bo[D * 8];
+        dpas_agg_opts ow = {.weights = we, .iterations = 1000, .tolerance = 1e-12};
+        dpas_agg_opts ou = {.iterations = 1000, .tolerance = 1e-12};
+        if (r != 2)
+            ow.iterations = ou.iterations = 0, ow.tolerance = ou.tolerance = 0;
+        assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, dtype, n, D, &ow, ao, NULL,
+                                              NULL, &e),
+                         0);
+        assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, dtype, n, D, &ou, bo, NULL,
+                                              NULL, &e),
+                         0);
+        for (size_t t = 0; t < D; t++) {
+            a[t] = dtype == DPAS_FLOAT64 ? ((double *)ao)[t] : ((float *)ao)[t];
+            b[t] = dtype == DPAS_FLOAT64 ? ((double *)bo)[t] : ((float *)bo)[t];
+            assert_true(isfinite(a[t]));
+            double lo = INFINITY, hi = -INFINITY;
+            for (size_t i = 0; i < n; i++)
+                lo = fmin(lo, xv[i][t]), hi = fmax(hi, xv[i][t]);
+            double tol = r == 0 ? 1e-12 * fmax(fabs(lo), fabs(hi)) : 1e-6 * (hi - lo);
+            if (dtype == DPAS_FLOAT32)
+                tol = fmax(tol, 1e-6 * fmax(fabs(lo), fabs(hi)));
+            if (r == 1)
+                assert_memory_equal(ao + t * es, bo + t * es, es); /* equal weights: bit for bit */
+            else if (!(fabs(a[t] - b[t]) <= tol))
+                fail_msg("%s equal weights: %g vs %g (tol %g)", names[r], a[t], b[t], tol);
+        }
+        /* integer weights: the rows repeated */
+        dpas_agg_opts oi = ow, orr = ou;
+        oi.weights = wi;
+        assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, dtype, n, D, &oi, ao, NULL,
+                                              NULL, &e),
+                         0);
+        assert_int_equal(dpas_aggregate_typed(rule(names[r]), rep, dtype, nrep, D, &orr, bo, NULL,
+                                              NULL, &e),
+                         0);
+        for (size_t t = 0; t < D; t++) {
+            a[t] = dtype == DPAS_FLOAT64 ? ((double *)ao)[t] : ((float *)ao)[t];
+            b[t] = dtype == DPAS_FLOAT64 ? ((double *)bo)[t] : ((float *)bo)[t];
+            double lo = INFINITY, hi = -INFINITY;
+            for (size_t i = 0; i < n; i++)
+                lo = fmin(lo, xv[i][t]), hi = fmax(hi, xv[i][t]);
+            double tol = r == 0 ? 1e-12 * fmax(fabs(lo), fabs(hi)) : 1e-6 * (hi - lo);
+            if (dtype == DPAS_FLOAT32)
+                tol = fmax(tol, 1e-6 * fmax(fabs(lo), fabs(hi)));
+            if (r == 1)
+                assert_memory_equal(ao + t * es, bo + t * es, es);
+            else if (!(fabs(a[t] - b[t]) <= tol))
+                fail_msg("%s integer weights: %g vs %g (tol %g)", names[r], a[t], b[t], tol);
+        }
+        /* any weights: the weighted median within the rows' range, every output finite */
+        oi.weights = w;
+        assert_int_equal(dpas_aggregate_typed(rule(names[r]), rows, dtype, n, D, &oi, ao, NULL,
+                                              NULL, &e),
+                         0);
+        for (size_t t = 0; t < D; t++) {
+            a[t] = dtype == DPAS_FLOAT64 ? ((double *)ao)[t] : ((float *)ao)[t];
+            assert_true(isfinite(a[t]));
+            double lo = INFINITY, hi = -INFINITY;
+            for (size_t i = 0; i < n; i++)
+                lo = fmin(lo, xv[i][t]), hi = fmax(hi, xv[i][t]);
+            if (dtype == DPAS_FLOAT32) /* the rows hold the values rounded (monotone) */
+                lo = (float)lo, hi = (float)hi;
+            if (r == 1)
+                assert_true(a[t] >= lo && a[t] <= hi);
+        }
+    }
+    /* a NaN and an Inf row: excluded and counted against f, their weights dropped */
+    if (n >= 5) {
+        unsigned char nan_row[D * 8], inf_row[D * 8];
+        for (size_t t = 0; t < D; t++) {
+            if (dtype == DPAS_FLOAT64) {
+                ((double *)nan_row)[t] = NAN, ((double *)inf_row)[t] = -INFINITY;
+            } else {
+                ((float *)nan_row)[t] = NAN, ((float *)inf_row)[t] = -INFINITY;
+            }
+        }
+        const void *withbad[NMAX + 2];
+        double wb[NMAX + 2];
+        for (size_t i = 0; i < n; i++)
+            withbad[i] = rows[i], wb[i] = we[i];
+        withbad[n] = nan_row, withbad[n + 1] = inf_row, wb[n] = 1e300, wb[n + 1] = 5;
+        unsigned char ao[D * 8], bo[D * 8];
+        dpas_agg_opts ob = {.f = 2, .weights = wb}, oc = {.weights = we};
+        assert_int_equal(dpas_aggregate_typed(rule("median"), withbad, dtype, n + 2, D, &ob, ao,
+                                              NULL, NULL, &e),
+                         0);
+        assert_int_equal(dpas_aggregate_typed(rule("median"), rows, dtype, n, D, &oc, bo, NULL,
+                                              NULL, &e),
+                         0);
+        assert_memory_equal(ao, bo, D * es);
+        ob.f = 1;
+        assert_int_equal(dpas_aggregate_typed(rule("median"), withbad, dtype, n + 2, D, &ob, ao,
+                                              NULL, NULL, &e),
+                         DPAS_EINVAL);
+    }
+}
+
+static void test_weights(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        weighted_case(DPAS_FLOAT64, seed);
+        weighted_case(DPAS_FLOAT32, seed * 7919);
+    }
+    double x[4][1] = {{1}, {2}, {3}, {100}}, out;
+    const void *rows[4] = {x[0], x[1], x[2], x[3]};
+    dpas_error e = {0};
+    dpas_agg_opts o = {.weights = (double[]){3, 1, 1, 1}};
+    assert_int_equal(dpas_aggregate_typed(rule("median"), rows, DPAS_FLOAT64, 4, 1, &o, &out, NULL,
+                                          NULL, &e),
+                     0);
+    assert_double_exact(out, 1.5);
+    o.weights = (double[]){4, 1, 1, 1};
+    assert_int_equal(dpas_aggregate_typed(rule("median"), rows, DPAS_FLOAT64, 4, 1, &o, &out, NULL,
+                                          NULL, &e),
+                     0);
+    assert_double_exact(out, 1.0);
+    o.weights = (double[]){1, 1, 2, 0}; /* (1 + 2 + 6) / 4 */
+    assert_int_equal(dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT64, 4, 1, &o, &out, NULL,
+                                          NULL, &e),
+                     0);
+    assert_double_exact(out, 2.25);
+    o.f = 1;
+    assert_int_equal(dpas_aggregate_typed(rule("krum"), rows, DPAS_FLOAT64, 4, 1, &o, &out, NULL,
+                                          NULL, &e),
+                     DPAS_EINVAL);
+    assert_non_null(strstr(e.message, "krum does not take the option weights"));
+    o.f = 0;
+    o.weights = (double[]){1, -1, 1, 1};
+    assert_int_equal(dpas_aggregate_typed(rule("mean"), rows, DPAS_FLOAT64, 4, 1, &o, &out, NULL,
+                                          NULL, &e),
+                     DPAS_EINVAL);
+    assert_non_null(strstr(e.message, "weight 1 is -1"));
+    o.weights = (double[]){0, 0, 0, 0};
+    assert_int_equal(dpas_aggregate_typed(rule("median"), rows, DPAS_FLOAT64, 4, 1, &o, &out, NULL,
+                                          NULL, &e),
+                     DPAS_EINVAL);
+    assert_non_null(strstr(e.message, "are all 0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -990,7 +1189,7 @@ int main(void)
         cmocka_unit_test(test_byzfl_preaggregations), cmocka_unit_test(test_bucketing),
         cmocka_unit_test(test_preagg_own_f),
         cmocka_unit_test(test_byzfl_attacks),        cmocka_unit_test(test_gaussian),
-        cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch),                cmocka_unit_test(test_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@ static const struct {
     {"idx", {DPAS_RULE_MONNA}, 1},
     {"nnm", {0}, 0},
     {"pre", {0}, 0},
+    {"weights", {DPAS_RULE_MEAN, DPAS_RULE_MEDIAN, DPAS_RULE_GEOMETRIC_MEDIAN}, 3},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -76,9 +77,9 @@ static void option_takers(size_t i, char *buf, size_t cap)
 /* An option that is set (nonzero) where the rule does not take it. */
 static int check_applies(const dpas_rule *rule, const dpas_agg_opts *o, dpas_error *err)
 {
-    const int set[NOPTIONS] = {o->m != 0,         o->iterations != 0, o->tau != 0,
-                               o->tolerance != 0, o->smoothing != 0,  o->start != NULL,
-                               o->idx != 0,       o->nnm != 0,        o->npre != 0};
+    const int set[NOPTIONS] = {
+        o->m != 0,        o->iterations != 0, o->tau != 0, o->tolerance != 0, o->smoothing != 0,
+        o->start != NULL, o->idx != 0,        o->nnm != 0, o->npre != 0,      o->weights != NULL};
     for (size_t i = 0; i < NOPTIONS; i++) {
         if (!set[i] || dpas_agg_option_applies(rule, options[i].name))
             continue;
@@ -103,6 +104,7 @@ static int check_opts(const dpas_agg_opts *o, int dtype, dpas__kenv *env, dpas_e
     env->threads = 1;
     env->ws = NULL;
     env->dest = NULL;
+    env->alpha = NULL;
     if (!o)
         return 0;
     if (o->threads < 0 || o->threads > MAX_THREADS)
@@ -407,6 +409,137 @@ static int rule_on(const dpas__kenv *env, const dpas_rule *rule, const dpas__row
     return dpas__fail(err, DPAS_EINVAL, "rule", "no kernel for %s", rule->name);
 }
 
+/* ---- weights ---- */
+
+typedef struct wpair {
+    double v, w;
+} wpair;
+
+static int cmp_wpair(const void *a, const void *b)
+{
+    double x = ((const wpair *)a)->v, y = ((const wpair *)b)->v;
+    return (x > y) - (x < y);
+}
+
+/* The weighted median of p[0..m) (weights > 0, total W), sorted here: the first value at which
+ * the running weight passes W / 2; where it reaches W / 2 exactly, the half sum of that value
+ * and the next (a/2 + b/2: no overflow). */
+static double weighted_median_of(wpair *p, size_t m, double W)
+{
+    if (m <= 32) {
+        for (size_t a = 1; a < m; a++)
+            for (size_t c = a; c > 0 && p[c].v < p[c - 1].v; c--) {
+                wpair t = p[c];
+                p[c] = p[c - 1], p[c - 1] = t;
+            }
+    } else {
+        qsort(p, m, sizeof *p, cmp_wpair);
+    }
+    double cum = 0.0, half = W / 2;
+    for (size_t k = 0; k < m; k++) {
+        cum += p[k].w;
+        if (cum > half)
+            return p[k].v;
+        if (cum == half && k + 1 < m)
+            return p[k].v / 2 + p[k + 1].v / 2;
+    }
+    return p[m - 1].v;
+}
+
+/* out[t] = the weighted median of the m rows' coordinate t (weights w > 0). */
+static int weighted_median(const dpas__kenv *env, const void *const *x, const double *w, size_t m,
+                           size_t d, void *out, dpas_error *err)
+{
+    wpair *p = dpas__ws_alloc(env->ws, m ? m : 1, sizeof *p);
+    if (!p)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    double W = 0.0;
+    for (size_t i = 0; i < m; i++)
+        W += w[i];
+    const int f64 = env->isa->dtype == DPAS_FLOAT64;
+    for (size_t t = 0; t < d; t++) {
+        for (size_t i = 0; i < m; i++)
+            p[i] = (wpair){f64 ? ((const double *)x[i])[t] : ((const float *)x[i])[t], w[i]};
+        double v = weighted_median_of(p, m, W);
+        if (f64)
+            ((double *)out)[t] = v;
+        else
+            ((float *)out)[t] = (float)v;
+    }
+    return 0;
+}
+
+/* A rule in its weighted form (opts.weights): mean, median or geometric_median, on the finite
+ * rows of positive weight, their weights scaled by the power of two that brings the largest
+ * into [1, 2) (exact; their sum then fits a double for any n). */
+static int weighted_rule(dpas__kenv *env, const dpas_rule *rule, const dpas__rowset *s, size_t d,
+                         const dpas_agg_opts *o, void *out, dpas_error *err)
+{
+    const double *w = o->weights;
+    if (o->nnm || o->npre)
+        return dpas__fail(err, DPAS_EINVAL, "weights",
+                          "weights with pre-aggregations: the rows they make are not the "
+                          "caller's rows, whose weights these are (give weights or pre, not both)");
+    for (size_t i = 0; i < s->n; i++)
+        if (!isfinite(w[i]) || w[i] < 0)
+            return dpas__fail(err, DPAS_EINVAL, "weights",
+                              "weights must be finite and >= 0: weight %zu is %g", i, w[i]);
+    int rc = dpas__check_rule(rule, s->n, (int64_t)s->f, err);
+    if (rc)
+        return rc;
+    unsigned char *bad = dpas__ws_alloc(env->ws, s->n ? s->n : 1, 1);
+    double *wa = dpas__ws_alloc(env->ws, s->n ? s->n : 1, sizeof *wa);
+    const void **rows = dpas__ws_alloc(env->ws, s->n ? s->n : 1, sizeof *rows);
+    if (!bad || !wa || !rows)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+    size_t k = dpas__nonfinite_rows(env, s->rows, s->n, d, bad);
+    if ((rc = dpas__too_many_nonfinite(bad, s->n, k, s->f, rule, err)))
+        return rc;
+    size_t m = 0;
+    double top = 0.0;
+    for (size_t i = 0; i < s->n; i++)
+        if (!bad[i] && w[s->idx[i]] > 0)
+            top = fmax(top, w[s->idx[i]]);
+    if (!(top > 0))
+        return dpas__fail(err, DPAS_EINVAL, "weights",
+                          "the weights of the %zu finite rows are all 0: %s has nothing to "
+                          "weigh",
+                          s->n - k, rule->name);
+    int e = ilogb(top); /* scaled by a power of two, exactly: integer weights stay integers in
+                         * ratio, and a running sum reaches half the total where it should */
+    for (size_t i = 0; i < s->n; i++)
+        if (!bad[i] && w[s->idx[i]] > 0) {
+            rows[m] = s->rows[i];
+            wa[m++] = ldexp(w[s->idx[i]], -e);
+        }
+    if (!d)
+        return 0;
+    if (rule->id == DPAS_RULE_MEAN)
+        return dpas__weighted_mean(env, rows, m, d, wa, out, err);
+    if (rule->id == DPAS_RULE_MEDIAN)
+        return weighted_median(env, rows, wa, m, d, out, err);
+    /* geometric_median: from the weighted coordinate-wise median unless a start is given */
+    dpas_agg_opts go = *o;
+    go.weights = NULL;
+    if (!go.start) {
+        void *start = dpas__ws_alloc(env->ws, d, env->isa->esize);
+        if (!start)
+            return dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
+        if ((rc = weighted_median(env, rows, wa, m, d, start, err)))
+            return rc;
+        go.start = start;
+    }
+    env->alpha = wa;
+    int nonfinite = 0;
+    const double scale = env->isa->dtype == DPAS_FLOAT64 ? 0.5 : 1.0;
+    rc = dpas__geomed(env, rows, m, d, &go, scale, out, &nonfinite, err);
+    env->alpha = NULL;
+    if (!rc && nonfinite)
+        rc = dpas__fail(err, DPAS_EINVAL, "x", "%s met a non-finite value among finite rows",
+                        rule->name);
+    return rc;
+}
+
 /* The caller's rows as the first rowset. */
 static int rowset_of(dpas__ws *ws, const void *const *x, size_t n, const dpas_agg_opts *o,
                      dpas__rowset *s, dpas_error *err)
@@ -446,6 +579,12 @@ int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, int dtype,
         return rc;
     dpas__rowset s;
     rc = rowset_of(env.ws, x, n, o, &s, err);
+    if (!rc && o && o->weights) { /* the weighted forms (no selection, no pre-aggregation) */
+        if (!(rc = weighted_rule(&env, rule, &s, d, o, out, err)) && nselected)
+            *nselected = 0;
+        dpas__ws_end(env.ws, own);
+        return rc;
+    }
     if (!rc && o && (o->nnm || o->npre))
         rc = dpas__run_chain(&env, o, &s, d, err);
     int64_t *sel = NULL;
@@ -667,7 +806,7 @@ void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double 
 {
     const dpas__isa *best = dpas__generic_of(DPAS_FLOAT32);
     dpas__isa_for(NULL, DPAS_FLOAT32, &best, NULL); /* the best this CPU has: cannot fail */
-    dpas__kenv env = {best, 1, NULL, NULL};
+    dpas__kenv env = {best, 1, NULL, NULL, NULL};
     int own = 0;
     if (!dpas__ws_begin(NULL, &env.ws, &own, NULL) &&
         !dpas__sqdist(&env, (const void *const *)x, n, d, 1.0, D, NULL)) {

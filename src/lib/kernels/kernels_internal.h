@@ -115,7 +115,8 @@ typedef struct dpas__kenv {
     const dpas__isa *isa;
     int threads;
     dpas__ws *ws;
-    void *const *dest; /* the caller's output rows, for the last pre-aggregation step (or NULL) */
+    void *const *dest;   /* the caller's output rows, for the last pre-aggregation step (or NULL) */
+    const double *alpha; /* the weighted geometric median: a weight per row (or NULL) */
 } dpas__kenv;
 
 /* Row i's element at offset off (a pointer). */

@@ -290,8 +290,12 @@ int dpas__geomed(const dpas__kenv *env, const void *const *x, size_t n, size_t d
         for (size_t i = 0; i < n; i++) {
             double q = r[i] > nu ? r[i] : nu;
             w[i] = least > 0 ? least / q : q <= 0;
+            if (env->alpha) /* the weighted form: alpha_i / max(nu, r_i), in [0, 1] times */
+                w[i] *= env->alpha[i];
             wsum += w[i];
         }
+        if (!(wsum > 0)) /* every row of positive weight is at the iterate: it is the answer */
+            break;
         for (size_t i = 0; i < n; i++)
             w[i] /= wsum;
         double spread = median_of(r, n, tmp);
