@@ -23,6 +23,8 @@ pkgs+=(iproute2 util-linux)  # ip, tc and unshare: the emulated cluster of the c
 pkgs+=(clang-format)  # the layout of the C sources (scripts/check-format.sh)
 pkgs+=(python3-pint)  # dpas.Quantity.to_pint, tested (tests/python/test_quantity.py), and bench/run.sh's anchor
 pkgs+=(gdb)  # counts how often a command validates its scenario (tests/cli/validations.sh)
+pkgs+=(python3-matplotlib)  # dpas.plot(ax=...) draws on an Axes, tested (tests/python/test_plot_axes.py)
+pkgs+=(zsh fish)  # the generated zsh and fish completions, run by their shells (tests/cli/shell_check.sh)
 # the page's accessibility check: axe-core from the npm registry (tests/serve/axe), with Debian's
 # npm where the machine has no npm of its own
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)

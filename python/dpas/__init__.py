@@ -572,7 +572,7 @@ def _font_size(v: Any) -> float:
 def plot(file: Union[str, "os.PathLike[str]", None] = None, *, format: Optional[str] = None,
          width: Optional[int] = None, height: Optional[int] = None, font: Optional[str] = None,
          font_size: Optional[float] = None, xlabel: Optional[str] = None,
-         ylabel: Optional[str] = None, **keys: Any) -> bytes:
+         ylabel: Optional[str] = None, ax: Any = None, **keys: Any) -> Any:
     """The plot of a sweep, drawn by the library as 'dpas sweep --plot FILE' draws it: y (the
     key 'y', default the first metric) against the first varied input (a number), a series per
     value of the second, a panel per value of the third (a page each in a PDF). format: 'svg'
@@ -580,11 +580,24 @@ def plot(file: Union[str, "os.PathLike[str]", None] = None, *, format: Optional[
     panel), font, font_size, xlabel, ylabel as the CLI's options. Returns the bytes, and writes
     them to file when one is given (through the library's dpas_write_output).
 
+    ax: a matplotlib Axes (or one per panel, a sequence or an array of them) to draw the same
+    plot on instead, from the same numbers: the same series, legend, log axes and units, each
+    panel's title; font, font_size, xlabel and ylabel apply, the size is the Axes'. Returns the
+    list of Axes drawn on.
+
     >>> svg = plot(scenario="ReferenceJobAttackSurface", dp_degree="2..64", attr="max_f",
     ...            rule="median,krum")
     >>> svg.startswith(b"<?xml") and b">krum</text>" in svg
     True
     """
+    if ax is not None:  # an Axes has its own figure: a file's options do not apply
+        for name, v in (("file", file), ("format", format), ("width", width), ("height", height)):
+            if v is not None:
+                raise InvalidValue(f"{name} is for a plot written as bytes; with ax the plot is "
+                                   f"drawn on the Axes given (got {name}={v!r})", name)
+        from . import _axes
+        size = None if font_size is None else _font_size(font_size)
+        return _axes.draw(_Request("plot", keys).figure_data(), ax, xlabel, ylabel, font, size)
     path = os.fspath(file) if file is not None else None
     if format is None:
         ext = os.path.splitext(path)[1].lstrip(".").lower() if path else "svg"

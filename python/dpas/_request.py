@@ -248,19 +248,33 @@ class Request:
         text = b"".join(out).decode("utf-8")
         return text + "\n" if fmt == _ffi.FORMAT_JSON else text
 
+    def _sweep_figure(self) -> Any:
+        """The library's figure of a plot request (dpas_sweep_figure_new): the caller frees it
+        (dpas_sweep_figure_free)."""
+        sw = _lib.dpas_request_sweep(self._rq)
+        fig = ctypes.POINTER(_ffi.SweepFigure)()
+        err = _ffi.Error()
+        if _lib.dpas_sweep_figure_new(sw, self.opts.y, ctypes.byref(fig), ctypes.byref(err)):
+            errors.raise_c(err)
+        return fig
+
+    def _titles(self, g: Any) -> Tuple[str, List[str]]:
+        """The plot's title ('y vs x' unless the key title gives one) and each panel's."""
+        y, x = g.yname.decode(), g.xname.decode()
+        title = self.opts.title.decode() if self.opts.title else f"{y} vs {x}"
+        panels = [f"{title} ({g.facet_input.decode()} {g.facet_names[k].decode()})"
+                  for k in range(g.nfacets)] if g.facet_input else [title]
+        return title, panels
+
     def figure(self, fmt: int, look: Dict[str, Any]) -> bytes:
         """The plot of a plot request as the library draws it (dpas_sweep_figure_new, then
         dpas_plot_figure): SVG, PNG or PDF bytes, as 'dpas sweep --plot' writes them."""
-        sw = _lib.dpas_request_sweep(self._rq)
-        o = self.opts
-        fig = ctypes.POINTER(_ffi.SweepFigure)()
+        fig = self._sweep_figure()
         err = _ffi.Error()
-        if _lib.dpas_sweep_figure_new(sw, o.y, ctypes.byref(fig), ctypes.byref(err)):
-            errors.raise_c(err)
         try:
             g = fig.contents
             y, x = g.yname.decode(), g.xname.decode()
-            title = (o.title.decode() if o.title else f"{y} vs {x}")
+            title, panels = self._titles(g)
 
             def enc(v: Optional[str]) -> Optional[bytes]:
                 return None if v is None else _check.text("plot", v)
@@ -273,9 +287,7 @@ class Request:
                                  legend_title=g.series_input)
             titles = None
             if g.facet_input:
-                names = [f"{title} ({g.facet_input.decode()} {g.facet_names[k].decode()})"
-                         for k in range(g.nfacets)]
-                titles = (ctypes.c_char_p * g.nfacets)(*[enc(t) for t in names])
+                titles = (ctypes.c_char_p * g.nfacets)(*[enc(t) for t in panels])
             data = ctypes.POINTER(ctypes.c_ubyte)()
             length = ctypes.c_size_t()
             if _lib.dpas_plot_figure(ctypes.byref(spec), fmt, g.series, g.nseries, g.nfacets,
@@ -286,6 +298,32 @@ class Request:
                 return ctypes.string_at(data, length.value)
             finally:
                 _lib.dpas_free(data)
+        finally:
+            _lib.dpas_sweep_figure_free(fig)
+
+    def figure_data(self) -> Dict[str, Any]:
+        """What figure() draws, as numbers: the axes (names, log bases 0, 2 or 10, units 0
+        plain, 1 bytes, 2 seconds), the series' and panels' inputs, and each panel's title and
+        series (name, xs, ys: every point, as the library gives them to its plot)."""
+        fig = self._sweep_figure()
+        try:
+            g = fig.contents
+            _, panels = self._titles(g)
+
+            def text(v: Optional[bytes]) -> Optional[str]:
+                return None if v is None else v.decode()
+
+            out = {"x": g.xname.decode(), "y": g.yname.decode(), "xlog": g.xlog, "ylog": g.ylog,
+                   "xunit": g.xunit, "yunit": g.yunit, "series_input": text(g.series_input),
+                   "facet_input": text(g.facet_input), "panels": []}
+            for p in range(max(1, g.nfacets)):
+                series = []
+                for k in range(g.nseries):
+                    s = g.series[p * g.nseries + k]
+                    series.append((text(s.name), [s.x[i] for i in range(s.n)],
+                                   [s.y[i] for i in range(s.n)]))
+                out["panels"].append({"title": panels[p], "series": series})
+            return out
         finally:
             _lib.dpas_sweep_figure_free(fig)
 

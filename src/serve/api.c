@@ -4,6 +4,7 @@
  * that every object is the CLI's `-o json` object for the same inputs. */
 #include "serve.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,12 +193,31 @@ static void report(srv_request *rq, srv_response *r)
 void srv_api_eval(srv_request *rq, srv_response *r) { report(rq, r); }
 void srv_api_scenario(srv_request *rq, srv_response *r) { report(rq, r); }
 
-void srv_api_scenarios(srv_request *rq, srv_response *r)
+/* A listing (a registry kind, the precisions, the key table) in JSON or CSV: rendered on its
+ * first request and kept for the server's lifetime, since neither the registry nor the tables
+ * change while it runs (the page's document carries the registry's lists too, page.c). */
+static void listing(srv_request *rq, srv_response *r, int kind)
 {
+    static char *kept[DPAS_KIND_COUNT - DPAS_LIST_KEYS][2];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     dpas_error err;
     memset(&err, 0, sizeof err);
-    srv_json(r, dpas_render_list(rq->reg, DPAS_KIND_SCENARIO, rq->format, &err), &err);
+    if (kind < DPAS_LIST_KEYS || kind >= DPAS_KIND_COUNT) {
+        srv_fail(r, 500, DPAS_EINVAL, "kind", "no listing %d (a bug in dpas serve)", kind);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    char **k = &kept[kind - DPAS_LIST_KEYS][rq->format == DPAS_FORMAT_CSV];
+    if (!*k)
+        *k = dpas_render_list(rq->reg, kind, rq->format, &err);
+    char *text = *k;
+    pthread_mutex_unlock(&lock);
+    srv_json(r, text, &err);
+    if (text)
+        r->free_body = NULL; /* kept: never freed, never written */
 }
+
+void srv_api_scenarios(srv_request *rq, srv_response *r) { listing(rq, r, DPAS_KIND_SCENARIO); }
 
 void srv_api_cost(srv_request *rq, srv_response *r)
 {
@@ -296,7 +316,7 @@ void srv_api_registry(srv_request *rq, srv_response *r)
         srv_fail(r, 404, DPAS_ENOENT, "kind", "%s", err.message);
         return;
     }
-    srv_json(r, dpas_render_list(rq->reg, kind, rq->format, &err), &err);
+    listing(rq, r, kind);
 }
 
 /* POST /api/v1/calibrate: nccl-tests output as the body, or as one or more "calibration" parts of
@@ -353,9 +373,4 @@ void srv_api_calibrate(srv_request *rq, srv_response *r)
 }
 
 /* The request's key table (the page reads its inputs and error fields from it). */
-void srv_api_keys(srv_request *rq, srv_response *r)
-{
-    dpas_error err;
-    memset(&err, 0, sizeof err);
-    srv_json(r, dpas_render_list(rq->reg, DPAS_LIST_KEYS, rq->format, &err), &err);
-}
+void srv_api_keys(srv_request *rq, srv_response *r) { listing(rq, r, DPAS_LIST_KEYS); }

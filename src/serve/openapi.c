@@ -365,9 +365,8 @@ void srv_api_index(srv_request *rq, srv_response *r)
 
 /* ---- the document ---------------------------------------------------------------------------- */
 
-/* The server's own answer to a request of the document (an example): status, type and body. */
-static int run(const dpas_registry *reg, int method, const char *target, const char *body,
-               const char *content_type, srv_response *r)
+int srv_run(const dpas_registry *reg, int method, const char *target, const char *body,
+            const char *content_type, srv_response *r)
 {
     char path[512];
     snprintf(path, sizeof path, "%s", target);
@@ -611,9 +610,9 @@ static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt,
     srv_response er = {0};
     int bad_status = 0;
     if (d && d->bad && method == SRV_GET)
-        bad_status =
-            run(x->reg, d->bad[0] && !strcmp(rt->path, "/api/v1/calibrate") ? SRV_POST : SRV_GET,
-                d->bad, NULL, NULL, &er);
+        bad_status = srv_run(
+            x->reg, d->bad[0] && !strcmp(rt->path, "/api/v1/calibrate") ? SRV_POST : SRV_GET,
+            d->bad, NULL, NULL, &er);
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
         if (st[i].status == 413 && !(rt->methods & SRV_POST))
             continue;
@@ -684,8 +683,8 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
     if (!d || !d->example || method != (rt->fn == srv_api_calibrate ? SRV_POST : SRV_GET))
         return;
     srv_response r;
-    int status = run(x->reg, method, d->example, method == SRV_POST ? calibrate_body : NULL,
-                     method == SRV_POST ? "text/plain" : NULL, &r);
+    int status = srv_run(x->reg, method, d->example, method == SRV_POST ? calibrate_body : NULL,
+                         method == SRV_POST ? "text/plain" : NULL, &r);
     json_t *ex = NULL;
     if (status == 200 && svg)
         ex = json_stringn(r.body, r.len);
@@ -698,6 +697,36 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
     set(x, media, "example", ex);
     set(x, ok, "x-dpas-example-request", str(d->example));
     response_free(&r);
+}
+
+/* The keys a route takes, as its refusal of an unknown key lists them, each as a parameter. */
+static void key_params(doc_ctx *x, json_t *params, const srv_route_info *rt, int sweep,
+                       const char *target)
+{
+    for (size_t i = 0; srv_route_key(rt, i); i++) {
+        const char *key = srv_route_key(rt, i);
+        push(x, params,
+             srv_input_of(key) >= 0 ? input_param(x, key, sweep, target)
+                                    : option_param(x, key, sweep, target));
+    }
+}
+
+json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path)
+{
+    doc_ctx x = {.reg = reg};
+    const srv_route_info *rt = NULL;
+    for (size_t i = 0; srv_route_at(i) && !rt; i++)
+        if (!srv_route_at(i)->prefix && !strcmp(srv_route_at(i)->path, path))
+            rt = srv_route_at(i);
+    if (!rt)
+        return NULL;
+    json_t *params = json_array();
+    key_params(&x, params, rt, sweep_warning_route(rt), NULL);
+    if (x.failed & 1) {
+        json_decref(params);
+        return NULL;
+    }
+    return params;
 }
 
 /* One operation (GET or POST) of a route. */
@@ -757,13 +786,7 @@ static json_t *operation(doc_ctx *x, const srv_route_info *rt, int method)
             set(x, p, "example", str("ReferenceJobAttackSurface"));
         }
     }
-    /* the keys the route takes, as its refusal of an unknown key lists them */
-    for (size_t i = 0; srv_route_key(rt, i); i++) {
-        const char *key = srv_route_key(rt, i);
-        push(x, params,
-             srv_input_of(key) >= 0 ? input_param(x, key, sweep, target)
-                                    : option_param(x, key, sweep, target));
-    }
+    key_params(x, params, rt, sweep, target);
     if (method == SRV_POST) {
         json_t *rb = set(x, op, "requestBody", json_object());
         json_t *content = set(x, rb, "content", json_object());

@@ -102,7 +102,7 @@ const char *srv_route_key(const srv_route_info *rt, size_t i)
 
 static void page(srv_request *rq, srv_response *r)
 {
-    if (!srv_page(rq->path, r))
+    if (!srv_page(rq, r))
         srv_fail(r, 404, DPAS_ENOENT, "path", "no page resource %s", rq->path);
 }
 

@@ -237,8 +237,9 @@ int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, 
                 int64_t *out);
 int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out);
 
-/* The embedded page resource at path (index.html, app.js, app.css, favicon.svg); 0 if none. */
-int srv_page(const char *path, srv_response *r);
+/* The embedded page resource at the request's path (index.html, app.js, app.css, favicon.svg);
+ * 0 if none. The document carries the data the page needs before its first result (page.c). */
+int srv_page(const srv_request *rq, srv_response *r);
 
 /* ---- the route table, read by the OpenAPI document (route.c, openapi.c) ------------------------ */
 
@@ -265,6 +266,14 @@ const char *srv_route_key(const srv_route_info *rt, size_t i);
 int srv_route_own(const srv_route_info *rt, const char *key);
 
 void srv_api_openapi(srv_request *rq, srv_response *r);
+/* The parameters of a route's operations as the document gives them, without their examples
+ * (the page's document carries those of eval and cost): a new jansson array (json_t *), or NULL
+ * when out of memory or no such route. */
+struct json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path);
+/* The server's own answer to a request made in the process (an example of the document, the
+ * page's data): its status; r filled as for a client. */
+int srv_run(const dpas_registry *reg, int method, const char *target, const char *body,
+            const char *content_type, srv_response *r);
 
 /* ---- content negotiation (negotiate.c) -------------------------------------------------------- */
 

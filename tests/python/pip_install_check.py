@@ -15,8 +15,11 @@ build files out of the source tree), then `import dpas` from outside the source 
 4. in a plain virtual environment (no --system-site-packages, so no setuptools or wheel from
    Debian), plain `pip install --no-index` (pip's isolated build: the package's own backend,
    standard library only) with Debian's python3 and with any other python3 first on PATH (a
-   pyenv-style interpreter), the package imports and has __version__;
+   pyenv-style interpreter), the package imports and has __version__, and the Python tour
+   (docs/python.md's examples, which README.md points to, as doctests: tests/python/
+   doc_examples.py) runs there from outside the source tree;
    an editable install (`pip install -e`) imports the source tree's package.
+Every check: help(dpas.cost) lists its parameters (their names and types, from the key table).
 
 usage: pip_install_check.py PYTHON_SRC LIBDPAS BUILD_DIR CMAKE VERSION"""
 import os
@@ -43,6 +46,12 @@ if not os.path.exists(os.path.join(where, "py.typed")):
 for heavy in ("numpy", "torch"):
     if heavy in sys.modules:
         problems.append(f"import dpas imported {heavy}")
+import inspect, pydoc
+params = inspect.signature(dpas.cost).parameters
+text = pydoc.render_doc(dpas.cost, renderer=pydoc.plaintext)
+for p in ("dp_degree", "rule", "schedule", "calibration", "gradient_bytes_per_param"):
+    if p not in params or p + ":" not in text:
+        problems.append(f"help(dpas.cost) does not list {p}")
 if dpas.__version__ != version:
     problems.append(f"dpas.__version__ {dpas.__version__}, project version {version}")
 if dpas.version() != version:
@@ -136,6 +145,10 @@ def main():
             env = dict(base, DPAS_LIBRARY=os.path.abspath(libdpas))
             print(f"4. ({interp})", run([ppy, "-c", CHECK, psite, version, ""], env, work,
                                         f"import in a plain venv of {interp}"))
+            docs = os.path.join(os.path.dirname(src), "docs", "python.md")
+            print(f"4. ({interp}) the tour:",
+                  run([ppy, os.path.join(os.path.dirname(os.path.abspath(__file__)), "doc_examples.py"),
+                       docs], env, work, f"docs/python.md in a plain venv of {interp}").strip())
         edit = os.path.join(tmp, "editable")
         run(["/usr/bin/python3", "-m", "venv", edit], base, tmp, "venv for -e")
         epy = os.path.join(edit, "bin", "python")

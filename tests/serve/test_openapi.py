@@ -11,6 +11,11 @@
   server's own refusal of an unknown key (which lists them), and its CLI flags are those
   `dpas eval --help` prints; its paths are those of the index (GET /api/v1).
 - The names an option's enum lists are accepted by the server.
+- The page's document (GET /) carries in its data block the part of this document the page
+  reads (the eval and cost parameters, without their sentences and examples) and the server's
+  own answers to the registry's lists and the rule catalogue (consistency tests: two of the
+  server's paths), with no '<' that could end the block; the lists, kept by the server, answer
+  the same bytes every time, in JSON and in CSV.
 
 Usage: /usr/bin/python3 test_openapi.py DPAS"""
 
@@ -168,6 +173,37 @@ with Server(DPAS, "--quiet") as srv:
     T.check(sorted(enum_of("/api/v1/cost", "post", "network_model")) ==
             ["alpha_beta", "default", "empirical", "nccl", "piecewise"],
             "the five network models (default, nccl, empirical, piecewise, alpha_beta)")
+
+    # ---- the page's document carries what the page needs before its first result ----
+    s, hd, page = srv.request("GET", "/")
+    page = page.decode("utf-8")
+    m = re.search(r'<script type="application/json" id="dpas-data">(.*?)</script>', page, re.S)
+    T.check(s == 200 and m, "the page's document has its data block (%s)" % s)
+    block = m.group(1) if m else "{}"
+    data = json.loads(block)
+    T.check("<" not in block, "no '<' in the data block (written \\u003c)")
+    for path, method in [("/api/v1/eval", "get"), ("/api/v1/cost", "post")]:
+        want = [{k: v for k, v in p.items() if k not in ("description", "example")}
+                for p in doc["paths"][path][method]["parameters"]]
+        got = data.get("paths", {}).get(path, {}).get(method, {}).get("parameters")
+        T.check(got == want, "the page's document carries %s %s's %d parameters as this document "
+                "gives them, but their sentences and examples" % (method.upper(), path, len(want)))
+    carried = data.get("answers", {})
+    lists = ["/api/v1/registry/" + k for k in ("models", "fleets", "nodes", "fabrics", "precisions")]
+    T.check(sorted(carried) == sorted(lists + ["/api/v1/rules"]),
+            "the page's document carries the registry's lists and the rule catalogue: %r" % sorted(carried))
+    for path in lists + ["/api/v1/rules"]:
+        st, _, body = srv.request("GET", path)
+        T.check(st == 200 and carried.get(path) == json.loads(body),
+                "the page's document carries the server's answer to GET %s" % path)
+    T.check(data.get("max_body_bytes") == index.get("max_body_bytes"),
+            "and the body limit of the index (%r)" % data.get("max_body_bytes"))
+    for path in lists + ["/api/v1/registry/hardware", "/api/v1/scenarios", "/api/v1/keys"]:
+        for accept in ("application/json",) + (() if path.endswith("keys") else ("text/csv",)):
+            answers = [srv.request("GET", path, headers={"Accept": accept}) for _ in range(3)]
+            T.check(all(a[0] == 200 for a in answers) and len({a[2] for a in answers}) == 1
+                    and answers[0][1].get("content-type", "").startswith(accept),
+                    "GET %s as %s: the same %d bytes every time" % (path, accept, len(answers[0][2])))
 
 code = srv.stop()
 T.check(code == 0, "the server stopped cleanly (exit %r)" % code)

@@ -24,6 +24,7 @@ const state = {
   exports: {},       // section -> the requests behind its table
   last: {},          // the answers the view was drawn from
   firstResult: null, // ms from navigation to the first result on screen
+  maxBody: null,     // the server's body limit (max_body_bytes of GET /api/v1), from the document
 };
 window.dpasPage = state; // read by the browser test (timings, the view's requests)
 
@@ -1066,8 +1067,8 @@ async function shareLog() {
 // kilobytes of link must not become megabytes in the tab (issue 29: 10.9 K characters became
 // 8 MiB). Past the limit the inflation stops and the page says why.
 async function inflateBounded(bytes) {
-  const index = await (await fetch('/api/v1', { headers: { Accept: 'application/json' } })).json();
-  const limit = index.max_body_bytes;
+  const limit = state.maxBody
+    || (await (await fetch('/api/v1', { headers: { Accept: 'application/json' } })).json()).max_body_bytes;
   if (!(limit > 0)) throw new Error('the server did not say its body limit');
   const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
   const chunks = [];
@@ -1229,10 +1230,11 @@ async function update() {
   const address = '?' + query(pagePairs());
   history.replaceState(null, '', address);
   $('permalink').href = address;
-  // a registry fleet's accelerators are known; a custom one's come from the library
+  // a registry fleet's accelerators are known; a custom one's are the scenario's (its eval's
+  // attributes), or when the scenario has an error, the library's for the fleet alone: no
+  // request waits for another before the view's data is asked for
   const known = value('fleet') !== '' && state.fleets[value('fleet')];
-  let bound = known ? Number(state.fleets[value('fleet')].accelerators) : value('fleet') === '' ? await fleetBound() : NaN;
-  if (mine !== state.generation) return;
+  let bound = known ? Number(state.fleets[value('fleet')].accelerators) : NaN;
   const rule = value('rule');
   const f = value('f');
   const extra = f === '' ? [] : [['f', f]];
@@ -1245,14 +1247,17 @@ async function update() {
     inventory: req('/api/v1/inventory', pairs),
     memory: [0, 1, 2, 3].map((z) => req('/api/v1/memory', pairs.concat([['zero', String(z)], ['require_fit', 'false']]))),
   };
-  // every request at once; each section is drawn when its answers are in, the job first
+  // every request at once, in the order they are drawn (a browser opens six connections to a
+  // server: the job's request first, the plots' sweeps, the slowest, last); each section is
+  // drawn when its answers are in
   const plotFor = (b) => (Number.isInteger(nNum) && b >= 1 ? plotRequests(pairs, nNum, b, rule) : null);
-  let plot = plotFor(bound);
-  let plotAnswers = plot ? Promise.all([api(plot.bytes), api(plot.time)]) : null;
   const evP = api(requests.eval);
   const rest = Promise.all([api(requests.cost), api(requests.rules), api(requests.inventory),
     Promise.all(requests.memory.map(api))]);
+  let plot = plotFor(bound);
+  let plotAnswers = plot ? Promise.all([api(plot.bytes), api(plot.time)]) : null;
   const ev = await evP;
+  if (!ev.ok && !(bound >= 1) && value('fleet') === '') bound = await fleetBound();
   if (mine !== state.generation) return;
   clearErrors();
   document.body.classList.toggle('stale', !ev.ok);
@@ -1376,14 +1381,29 @@ async function populate(lists) {
   if (bound) setBounds(Number(bound.accelerators));
 }
 
+// What the server wrote into the document (index.html's data block, src/serve/page.c): the
+// part of the API's description the page reads, and the API's answers to the registry's lists
+// and the rule catalogue, so that the page's first request is the view's data.
+function carried() {
+  const block = $('dpas-data');
+  try {
+    return block && block.textContent.trim() ? parseJSON(block.textContent) : {};
+  } catch (e) {
+    return {};
+  }
+}
+
 async function start() {
-  // the API's description first (what the inputs are); the registry's lists meanwhile. The page
-  // preloads them all (index.html): these requests are the preloads', so no custom header.
-  const get = (path) => fetch(path).then((r) => r.json().then((body) => ({ ok: r.ok, body: body })));
-  const docP = get('/api/v1/openapi.json');
+  // what the document does not carry is asked for: the OpenAPI document only then
+  const data = carried();
+  const answers = data.answers || {};
+  const get = (path) => (answers[path] !== undefined ? Promise.resolve({ ok: true, body: answers[path] })
+    : fetch(path, { headers: { Accept: 'application/json' } })
+      .then((r) => r.text().then((text) => ({ ok: r.ok, body: parseJSON(text) }))));
   const listsP = Promise.all(['/api/v1/registry/models', '/api/v1/registry/fleets', '/api/v1/registry/nodes',
     '/api/v1/registry/fabrics', '/api/v1/registry/precisions', '/api/v1/rules'].map(get));
-  learn((await docP).body);
+  if (data.max_body_bytes > 0) state.maxBody = Number(data.max_body_bytes);
+  learn(data.paths ? data : (await get('/api/v1/openapi.json')).body);
   for (const m of state.networkModels) $('network_model').add(new Option(m, m));
   if (location.search === '') { // the seed's example
     option($('model'), 'GPT3', 'GPT3');
@@ -1471,9 +1491,9 @@ async function start() {
     await useLog(log.text, log.name);
   }
   clusterStatus();
-  const first = update();
+  // the registry's fleets first (carried: at once), so that the first update knows the bound
   await populate(await listsP);
-  await first;
+  await update();
 }
 
 document.addEventListener('DOMContentLoaded', () => {
