@@ -1192,6 +1192,83 @@ static void test_two_node_regime(void **state)
     dpas_netmodel_free(m);
 }
 
+/* Files that kept only a few sizes (the MI325X series: 4, 8 and 16 GiB per node count) are
+ * modelled: two sizes suffice (a latency and a bandwidth), one does not. Three bandwidth-bound
+ * sizes on 2 x 8 ranks at a bus bandwidth of 350 GB/s carried to 8 x 8: NCCL's 2-node regime
+ * at its intra-node speed, more nodes at most that fast, so the time is the ring's
+ * 2 (64 - 1) / 64 x 16 GiB / 350 GB/s = 0.096637 s by hand, plus the ring's hop latencies
+ * (2 x 7 network hops and 112 NVLink hops at NCCL's 14 us and 0.24 x it: 0.57 ms, 0.6%),
+ * flagged as a lower bound (time_at_least) from another regime. */
+static void test_few_sizes(void **state)
+{
+    (void)state;
+    uint64_t b[3];
+    double t[3];
+    for (int i = 0; i < 3; i++)
+        b[i] = (uint64_t)4 << (30 + i), t[i] = 2 * 15.0 / 16 * (double)b[i] / 350e9;
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    if (dpas_netmodel_from_points_at(DPAS_COLL_ALL_REDUCE, (dpas_scale){16, 8}, b, t, 3, &m, &e))
+        fail_msg("%s", e.message);
+    assert_true(m->scalefits[0].defined);
+    dpas_net_time r = time_at(m, DPAS_NETMODEL_DEFAULT, 17179869184.0, 64, 8);
+    assert_near(r.seconds, 2 * 63.0 / 64 * 17179869184.0 / 350e9, 0.012);
+    assert_int_equal(r.basis, DPAS_BASIS_TRANSFERRED);
+    assert_true(r.notes & DPAS_NETTIME_OTHER_REGIME);
+    assert_true(r.notes & DPAS_NETTIME_LOWER_BOUND);
+    dpas_netmodel_free(m);
+    /* one size: no model (its time is a latency or a bandwidth, never both) */
+    if (dpas_netmodel_from_points_at(DPAS_COLL_ALL_REDUCE, (dpas_scale){16, 8}, b, t, 1, &m, &e))
+        fail_msg("%s", e.message);
+    assert_false(m->scalefits[0].defined);
+    assert_non_null(strstr(m->scalefits[0].reason, "needs at least 2"));
+    dpas_netmodel_free(m);
+}
+
+/* The NVLink domain is the node of the model, its size what gpus_per_node says: a GB200 NVL72
+ * rack's log (Rank lines of 4 GPUs per host tray, 72 ranks) read with gpus_per_node 72 is one
+ * node (the one-node regime, 72 ranks in it), and 144 ranks at 72 per node are NCCL's 2-node
+ * case, not 36 trays; without the key the trays are the nodes (18 of them). */
+static void test_nvlink_domain(void **state)
+{
+    (void)state;
+    static char o[32768];
+    size_t l = (size_t)snprintf(o, sizeof o, "# Collective test starting: all_reduce_perf\n#\n");
+    for (int r = 0; r < 72; r++)
+        l += (size_t)snprintf(o + l, sizeof o - l,
+                              "#  Rank %2d Group  0 Pid %d on tray%02d device %d [0x01] GPU\n", r,
+                              100 + r, r / 4, r % 4);
+    l += (size_t)snprintf(o + l, sizeof o - l, "#\n" HDR_LINE);
+    for (int i = 0; i < 5; i++) {
+        uint64_t x = (uint64_t)1 << (26 + 2 * i);
+        double tus = 2 * 71.0 / 72 * (double)x / 700e9 * 1e6, alg = (double)x / (tus * 1e3);
+        double bus = alg * 2 * 71.0 / 72;
+        l += (size_t)snprintf(o + l, sizeof o - l,
+                              "%12llu %12llu float sum -1 %.9g %.6g %.6g 0 %.9g %.6g %.6g 0\n",
+                              (unsigned long long)x, (unsigned long long)x / 4, tus, alg, bus, tus,
+                              alg, bus);
+    }
+    const char *texts[1] = {o}, *names[1] = {"nvl72.txt"};
+    size_t lens[1] = {l};
+    dpas_calib_options opt = {.per_node = 72};
+    dpas_netmodel *m = NULL;
+    dpas_error e = {0};
+    if (dpas_netmodel_from_texts(texts, lens, names, 1, &opt, &m, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(m->curves[0].per_node, 72);
+    dpas_net_time t = time_at(m, DPAS_NETMODEL_DEFAULT, 1073741824.0, 72, 72);
+    assert_int_equal(t.regime, DPAS_REGIME_ONE_NODE);
+    assert_int_equal(t.basis, DPAS_BASIS_MEASURED);
+    t = time_at(m, DPAS_NETMODEL_DEFAULT, 1073741824.0, 144, 72);
+    assert_int_equal(t.regime, DPAS_REGIME_TWO_NODES);
+    assert_int_equal(t.from_regime, DPAS_REGIME_ONE_NODE);
+    dpas_netmodel_free(m);
+    if (dpas_netmodel_from_texts(texts, lens, names, 1, NULL, &m, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(m->curves[0].per_node, 4);
+    dpas_netmodel_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1211,6 +1288,8 @@ int main(void)
         cmocka_unit_test(test_order_independent_runs),
         cmocka_unit_test(test_regime_bounds),
         cmocka_unit_test(test_two_node_regime),
+        cmocka_unit_test(test_few_sizes),
+        cmocka_unit_test(test_nvlink_domain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

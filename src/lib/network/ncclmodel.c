@@ -438,10 +438,14 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
     /* no curve on more than 2 nodes: the regime's edge is 2 nodes (its bandwidth the 2-node
      * one's, an upper bound there, see query.c) */
     c.nodes_lo = more ? nodes_lo : 2, c.nodes_hi = more ? nodes_hi : 2;
-    if (points < 4) {
+    /* two sizes, as a line needs (a latency and a bandwidth); the protocols' shares and the
+     * split of base and hop latencies come from NCCL's priors when the sizes cannot tell them.
+     * Files that kept only their largest sizes (three per node count on the MI325X series) are
+     * modelled; one size is not (its time is a latency or a bandwidth, never both) */
+    if (points < 2) {
         dpas__mark_cut(sf->reason, sizeof sf->reason,
                        snprintf(sf->reason, sizeof sf->reason,
-                                "%zu measured size%s of %s; the nccl model needs at least 4",
+                                "%zu measured size%s of %s; the nccl model needs at least 2",
                                 points, points == 1 ? "" : "s", dpas_collective_name(coll)));
         free(c.g), free(inter), free(intra), free(cvs);
         return 0;
