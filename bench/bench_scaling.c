@@ -71,6 +71,8 @@ static const series serieses[] = {
     H100("all_reduce"),
     H100("all_gather"),
     H100("reduce_scatter"),
+    H100("alltoall"),
+    H100("sendrecv"),
     {"MI325X (AAC11)",
      "MI325X x 1-8 nodes",
      "all_reduce",

@@ -1269,6 +1269,37 @@ static void test_nvlink_domain(void **state)
     dpas_netmodel_free(m);
 }
 
+/* What crosses the network (ncclmodel.c, net_share): an alltoall sends (n - g) / n of each
+ * rank's buffer off its node over that rank's share of the network, a sendrecv one rank's
+ * buffer per node; neither grows with the GPUs per node as a ring does. Measured on 2 nodes x 1
+ * (busbw 13.5 GB/s alltoall, 15 GB/s sendrecv), carried to 2 x 4 with the per-rank network
+ * kept (kappa 1, the ring's assumption): by hand, alltoall's busbw 13.5 x (8 - 1) / (8 - 4) =
+ * 23.625 GB/s, its time (7/8) x 16 GiB / 23.625 GB/s = 0.63634 s; sendrecv's 16 GiB / 15 GB/s
+ * = 1.14532 s (the ring's rule, 4x the network, would give a quarter of each). */
+static void test_network_share(void **state)
+{
+    (void)state;
+    const int colls[2] = {DPAS_COLL_ALLTOALL, DPAS_COLL_SENDRECV};
+    const double busbw[2] = {13.5e9, 15e9}, factor[2] = {0.5, 1};
+    const double want[2] = {7.0 / 8 * 17179869184.0 / 23.625e9, 17179869184.0 / 15e9};
+    for (int c = 0; c < 2; c++) {
+        uint64_t b[5];
+        double t[5];
+        for (int i = 0; i < 5; i++)
+            b[i] = (uint64_t)1 << (30 + i), t[i] = factor[c] * (double)b[i] / busbw[c];
+        dpas_netmodel *m = NULL;
+        dpas_error e = {0};
+        if (dpas_netmodel_from_points_at(colls[c], (dpas_scale){2, 1}, b, t, 5, &m, &e))
+            fail_msg("%s", e.message);
+        dpas_net_time r;
+        if (dpas_netmodel_time_at(m, colls[c], DPAS_NETMODEL_NCCL, 17179869184.0,
+                                  (dpas_scale){8, 4}, &r, &e))
+            fail_msg("%s", e.message);
+        assert_near(r.seconds, want[c], 0.01);
+        dpas_netmodel_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1290,6 +1321,7 @@ int main(void)
         cmocka_unit_test(test_two_node_regime),
         cmocka_unit_test(test_few_sizes),
         cmocka_unit_test(test_nvlink_domain),
+        cmocka_unit_test(test_network_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
