@@ -326,6 +326,27 @@ static double learn_scale(int skip, int cat, size_t *used)
     return quantile(r, n, 0.9);
 }
 
+/* The library's constants for bounded transfers (query.c bound_near, bound_far): per kind of
+ * bound, the 5th and 90th percentiles of ln(measured / predicted) oriented to the side the
+ * bound leaves open, over the bounded points of every family but `skip` (-1: all) */
+static void bound_percentiles(int skip)
+{
+    static const char *const names[4] = {"", "one node / several", "2 nodes / more",
+                                         "ranks per node"};
+    static double o[8192];
+    for (int q = 1; q < 4; q++) {
+        size_t n = 0;
+        for (size_t i = 0; i < npts; i++)
+            if (pts[i].family != skip && pts[i].bound && pts[i].cat == q &&
+                isfinite(pts[i].ln_model))
+                o[n++] = -pts[i].bound * pts[i].ln_model;
+        double nr = n ? fmax(0, -quantile(o, n, 0.05)) : NAN;
+        double fr = n ? fmax(0, quantile(o, n, 0.9)) : NAN;
+        printf(" %s: near %.3f, far %.3f (%zu points);", names[q], nr, fr, n);
+    }
+    printf("\n");
+}
+
 /* Per cluster family and case kind: the medians of the errors over its points (>= 1 MiB), the
  * library band's coverage and width; and the band learned out of sample on the OTHER
  * families' points (learn_scale), its coverage and median width on this family. */
@@ -379,6 +400,9 @@ static void by_family(void)
                                              "bounded, 2 nodes / more",
                                              "bounded, other ranks per node"};
     size_t used;
+    printf("\nBounded points, every family (the library's bound_near and bound_far), "
+           "ln(measured / predicted) toward the open side, 5th and 90th percentiles:");
+    bound_percentiles(-1);
     printf("\nc learned on every family (points):");
     for (int q = 0; q < 4; q++) {
         double c4 = learn_scale(-1, q, &used);

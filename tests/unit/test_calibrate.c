@@ -1073,8 +1073,9 @@ static void assert_band(const dpas_net_time *t, double below, double above)
  * bound's one-sided band. The band's sides by hand from the rules of query.c (documented in
  * docs/calibration.md, "Basis and band"): closed side max(0.1, the kind's near, the curve's
  * noise 0); open side max(h, the kind's far), h = max(0.35 x distance, 0.319) with one scale
- * measured; far 3.760 between one node and several, 0.381 between 2 nodes and more, 1.295 to
- * other ranks per node; near 0.550 between 2 nodes and more. */
+ * measured; far 3.280 between one node and several, 0.375 between 2 nodes and more, 0.504 to
+ * other ranks per node; near 0.101 between one node and several, 0.537 between 2 nodes and
+ * more, 0.078 (below the 0.1 floor) to other ranks per node. */
 static void test_regime_bounds(void **state)
 {
     (void)state;
@@ -1093,7 +1094,7 @@ static void test_regime_bounds(void **state)
     assert_true(t.notes & DPAS_NETTIME_OTHER_REGIME);
     assert_true(t.notes & DPAS_NETTIME_LOWER_BOUND);
     assert_false(t.notes & DPAS_NETTIME_UPPER_BOUND);
-    assert_band(&t, 0.1, 3.760);
+    assert_band(&t, 0.101, 3.280);
     /* 3 x 4: more nodes, still from the one node */
     t = time_at(one, 0, x, 12, 4);
     assert_int_equal(t.regime, DPAS_REGIME_MORE_NODES);
@@ -1108,27 +1109,28 @@ static void test_regime_bounds(void **state)
     assert_int_equal(t.regime, DPAS_REGIME_ONE_NODE);
     assert_int_equal(t.from_regime, DPAS_REGIME_TWO_NODES);
     assert_true(t.notes & DPAS_NETTIME_UPPER_BOUND);
-    assert_band(&t, 3.760, 0.1);
+    assert_band(&t, 3.280, 0.101);
     /* 4 x 8 from 2 x 8: NCCL's 2-node bandwidth (its graph's intra-node speed) an upper bound
      * on more nodes', the time at least this; distance ln 2, h = max(0.35 ln 2 = 0.243, 0.319)
-     * = 0.319 < far 0.381 */
+     * = 0.319 < far 0.375 */
     t = time_at(two, 0, x, 32, 8);
     assert_int_equal(t.regime, DPAS_REGIME_MORE_NODES);
     assert_int_equal(t.from_regime, DPAS_REGIME_TWO_NODES);
     assert_true(t.notes & DPAS_NETTIME_LOWER_BOUND);
-    assert_band(&t, 0.550, 0.381);
+    assert_band(&t, 0.537, 0.375);
     /* 4 x 16: also more per node than measured (kappa 1, which the cards never outgrow: at
-     * least this too); distance ln 2 + ln 2, h = 0.35 x 1.386294 = 0.485203 > 0.381 */
+     * least this too); distance ln 2 + ln 2, h = 0.35 x 1.386294 = 0.485203 > 0.375 */
     t = time_at(two, 0, x, 64, 16);
     assert_true(t.notes & DPAS_NETTIME_LOWER_BOUND);
-    assert_band(&t, 0.550, 0.35 * 2 * log(2.0));
-    /* 2 x 4: the regime measured, fewer per node (at most this), a ranks-per-node bound */
+    assert_band(&t, 0.537, 0.35 * 2 * log(2.0));
+    /* 2 x 4: the regime measured, fewer per node (at most this), a ranks-per-node bound;
+     * open side max(h = 0.319, far 0.504) */
     t = time_at(two, 0, x, 8, 4);
     assert_int_equal(t.regime, DPAS_REGIME_TWO_NODES);
     assert_int_equal(t.from_regime, DPAS_REGIME_TWO_NODES);
     assert_false(t.notes & DPAS_NETTIME_OTHER_REGIME);
     assert_true(t.notes & DPAS_NETTIME_UPPER_BOUND);
-    assert_band(&t, 1.295, 0.1);
+    assert_band(&t, 0.504, 0.1);
     dpas_netmodel_free(two);
 }
 
