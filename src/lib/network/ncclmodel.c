@@ -10,7 +10,8 @@
  *   tree latency  = base + 2 ((g-1) x intra hop + log2(nodes) x inter hop) (AllReduce only;
  *                   g ranks per node, log2 rounded down as NCCL's log2i);
  *   bandwidth     = the bus bandwidth of the node's links (inside one node: its NVLink or PCI;
- *                   across nodes: its network cards, which grow with the ranks per node),
+ *                   across nodes: its network cards, which grow with the ranks per node; an
+ *                   alltoall or a sendrecv moves only its own share across, see net_share),
  *                   times each protocol's share of it (LL and LL128 carry flags with the data),
  *                   times 0.92 for the tree; the ring moves nccl-tests' bus factor x bytes per
  *                   rank, the tree 2 x bytes.
@@ -116,8 +117,34 @@ typedef struct geom {
     double ring_intra, ring_inter; /* a ring's steps inside nodes and between them */
     double factor;                 /* nccl-tests' bus factor: bytes per rank / bytes */
     bool tree;                     /* AllReduce: a tree is a candidate */
+    int net;                       /* what crosses the network: NET_RING, NET_A2A, NET_P2P */
     double tree_intra, tree_inter; /* a tree's hops (both directions) */
 } geom;
+
+/* What crosses the network between nodes, per collective (ranks placed on nodes in blocks, as
+ * the Rank lines of every multi-node log show; nccl-tests' src/alltoall.cu, src/sendrecv.cu):
+ *   NET_RING: a ring or tree through every node; its channels use every network card, so the
+ *     bus bandwidth across nodes is the node's network: per-rank bandwidth x g^kappa;
+ *   NET_A2A: alltoall: each rank sends (n - g) / n of its buffer off its node, over its own
+ *     share of the node's network (per-rank bandwidth x g^(kappa - 1)); nccl-tests' bus
+ *     bandwidth ((n - 1) / n x bytes / time) is then that share x (n - 1) / (n - g);
+ *   NET_P2P: sendrecv: rank r sends to r + 1, so one rank per node sends across, over its own
+ *     share: its bus bandwidth (= algbw) is per-rank bandwidth x g^(kappa - 1).
+ * On the H100 series of xxrjun's example-cluster01 (not used to choose this), alltoall's bus
+ * bandwidth at 16 GiB on 10 nodes at 1, 2, 4 and 8 GPUs each is 44.7, 47.8, 49.5 and 50.4 GB/s
+ * (the share's (n - 1) / (n - g): 44.7, 47.1, 48.4, 49.0) and sendrecv's 24.9, 25.2, 26.2 and
+ * 15.2, where a ring's all_reduce grows 48.9, 97.9, 196, 321. */
+enum { NET_RING = 0, NET_A2A, NET_P2P };
+
+static double net_share(const geom *g, double kappa)
+{
+    double gk = pow(g->per_node, kappa);
+    switch (g->net) {
+    case NET_A2A: return gk / g->per_node * (g->ranks - 1) / (g->ranks - g->per_node);
+    case NET_P2P: return gk / g->per_node;
+    default: return gk;
+    }
+}
 
 static void geom_of(int coll, double ranks, double per_node, geom *g)
 {
@@ -134,6 +161,7 @@ static void geom_of(int coll, double ranks, double per_node, geom *g)
         inter = steps;
     g->ring_intra = steps - inter, g->ring_inter = inter, g->factor = factor;
     g->tree = ar;
+    g->net = coll == DPAS_COLL_ALLTOALL ? NET_A2A : coll == DPAS_COLL_SENDRECV ? NET_P2P : NET_RING;
     g->tree_intra = 2 * (g->per_node - 1);
     g->tree_inter = nodes >= 2 ? 2 * floor(log2(nodes)) : 0;
 }
@@ -155,7 +183,7 @@ static double bandwidth(const dpas_nccl_params *p, const geom *g)
     double nodes = g->nodes;
     if (p->nodes_hi >= p->nodes_lo && p->nodes_lo >= 2)
         nodes = fmin(fmax(nodes, p->nodes_lo), p->nodes_hi);
-    double bw = p->inter_bw * pow(g->per_node, p->kappa) * pow(nodes / 2, -p->gamma);
+    double bw = p->inter_bw * net_share(g, p->kappa) * pow(nodes / 2, -p->gamma);
     double two = isfinite(p->two_node) ? p->two_node : 1;
     if (g->regime == DPAS_REGIME_TWO_NODES)
         return bw * two;
@@ -413,7 +441,7 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
         double bw = reached_busbw(cvs[j], &c.g[j]);
         if (c.g[j].regime != DPAS_REGIME_ONE_NODE) {
             pn_inter = fmax(pn_inter, c.g[j].per_node);
-            inter[ninter++] = bw / c.g[j].per_node;
+            inter[ninter++] = bw / net_share(&c.g[j], 1);
             bool seen = false; /* distinct ranks per node (two suffice) */
             for (int i = 0; i < npn; i++)
                 seen |= pn[i] == c.g[j].per_node;
@@ -438,10 +466,14 @@ int dpas__ncclm_fit(const dpas_curve *const *given, size_t n, int coll, dpas_sca
     /* no curve on more than 2 nodes: the regime's edge is 2 nodes (its bandwidth the 2-node
      * one's, an upper bound there, see query.c) */
     c.nodes_lo = more ? nodes_lo : 2, c.nodes_hi = more ? nodes_hi : 2;
-    if (points < 4) {
+    /* two sizes, as a line needs (a latency and a bandwidth); the protocols' shares and the
+     * split of base and hop latencies come from NCCL's priors when the sizes cannot tell them.
+     * Files that kept only their largest sizes (three per node count on the MI325X series) are
+     * modelled; one size is not (its time is a latency or a bandwidth, never both) */
+    if (points < 2) {
         dpas__mark_cut(sf->reason, sizeof sf->reason,
                        snprintf(sf->reason, sizeof sf->reason,
-                                "%zu measured size%s of %s; the nccl model needs at least 4",
+                                "%zu measured size%s of %s; the nccl model needs at least 2",
                                 points, points == 1 ? "" : "s", dpas_collective_name(coll)));
         free(c.g), free(inter), free(intra), free(cvs);
         return 0;
