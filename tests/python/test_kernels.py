@@ -523,8 +523,10 @@ class Batches(unittest.TestCase):
             dpas.aggregate("median", x, f=2)
         with self.assertRaisesRegex(dpas.ArgumentTypeError, r"C-contiguous.*shape \(4, 3, 7\)"):
             dpas.aggregate("median", x.transpose(0, 2, 1))
-        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start="):
+        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start= or weights="):
             dpas.aggregate("geometric_median", np.ones((2, 3, 4)), start=np.zeros(4))
+        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start= or weights="):
+            dpas.aggregate("mean", np.ones((2, 3, 4)), weights=[1, 2, 3])
         with self.assertRaisesRegex(dpas.InvalidValue, r"^set 0 of the batch of 4: krum"):
             dpas.aggregate("krum", np.ones((4, 7, 3)), f=3)
 
