@@ -93,9 +93,24 @@ class _Aggregator:
                                                    self._extras.get("workspace"), options))
         return prep[1]
 
-    def __call__(self, vectors):
+    weighted = False  # has a weighted form (dpas_agg_opts.weights): Average, Median, GeometricMedian
+
+    def _check_weights(self, weights):
+        if weights is not None and not self.weighted:
+            raise InvalidValue(f"{type(self).__name__} has no weighted form (weights apply to "
+                               f"Average, Median and GeometricMedian): a rule defined by counts "
+                               f"of vectors does not keep its guarantee with weights a client "
+                               f"declares; give weights=None", "weights")
+
+    def __call__(self, vectors, weights=None):
+        """weights (dpas, not ByzFL): one per vector, for Average, Median and GeometricMedian."""
+        self._check_weights(weights)
         vectors, back = _half(vectors)
-        out = self._prepared(self._options())(vectors)
+        if weights is None:
+            out = self._prepared(self._options())(vectors)
+        else:
+            out = _k.aggregate(self.rule, vectors, self.f, convention=self.convention,
+                               weights=weights, **self._options(), **self._extras)
         return back(out) if back else out
 
     def __repr__(self):
@@ -107,6 +122,7 @@ class Average(_Aggregator):
     keyword f (default 0) is how many non-finite vectors to leave out; the mean tolerates no
     Byzantine vector (Blanchard et al., NeurIPS 2017)."""
     rule = "mean"
+    weighted = True
 
 
 class Median(_Aggregator):
@@ -114,6 +130,7 @@ class Median(_Aggregator):
     two middle values. ByzFL's Median takes no f; here the keyword f (default 0) bounds the
     non-finite vectors left out (dpas needs 2f < n)."""
     rule = "median"
+    weighted = True
 
 
 class TrMean(_Aggregator):
@@ -191,6 +208,7 @@ class GeometricMedian(_Aggregator):
     the coordinate-wise median and stops on a tolerance instead. ByzFL leaves out only the
     vectors with an Inf; dpas leaves out NaN too, up to the keyword f (default 0)."""
     rule = "geometric_median"
+    weighted = True
 
     def __init__(self, nu=0.1, T=3, *, f=0, **extras):
         super().__init__(f, **extras)
@@ -206,15 +224,18 @@ class GeometricMedian(_Aggregator):
         return {"start": numpy.zeros(rows.d, rows.dtype), "iterations": self.T,
                 "smoothing": self.nu, "tolerance": 1e-300}
 
-    def __call__(self, vectors):
+    def __call__(self, vectors, weights=None):
+        """weights (dpas, not ByzFL): one per vector, the weighted geometric median (RFA's
+        alpha_i)."""
         vectors, back = _half(vectors)  # float16 / bfloat16: computed in float32
+        w = {} if weights is None else {"weights": weights}
         if self.T == 0:
-            out = _k.aggregate("mean", vectors, self.f, **self._extras) * 0
+            out = _k.aggregate("mean", vectors, self.f, **w, **self._extras) * 0
         else:
             import numpy
             rows = _k._rows.rows(numpy, "vectors", vectors)
             out = _k.aggregate(self.rule, vectors, self.f, **self._options_for(numpy, rows),
-                               **self._extras)
+                               **w, **self._extras)
         return back(out) if back else out
 
 

@@ -12,9 +12,11 @@ into one vector (the rules measure distances between whole models), the vectors 
 pre-aggregators and the aggregator, and the result is cut back into the layers' shapes. Every
 other method is the wrapped strategy's.
 
-num_examples is used only with weighted=True, and only by Average (FedAvg's weighted mean): dpas's
-robust rules are unweighted (ByzFL's are too; a client's weight would let one Byzantine client
-claim any weight), and weighted=True with one of them is refused.
+num_examples is used only with weighted=True, and only by Average (FedAvg's weighted mean),
+Median (the weighted coordinate-wise median) and GeometricMedian (RFA's weighted geometric
+median): the other robust rules are defined by counts of clients and have no weighted form that
+keeps their guarantee (a client's declared weight would let one Byzantine client claim any
+weight), and weighted=True with one of them is refused.
 
     >>> import numpy as np
     >>> from dpas import byzfl, flower
@@ -42,9 +44,9 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
     Flower's NDArrays): every client the same number of layers of the same shapes; computed in
     float32, or float64 when a layer is float64 or integer (a counter such as batch norm's
     num_batches_tracked); a list of arrays of the layers' shapes and dtypes (integer layers
-    rounded). weights (one number >= 0 per client, not all 0, e.g. Flower's num_examples): the
-    weighted mean, for Average alone (without pre-aggregators); the robust rules have no
-    weighted form in dpas, and are refused with weights."""
+    rounded). weights (one number >= 0 per client, not all 0, e.g. Flower's num_examples): for
+    Average, Median and GeometricMedian (without pre-aggregators), their weighted forms; the
+    other rules have none in dpas, and are refused with weights."""
     import numpy
     if not isinstance(aggregator, _b._Aggregator):
         raise ArgumentTypeError(f"aggregator must be a dpas.byzfl aggregator, got "
@@ -76,8 +78,9 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
             X[i, at:at + size] = numpy.asarray(a, dtype=work).ravel()
             at += size
     if weights is not None:
-        if type(aggregator) is not _b.Average or pre_aggregators:
-            raise InvalidValue(f"weights apply to Average alone (the weighted mean); "
+        if not aggregator.weighted or pre_aggregators:
+            raise InvalidValue(f"weights apply to Average, Median and GeometricMedian alone (the "
+                               f"weighted mean, coordinate-wise median and geometric median); "
                                f"{type(aggregator).__name__}"
                                f"{' after pre-aggregators' if pre_aggregators else ''} has no "
                                f"weighted form in dpas: give weights=None", "weights")
@@ -86,10 +89,7 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
                 not w.sum() > 0:
             raise InvalidValue(f"weights must be {len(clients)} finite numbers >= 0, not all 0, "
                                f"got {weights!r}", "weights")
-        if not numpy.isfinite(X).all():
-            raise InvalidValue("a client's model has a NaN or Inf: the weighted mean cannot "
-                               "leave it out", "clients")
-        v = (w / w.sum()) @ X.astype(numpy.float64)
+        v = aggregator(X, weights=w)  # a client with a NaN or Inf: left out, against f
     else:
         for p in pre_aggregators:
             X = p(X)

@@ -421,8 +421,8 @@ class _Prepared:
                 with self.lock:
                     return torch.from_numpy(self._call(arr, arr.ctypes.data))
         if not self.fast:
-            raise ArgumentTypeError("a batch (B x n x d) cannot take start=: give the sets one "
-                                    "at a time", "grads")
+            raise ArgumentTypeError("a batch (B x n x d) cannot take start= or weights= (one "
+                                    "set's): give the sets one at a time", "grads")
         raise ArgumentTypeError("a batch of gradients (B x n x d) must be one C-contiguous, "
                                 "aligned float32 or float64 numpy array or CPU tensor with "
                                 "n, d >= 1, got " + _describe(x) + ": convert it yourself "

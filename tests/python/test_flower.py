@@ -101,6 +101,19 @@ class Strategy(unittest.TestCase):
             flower.aggregate_layers(byzfl.TrMean(f=1), [[np.ones(2)]] * 3, weights=[1, 2, 3])
         with self.assertRaisesRegex(ValueError, "weights must be 2 finite numbers >= 0"):
             flower.aggregate_layers(byzfl.Average(), [[np.ones(2)]] * 2, weights=[1, -1])
+        # the weighted median by hand: 1 (weight 3), 2, 3, 100: the running weight reaches half
+        # of 6 at 1, so (1 + 2) / 2; the bias 5 (weight 3), 6, 7, 8: (5 + 6) / 2
+        clients = [[np.array([v]), np.array([b])] for v, b in ((1., 5.), (2., 6.), (3., 7.),
+                                                                (100., 8.))]
+        got = flower.aggregate_layers(byzfl.Median(), clients, weights=[3, 1, 1, 1])
+        self.assertEqual([g.tolist() for g in got], [[1.5], [5.5]])
+        # integer weights are the clients repeated (a consistency test)
+        rep = [clients[0]] * 3 + clients[1:]
+        for agg in (byzfl.Median(), byzfl.GeometricMedian(T=50)):
+            a = flower.aggregate_layers(agg, clients, weights=[3, 1, 1, 1])
+            b = flower.aggregate_layers(agg, rep)
+            for x, y in zip(a, b):
+                self.assertTrue(np.allclose(x, y, rtol=1e-6), (agg, x, y))
 
     def test_integer_layer(self):
         from dpas import byzfl, flower

@@ -430,6 +430,56 @@ class Attack(unittest.TestCase):
 
 
 @needs_numpy
+class Weights(unittest.TestCase):
+    """weights= for mean, median and geometric_median: equal weights give the unweighted rule,
+    integer weights the rows repeated (consistency tests), the weighted mean by hand, the
+    refusals."""
+
+    def test_properties(self):
+        rng = np.random.default_rng(9)
+        for dtype in (np.float32, np.float64):
+            x = rng.standard_normal((7, 11)).astype(dtype)
+            w = rng.integers(0, 4, 7)
+            w[0] = max(w[0], 1)
+            rep = np.repeat(x, w, axis=0)
+            for rule in ("mean", "median", "geometric_median"):
+                kw = {"tolerance": 1e-12, "iterations": 1000} if rule == "geometric_median" else {}
+                eq = dpas.aggregate(rule, x, weights=[2.5] * 7, **kw)
+                self.assertEqual(eq.dtype, dtype)
+                tol = 1e-5 if dtype == np.float32 else 1e-9
+                self.assertTrue(np.allclose(eq, dpas.aggregate(rule, x, **kw), atol=tol), rule)
+                self.assertTrue(np.allclose(dpas.aggregate(rule, x, weights=w, **kw),
+                                            dpas.aggregate(rule, rep, **kw), atol=tol), rule)
+            self.assertTrue(np.array_equal(dpas.aggregate("median", x, weights=np.ones(7)),
+                                           dpas.aggregate("median", x)))
+        g = np.array([[1., 10.], [2., 20.], [3., 30.], [100., -5.]])
+        self.assertEqual(dpas.aggregate("mean", g, weights=[1, 1, 2, 0]).tolist(), [2.25, 22.5])
+
+    def test_refusals(self):
+        from dpas import byzfl
+        g = np.ones((4, 3))
+        with self.assertRaisesRegex(TypeError, "krum does not take the option weights"):
+            dpas.aggregate("krum", g, 1, weights=[1] * 4)
+        with self.assertRaisesRegex(ValueError, "weights must hold one weight per row: 4 rows, "
+                                    "got 3"):
+            dpas.aggregate("mean", g, weights=[1] * 3)
+        with self.assertRaisesRegex(ValueError, "weight 2 is -1"):
+            dpas.aggregate("mean", g, weights=[1, 1, -1, 1])
+        with self.assertRaisesRegex(ValueError, "weight 1 is nan"):
+            dpas.aggregate("median", g, weights=[1, float("nan"), 1, 1])
+        with self.assertRaisesRegex(ValueError, "are all 0"):
+            dpas.aggregate("median", g, weights=[0] * 4)
+        with self.assertRaisesRegex(ValueError, "weights with pre-aggregations"):
+            dpas.aggregate("median", g, weights=[1] * 4, pre=["clipping"])
+        with self.assertRaisesRegex(TypeError, r"weights\[1\] must be a real, got str"):
+            dpas.aggregate("mean", g, weights=[1, "2", 1, 1])
+        with self.assertRaisesRegex(ValueError, "TrMean has no weighted form"):
+            byzfl.TrMean(f=1)(g, weights=[1] * 4)
+        self.assertEqual(byzfl.Median()(g * [[1], [2], [3], [4]], weights=[4, 1, 1, 1]).tolist(),
+                         [1.0] * 3)
+
+
+@needs_numpy
 class Batches(unittest.TestCase):
     """B aggregations in one call (dpas_aggregate_batch): a consistency test, each set against
     the same rule called on it alone; the refusals name the set or say what to convert."""
@@ -473,8 +523,10 @@ class Batches(unittest.TestCase):
             dpas.aggregate("median", x, f=2)
         with self.assertRaisesRegex(dpas.ArgumentTypeError, r"C-contiguous.*shape \(4, 3, 7\)"):
             dpas.aggregate("median", x.transpose(0, 2, 1))
-        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start="):
+        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start= or weights="):
             dpas.aggregate("geometric_median", np.ones((2, 3, 4)), start=np.zeros(4))
+        with self.assertRaisesRegex(dpas.ArgumentTypeError, "cannot take start= or weights="):
+            dpas.aggregate("mean", np.ones((2, 3, 4)), weights=[1, 2, 3])
         with self.assertRaisesRegex(dpas.InvalidValue, r"^set 0 of the batch of 4: krum"):
             dpas.aggregate("krum", np.ones((4, 7, 3)), f=3)
 
