@@ -22,6 +22,18 @@ typedef enum dpas_kind {
     DPAS_KIND_COUNT
 } dpas_kind;
 
+/* A transformer's shape, where the model is public: what the activations' memory needs
+ * (Korthikanti et al. 2022). All 0 (and source NULL) when the registry gives none. */
+typedef struct dpas_model_shape {
+    int64_t layers;   /* transformer layers, L */
+    int64_t hidden;   /* hidden size, h */
+    int64_t heads;    /* attention heads, a */
+    int64_t kv_heads; /* key/value heads (heads unless grouped-query attention) */
+    int64_t ffn;      /* the MLP's inner size (4h in GPT's layer) */
+    int64_t sequence; /* the training sequence length, s */
+    const char *source;
+} dpas_model_shape;
+
 typedef struct dpas_model {
     const char *path;           /* "Models.Language.GPT3" */
     const char *name;           /* "GPT3" */
@@ -31,6 +43,7 @@ typedef struct dpas_model {
     const char *missing;        /* why there is no parameter count, or NULL */
     const char *notes;
     const char *source;
+    dpas_model_shape shape; /* layers 0: no shape in the registry */
 } dpas_model;
 
 typedef struct dpas_hardware {

@@ -96,6 +96,10 @@ typedef enum dpas_key {
     DPAS_KEY_PRECISION,               /* step: the compute's precision (its peak) */
     DPAS_KEY_PARALLELISM,             /* data only: the others are refused with why */
     DPAS_KEY_OFFLOAD,                 /* none only: offload is refused with why */
+    DPAS_KEY_OPTIMIZER,               /* memory, step: the optimizer whose state is held */
+    DPAS_KEY_RECOMPUTE,               /* memory, step: activation recomputation */
+    DPAS_KEY_MICRO_BATCH,             /* memory, step: sequences per replica per forward */
+    DPAS_KEY_STRAGGLERS,              /* none only: stragglers are refused with why */
     DPAS_KEY_COUNT
 } dpas_key;
 
@@ -143,6 +147,10 @@ typedef struct dpas_request_opts {
     const char *title;              /* plot: the title asked for, or NULL */
     const char *const *calibration; /* the calibration files, as given */
     size_t ncalibration;
+    const dpas_optimizer *optimizer; /* memory, step: adam unless asked */
+    int recompute;                   /* memory, step: a dpas_recompute */
+    uint64_t micro_batch;            /* memory, step: 0 when not given */
+    uint64_t sequence;               /* memory: tokens per sequence, 0: the model's */
 } dpas_request_opts;
 
 typedef struct dpas_request dpas_request;

@@ -13,6 +13,7 @@
 #define DPAS_STEP_H
 
 #include "dpas/cost.h"
+#include "dpas/inventory.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +39,15 @@ typedef struct dpas_step_opts {
     double mfu;            /* model-FLOPs utilisation in (0, 1]; 0: DPAS_STEP_MFU, assumed */
     uint64_t bucket_bytes; /* gradient bytes per bucket; 0: DPAS_STEP_BUCKET_BYTES */
     int zero;              /* the ZeRO stage, 0 to 3 */
+    /* memory: the optimizer (NULL: adam), activation recomputation (full also runs the forward
+     * twice: 8 x P x tokens FLOPs), sequences per replica per forward (0: the replica's share
+     * of the batch, rounded up), the workload's shape (NULL: activations not counted, and
+     * no_shape_why says why) */
+    const dpas_optimizer *optimizer;
+    int recompute;
+    uint64_t micro_batch;
+    const dpas_model_shape *shape;
+    const char *no_shape_why;
 } dpas_step_opts;
 
 /* How a rule composes with ZeRO's sharded gradients (static text). */
@@ -91,6 +101,12 @@ typedef struct dpas_step {
     int have_times;                          /* exchange times are known (links or calibration) */
     size_t nnotes;
     char notes[DPAS_STEP_MAX_NOTES][400];
+    /* one replica's memory at this ZeRO stage: the state, the activations of one micro-batch
+     * and where it would fit (have_memory 0: the fleet has no known accelerator) */
+    int have_memory;
+    dpas_memory memory;
+    int recompute;       /* a dpas_recompute */
+    double flops_factor; /* 6, or 8 with full recomputation (the forward runs twice) */
 } dpas_step;
 
 /* The step of every rule x schedule for the scenario. *out is the caller's: dpas_step_free.

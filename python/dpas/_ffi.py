@@ -42,10 +42,15 @@ class Scenario(ctypes.Structure):
                 ("node_entry", c_void_p), ("fabric_entry", c_void_p)]
 
 
+class ModelShape(ctypes.Structure):
+    _fields_ = [("layers", c_i64), ("hidden", c_i64), ("heads", c_i64), ("kv_heads", c_i64),
+                ("ffn", c_i64), ("sequence", c_i64), ("source", c_char_p)]
+
+
 class Model(ctypes.Structure):
     _fields_ = [("path", c_char_p), ("name", c_char_p), ("display", c_char_p), ("parameters", c_u64),
                 ("active_parameters", c_u64), ("missing", c_char_p), ("notes", c_char_p),
-                ("source", c_char_p)]
+                ("source", c_char_p), ("shape", ModelShape)]
 
 
 class Hardware(ctypes.Structure):
@@ -167,7 +172,12 @@ class Convention(ctypes.Structure):
 class Memory(ctypes.Structure):
     _fields_ = [("state", Bytes), ("capacity", Bytes), ("headroom", Bytes),
                 ("utilisation", c_double), ("fits", c_int), ("accelerators_per_replica", c_double),
-                ("smallest_zero_stage", c_int), ("largest_dp_degree", c_i64)]
+                ("smallest_zero_stage", c_int), ("largest_dp_degree", c_i64),
+                ("activations_counted", c_int), ("activations_per_layer", Bytes),
+                ("activations", Bytes), ("total", Bytes), ("optimizer", c_char_p),
+                ("optimizer_bytes", c_u64), ("recompute", c_char_p), ("layers", c_i64),
+                ("micro_batch", c_u64), ("sequence", c_u64), ("smallest_dp_degree", c_i64),
+                ("smallest_recompute", c_int), ("activations_note", ctypes.c_char * 240)]
 
 
 class InventoryRow(ctypes.Structure):
@@ -181,7 +191,9 @@ class RequestOpts(ctypes.Structure):
     _fields_ = [("cost", CostOpts), ("n", c_i64), ("f", c_i64), ("convention", c_char_p),
                 ("state", ctypes.POINTER(Convention)), ("zero", c_int), ("attrs", c_uint),
                 ("explain", c_int), ("y", c_int), ("title", c_char_p),
-                ("calibration", ctypes.POINTER(c_char_p)), ("ncalibration", c_size_t)]
+                ("calibration", ctypes.POINTER(c_char_p)), ("ncalibration", c_size_t),
+                ("optimizer", ctypes.c_void_p), ("recompute", c_int), ("micro_batch", c_u64),
+                ("sequence", c_u64)]
 
 
 class Cell(ctypes.Structure):

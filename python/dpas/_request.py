@@ -49,7 +49,7 @@ _RATES = {"compute_rate": "FLOP/s", "memory_bandwidth": "B/s"}
 _COUNTS = {"dp_degree", "nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero"}
 _WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_bytes_per_param"}
 # step: counts that may also be text ('4M', '25MiB'), and a fraction (0.45, or the text '45%')
-_STEP_COUNTS = {"tokens", "global_batch", "sequence", "bucket_bytes"}
+_STEP_COUNTS = {"tokens", "global_batch", "sequence", "bucket_bytes", "micro_batch"}
 _FRACTIONS = {"mfu"}
 
 

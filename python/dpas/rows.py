@@ -299,6 +299,19 @@ class MemoryCheck(_Row):
     fits: bool
     smallest_zero_stage_that_fits: Optional[int]
     largest_dp_degree_that_fits: Optional[int]
+    smallest_dp_degree_that_fits: Optional[int]
+    smallest_recompute_that_fits: Optional[str]
+    optimizer: Optional[str]
+    optimizer_bytes_per_param: int
+    activations_counted: bool
+    activations_bytes: Quantity
+    activations_per_layer_bytes: Quantity
+    activations: str
+    recompute: str
+    micro_batch: int
+    sequence: int
+    layers: int
+    total_bytes: Quantity
     source: str
     message: Optional[str] = None
     _keys: Tuple[str, ...] = _keys_field()
@@ -313,7 +326,11 @@ class MemoryCheck(_Row):
     KEYS: ClassVar[Tuple[str, ...]] = (
         "scenario", "state", "zero_stage", "state_bytes", "capacity_bytes",
         "accelerators_per_replica", "accelerator", "headroom_bytes", "utilisation", "fits",
-        "smallest_zero_stage_that_fits", "largest_dp_degree_that_fits", "source")
+        "smallest_zero_stage_that_fits", "largest_dp_degree_that_fits",
+        "smallest_dp_degree_that_fits", "smallest_recompute_that_fits", "optimizer",
+        "optimizer_bytes_per_param",
+        "activations_counted", "activations_bytes", "activations_per_layer_bytes", "activations",
+        "recompute", "micro_batch", "sequence", "layers", "total_bytes", "source")
 
     @classmethod
     def _from_c(cls, label: Optional[str], conv: _ffi.Convention, zero: int, m: _ffi.Memory,
@@ -328,5 +345,17 @@ class MemoryCheck(_Row):
                                                   if m.smallest_zero_stage >= 0 else None),
                    largest_dp_degree_that_fits=(m.largest_dp_degree
                                                 if m.largest_dp_degree >= 1 else None),
+                   smallest_dp_degree_that_fits=(m.smallest_dp_degree
+                                                 if m.smallest_dp_degree >= 1 else None),
+                   smallest_recompute_that_fits=(
+                       ("none", "selective", "full")[m.smallest_recompute]
+                       if m.smallest_recompute >= 0 else None),
+                   optimizer=_text(m.optimizer), optimizer_bytes_per_param=m.optimizer_bytes,
+                   activations_counted=bool(m.activations_counted),
+                   activations_bytes=quantity(m.activations),
+                   activations_per_layer_bytes=quantity(m.activations_per_layer),
+                   activations=m.activations_note.decode("utf-8", "replace"),
+                   recompute=_text(m.recompute) or "none", micro_batch=m.micro_batch,
+                   sequence=m.sequence, layers=m.layers, total_bytes=quantity(m.total),
                    source=_text(conv.source) or "",
                    message=message, _keys=cls.KEYS)

@@ -95,6 +95,14 @@ bool dpas__convention_known(const char *convention);
 /* 0 for NULL or a known convention (or "all" when all), else DPAS_ENOENT naming them. */
 int dpas__convention_check(const char *convention, bool all, dpas_error *err);
 
+/* Where a memory check says it would fit: "; fits from dp_degree N, or with ZeRO stage Z, or at
+ * dp_degree <= D", or that nothing does (render/analysis.c). */
+void dpas__memory_where(const dpas_memory *m, int zero, char *buf, size_t cap);
+/* A memory check's own fields (activations, total, optimizer, smallest_dp_degree...) as JSON
+ * members, each line started with indent, without the braces' newline (render/analysis.c). */
+void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *indent);
+/* The registry model a resolved spec's workload is (NULL: parameters given). */
+const dpas_model *dpas__spec_model(const dpas_spec *spec);
 /* dpas_spec_resolve, telling which input is missing when that is the error (else -1). */
 int dpas__spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario *out, int *missing,
                        dpas_error *err);

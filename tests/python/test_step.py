@@ -66,6 +66,51 @@ class Step(unittest.TestCase):
             step = tokens / tps
             self.assertLess(abs(d["compute_s"] / step - 1), 0.15, (params, d["compute_s"], step))
 
+    def test_megatron_weak_scaling(self):
+        """Compute time against Megatron-LM's weak-scaling table (Narayanan et al., "Efficient
+        Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", SC 2021, Table 1:
+        GPT models on A100, sequence 2048, vocabulary 51200, full activation recomputation).
+        The published iteration time is the paper's FLOPs per iteration (Eq. 3, recomputation
+        counted: 96 B s l h^2 (1 + s/(6h) + V/(16 l h))) over GPUs x the achieved TFLOP/s per
+        GPU; dpas is given that throughput over A100's 312 TFLOP/s as its MFU and
+        recompute=full (8PT). The parameters are the paper's Eq. 2 (12 l h^2 (1 + 13/(12h) +
+        (V + s)/(12 l h)), which rounds to the table's counts). Rows: heads, hidden, layers,
+        tensor-parallel, pipeline-parallel, GPUs, batch, TFLOP/s per GPU."""
+        table = [(24, 2304, 24, 1, 1, 32, 512, 137), (32, 3072, 30, 2, 1, 64, 512, 138),
+                 (32, 4096, 36, 4, 1, 128, 512, 142), (48, 6144, 40, 8, 1, 256, 1024, 135),
+                 (64, 8192, 48, 8, 2, 512, 1536, 138), (80, 10240, 60, 8, 4, 1024, 1792, 140),
+                 (96, 12288, 80, 8, 8, 1536, 2304, 148), (128, 16384, 96, 8, 16, 1920, 2160, 155),
+                 (128, 20480, 105, 8, 35, 2520, 2520, 163),
+                 (160, 25600, 128, 8, 64, 3072, 3072, 163)]
+        V, s = 51200, 2048
+        for a, h, l, t, p, gpus, B, tflops in table:
+            params = round(12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h)))
+            flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
+            published = flops / (gpus * tflops * 1e12)
+            d = dpas.step(parameters=params, fleet="Training_1K_A100", nodes=gpus // 8,
+                          dp_degree=gpus // (t * p), gradient_bytes_per_param="bf16",
+                          checkpoint_bytes_per_param="16B", global_batch=B, sequence=s,
+                          mfu=tflops / 312, recompute="full", rule="mean",
+                          schedule="allreduce")
+            self.assertEqual(d["flops_factor"], 8)
+            self.assertLess(abs(d["compute_s"] / published - 1), 0.15,
+                            (h, l, d["compute_s"], published))
+
+    def test_memory_keys(self):
+        # GPT-3 (Brown et al. Table 2.1: 96 layers, h 12288, 96 heads, s 2048), one sequence,
+        # selective recomputation: 34sbh x 96 = 34 x 2048 x 12288 x 96 B (Korthikanti et al.)
+        m = dpas.memory(model="GPT3", fleet="Training_1K_A100", dp_degree=128,
+                        gradient_bytes_per_param="2 B", checkpoint_bytes_per_param="14 B",
+                        zero=3, micro_batch=1, recompute="selective", optimizer="adam")
+        self.assertEqual(m.activations_bytes.bytes, 34 * 2048 * 12288 * 96)
+        self.assertEqual(m.total_bytes.bytes, 16 * 175 * 10**9 // 128 + 34 * 2048 * 12288 * 96)
+        self.assertEqual(m.optimizer_bytes_per_param, 12)
+        self.assertEqual(m.layers, 96)
+        with self.assertRaises(dpas.InvalidValue):
+            dpas.memory(model="GPT3", fleet="Training_1K_A100", dp_degree=128,
+                        gradient_bytes_per_param="2 B", checkpoint_bytes_per_param="14 B",
+                        stragglers="5%")
+
     def test_errors(self):
         with self.assertRaises(dpas.InvalidValue) as e:
             dpas.step(**KEYS)

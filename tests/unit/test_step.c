@@ -67,9 +67,26 @@ static double hier(double M, double bw, double lat)
 static void test_compute_and_hidden_exchange(void **state)
 {
     (void)state;
-    const char *kv[] = {"fleet", "Lab_64_H100", "nodes", "4", "dp_degree", "4", "parameters", "1e9", "gradient_bytes_per_param", "2 B",
-                        "checkpoint_bytes_per_param", "14 B", "tokens", "1e6", "mfu", "0.5",
-                        "rule", "mean", "schedule", "allreduce"};
+    const char *kv[] = {"fleet",
+                        "Lab_64_H100",
+                        "nodes",
+                        "4",
+                        "dp_degree",
+                        "4",
+                        "parameters",
+                        "1e9",
+                        "gradient_bytes_per_param",
+                        "2 B",
+                        "checkpoint_bytes_per_param",
+                        "14 B",
+                        "tokens",
+                        "1e6",
+                        "mfu",
+                        "0.5",
+                        "rule",
+                        "mean",
+                        "schedule",
+                        "allreduce"};
     dpas_step *st;
     dpas_error e = {0};
     assert_int_equal(step_of(kv, sizeof kv / sizeof *kv, &st, &e), 0);
@@ -102,11 +119,30 @@ static void test_compute_and_hidden_exchange(void **state)
 static void test_exchange_behind_backward(void **state)
 {
     (void)state;
-    const char *kv[] = {"fleet", "Lab_64_H100", "nodes", "4", "fabric", "Ethernet_10G",
-                        "dp_degree", "4", "parameters", "1e9",
-                        "gradient_bytes_per_param", "2 B", "checkpoint_bytes_per_param", "14 B",
-                        "global_batch", "500", "sequence", "2000", "mfu", "50%", "rule",
-                        "mean,median", "schedule", "allreduce,sharded"};
+    const char *kv[] = {"fleet",
+                        "Lab_64_H100",
+                        "nodes",
+                        "4",
+                        "fabric",
+                        "Ethernet_10G",
+                        "dp_degree",
+                        "4",
+                        "parameters",
+                        "1e9",
+                        "gradient_bytes_per_param",
+                        "2 B",
+                        "checkpoint_bytes_per_param",
+                        "14 B",
+                        "global_batch",
+                        "500",
+                        "sequence",
+                        "2000",
+                        "mfu",
+                        "50%",
+                        "rule",
+                        "mean,median",
+                        "schedule",
+                        "allreduce,sharded"};
     dpas_step *st;
     dpas_error e = {0};
     assert_int_equal(step_of(kv, sizeof kv / sizeof *kv, &st, &e), 0);
@@ -151,10 +187,24 @@ static void test_zero_volumes(void **state)
     const char *z[] = {"0", "1", "2", "3"};
     const uint64_t want[] = {dp, dp, dp, dp / 2 * 3};
     for (int k = 0; k < 4; k++) {
-        const char *kv[] = {"fleet", "Training_512_H100", "dp_degree", "64", "parameters",
-                            "7.5e9", "gradient_bytes_per_param", "2 B",
-                            "checkpoint_bytes_per_param", "16 B", "tokens", "4M", "zero", z[k],
-                            "rule", "mean,median", "schedule", "allreduce,sharded"};
+        const char *kv[] = {"fleet",
+                            "Training_512_H100",
+                            "dp_degree",
+                            "64",
+                            "parameters",
+                            "7.5e9",
+                            "gradient_bytes_per_param",
+                            "2 B",
+                            "checkpoint_bytes_per_param",
+                            "16 B",
+                            "tokens",
+                            "4M",
+                            "zero",
+                            z[k],
+                            "rule",
+                            "mean,median",
+                            "schedule",
+                            "allreduce,sharded"};
         dpas_step *st;
         dpas_error e = {0};
         assert_int_equal(step_of(kv, sizeof kv / sizeof *kv, &st, &e), 0);
@@ -194,10 +244,22 @@ static void test_cost_zero(void **state)
         dpas_request *rq;
         dpas_cost *c = NULL;
         dpas_error e = {0};
-        const char *kv[] = {"fleet", "Training_512_H100", "dp_degree", "64", "parameters",
-                            "7.5e9", "gradient_bytes_per_param", "2 B",
-                            "checkpoint_bytes_per_param", "16 B", "zero", z[k], "rule", "mean",
-                            "schedule", "allreduce"};
+        const char *kv[] = {"fleet",
+                            "Training_512_H100",
+                            "dp_degree",
+                            "64",
+                            "parameters",
+                            "7.5e9",
+                            "gradient_bytes_per_param",
+                            "2 B",
+                            "checkpoint_bytes_per_param",
+                            "16 B",
+                            "zero",
+                            z[k],
+                            "rule",
+                            "mean",
+                            "schedule",
+                            "allreduce"};
         assert_int_equal(dpas_request_new(DPAS_ANALYSIS_COST, &rq, &e), 0);
         for (size_t i = 0; i < sizeof kv / sizeof *kv; i += 2)
             assert_int_equal(dpas_request_set(rq, kv[i], kv[i + 1], &e), 0);
@@ -215,9 +277,22 @@ static void test_cost_zero(void **state)
 static void test_assumed_mfu(void **state)
 {
     (void)state;
-    const char *kv[] = {"fleet", "Lab_64_H100", "dp_degree", "64", "workload", "Llama3_8B",
-                        "gradient_bytes_per_param", "bf16", "checkpoint_bytes_per_param", "14 B",
-                        "tokens", "4M", "rule", "krum", "schedule", "sharded_distance"};
+    const char *kv[] = {"fleet",
+                        "Lab_64_H100",
+                        "dp_degree",
+                        "64",
+                        "workload",
+                        "Llama3_8B",
+                        "gradient_bytes_per_param",
+                        "bf16",
+                        "checkpoint_bytes_per_param",
+                        "14 B",
+                        "tokens",
+                        "4M",
+                        "rule",
+                        "krum",
+                        "schedule",
+                        "sharded_distance"};
     dpas_step *st;
     dpas_error e = {0};
     assert_int_equal(step_of(kv, sizeof kv / sizeof *kv, &st, &e), 0);
@@ -284,6 +359,295 @@ static void test_refusals(void **state)
     refused(off, 12, "offload", "offload is not modelled");
     const char *steps[] = {BASE, "tokens", "1M", "steps", "2"};
     refused(steps, 12, "steps", "not used by step");
+    const char *strag[] = {BASE, "tokens", "1M", "stragglers", "5%"};
+    refused(strag, 12, "stragglers", "stragglers are not modelled");
+    const char *opt[] = {BASE, "tokens", "1M", "optimizer", "lion"};
+    refused(opt, 12, "optimizer", "expected adam");
+    const char *rec[] = {BASE, "tokens", "1M", "recompute", "half"};
+    refused(rec, 12, "recompute", "expected none, selective or full");
+    /* a workload given by its parameters has no shape: a micro-batch would count nothing */
+    const char *mb[] = {BASE, "tokens", "1M", "micro_batch", "2", "gradient_bytes_per_param",
+                        "2 B"};
+    refused(mb, 14, "micro_batch", "has no shape");
+}
+
+/* Activations per layer, Korthikanti et al. 2022 (Sec. 4.1 Eq. (1) and Table 2, t = 1):
+ * sbh(34 + 5as/h) without recomputation, 34sbh selective, 2sbh full. The paper's own figures:
+ * for GPT-3 (a = 96, s = 2048, h = 12288) 5as/h = 80, and selective recomputation keeps 34 of
+ * the 34 + 80 bytes per sbh, saving 70%; for MT-NLG 530B (a = 128, h = 20480) 5as/h = 64,
+ * saving 65%. */
+static void test_activations_paper(void **state)
+{
+    (void)state;
+    dpas_model_shape gpt3 = {96, 12288, 96, 96, 4 * 12288, 2048, "Brown et al."};
+    dpas_bytes layer[3], total[3];
+    dpas_error e = {0};
+    for (int r = 0; r < 3; r++)
+        assert_int_equal(
+            dpas_activation_bytes(&gpt3, 1, 0, (dpas_recompute)r, &layer[r], &total[r], &e), 0);
+    /* hand: sbh = 2048 x 12288 = 25,165,824; x (34 + 80) = 2,868,903,936 */
+    assert_int_equal(layer[DPAS_RECOMPUTE_NONE].whole, 2868903936ull);
+    assert_int_equal(layer[DPAS_RECOMPUTE_SELECTIVE].whole, 34ull * 25165824);
+    assert_int_equal(layer[DPAS_RECOMPUTE_FULL].whole, 2ull * 25165824);
+    /* x 96 layers */
+    assert_int_equal(total[DPAS_RECOMPUTE_NONE].whole, 275414777856ull);
+    assert_int_equal(total[DPAS_RECOMPUTE_FULL].whole, 96ull * 2 * 25165824);
+    /* the paper's 70%: 1 - 34/114 */
+    double saved = 1 - (double)layer[1].whole / (double)layer[0].whole;
+    assert_true(saved > 0.695 && saved < 0.705);
+    dpas_model_shape mtnlg = {105, 20480, 128, 128, 4 * 20480, 2048, "Korthikanti et al."};
+    assert_int_equal(
+        dpas_activation_bytes(&mtnlg, 1, 0, DPAS_RECOMPUTE_NONE, &layer[0], &total[0], &e), 0);
+    assert_int_equal(
+        dpas_activation_bytes(&mtnlg, 1, 0, DPAS_RECOMPUTE_SELECTIVE, &layer[1], &total[1], &e), 0);
+    saved = 1 - (double)layer[1].whole / (double)layer[0].whole; /* 64 / 98 */
+    assert_true(saved > 0.645 && saved < 0.655);
+    /* b and s scale it: b = 4, s = 1024: sbh x (34 + 5 x 96 x 1024 / 12288) = 4 x 1024 x 12288
+     * x 74 */
+    assert_int_equal(
+        dpas_activation_bytes(&gpt3, 4, 1024, DPAS_RECOMPUTE_NONE, &layer[0], &total[0], &e), 0);
+    assert_int_equal(layer[0].whole, 4ull * 1024 * 12288 * 74);
+    assert_true(dpas_activation_shape_covered(&gpt3));
+    /* past 2^64 bytes: refused, not wrapped */
+    assert_int_equal(dpas_activation_bytes(&gpt3, 1ull << 40, 1ull << 20, DPAS_RECOMPUTE_NONE,
+                                           &layer[0], &total[0], &e),
+                     DPAS_ERANGE);
+    assert_string_equal(e.field, "micro_batch");
+}
+
+/* The registry carries GPT-3's shape as Brown et al. 2020 (Table 2.1, Sec. 2.1) give it, and
+ * Llama 3 8B's as the Llama 3 paper's Table 3 (a layer the formula only estimates: SwiGLU MLP
+ * of 14336, 8 key/value heads). */
+static void test_registry_shapes(void **state)
+{
+    (void)state;
+    const void *e;
+    assert_int_equal(dpas_registry_find(reg, DPAS_KIND_MODEL, "GPT3", &e, NULL), 0);
+    const dpas_model_shape *g = &((const dpas_model *)e)->shape;
+    assert_int_equal(g->layers, 96);
+    assert_int_equal(g->hidden, 12288);
+    assert_int_equal(g->heads, 96);
+    assert_int_equal(g->sequence, 2048);
+    assert_non_null(g->source);
+    assert_int_equal(dpas_registry_find(reg, DPAS_KIND_MODEL, "Llama3_8B", &e, NULL), 0);
+    const dpas_model_shape *l = &((const dpas_model *)e)->shape;
+    assert_int_equal(l->layers, 32);
+    assert_int_equal(l->hidden, 4096);
+    assert_int_equal(l->kv_heads, 8);
+    assert_false(dpas_activation_shape_covered(l));
+    assert_int_equal(dpas_registry_find(reg, DPAS_KIND_MODEL, "ResNet50", &e, NULL), 0);
+    assert_int_equal(((const dpas_model *)e)->shape.layers, 0);
+}
+
+/* A memory request from "key=value" pairs. */
+static int memory_of(const char *const *kv, size_t n, dpas_memory *m, dpas_error *e)
+{
+    dpas_request *rq;
+    int rc = dpas_request_new(DPAS_ANALYSIS_MEMORY, &rq, e);
+    for (size_t i = 0; !rc && i < n; i += 2)
+        rc = dpas_request_set(rq, kv[i], kv[i + 1], e);
+    if (!rc)
+        rc = dpas_request_resolve(rq, reg, e);
+    if (!rc)
+        rc = dpas_request_memory(rq, m, e);
+    dpas_request_free(rq);
+    return rc;
+}
+
+/* GPT-3 on 1024 A100 80 GiB (128 DGX nodes), 128 replicas of 8 accelerators: capacity per
+ * replica 8 x 80 x 2^30 = 687,194,767,360 B. ZeRO 3, full recomputation, one sequence per
+ * replica: state 16 x 175e9 / 128 = 21,875,000,000 B; activations 96 x 2 x 2048 x 12288 =
+ * 4,831,838,208 B. The fewest replicas of 8 accelerators that fit: 2.8e12 / N + 4,831,838,208
+ * <= 687,194,767,360, N >= 4.1034: N = 5. */
+static void test_memory_activations(void **state)
+{
+    (void)state;
+    const char *kv[] = {"workload",
+                        "GPT3",
+                        "fleet",
+                        "Training_1K_A100",
+                        "dp_degree",
+                        "128",
+                        "gradient_bytes_per_param",
+                        "2 B",
+                        "checkpoint_bytes_per_param",
+                        "14 B",
+                        "zero",
+                        "3",
+                        "recompute",
+                        "full",
+                        "micro_batch",
+                        "1"};
+    dpas_memory m;
+    dpas_error e = {0};
+    if (memory_of(kv, sizeof kv / sizeof *kv, &m, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(m.state.whole, 21875000000ull);
+    assert_int_equal(m.activations.whole, 4831838208ull);
+    assert_int_equal(m.total.whole, 21875000000ull + 4831838208ull);
+    assert_int_equal(m.capacity.whole, 687194767360ull);
+    assert_true(m.fits);
+    assert_int_equal(m.smallest_dp_degree, 5);
+    assert_string_equal(m.optimizer, "adam");
+    assert_int_equal(m.optimizer_bytes, 12);
+    /* without recomputation, 8 sequences per replica: 8 x 275,414,777,856 B = 2.2 TB, more
+     * than a replica holds at any N */
+    const char *big[] = {"workload",
+                         "GPT3",
+                         "fleet",
+                         "Training_1K_A100",
+                         "dp_degree",
+                         "128",
+                         "gradient_bytes_per_param",
+                         "2 B",
+                         "checkpoint_bytes_per_param",
+                         "14 B",
+                         "zero",
+                         "3",
+                         "micro_batch",
+                         "8"};
+    if (memory_of(big, sizeof big / sizeof *big, &m, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(m.activations.whole, 8ull * 275414777856ull);
+    assert_false(m.fits);
+    assert_int_equal(m.smallest_dp_degree, 0);
+    /* SGD's 4 bytes: the zero16 layout with K = 4, 2 + 2 + 4 = 8 B/param at stage 0; at stage 1
+     * 4 + 4/N: 175e9 x (4 + 4/128) = 705,468,750,000 B */
+    const char *sgd[] = {"workload",
+                         "GPT3",
+                         "fleet",
+                         "Training_1K_A100",
+                         "dp_degree",
+                         "128",
+                         "gradient_bytes_per_param",
+                         "2 B",
+                         "checkpoint_bytes_per_param",
+                         "14 B",
+                         "optimizer",
+                         "sgd",
+                         "zero",
+                         "1"};
+    if (memory_of(sgd, sizeof sgd / sizeof *sgd, &m, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(m.state.whole, 705468750000ull);
+    assert_false(m.activations_counted);
+    assert_non_null(strstr(m.activations_note, "micro_batch"));
+    const char *sgd0[] = {"workload",
+                          "GPT3",
+                          "fleet",
+                          "Training_1K_A100",
+                          "dp_degree",
+                          "128",
+                          "gradient_bytes_per_param",
+                          "2 B",
+                          "checkpoint_bytes_per_param",
+                          "14 B",
+                          "optimizer",
+                          "sgd-momentum"};
+    if (memory_of(sgd0, sizeof sgd0 / sizeof *sgd0, &m, &e))
+        fail_msg("%s", e.message);
+    assert_int_equal(m.state.whole, 175000000000ull * 12); /* 2 + 2 + 8 */
+    /* a workload without a shape says so */
+    const char *cnn[] = {"workload",
+                         "ResNet50",
+                         "fleet",
+                         "Lab_64_H100",
+                         "dp_degree",
+                         "64",
+                         "gradient_bytes_per_param",
+                         "4 B",
+                         "checkpoint_bytes_per_param",
+                         "14 B"};
+    if (memory_of(cnn, sizeof cnn / sizeof *cnn, &m, &e))
+        fail_msg("%s", e.message);
+    assert_non_null(strstr(m.activations_note, "no transformer shape"));
+    const char *cnnmb[] = {"workload",
+                           "ResNet50",
+                           "fleet",
+                           "Lab_64_H100",
+                           "dp_degree",
+                           "64",
+                           "gradient_bytes_per_param",
+                           "4 B",
+                           "checkpoint_bytes_per_param",
+                           "14 B",
+                           "micro_batch",
+                           "32"};
+    assert_int_not_equal(memory_of(cnnmb, sizeof cnnmb / sizeof *cnnmb, &m, &e), 0);
+    assert_string_equal(e.field, "micro_batch");
+    /* an optimizer with a fixed convention: refused, not ignored */
+    const char *fixed[] = {"workload",
+                           "GPT3",
+                           "fleet",
+                           "Training_1K_A100",
+                           "dp_degree",
+                           "128",
+                           "gradient_bytes_per_param",
+                           "2 B",
+                           "checkpoint_bytes_per_param",
+                           "14 B",
+                           "optimizer",
+                           "sgd",
+                           "state",
+                           "megatron18"};
+    assert_int_not_equal(memory_of(fixed, sizeof fixed / sizeof *fixed, &m, &e), 0);
+    assert_string_equal(e.field, "optimizer");
+    const char *strag[] = {"workload",
+                           "GPT3",
+                           "fleet",
+                           "Training_1K_A100",
+                           "dp_degree",
+                           "128",
+                           "gradient_bytes_per_param",
+                           "2 B",
+                           "checkpoint_bytes_per_param",
+                           "14 B",
+                           "stragglers",
+                           "1"};
+    assert_int_not_equal(memory_of(strag, sizeof strag / sizeof *strag, &m, &e), 0);
+    assert_string_equal(e.field, "stragglers");
+}
+
+/* The step's memory: the micro-batch is the replica's share of the batch (global_batch 512 over
+ * 64 replicas: 8 sequences), and full recomputation runs the forward twice: 8 x P x tokens. */
+static void test_step_memory_recompute(void **state)
+{
+    (void)state;
+    const char *kv[] = {"fleet",
+                        "Lab_64_H100",
+                        "dp_degree",
+                        "64",
+                        "workload",
+                        "Llama3_8B",
+                        "gradient_bytes_per_param",
+                        "bf16",
+                        "checkpoint_bytes_per_param",
+                        "14 B",
+                        "global_batch",
+                        "512",
+                        "sequence",
+                        "8192",
+                        "mfu",
+                        "0.4",
+                        "recompute",
+                        "full",
+                        "rule",
+                        "mean",
+                        "schedule",
+                        "allreduce"};
+    dpas_step *st;
+    dpas_error e = {0};
+    if (step_of(kv, sizeof kv / sizeof *kv, &st, &e))
+        fail_msg("%s", e.message);
+    near(st->flops, 8 * 8.03e9 * 512 * 8192);
+    near(st->compute_s, 8 * 8.03e9 * 512 * 8192 / (64 * 989e12 * 0.4));
+    near(st->forward_s, st->compute_s / 4);
+    assert_true(st->have_memory);
+    assert_int_equal(st->memory.micro_batch, 8);
+    /* 32 layers x 2 x 8192 x 8 x 4096 = 17,179,869,184 B; state 16 x 8.03e9 */
+    assert_int_equal(st->memory.activations.whole, 17179869184ull);
+    assert_int_equal(st->memory.state.whole, 128480000000ull);
+    dpas_step_free(st);
 }
 
 int main(void)
@@ -295,6 +659,10 @@ int main(void)
         cmocka_unit_test(test_cost_zero),
         cmocka_unit_test(test_assumed_mfu),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_activations_paper),
+        cmocka_unit_test(test_registry_shapes),
+        cmocka_unit_test(test_memory_activations),
+        cmocka_unit_test(test_step_memory_recompute),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -61,13 +61,123 @@ int dpas_convention_find(const char *name, const dpas_convention **out, dpas_err
                       dpas__quote(name ? name : "", q, sizeof q), list);
 }
 
+/* ---- optimizers and activations ---- */
+
+static const dpas_optimizer optimizers[] = {
+    {"adam", 12, "Adam (AdamW): fp32 master weights, momentum and variance",
+     "ZeRO, Rajbhandari et al. 2019, Sec. 3.1: K = 12 for mixed-precision Adam"},
+    {"adam_8bit", 6, "8-bit Adam: fp32 master weights, 8-bit momentum and variance",
+     "EleutherAI, Transformer Math 101 (2023): 8-bit optimizers, 6 bytes per parameter"},
+    {"sgd_momentum", 8, "SGD with momentum: fp32 master weights and momentum",
+     "EleutherAI, Transformer Math 101 (2023): SGD with momentum, 8 bytes per parameter"},
+    {"sgd", 4, "SGD: fp32 master weights only",
+     "ZeRO's accounting (fp32 master weights, 4 bytes) with no optimizer moments"},
+};
+#define NOPT (sizeof optimizers / sizeof optimizers[0])
+
+size_t dpas_optimizer_count(void) { return NOPT; }
+const dpas_optimizer *dpas_optimizer_at(size_t i) { return i < NOPT ? &optimizers[i] : NULL; }
+
+int dpas_optimizer_find(const char *name, const dpas_optimizer **out, dpas_error *err)
+{
+    char q[96], norm[32];
+    size_t n = name ? strlen(name) : 0;
+    if (name && n < sizeof norm) {
+        for (size_t i = 0; i <= n; i++)
+            norm[i] = name[i] == '-' ? '_' : name[i];
+        for (size_t i = 0; i < NOPT; i++)
+            if (!strcmp(norm, optimizers[i].name)) {
+                *out = &optimizers[i];
+                return 0;
+            }
+    }
+    return dpas__fail(err, DPAS_ENOENT, "optimizer",
+                      "optimizer %s: unknown; expected adam (the default), adam_8bit, "
+                      "sgd_momentum or sgd",
+                      dpas__quote(name ? name : "", q, sizeof q));
+}
+
+static const char *const recompute_names[DPAS_RECOMPUTE_COUNT] = {"none", "selective", "full"};
+
+const char *dpas_recompute_name(dpas_recompute r)
+{
+    return (unsigned)r < DPAS_RECOMPUTE_COUNT ? recompute_names[r] : NULL;
+}
+
+int dpas_recompute_from_name(const char *name)
+{
+    for (int r = 0; name && r < DPAS_RECOMPUTE_COUNT; r++)
+        if (!strcmp(name, recompute_names[r]))
+            return r;
+    return -1;
+}
+
+int dpas_activation_shape_covered(const dpas_model_shape *sh)
+{
+    return sh && sh->layers > 0 && sh->ffn == 4 * sh->hidden && sh->kv_heads == sh->heads;
+}
+
+int dpas_activation_bytes(const dpas_model_shape *sh, uint64_t b, uint64_t seq, dpas_recompute r,
+                          dpas_bytes *per_layer, dpas_bytes *total, dpas_error *err)
+{
+    if (!sh || sh->layers < 1 || sh->hidden < 1 || sh->heads < 1)
+        return dpas__fail(err, DPAS_EINVAL, "shape", "the workload has no transformer shape");
+    if ((unsigned)r >= DPAS_RECOMPUTE_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "recompute",
+                          "recompute must be none, selective or "
+                          "full, got %d",
+                          (int)r);
+    const uint64_t s = seq ? seq : (uint64_t)sh->sequence, h = (uint64_t)sh->hidden,
+                   a = (uint64_t)sh->heads, L = (uint64_t)sh->layers;
+    /* sbh, then each case's bytes per layer; 128 bits hold every product of four 64-bit
+     * numbers' worth only when small: check each step against 2^64 */
+    dpas__u128 sbh = (dpas__u128)s * b, layer;
+    bool over = sbh >> 64 || (sbh *= h) >> 64;
+    static const unsigned k[DPAS_RECOMPUTE_COUNT] = {34, 34, 2};
+    layer = sbh * k[r];
+    if (!over && r == DPAS_RECOMPUTE_NONE) { /* + 5as^2b: the attention's scores, softmax and
+                                                its dropout mask (5 bytes per score) */
+        dpas__u128 as2b = (dpas__u128)5 * a * s;
+        over = as2b >> 64 || (as2b *= s) >> 64 || (as2b *= b) >> 64;
+        layer += as2b;
+    }
+    dpas__u128 all = layer * L;
+    if (over || layer >> 64 || all >> 64 || (L && all / L != layer))
+        return dpas__fail(err, DPAS_ERANGE, "micro_batch",
+                          "micro_batch: the activations of %llu sequences of %llu tokens pass "
+                          "2^64 bytes",
+                          (unsigned long long)b, (unsigned long long)s);
+    *per_layer = (dpas_bytes){(uint64_t)layer, 0, 1};
+    *total = (dpas_bytes){(uint64_t)all, 0, 1};
+    return 0;
+}
+
+/* ---- the memory check ---- */
+
+/* The state per replica at dp_degree n: the whole part plus the part ZeRO shares over n
+ * (stage 1 the optimizer's K, stage 2 also the 16-bit gradients, stage 3 also the weights). */
+static int state_at(const dpas_convention *c, uint64_t K, int zero_stage, uint64_t P, uint64_t n,
+                    dpas_bytes *out, dpas_error *err)
+{
+    const uint64_t whole[4] = {4 + K, 4, 2, 0}, part[4] = {0, K, K + 2, K + 4};
+    dpas_bytes w, sh;
+    int rc;
+    if (zero_stage == 0 && strcmp(c->name, "zero16"))
+        return dpas_bytes_of(P, c->width, out, err);
+    if ((rc = dpas_bytes_of(P, (dpas_rational){whole[zero_stage], 1}, &w, err)) ||
+        (rc = dpas__bytes_scaled(P, (dpas_rational){part[zero_stage], 1}, 1, n, &sh, err)))
+        return rc;
+    return dpas__bytes_add(w, sh, out, err);
+}
+
 /* The check itself, at the scenario's dp_degree and one stage; dpas_memory_check adds where the
  * state would fit. validate: 0 for the what-ifs of a validated scenario (another stage, or a
  * dp_degree within 1..its accelerators: still valid), so it is validated once. */
-static int memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+static int memory_check(const dpas_scenario *s, const dpas_memory_opts *o, int zero_stage,
                         bool validate, dpas_memory *out, dpas_error *err)
 {
     int rc;
+    const dpas_convention *c = o->state;
     if (validate && (rc = dpas_scenario_validate(s, err)))
         return rc;
     if (zero_stage < 0 || zero_stage > 3)
@@ -75,86 +185,175 @@ static int memory_check(const dpas_scenario *s, const dpas_convention *c, int ze
                           zero_stage);
     out->accelerators_per_replica = dpas__ratio(
         (uint64_t)s->nodes * (uint64_t)s->accelerators_per_node, (uint64_t)s->dp_degree);
-    if (zero_stage && strcmp(c->name, "zero16"))
+    const bool zero16 = !strcmp(c->name, "zero16");
+    if (zero_stage && !zero16)
         return dpas__fail(err, DPAS_EINVAL, "zero",
                           "ZeRO stages partition the zero16 state; got convention %s", c->name);
+    if (o->optimizer && strcmp(o->optimizer->name, "adam") && !zero16)
+        return dpas__fail(err, DPAS_EINVAL, "optimizer",
+                          "optimizer %s sets the optimizer state of the zero16 state; state %s is "
+                          "a fixed convention (drop one)",
+                          o->optimizer->name, c->name);
     if (!s->node_entry)
         return dpas__fail(err, DPAS_EINVAL, "fleet.node",
                           "the memory check needs the node's accelerator: use a registry fleet or "
                           "give fleet.node");
-    const uint64_t P = s->parameters, n = (uint64_t)s->dp_degree;
-    /* ZeRO's per-replica bytes: stage 1 partitions the optimizer state (K = 12), stage 2 also
-     * the fp16 gradients, stage 3 also the fp16 weights. */
-    static const struct {
-        uint64_t whole, part;
-    } zero[4] = {{16, 0}, {4, 12}, {2, 14}, {0, 16}};
-    dpas_bytes whole_part, shared;
-    if (zero_stage == 0) {
-        if ((rc = dpas__bytes_field(dpas_bytes_of(P, c->width, &out->state, err), "state_bytes",
-                                    err)))
-            return rc;
-    } else if ((rc = dpas_bytes_of(P, (dpas_rational){zero[zero_stage].whole, 1}, &whole_part,
-                                   err)) ||
-               (rc = dpas__bytes_scaled(P, (dpas_rational){zero[zero_stage].part, 1}, 1, n, &shared,
-                                        err)) ||
-               (rc = dpas__bytes_add(whole_part, shared, &out->state, err))) {
-        return dpas__bytes_field(rc, "state_bytes", err);
-    }
+    const uint64_t K = o->optimizer ? o->optimizer->state_bytes : 12;
+    out->optimizer = zero16 ? (o->optimizer ? o->optimizer->name : "adam") : NULL;
+    out->optimizer_bytes = zero16 ? K : 0;
+    if ((rc = dpas__bytes_field(
+             state_at(c, K, zero_stage, s->parameters, (uint64_t)s->dp_degree, &out->state, err),
+             "state_bytes", err)))
+        return rc;
+    if ((rc = dpas__bytes_field(dpas__bytes_add(out->state, out->activations, &out->total, err),
+                                "total_bytes", err)))
+        return rc;
     const dpas_hardware *hw = s->node_entry->accelerator;
     int64_t acc = s->nodes * s->accelerators_per_node; /* checked by dpas_scenario_validate */
     /* memory x acc / n in 128 bits (memory x acc alone can pass 2^64); a registry memory is a
      * whole number of bytes (its reader accepts no fraction) */
-    if ((rc = dpas__bytes_scaled(hw->memory.whole, (dpas_rational){(uint64_t)acc, 1}, 1, n,
-                                 &out->capacity, err)))
+    if ((rc = dpas__bytes_scaled(hw->memory.whole, (dpas_rational){(uint64_t)acc, 1}, 1,
+                                 (uint64_t)s->dp_degree, &out->capacity, err)))
         return dpas__bytes_field(rc, "capacity_bytes", err);
-    double st = dpas_bytes_to_double(out->state), cap = dpas_bytes_to_double(out->capacity);
+    double st = dpas_bytes_to_double(out->total), cap = dpas_bytes_to_double(out->capacity);
     /* a zero capacity (a registry accelerator of 0 B) would make inf or NaN, which no JSON holds */
     if (!(cap > 0))
         return dpas__fail(err, DPAS_EINVAL, "capacity_bytes",
                           "capacity_bytes: the accelerator %s has no memory (0 B)", hw->name);
     out->utilisation = st / cap;
-    out->fits = dpas__bytes_cmp(out->state, out->capacity) <= 0;
-    return dpas__bytes_field(dpas__bytes_absdiff(out->capacity, out->state, &out->headroom, err),
+    out->fits = dpas__bytes_cmp(out->total, out->capacity) <= 0;
+    return dpas__bytes_field(dpas__bytes_absdiff(out->capacity, out->total, &out->headroom, err),
                              "headroom_bytes", err);
 }
 
-/* Does the state fit at dp_degree n and this stage? A check that fails (a byte count out of
- * range) counts as not fitting. */
-static bool fits_at(const dpas_scenario *s, const dpas_convention *c, int zero_stage, int64_t n)
+/* Does it fit at dp_degree n and this stage? A check that fails (a byte count out of range)
+ * counts as not fitting. */
+static bool fits_at(const dpas_scenario *s, const dpas_memory_opts *o, const dpas_memory *m,
+                    int zero_stage, int64_t n)
 {
     dpas_scenario t = *s;
-    dpas_memory m;
+    dpas_memory x = {.activations = m->activations};
     t.dp_degree = n;
-    return !memory_check(&t, c, zero_stage, false, &m, NULL) && m.fits;
+    return !memory_check(&t, o, zero_stage, false, &x, NULL) && x.fits;
 }
 
-int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
-                      dpas_memory *out, dpas_error *err)
+/* Does it fit on n replicas of this capacity each (the fleet scaled to n replicas)? */
+static bool fits_scaled(const dpas_memory_opts *o, const dpas_scenario *s, const dpas_memory *m,
+                        int zero_stage, uint64_t n)
 {
-    int rc = memory_check(s, c, zero_stage, true, out, err);
+    dpas_bytes st, tot;
+    const uint64_t K = o->optimizer ? o->optimizer->state_bytes : 12;
+    return !state_at(o->state, K, zero_stage, s->parameters, n, &st, NULL) &&
+           !dpas__bytes_add(st, m->activations, &tot, NULL) &&
+           dpas__bytes_cmp(tot, m->capacity) <= 0;
+}
+
+/* The activations of the options, or why there are none. */
+static int activations(const dpas_memory_opts *o, dpas_memory *out, dpas_error *err)
+{
+    const dpas_model_shape *sh = o->shape;
+    out->activations = out->activations_per_layer = (dpas_bytes){0, 0, 1};
+    out->recompute = dpas_recompute_name(o->recompute);
+    if (!out->recompute)
+        return dpas__fail(err, DPAS_EINVAL, "recompute",
+                          "recompute must be none, selective or full, got %d", (int)o->recompute);
+    if (!sh || sh->layers < 1) {
+        snprintf(out->activations_note, sizeof out->activations_note, "not counted: %s",
+                 o->no_shape_why ? o->no_shape_why : "the workload has no transformer shape");
+        return 0;
+    }
+    if (!o->micro_batch) {
+        snprintf(out->activations_note, sizeof out->activations_note,
+                 "not counted: give micro_batch (sequences per replica per forward pass)");
+        return 0;
+    }
+    int rc = dpas_activation_bytes(sh, o->micro_batch, o->sequence, o->recompute,
+                                   &out->activations_per_layer, &out->activations, err);
     if (rc)
         return rc;
+    out->activations_counted = 1;
+    out->layers = sh->layers;
+    out->micro_batch = o->micro_batch;
+    out->sequence = o->sequence ? o->sequence : (uint64_t)sh->sequence;
+    static const char *const per[DPAS_RECOMPUTE_COUNT] = {"sbh(34 + 5as/h)", "34sbh", "2sbh"};
+    snprintf(out->activations_note, sizeof out->activations_note,
+             "%s per layer x %lld layers (s %llu, b %llu, h %lld, a %lld; recompute %s): "
+             "Korthikanti et al. 2022, Eq. (1) and Table 2%s",
+             per[o->recompute], (long long)sh->layers, (unsigned long long)out->sequence,
+             (unsigned long long)o->micro_batch, (long long)sh->hidden, (long long)sh->heads,
+             out->recompute,
+             dpas_activation_shape_covered(sh)
+                 ? ""
+                 : ", GPT's layer: an estimate for this one (its MLP or key/value heads differ)");
+    return 0;
+}
+
+int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dpas_memory *out,
+                           dpas_error *err)
+{
+    dpas_memory_opts oo = *o;
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!oo.state && (rc = dpas_convention_find("zero16", &oo.state, err)))
+        return rc;
+    if ((rc = activations(&oo, out, err)) || (rc = memory_check(s, &oo, oo.zero, true, out, err)))
+        return rc;
+    const int zero_stage = oo.zero;
     /* The smallest ZeRO stage that fits at this dp_degree (stages partition zero16 only). */
     out->smallest_zero_stage = -1;
-    for (int z = 0; z <= (strcmp(c->name, "zero16") ? 0 : 3) && out->smallest_zero_stage < 0; z++)
-        if (z == zero_stage ? out->fits : fits_at(s, c, z, s->dp_degree))
+    for (int z = 0; z <= (strcmp(oo.state->name, "zero16") ? 0 : 3) && out->smallest_zero_stage < 0;
+         z++)
+        if (z == zero_stage ? out->fits : fits_at(s, &oo, out, z, s->dp_degree))
             out->smallest_zero_stage = z;
     /* The largest dp_degree that fits at this stage. Per replica the state is a + b/N bytes
-     * (b = 0 at stage 0, a = 0 at stage 3) and the memory M x A/N, so it fits when
-     * a N + b <= M A: a condition that holds for every N up to a bound, or for none, or for all
-     * (a = 0). A bisection over 1..accelerators finds the bound. */
+     * (b = 0 at stage 0, a = 0 at stage 3) plus the activations c and the memory M x A/N, so it
+     * fits when (a + c) N + b <= M A: a condition that holds for every N up to a bound, or for
+     * none, or for all. A bisection over 1..accelerators finds the bound. */
     int64_t lo = 0, hi = s->nodes * s->accelerators_per_node; /* checked by the validation */
-    if (fits_at(s, c, zero_stage, hi))
+    if (fits_at(s, &oo, out, zero_stage, hi))
         lo = hi;
     while (hi - lo > 1) { /* fits at lo (or lo = 0), not at hi */
         int64_t mid = lo + (hi - lo) / 2;
-        if (fits_at(s, c, zero_stage, mid))
+        if (fits_at(s, &oo, out, zero_stage, mid))
             lo = mid;
         else
             hi = mid;
     }
     out->largest_dp_degree = lo;
+    /* The fewest replicas of this capacity each that fit: a + c + b/N <= C falls with N, so a
+     * bisection over 1..2^40 finds the first N that fits, when one does. */
+    uint64_t flo = 0, fhi = 1ull << 40; /* fits at fhi (when at all), not at flo */
+    if (fits_scaled(&oo, s, out, zero_stage, fhi)) {
+        while (fhi - flo > 1) {
+            uint64_t mid = flo + (fhi - flo) / 2;
+            if (fits_scaled(&oo, s, out, zero_stage, mid))
+                fhi = mid;
+            else
+                flo = mid;
+        }
+        out->smallest_dp_degree = (int64_t)fhi;
+    }
+    /* The least recomputation that fits here (activations fall from none to full). */
+    out->smallest_recompute = -1;
+    for (int r = 0; out->activations_counted && r < DPAS_RECOMPUTE_COUNT; r++) {
+        dpas_bytes pl, act, tot;
+        if (r == (int)oo.recompute ? out->fits
+                                   : !dpas_activation_bytes(oo.shape, oo.micro_batch, oo.sequence,
+                                                            (dpas_recompute)r, &pl, &act, NULL) &&
+                                         !dpas__bytes_add(out->state, act, &tot, NULL) &&
+                                         dpas__bytes_cmp(tot, out->capacity) <= 0) {
+            out->smallest_recompute = r;
+            break;
+        }
+    }
     return 0;
+}
+
+int dpas_memory_check(const dpas_scenario *s, const dpas_convention *c, int zero_stage,
+                      dpas_memory *out, dpas_error *err)
+{
+    dpas_memory_opts o = {.state = c, .zero = zero_stage};
+    return dpas_memory_check_opts(s, &o, out, err);
 }
 
 static void add_row(dpas_inventory_row *rows, size_t cap, size_t *n, const char *item,

@@ -54,6 +54,10 @@ static int check_opts(const dpas_step_opts *o, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "mfu", "mfu must be in (0, 1], got %g", o->mfu);
     if (o->zero < 0 || o->zero > 3)
         return dpas__fail(err, DPAS_EINVAL, "zero", "zero must be 0, 1, 2 or 3, got %d", o->zero);
+    if (o->recompute < 0 || o->recompute >= DPAS_RECOMPUTE_COUNT)
+        return dpas__fail(err, DPAS_EINVAL, "recompute",
+                          "recompute must be none (0), selective (1) or full (2), got %d",
+                          o->recompute);
     if (o->tokens && (o->global_batch || o->sequence))
         return dpas__fail(err, DPAS_EINVAL, "tokens",
                           "give tokens or global_batch and sequence, not both");
@@ -193,7 +197,8 @@ static int bucket_step(const dpas_scenario *s, const dpas_step *st, const step_c
      * alpha-beta model's, at its one time) */
     bool band = isfinite(r->exchange_lo_s) && isfinite(r->exchange_hi_s);
     double flo = k > 1 ? full.time_band_lo_s : 0, fhi = k > 1 ? full.time_band_hi_s : 0;
-    double bwl = st->compute_lo_s * 2 / 3, bwh = st->compute_hi_s * 2 / 3;
+    const double bfrac = (st->flops_factor - 2) / st->flops_factor;
+    double bwl = st->compute_lo_s * bfrac, bwh = st->compute_hi_s * bfrac;
     r->step_lo_s = st->compute_lo_s - bwl +
                    exchange_end(bwl, bwl * frac, k, band ? flo : full.time_s,
                                 band ? last.time_band_lo_s : last.time_s) +
@@ -277,7 +282,10 @@ static int step_head(const dpas_scenario *s, const dpas_step_opts *o, const dpas
                           "global_batch must be >= dp_degree (%lld), one sequence per replica at "
                           "least, got %llu",
                           (long long)s->dp_degree, (unsigned long long)o->global_batch);
-    st->flops = 6.0 * (double)s->parameters * (double)st->tokens;
+    /* full recomputation runs each layer's forward again in the backward: 2PT more */
+    st->recompute = o->recompute;
+    st->flops_factor = o->recompute == DPAS_RECOMPUTE_FULL ? 8 : 6;
+    st->flops = st->flops_factor * (double)s->parameters * (double)st->tokens;
     const double rate = (double)st->accelerators * st->peak_flops;
     st->compute_s = st->flops / (rate * st->mfu);
     st->compute_lo_s = st->flops / (rate * st->mfu_hi);
@@ -287,8 +295,8 @@ static int step_head(const dpas_scenario *s, const dpas_step_opts *o, const dpas
                           "the compute time of %llu tokens at %.4g FLOP/s x MFU %g is beyond a "
                           "double (%g s): no step to time",
                           (unsigned long long)st->tokens, rate, st->mfu_lo, st->compute_hi_s);
-    st->forward_s = st->compute_s / 3;
-    st->backward_s = st->compute_s * 2 / 3;
+    st->forward_s = st->compute_s * 2 / st->flops_factor;
+    st->backward_s = st->compute_s - st->forward_s;
     /* parameters per bucket: floor(bucket bytes / width), width = num / den bytes */
     const dpas_rational w = s->gradient_bytes_per_param;
     st->bucket_bytes = o->bucket_bytes ? o->bucket_bytes : DPAS_STEP_BUCKET_BYTES;
@@ -309,11 +317,15 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
     char bb[64];
     dpas_format_bytes_human((dpas_bytes){st->bucket_bytes, 0, 1}, DPAS_UNITS_IEC, bb, sizeof bb);
     note(n,
-         "compute: 6 x %llu parameters x %llu tokens = %.4g FLOP over %lld accelerators at "
-         "%.4g FLOP/s x MFU %g (%s%s%s); forward 1/3, backward 2/3",
-         (unsigned long long)st->parameters, (unsigned long long)st->tokens, st->flops,
-         (long long)st->accelerators, st->peak_flops, st->mfu, st->mfu_basis,
-         st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "");
+         "compute: %g x %llu parameters x %llu tokens = %.4g FLOP over %lld accelerators at "
+         "%.4g FLOP/s x MFU %g (%s%s%s); %s",
+         st->flops_factor, (unsigned long long)st->parameters, (unsigned long long)st->tokens,
+         st->flops, (long long)st->accelerators, st->peak_flops, st->mfu, st->mfu_basis,
+         st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "",
+         st->recompute == DPAS_RECOMPUTE_FULL
+             ? "full recomputation runs the forward again in the backward (2PT more): forward "
+               "1/4, backward 3/4"
+             : "forward 1/3, backward 2/3");
     if (!st->have_times)
         note(n, "no exchange times: the fleet has no known fabric and node (use a registry "
                 "fleet, or fleet.node and fleet.fabric)");
@@ -346,8 +358,37 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
                 "what outlasts the forward; gathers are rings over the fabric (within one node, "
                 "its link)");
     }
+    if (st->have_memory)
+        note(n,
+             "memory: one replica's state (zero16 with %s's %llu B/param%s) and activations "
+             "(%s)",
+             st->memory.optimizer, (unsigned long long)st->memory.optimizer_bytes,
+             st->zero ? ", ZeRO-partitioned" : "", st->memory.activations_note);
     note(n, "not modelled: tensor, pipeline and expert parallelism (a replica's accelerators "
             "only divide the compute), offload, stragglers, the optimizer step, data loading");
+}
+
+/* One replica's memory at the step's stage: its micro-batch the one given, or its share of the
+ * batch rounded up (sequences: global_batch / N, or tokens / (N x the model's sequence)). */
+static void step_memory(const dpas_scenario *s, const dpas_step_opts *o, dpas_step *st)
+{
+    dpas_memory_opts mo = {.zero = o->zero,
+                           .optimizer = o->optimizer,
+                           .shape = o->shape,
+                           .no_shape_why = o->no_shape_why,
+                           .micro_batch = o->micro_batch,
+                           .sequence = o->tokens ? 0 : o->sequence,
+                           .recompute = (dpas_recompute)o->recompute};
+    const uint64_t n = (uint64_t)s->dp_degree;
+    if (!mo.micro_batch && o->shape && o->shape->layers) {
+        if (!o->tokens) {
+            mo.micro_batch = o->global_batch / n + (o->global_batch % n != 0);
+        } else {
+            dpas__u128 per = (dpas__u128)n * (uint64_t)o->shape->sequence;
+            mo.micro_batch = (uint64_t)(o->tokens / per + (o->tokens % per != 0));
+        }
+    }
+    st->have_memory = s->node_entry && !dpas_memory_check_opts(s, &mo, &st->memory, NULL);
 }
 
 int dpas_step_compute(const dpas_scenario *s, const dpas_step_opts *o, dpas_step **out,
@@ -423,6 +464,7 @@ int dpas_step_compute(const dpas_scenario *s, const dpas_step_opts *o, dpas_step
             r->share = r->added_s / r->step_s;
         }
     }
+    step_memory(s, o, st);
     step_notes(s, st);
     *out = st;
     return 0;

@@ -183,6 +183,91 @@ static void per_replica(const dpas_memory *m, char *buf, size_t cap)
     dpas__fmt_double(m->accelerators_per_replica, false, buf, cap);
 }
 
+void dpas__memory_where(const dpas_memory *m, int zero, char *buf, size_t cap)
+{
+    char from[96] = "", stage[40] = "", dp[64] = "", rec[40] = "";
+    if (m->smallest_recompute >= 0 && m->recompute &&
+        strcmp(m->recompute, dpas_recompute_name((dpas_recompute)m->smallest_recompute)) &&
+        !m->fits)
+        snprintf(rec, sizeof rec, "with recompute %s",
+                 dpas_recompute_name((dpas_recompute)m->smallest_recompute));
+    buf[0] = '\0';
+    if (m->smallest_dp_degree >= 1) {
+        double acc = (double)m->smallest_dp_degree * m->accelerators_per_replica;
+        snprintf(from, sizeof from, "from dp_degree %lld (%.6g accelerators)",
+                 (long long)m->smallest_dp_degree, acc);
+    }
+    if (m->smallest_zero_stage > zero)
+        snprintf(stage, sizeof stage, "with ZeRO stage %d", m->smallest_zero_stage);
+    if (m->largest_dp_degree >= 1)
+        snprintf(dp, sizeof dp, "at dp_degree <= %lld", (long long)m->largest_dp_degree);
+    const char *p[4] = {from, stage, rec, dp};
+    size_t n = 0, k = 0;
+    for (int i = 0; i < 4; i++)
+        n += *p[i] != '\0';
+    for (int i = 0; i < 4; i++) {
+        if (!*p[i])
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, cap - l, "%s%s%s", k ? (k + 1 == n ? ", or " : ", ") : "", "", p[i]);
+        k++;
+    }
+}
+
+void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *ind)
+{
+    char u[40];
+    dpas__buf_printf(b, "{\n%s  ", ind);
+    dpas__buf_json_bytes(b, "state_bytes", m->state);
+    dpas__buf_printf(b, ",\n%s  \"activations_counted\": %s,\n%s  ", ind,
+                     m->activations_counted ? "true" : "false", ind);
+    dpas__buf_json_bytes(b, "activations_per_layer_bytes", m->activations_per_layer);
+    dpas__buf_printf(b, ",\n%s  ", ind);
+    dpas__buf_json_bytes(b, "activations_bytes", m->activations);
+    dpas__buf_printf(b, ",\n%s  \"activations\": ", ind);
+    dpas__buf_json_str(b, m->activations_note);
+    dpas__buf_printf(b,
+                     ",\n%s  \"layers\": %lld,\n%s  \"micro_batch\": %llu,\n%s  \"sequence\": "
+                     "%llu,\n%s  \"recompute\": ",
+                     ind, (long long)m->layers, ind, (unsigned long long)m->micro_batch, ind,
+                     (unsigned long long)m->sequence, ind);
+    dpas__buf_json_str(b, m->recompute);
+    dpas__buf_printf(b, ",\n%s  \"optimizer\": ", ind);
+    if (m->optimizer)
+        dpas__buf_json_str(b, m->optimizer);
+    else
+        dpas__buf_puts(b, "null");
+    dpas__buf_printf(b, ",\n%s  \"optimizer_bytes_per_param\": %llu,\n%s  ", ind,
+                     (unsigned long long)m->optimizer_bytes, ind);
+    dpas__buf_json_bytes(b, "total_bytes", m->total);
+    dpas__buf_printf(b, ",\n%s  ", ind);
+    dpas__buf_json_bytes(b, "capacity_bytes", m->capacity);
+    dpas__fmt_double(m->utilisation, false, u, sizeof u);
+    dpas__buf_printf(b, ",\n%s  \"utilisation\": %s,\n%s  \"fits\": %s,\n", ind, u, ind,
+                     m->fits ? "true" : "false");
+    if (m->smallest_zero_stage >= 0)
+        dpas__buf_printf(b, "%s  \"smallest_zero_stage_that_fits\": %d,\n", ind,
+                         m->smallest_zero_stage);
+    else
+        dpas__buf_printf(b, "%s  \"smallest_zero_stage_that_fits\": null,\n", ind);
+    if (m->largest_dp_degree >= 1)
+        dpas__buf_printf(b, "%s  \"largest_dp_degree_that_fits\": %lld,\n", ind,
+                         (long long)m->largest_dp_degree);
+    else
+        dpas__buf_printf(b, "%s  \"largest_dp_degree_that_fits\": null,\n", ind);
+    if (m->smallest_dp_degree >= 1)
+        dpas__buf_printf(b, "%s  \"smallest_dp_degree_that_fits\": %lld,\n", ind,
+                         (long long)m->smallest_dp_degree);
+    else
+        dpas__buf_printf(b, "%s  \"smallest_dp_degree_that_fits\": null,\n", ind);
+    dpas__buf_printf(b, "%s  \"smallest_recompute_that_fits\": ", ind);
+    if (m->smallest_recompute >= 0)
+        dpas__buf_json_str(b, dpas_recompute_name((dpas_recompute)m->smallest_recompute));
+    else
+        dpas__buf_puts(b, "null");
+    dpas__buf_printf(b, "\n%s}", ind);
+}
+
 size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int zero,
                            const dpas_memory *m, char *buf, size_t cap)
 {
@@ -194,22 +279,21 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
     state_name(c, zero, name, sizeof name);
     per_replica(m, apr, sizeof apr);
     /* where it would fit, as dpas_memory_check found it */
-    char where[160] = "", stage[40] = "", dp[64] = "";
+    char where[240], act[96] = "";
+    dpas__memory_where(m, zero, where, sizeof where);
+    if (m->activations_counted) {
+        char ah[64];
+        dpas_format_bytes_human(m->activations, DPAS_UNITS_SI, ah, sizeof ah);
+        snprintf(act, sizeof act, " and its activations (%s)", ah);
+    }
     bool zero16 = !strcmp(c->name, "zero16");
-    if (m->smallest_zero_stage > zero)
-        snprintf(stage, sizeof stage, "with ZeRO stage %d", m->smallest_zero_stage);
-    if (m->largest_dp_degree >= 1)
-        snprintf(dp, sizeof dp, "at dp_degree <= %lld", (long long)m->largest_dp_degree);
-    if (*stage || *dp)
-        snprintf(where, sizeof where, "; it fits %s%s%s", stage, *stage && *dp ? ", or " : "", dp);
-    else
-        snprintf(where, sizeof where, "; it fits at no dp_degree on this fleet%s",
-                 zero16 && zero < 3 ? " and no ZeRO stage" : "");
     size_t n = (size_t)snprintf(buf, cap,
-                                "one replica's training state (%s = %s, %s) exceeds the memory of "
-                                "its %s %s accelerators (%s): utilisation %.3g%s",
-                                ex.data ? ex.data : "?", st, name, apr,
-                                s->node_entry->accelerator->name, capb, m->utilisation, where);
+                                "one replica's training state (%s = %s, %s)%s exceed%s the memory "
+                                "of its %s %s accelerators (%s): utilisation %.3g; it fits %s%s",
+                                ex.data ? ex.data : "?", st, name, act, *act ? "" : "s", apr,
+                                s->node_entry->accelerator->name, capb, m->utilisation,
+                                *where ? where : "at no dp_degree on this fleet",
+                                *where || !(zero16 && zero < 3) ? "" : " and no ZeRO stage");
     free(ex.data);
     return n;
 }
@@ -279,47 +363,102 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
                              (long long)m->largest_dp_degree);
         else
             dpas__buf_puts(&b, "  \"largest_dp_degree_that_fits\": null,\n");
-        dpas__buf_puts(&b, "  \"source\": ");
+        if (m->smallest_dp_degree >= 1)
+            dpas__buf_printf(&b, "  \"smallest_dp_degree_that_fits\": %lld,\n",
+                             (long long)m->smallest_dp_degree);
+        else
+            dpas__buf_puts(&b, "  \"smallest_dp_degree_that_fits\": null,\n");
+        dpas__buf_puts(&b, "  \"smallest_recompute_that_fits\": ");
+        if (m->smallest_recompute >= 0)
+            dpas__buf_json_str(&b, dpas_recompute_name((dpas_recompute)m->smallest_recompute));
+        else
+            dpas__buf_puts(&b, "null");
+        dpas__buf_puts(&b, ",\n  \"optimizer\": ");
+        if (m->optimizer)
+            dpas__buf_json_str(&b, m->optimizer);
+        else
+            dpas__buf_puts(&b, "null");
+        dpas__buf_printf(&b,
+                         ",\n  \"optimizer_bytes_per_param\": %llu,\n  \"activations_counted\": "
+                         "%s,\n  ",
+                         (unsigned long long)m->optimizer_bytes,
+                         m->activations_counted ? "true" : "false");
+        json_signed_bytes(&b, "activations_bytes", "", m->activations);
+        dpas__buf_puts(&b, ",\n  ");
+        json_signed_bytes(&b, "activations_per_layer_bytes", "", m->activations_per_layer);
+        dpas__buf_puts(&b, ",\n  \"activations\": ");
+        dpas__buf_json_str(&b, m->activations_note);
+        dpas__buf_puts(&b, ",\n  \"recompute\": ");
+        dpas__buf_json_str(&b, m->recompute);
+        dpas__buf_printf(&b,
+                         ",\n  \"micro_batch\": %llu,\n  \"sequence\": %llu,\n  \"layers\": "
+                         "%lld,\n  ",
+                         (unsigned long long)m->micro_batch, (unsigned long long)m->sequence,
+                         (long long)m->layers);
+        json_signed_bytes(&b, "total_bytes", "", m->total);
+        dpas__buf_puts(&b, ",\n  \"source\": ");
         dpas__buf_json_str(&b, c->source);
         dpas__buf_puts(&b, "\n}\n");
         return dpas__buf_finish(&b, err);
     }
     dpas__buf src = {0};
     dpas__buf_printf(&src, "%s (%s)", name, c->source);
-    char *v[9] = {dpas__buf_finish(&src, NULL),
-                  bytes_value("", m->state, "", hs),
-                  bytes_value("", m->capacity, "", hc),
-                  NULL,
-                  bytes_value(sign, m->headroom, sign, hhum),
-                  NULL,
-                  NULL,
-                  NULL,
-                  NULL};
+    enum { NV = 16 };
+    char *v[NV] = {dpas__buf_finish(&src, NULL), bytes_value("", m->state, "", hs),
+                   bytes_value("", m->capacity, "", hc), NULL,
+                   bytes_value(sign, m->headroom, sign, hhum)};
     dpas__buf x = {0};
     dpas__buf_printf(&x, "%s x %s", apr, s->node_entry->accelerator->name);
     v[3] = dpas__buf_finish(&x, NULL);
     v[5] = strdup(util);
     v[6] = strdup(m->fits ? "yes" : "no");
-    char zs[32] = "none", dps[32] = "none";
+    char zs[32] = "none", dps[32] = "none", sdp[32] = "none", opt[160], ha[64], ht[64];
     if (m->smallest_zero_stage >= 0)
         snprintf(zs, sizeof zs, "%d", m->smallest_zero_stage);
     if (m->largest_dp_degree >= 1)
         snprintf(dps, sizeof dps, "%lld", (long long)m->largest_dp_degree);
+    if (m->smallest_dp_degree >= 1)
+        snprintf(sdp, sizeof sdp, "%lld", (long long)m->smallest_dp_degree);
     v[7] = strdup(zs);
     v[8] = strdup(dps);
-    static const char *const k[] = {"state",
-                                    "state_bytes",
-                                    "capacity_bytes",
-                                    "accelerators_per_replica",
-                                    "headroom_bytes",
-                                    "utilisation",
-                                    "fits",
-                                    "smallest_zero_stage_that_fits",
-                                    "largest_dp_degree_that_fits"};
+    v[9] = strdup(sdp);
+    if (m->optimizer)
+        snprintf(opt, sizeof opt, "%s (%llu B/param)", m->optimizer,
+                 (unsigned long long)m->optimizer_bytes);
+    else
+        snprintf(opt, sizeof opt, "none: the state %s is fixed", c->name);
+    v[10] = strdup(opt);
+    v[11] = strdup(m->recompute ? m->recompute : "none");
+    dpas_format_bytes_human(m->activations, units, ha, sizeof ha);
+    dpas_format_bytes_human(m->total, units, ht, sizeof ht);
+    v[12] = bytes_value("", m->activations, "", ha);
+    v[13] = strdup(m->activations_note);
+    v[14] = bytes_value("", m->total, "", ht);
+    v[15] = strdup(m->smallest_recompute > 0
+                       ? dpas_recompute_name((dpas_recompute)m->smallest_recompute)
+                   : m->smallest_recompute == 0 ? "none (it fits without recomputation)"
+                   : m->activations_counted     ? "no recomputation fits"
+                                                : "activations not counted");
+    static const char *const k[NV] = {"state",
+                                      "state_bytes",
+                                      "capacity_bytes",
+                                      "accelerators_per_replica",
+                                      "headroom_bytes",
+                                      "utilisation",
+                                      "fits",
+                                      "smallest_zero_stage_that_fits",
+                                      "largest_dp_degree_that_fits",
+                                      "smallest_dp_degree_that_fits",
+                                      "optimizer",
+                                      "recompute",
+                                      "activations_bytes",
+                                      "activations",
+                                      "total_bytes",
+                                      "smallest_recompute_that_fits"};
     static const dpas_column cols[2] = {{"quantity", DPAS_COL_TEXT, 0},
                                         {"value", DPAS_COL_TEXT, 0}};
     int rc = 0;
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < NV; i++)
         if (!v[i])
             rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
     if (format == DPAS_FORMAT_TEXT)
@@ -328,14 +467,14 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     dpas_writer *w = NULL;
     if (!rc)
         rc = dpas_writer_new(cols, 2, &wo, dpas__sink_buf, &b, &w, err);
-    for (int i = 0; !rc && i < 9; i++) {
+    for (int i = 0; !rc && i < NV; i++) {
         dpas_cell cells[2] = {dpas_cell_text(k[i]), dpas_cell_text(v[i])};
         rc = dpas_writer_row(w, cells, err);
     }
     if (!rc)
         rc = dpas_writer_end(w, err);
     dpas_writer_free(w);
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < NV; i++)
         free(v[i]);
     return finish(&b, rc, err);
 }

@@ -30,7 +30,7 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
                      st->forward_s, st->backward_s);
     if (st->compute_lo_s != st->compute_hi_s) /* a band only from an assumed MFU */
         dpas__buf_printf(b, "; band %.6g-%.6g", st->compute_lo_s, st->compute_hi_s);
-    dpas__buf_printf(b, "): 6 x %llu parameters x %llu tokens\n",
+    dpas__buf_printf(b, "): %g x %llu parameters x %llu tokens\n", st->flops_factor,
                      (unsigned long long)st->parameters, (unsigned long long)st->tokens);
     dpas__buf_printf(b, "          on %lld accelerators at %.6g TFLOP/s (",
                      (long long)st->accelerators, st->peak_flops / 1e12);
@@ -50,6 +50,19 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
     dpas__buf_puts(b, "\n");
     if (!isnan(st->baseline_s))
         dpas__buf_printf(b, "baseline  mean under allreduce: %.6g s per step\n", st->baseline_s);
+    if (st->have_memory) {
+        const dpas_memory *m = &st->memory;
+        char tot[64], cap[64], sth[64], act[64], where[200];
+        dpas_format_bytes_human(m->total, v->units, tot, sizeof tot);
+        dpas_format_bytes_human(m->capacity, v->units, cap, sizeof cap);
+        dpas_format_bytes_human(m->state, v->units, sth, sizeof sth);
+        dpas_format_bytes_human(m->activations, v->units, act, sizeof act);
+        dpas__memory_where(m, st->zero, where, sizeof where);
+        dpas__buf_printf(b, "memory    %s per replica of %s: state %s + activations %s%s; %s%s%s\n",
+                         tot, cap, sth, m->activations_counted ? act : "not counted",
+                         m->activations_counted ? "" : " (see the note)",
+                         m->fits ? "fits" : "does not fit", *where ? "; it fits " : "", where);
+    }
     dpas__buf_puts(b, "\n");
 }
 
@@ -259,7 +272,14 @@ static int json_doc(const dpas_step *st, const dpas_step_view *v, dpas__buf *b, 
     dpas__buf_json_bytes(b, "weight_bytes", st->weight_bytes);
     dpas__buf_puts(b, ",\n");
     json_real(b, "baseline_s", st->baseline_s);
-    dpas__buf_puts(b, "  \"notes\": [");
+    dpas__buf_printf(b, "  \"flops_factor\": %g,\n  \"recompute\": ", st->flops_factor);
+    dpas__buf_json_str(b, dpas_recompute_name((dpas_recompute)st->recompute));
+    dpas__buf_puts(b, ",\n  \"memory\": ");
+    if (st->have_memory)
+        dpas__memory_json(b, &st->memory, "  ");
+    else
+        dpas__buf_puts(b, "null");
+    dpas__buf_puts(b, ",\n  \"notes\": [");
     for (size_t i = 0; i < st->nnotes; i++) {
         dpas__buf_puts(b, i ? ", " : "");
         dpas__buf_json_str(b, st->notes[i]);

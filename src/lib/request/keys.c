@@ -131,8 +131,9 @@ static const struct key_row {
                          "sequence)"},
     [DPAS_KEY_GLOBAL_BATCH] = {"global_batch", NULL, "--global-batch", "COUNT", true, true, T, 0,
                                "sequences per step over every replica (with sequence)"},
-    [DPAS_KEY_SEQUENCE] = {"sequence", NULL, "--sequence", "COUNT", true, true, T, 0,
-                           "tokens per sequence (with global_batch)"},
+    [DPAS_KEY_SEQUENCE] = {"sequence", NULL, "--sequence", "COUNT", true, true, M | T, 0,
+                           "tokens per sequence (step: with global_batch; memory: default the "
+                           "model's)"},
     [DPAS_KEY_MFU] = {"mfu", NULL, "--mfu", "FRACTION", true, true, T, 0,
                       "model-FLOPs utilisation in (0, 1], 0.45 or 45%; default 0.40, assumed "
                       "(Llama 3 paper: 38-43%)"},
@@ -148,6 +149,19 @@ static const struct key_row {
     [DPAS_KEY_OFFLOAD] = {"offload", NULL, "--offload", "WHERE", true, true, C | M | T, 0,
                           "none (the default, the only one modelled); cpu and nvme are refused "
                           "with why"},
+    /* issue 32's memory keys: each entry self-contained */
+    [DPAS_KEY_OPTIMIZER] = {"optimizer", NULL, "--optimizer", "NAME", true, true, M | T, 0,
+                            "the optimizer's state: adam (default, 12 B/param), adam_8bit (6), "
+                            "sgd_momentum (8) or sgd (4), beside 16-bit weights and gradients"},
+    [DPAS_KEY_RECOMPUTE] = {"recompute", NULL, "--recompute", "HOW", true, true, M | T, 0,
+                            "activation recomputation: none (default), selective or full "
+                            "(Korthikanti et al. 2022)"},
+    [DPAS_KEY_MICRO_BATCH] = {"micro_batch", NULL, "--micro-batch", "COUNT", true, true, M | T, 0,
+                              "sequences per replica per forward pass: counts the activations "
+                              "(step: default the replica's share of the batch)"},
+    [DPAS_KEY_STRAGGLERS] = {"stragglers", NULL, "--stragglers", "WHAT", true, true, C | M | T, 0,
+                             "none (the default, the only one modelled); anything else is "
+                             "refused with why"},
 };
 
 static const char *const analyses[DPAS_ANALYSIS_COUNT] = {

@@ -46,10 +46,49 @@ int dpas_request_inventory(const dpas_request *rq, dpas_inventory_row **rows, si
     return rc;
 }
 
+/* The workload's shape (the registry model's, when it has one) and why there is none. */
+static const dpas_model_shape *shape_of(const dpas_request *rq, const char **why)
+{
+    const dpas_model *m = dpas__spec_model(rq->spec);
+    *why = !m ? "a workload given by its parameters has no shape (layers, hidden size, heads, "
+                "sequence): use a registry model that has one"
+           : !m->shape.layers ? "the registry gives this model no transformer shape (not a "
+                                "public transformer's layers, hidden size, heads and sequence)"
+                              : NULL;
+    return m && m->shape.layers ? &m->shape : NULL;
+}
+
+/* The keys that count activations need a shape: without one they are refused, not ignored
+ * (step's recompute also sets the compute's FLOPs: it stays). */
+static int shape_keys(const dpas_request *rq, const dpas_model_shape *shape, const char *why,
+                      dpas_error *err)
+{
+    static const dpas_key k[] = {DPAS_KEY_MICRO_BATCH, DPAS_KEY_RECOMPUTE, DPAS_KEY_SEQUENCE};
+    for (size_t i = 0; !shape && i < sizeof k / sizeof k[0]; i++) {
+        if (!rq->v[k[i]].set ||
+            (rq->analysis == DPAS_ANALYSIS_STEP && k[i] != DPAS_KEY_MICRO_BATCH))
+            continue;
+        return dpas__fail(err, DPAS_EINVAL, dpas_key_name(k[i]),
+                          "%s counts the activations, and %s", dpas_key_name(k[i]), why);
+    }
+    return 0;
+}
+
 int dpas_request_memory(const dpas_request *rq, dpas_memory *out, dpas_error *err)
 {
     int rc = unresolved(rq, DPAS_ANALYSIS_MEMORY, err);
-    return rc ? rc : dpas_memory_check(&rq->scenario, rq->opts.state, rq->opts.zero, out, err);
+    if (rc)
+        return rc;
+    dpas_memory_opts o = {.state = rq->opts.state,
+                          .zero = rq->opts.zero,
+                          .optimizer = rq->opts.optimizer,
+                          .micro_batch = rq->opts.micro_batch,
+                          .sequence = rq->opts.sequence,
+                          .recompute = (dpas_recompute)rq->opts.recompute};
+    o.shape = shape_of(rq, &o.no_shape_why);
+    if ((rc = shape_keys(rq, o.shape, o.no_shape_why, err)))
+        return rc;
+    return dpas_memory_check_opts(&rq->scenario, &o, out, err);
 }
 
 const dpas_netmodel *dpas_request_netmodel(const dpas_request *rq)
@@ -81,5 +120,8 @@ int dpas_request_step(const dpas_request *rq, dpas_step **out, dpas_error *err)
         return rc;
     dpas_step_opts o = rq->step;
     o.cost = rq->opts.cost;
+    o.shape = shape_of(rq, &o.no_shape_why);
+    if ((rc = shape_keys(rq, o.shape, o.no_shape_why, err)))
+        return rc;
     return dpas_step_compute(&rq->scenario, &o, out, err);
 }

@@ -83,6 +83,47 @@ static const struct {
     {"nvme", "offload is not modelled: the NVMe and host links (ZeRO-Infinity) are not timed"},
 };
 
+/* Stragglers, asked for by any value but none: refused with why. */
+static int refuse_stragglers(dpas_request *rq, dpas_error *err)
+{
+    const char *t = text_of(rq, DPAS_KEY_STRAGGLERS);
+    char q[96];
+    if (!t || !strcmp(t, "none"))
+        return 0;
+    return dpas__fail(err, DPAS_EINVAL, "stragglers",
+                      "stragglers %s: stragglers are not modelled: every replica is taken to "
+                      "finish its forward and backward together; a slow replica delays every "
+                      "synchronous step and that delay is not timed (expected none)",
+                      dpas__quote(t, q, sizeof q));
+}
+
+/* memory and step: the optimizer, activation recomputation, the micro-batch and (memory) the
+ * sequence. */
+static int memory_keys(dpas_request *rq, dpas_error *err)
+{
+    dpas_request_opts *o = &rq->opts;
+    const char *opt = text_of(rq, DPAS_KEY_OPTIMIZER), *rc_ = text_of(rq, DPAS_KEY_RECOMPUTE);
+    char q[96];
+    int rc;
+    if (rq->analysis != DPAS_ANALYSIS_MEMORY && rq->analysis != DPAS_ANALYSIS_STEP)
+        return 0;
+    if ((rc = dpas_optimizer_find(opt ? opt : "adam", &o->optimizer, err)))
+        return rc;
+    if (rc_ && (o->recompute = dpas_recompute_from_name(rc_)) < 0)
+        return dpas__fail(err, DPAS_EINVAL, "recompute",
+                          "recompute %s: unknown; expected none, selective or full",
+                          dpas__quote(rc_, q, sizeof q));
+    if ((rc = count_key(rq, DPAS_KEY_MICRO_BATCH, &o->micro_batch, err)))
+        return rc;
+    if (rq->analysis == DPAS_ANALYSIS_MEMORY &&
+        (rc = count_key(rq, DPAS_KEY_SEQUENCE, &o->sequence, err)))
+        return rc;
+    rq->step.optimizer = o->optimizer;
+    rq->step.recompute = o->recompute;
+    rq->step.micro_batch = o->micro_batch;
+    return 0;
+}
+
 static int refuse_not_modelled(dpas_request *rq, dpas_error *err)
 {
     const char *par = text_of(rq, DPAS_KEY_PARALLELISM), *off = text_of(rq, DPAS_KEY_OFFLOAD);
@@ -121,7 +162,8 @@ int dpas__step_opts(dpas_request *rq, dpas_error *err)
     dpas_step_opts *o = &rq->step;
     int rc;
     const char *bucket = text_of(rq, DPAS_KEY_BUCKET_BYTES), *zero = text_of(rq, DPAS_KEY_ZERO);
-    if ((rc = refuse_not_modelled(rq, err)))
+    if ((rc = refuse_not_modelled(rq, err)) || (rc = refuse_stragglers(rq, err)) ||
+        (rc = memory_keys(rq, err)))
         return rc;
     if (rq->analysis == DPAS_ANALYSIS_COST && zero) { /* cost's rows add ZeRO's gathers */
         int64_t z;

@@ -314,6 +314,28 @@ static int find_ref(loader *L, dpas_kind kind, json_t *obj, const char *key, con
     return 0;
 }
 
+/* A model's optional "shape": layers, hidden, heads, kv_heads, ffn, sequence (integers >= 1)
+ * and its source; heads divides hidden, kv_heads divides heads. */
+static int get_shape(loader *L, json_t *o, dpas_model_shape *sh)
+{
+    json_t *v = json_object_get(o, "shape");
+    int rc;
+    memset(sh, 0, sizeof *sh);
+    if (!v)
+        return 0;
+    if (!json_is_object(v))
+        return lfail(L, "shape", "must be an object", NULL);
+    if ((rc = get_int(L, v, "layers", &sh->layers)) ||
+        (rc = get_int(L, v, "hidden", &sh->hidden)) || (rc = get_int(L, v, "heads", &sh->heads)) ||
+        (rc = get_int(L, v, "kv_heads", &sh->kv_heads)) || (rc = get_int(L, v, "ffn", &sh->ffn)) ||
+        (rc = get_int(L, v, "sequence", &sh->sequence)) ||
+        (rc = get_str(L, v, "source", true, &sh->source)))
+        return rc;
+    if (sh->hidden % sh->heads || sh->heads % sh->kv_heads)
+        return lfail(L, "shape", "heads must divide hidden and kv_heads divide heads", NULL);
+    return 0;
+}
+
 static int load_entry(loader *L, dpas_kind kind, size_t i, json_t *o)
 {
     dpas_registry *reg = L->reg;
@@ -336,7 +358,7 @@ static int load_entry(loader *L, dpas_kind kind, size_t i, json_t *o)
             return rc;
         if (!m->parameters && !m->missing)
             return lfail(L, "parameters", "is required (or say why it is missing)", NULL);
-        return 0;
+        return get_shape(L, o, &m->shape);
     }
     case DPAS_KIND_HARDWARE: {
         dpas_hardware *h = &reg->hardware[i];

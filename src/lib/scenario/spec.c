@@ -86,7 +86,10 @@ struct dpas_spec {
     char **fleet_labels;
     size_t nfleet_labels;
     const char *scenario_path; /* the named scenario's path, once resolved (borrowed) */
+    const dpas_model *model;   /* the registry workload behind the scenario, or NULL */
 };
+
+const dpas_model *dpas__spec_model(const dpas_spec *spec) { return spec ? spec->model : NULL; }
 
 dpas_spec *dpas_spec_new(void) { return calloc(1, sizeof(dpas_spec)); }
 
@@ -629,6 +632,7 @@ static int resolve_workload(resolving *R)
                       R->err);
         out->parameters = m->parameters;
         out->workload = m->path;
+        R->spec->model = m;
     } else if (V[K_PARAMS].set) {
         if ((rc =
                  at(&V[K_PARAMS],
@@ -640,6 +644,7 @@ static int resolve_workload(resolving *R)
                       dpas__fail(R->err, DPAS_EINVAL, V[K_PARAMS].field, "%s must be > 0, got %s",
                                  V[K_PARAMS].field, V[K_PARAMS].text),
                       R->err);
+        R->spec->model = NULL; /* parameters given: no registry shape */
         /* the name as given, not a copy cut to a buffer (borrowed from spec, as documented) */
         out->workload = V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom";
     } else if (V[K_WORKLOAD_NAME].set) {
@@ -800,11 +805,13 @@ int dpas__spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario 
     val *V = spec->v;
     memset(out, 0, sizeof *out);
     *R.missing = -1;
+    spec->model = NULL;
     if (V[K_SCENARIO].text) {
         const void *e;
         if ((rc = find(&R, K_SCENARIO, DPAS_KIND_SCENARIO, &e)))
             return rc;
         *out = ((const dpas_named_scenario *)e)->scenario;
+        spec->model = ((const dpas_named_scenario *)e)->workload_entry;
         spec->scenario_path = ((const dpas_named_scenario *)e)->path;
     }
     if ((rc = resolve_workload(&R)) || (rc = resolve_fleet(&R)) || (rc = resolve_numbers(&R)))
