@@ -11,6 +11,7 @@ vectors, whatever the number of buckets), and completes every Future of the step
 aggregate or with the same error on every rank.
 """
 import dataclasses
+import hashlib
 import itertools
 import queue
 import threading
@@ -25,7 +26,7 @@ from dpas import _check
 from dpas.errors import ArgumentTypeError, InvalidValue
 
 from . import attacks as _attacks
-from ._comm import Comm
+from ._comm import ECHO_DIGEST, Comm
 from ._status import STATUS_BYTES, _message, status_block, status_message
 
 SCHEDULES = ("allgather", "sharded")
@@ -108,6 +109,15 @@ class HookState:
         attackers' view of the honest vectors; fallback: the sharded schedule's re-gathers
         after a detected lie), and the messages and all_gather rounds that carried them."""
         return self._engine.comm.count.snapshot()
+
+    @property
+    def seconds(self) -> dict:
+        """Where this rank's hook spent its time since it started, in seconds by phase (wall
+        time on the thread that ran it; "wait ..." is a point-to-point exchange's wait, "rule"
+        the kernel, "digest" the echo's hashing, "agreement" the echo's agreement rounds, "end of
+        step" the whole of each step's last bucket on DDP's thread, the part no backward
+        overlaps): the bench's profile (--time)."""
+        return dict(self._engine.comm.seconds)
 
     @property
     def simulation_bytes(self) -> int:
@@ -466,8 +476,10 @@ class _Engine:
         if last:  # nothing of the backward is left to overlap: once the worker has done the
             # step's other buckets (in order: the messages of one group must keep their order),
             # the last one is done here, without a hand-off to the worker's thread
-            self.q.join()
-            self._process(job)
+            with self.comm.timed("end of step"):
+                with self.comm.timed("wait for the worker"):
+                    self.q.join()
+                self._process(job)
         else:
             self.q.put(job)
         return out
@@ -493,8 +505,9 @@ class _Engine:
     def _process(self, job: _Job) -> None:
         try:
             self.jobs.append(job)
-            if len(self.jobs) == 1:
-                self.comm.echo_start()
+            if len(self.jobs) == 1 and self.state.schedule == "sharded":
+                self.comm.echo_start()  # (allgather digests its outcome, and its rows only
+                # when the outcomes differ: _finish_allgather)
             self._bucket(job)
             if job.last:
                 self._finish()
@@ -642,7 +655,7 @@ class _Engine:
         return (f"dpas.torch: step {self.step} failed on {which} "
                 f"{', '.join(map(str, failed))}: rank {r0}: {messages[r0]}")
 
-    def confirm(self) -> typing.Optional[str]:
+    def confirm(self, digests: typing.Optional[bytes] = None) -> typing.Optional[str]:
         """The echo round and the agreement on its outcome (Comm.confirm): None when every
         honest rank holds the same bytes from every unbanned rank; otherwise the error every
         honest rank raises, in this step. A rank the agreement found proven to have sent two
@@ -650,7 +663,7 @@ class _Engine:
         are ignored from now on, f_effective is one less); bans past f fail the step. The
         senders this rank saw split are also recorded as its own evidence (state.detections,
         "echo"), which bans no one: only what every rank agrees on decides."""
-        ok, bans, split = self.comm.confirm(self.state.f, self.active, self.f_eff)
+        ok, bans, split = self.comm.confirm(self.state.f, self.active, self.f_eff, digests)
         for s in split:
             self.state.detections.append({"step": self.step, "rank": s, "why": (
                 "echo: the ranks' digests of its messages differ (it sent different bytes to "
@@ -677,25 +690,66 @@ class _Engine:
         self.state.detections.append({"step": self.step, "rank": r, "why": why})
 
     def _finish_allgather(self, jobs):
-        echo = self.confirm()
-        if echo is not None:
-            return None, echo
-        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
-            # its own vector: a Byzantine rank's gradient is nobody's concern)
-            return self._split(torch.cat([j.rows[self.rank].float() for j in jobs]), jobs), None
-        error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
-                                  if r in self.active else None for r in range(self.world)])
-        if error is not None:
-            return None, error
+        """The outcome first, then the echo on the outcome: every rank aggregates what it
+        received (or finds the step's error from the statuses and the rule), and the ranks
+        agree whether every unbanned rank's outcome (the aggregate's bytes, or the error's
+        text) has one digest. The rule is deterministic, so honest ranks that hold the same
+        rows and statuses end with the same outcome, and the same outcome is all a replica
+        takes from the step: one digest of D coordinates, not N. Only when the outcomes differ
+        are the rows and statuses echoed (from the matrix they are still in) to find, and ban
+        where the digests prove it, the rank that sent different bytes to different ranks."""
         rows = [j.rows for j in jobs]
+        statuses = self.statuses
         for j in jobs:  # (rows holds the only reference: _matrix releases each bucket's)
             j.rows = None
+        m = self._local("gathering the rows", lambda: self._matrix(rows))
+        active = list(self.active)
+        error, agg = self._outcome(m, statuses)
+        with self.comm.timed("digest"):
+            h = hashlib.sha256(b"E" + error.encode() if error is not None else b"A")
+            if error is None:
+                h.update(agg.numpy().data)
+        if self.comm.confirm_outcome(h.digest()[:ECHO_DIGEST], self.state.f, active):
+            return (None, error) if error is not None else (self._split(agg, jobs), None)
+        # the outcomes differ: which rank's bytes? (the rows' and statuses' digests, per sender)
+        with self.comm.timed("digest"):
+            mine = b"".join(self._row_digest(m, statuses, r) for r in range(self.world))
+        echo = self.confirm(mine)
+        if echo is not None:
+            return None, echo
+        if self.active != active:  # every sender left holds the same bytes on every honest
+            # rank: the outcome on them, without the banned rank
+            error, agg = self._outcome(m, statuses)
+        return (None, error) if error is not None else (self._split(agg, jobs), None)
+
+    def _row_digest(self, m, statuses, r: int) -> bytes:
+        """This rank's digest of what sender r sent it in the step: its row of the matrix (the
+        buckets side by side in float32, which every dtype converts to exactly) and its status
+        block; zeros for a rank not taken (banned), as every rank reports it alike."""
+        if r not in self.active or m is None:
+            return bytes(ECHO_DIGEST)
+        h = hashlib.sha256(m[r].numpy().data)
+        h.update(statuses[r].numpy().data)
+        return h.digest()[:ECHO_DIGEST]
+
+    def _outcome(self, m, statuses):
+        """(the step's error or None, the aggregate) from the matrix and the statuses."""
+        if m is None:  # (this rank could not even hold the rows: its own error, which the
+            # outcome's echo finds different from the others')
+            return (f"dpas.torch: step {self.step} failed on rank {self.rank}: "
+                    f"{self.failure}"), None
+        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
+            # its own vector: a Byzantine rank's gradient is nobody's concern)
+            return None, m[self.rank].clone()
+        error = self._error_from([status_message(bytes(statuses[r].numpy().tobytes()))
+                                  if r in self.active else None for r in range(self.world)])
+        if error is not None:
+            return error, None
         try:
-            agg = self._aggregate_whole(rows, self.active)
+            return None, self._aggregate_whole(m, self.active)
         except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
             # same error on every rank
-            return None, f"dpas.torch: step {self.step}: {_message(e)}"
-        return self._split(agg, jobs), None
+            return f"dpas.torch: step {self.step}: {_message(e)}", None
 
     def _rows_target(self, job: _Job) -> torch.Tensor:
         """Where bucket job's N rows are received: float32 buckets straight into their columns
@@ -746,14 +800,17 @@ class _Engine:
             off += d
         return m
 
-    def _aggregate_whole(self, rows, select=None) -> torch.Tensor:
-        """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
-        some rank is banned."""
+    def _aggregate_whole(self, m, select=None) -> torch.Tensor:
+        """The rule on the step's (N, D) float32 matrix m (or a list of buckets' rows: made
+        into one by _matrix); select: the rows taken (the unbanned ranks), when some rank is
+        banned."""
         st = self.state
-        m = self._matrix(rows)
+        if isinstance(m, list):
+            m = self._matrix(m)
         if select is not None and len(select) < m.shape[0]:
             m = m[list(select)].contiguous()
-        out = torch.from_numpy(self._aggregate_plain(m.numpy()))
+        with self.comm.timed("rule"):
+            out = torch.from_numpy(self._aggregate_plain(m.numpy()))
         if st.keep_gathered:
             st.last_gathered = m.clone()
             st.last_aggregate = out.clone()

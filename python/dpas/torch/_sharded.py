@@ -125,8 +125,9 @@ def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
 
 def _kernel(eng, m: np.ndarray, f: int) -> np.ndarray:
     st = eng.state
-    return dpas.aggregate(st.rule, np.ascontiguousarray(m, dtype=np.float32), f,
-                          convention=st.convention, threads=st.threads, **st.options)
+    with eng.comm.timed("rule"):
+        return dpas.aggregate(st.rule, np.ascontiguousarray(m, dtype=np.float32), f,
+                              convention=st.convention, threads=st.threads, **st.options)
 
 
 def _bits(t: torch.Tensor) -> bytes:
@@ -238,20 +239,30 @@ def finish(eng, jobs):
             lies[b] = pos
         published.append(agg)
 
-    # ---- R2: publication: each owner's shards, straight into their rows ----
+    # ---- R2: publication: each owner's shards, straight into their rows; with them, each
+    # rank a non-finite claim names sends every rank the shard it was claimed in (every
+    # bucket's), the evidence the verdict decides the claim on ----
     pub = [torch.empty((n, j.shard), dtype=j.dtype) for j in jobs]
+    proof = {r: [_shard(j, active.index(claims[r][0]), n) if r == rank else
+                 torch.empty(j.shard, dtype=j.dtype) for j in jobs] for r in U}
     sends = {}
     if owner:
         for b in range(nb):
             pub[b][me] = published[b]
         mine = [("schedule", p) for p in published]
+        if rank in proof:
+            mine = mine + [("protocol", t) for t in proof[rank]]
         sends = {p: mine for p in range(world) if p != rank}
-    recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)]
+    recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)] +
+             ([("protocol", t) for t in proof[o]] if o in proof else [])
              for o in active if o != rank}
     eng.comm.exchange(sends, recvs, "schedule")
-    for k, o in enumerate(active):  # (in the echo's record: what each owner published)
+    for k, o in enumerate(active):  # (in the echo's record: what each owner published, and
+        # its evidence)
         for b in range(nb):
             eng.comm.note(o, pub[b][k])
+        for t in proof.get(o, ()):
+            eng.comm.note(o, t)
 
     banned: typing.Dict[int, str] = {}
     m_b = [min(st.audit, j.shard) for j in jobs]
@@ -259,8 +270,10 @@ def finish(eng, jobs):
     reports = [b""] * world
     A = st.audit_shards or 0
     if st.audit > 0 or A > 0:
-        # ---- R3: reveal, seed ----
-        got = eng.comm.allgather_bytes(secret)
+        # ---- R3: reveal, seed: every rank's secret agreed (the audits' draw, and so the
+        # messages that follow, are then the same on every honest rank) ----
+        with eng.comm.timed("agreement"):
+            got = eng.comm.agree_blocks(secret, st.f)
         for r in active:
             if hashlib.sha256(got[r]).digest() != commits[r]:
                 banned[r] = "revealed a secret that does not match its commitment"
@@ -305,10 +318,6 @@ def finish(eng, jobs):
                 mine = _shard(j, k, n)[torch.from_numpy(positions[b][k])].float().numpy()
                 if mine.tobytes() != reported(o, b)[me].tobytes():  # (exact: a float32 holds
                     # every float16 and bfloat16 value)
-                    bad = True
-            claim = claims.get(rank)
-            if claim is not None and claim[0] == o:
-                if bool(torch.isfinite(_shard(jobs[claim[1]], k, n)[claim[2]])):
                     bad = True
             objections[o] = 1 if bad else 0
         if st.is_byzantine and st.owner_attack == "accuse":
@@ -370,6 +379,23 @@ def finish(eng, jobs):
     # the two lied (both digests are in A1, which every rank holds alike) ----
     disputes = [(active[k], active[i]) for k in range(n) for i in range(n)
                 if i != k and sent_digest(i, k) != got_digest(k, i)]
+
+    # ---- a non-finite claim, decided on the evidence every rank holds (echoed): the shard
+    # the accused rank sent every rank. Not the one it committed to: the accused lied (its own
+    # commitment against its own message). The owner's receipt differs from that commitment:
+    # a dispute (above: one of the two lied). Otherwise the owner received exactly these
+    # bytes: a finite value where it claimed a non-finite one is its lie, and bans it alone;
+    # a non-finite one, a true claim (the row stays out of the step, as it was) ----
+    for r, (o, b, c) in sorted(claims.items()):
+        k, i = active.index(o), active.index(r)
+        if _digest(proof[r]) != sent_digest(i, k):
+            banned.setdefault(r, f"sent every rank a shard that is not the one it committed "
+                                 f"to, as evidence against rank {o}'s non-finite claim")
+        elif sent_digest(i, k) == got_digest(k, i) and \
+                bool(torch.isfinite(proof[r][b][c].float())):
+            banned.setdefault(o, f"claimed rank {r}'s value at (bucket {b}, coordinate {c}) "
+                                 f"is not finite; the shard it received, as committed, holds "
+                                 f"a finite one")
 
     # ---- a published value that is not finite bans its owner at once ----
     for k, o in enumerate(active):

@@ -456,12 +456,15 @@ def _time_worker(rank, world, port, cfg, out):
                     times[k].append(time.perf_counter() - t0)
     everyone = [None] * world
     dist.all_gather_object(everyone, times)
+    seconds = [None] * world  # each configuration's profile on each rank (state.seconds)
+    dist.all_gather_object(seconds, [state.seconds if state is not None else {}
+                                     for _, _, state in setups])
     for _, _, state in setups:
         if state is not None:
             state.close()
     if rank == 0:
         with open(out, "w") as fh:
-            json.dump({"params": params, "times": everyone}, fh)
+            json.dump({"params": params, "times": everyone, "seconds": seconds}, fh)
     dist.barrier()
     dist.destroy_process_group()
 
@@ -487,9 +490,14 @@ def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
     rows = []
     for k, (schedule, rule, kw) in enumerate(TIME_CONFIGS):
         per_step = np.max(np.array([got["times"][r][k] for r in range(world)]), axis=0)
+        cfg_steps = steps * (rounds + 1)
+        prof = {}  # seconds a step, mean over the ranks, by phase
+        for r in range(world):
+            for key, v in got["seconds"][r][k].items():
+                prof[key] = prof.get(key, 0.0) + v / (world * cfg_steps)
         rows.append({"schedule": schedule + (" (no audit)" if kw.get("audit") == 0 else ""),
                      "rule": rule or "mean", "median_s": float(np.median(per_step)),
-                     "steps": int(per_step.size)})
+                     "steps": int(per_step.size), "profile_s": prof})
     base = rows[0]["median_s"]
     for r in rows:
         r["ratio_to_allreduce"] = r["median_s"] / base
@@ -506,6 +514,14 @@ def time_table(t) -> str:
     for r in t["rows"]:
         lines.append(f"| {r['schedule']} | {r['rule']} | {r['median_s'] * 1e3:.1f} | "
                      f"{r['ratio_to_allreduce']:.2f} | {r['steps']} |")
+    lines += ["", "where the hook's time goes (ms a step, mean over the ranks and steps; 'end of "
+              "step' is the part on DDP's thread after the backward, which nothing overlaps, and "
+              "holds the phases below it but those on the worker thread):", ""]
+    for r in t["rows"]:
+        prof = r.get("profile_s") or {}
+        if prof:
+            lines.append(f"- {r['schedule']}: " + ", ".join(
+                f"{k} {v * 1e3:.1f}" for k, v in sorted(prof.items(), key=lambda kv: -kv[1])))
     return "\n".join(lines) + "\n"
 
 
