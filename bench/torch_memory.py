@@ -6,7 +6,8 @@ configuration per run. Each rank takes its resident set (VmRSS) once the model, 
 buffers) and the model's gradients exist, then resets the kernel's peak (writing 5 to
 /proc/self/clear_refs) and reads the peak (VmHWM) after STEPS steps: the difference is what the
 hook's steps added, in gradients (4 D bytes), beside dpas.torch.host_bytes's bound.
-Usage: python3 bench/torch_memory.py [N] [STEPS] [CONFIG,...]   (CONFIG: schedule:rule[:pre])"""
+Usage: python3 bench/torch_memory.py [N] [STEPS] [CONFIG,...]   (CONFIG: schedule:rule[:pre];
+schedule stream: allgather with stream=True, DDP's buckets at 1 MB)"""
 import json
 import os
 import socket
@@ -41,8 +42,11 @@ def _worker(rank, world, port, steps, config, out):
     x, y = torch.randn(32, width, generator=g), torch.randint(0, 10, (32,), generator=g)
     loss_fn = nn.CrossEntropyLoss()
     loss_fn(model(x), y).backward()  # (the model's own gradients, before the hook)
-    ddp = DDP(model, broadcast_buffers=False)
-    state = dt.register(ddp, rule, 0, schedule=schedule, pre=pre)
+    stream = schedule == "stream"  # allgather, each bucket through the rule as it comes
+    # (with DDP's buckets at 1 MB: the bound is 2 G + 2 N x the largest bucket)
+    ddp = DDP(model, broadcast_buffers=False, **({"bucket_cap_mb": 1} if stream else {}))
+    state = dt.register(ddp, rule, 0, schedule="allgather" if stream else schedule, pre=pre,
+                        stream=stream)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     d = sum(p.numel() for p in model.parameters())
     dist.barrier()
@@ -57,7 +61,8 @@ def _worker(rank, world, port, steps, config, out):
     got = [None] * world
     dist.all_gather_object(got, {"base": base, "peak": peak, "d": d,
                                  "buckets": state.bucket_sizes,
-                                 "bound": dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre)})
+                                 "bound": dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre,
+                                                        stream=stream)})
     state.close()
     if rank == 0:
         with open(out, "w") as fh:
