@@ -728,7 +728,8 @@ def arguments_worker(rank, world, port):
 
 def test_arguments():
     spawn(arguments_worker, 2)
-    print("arguments: 31 bad hook arguments refused at registration, with the field named; "
+    print("arguments: 37 bad arguments (robust_hook, register, predicted_bytes) refused, with "
+          "the field named; "
           "predicted_bytes exact (89280/7); host_bytes by hand (480 B) and max_host_bytes "
           "refused past it; the buffer-broadcast warning", flush=True)
     env = dict(os.environ)

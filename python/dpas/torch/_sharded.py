@@ -10,13 +10,14 @@ A1  agreement, before any aggregate moves: every rank all-gathers its status (a 
     rows is excluded from every shard (counted against f, the kernel's policy for a whole
     gradient); a failure anywhere, or more than f non-finite rows, is the same error on every
     rank now.
-R2  each owner publishes its aggregated shards to every rank (point-to-point).
-R3  every rank reveals its secret; a secret that does not match its commitment bans its rank.
+R2  each owner publishes its aggregated shards to every rank (point-to-point); a rank that a
+    non-finite claim names sends every rank the shard it was claimed in (the evidence).
+R3  every rank reveals its secret, agreed (Comm.agree_blocks) before the audits are drawn from
+    it; a secret that does not match its commitment bans its rank.
     The audit seed is sha256 of the revealed secrets: no owner knew it when it published.
 R4  each owner reports, for `audit` coordinates of each of its shards drawn with the seed, the
     values every rank sent it there.
-R5  every rank checks its own values in every owner's reports (and the non-finite proofs that
-    name it) and all-gathers its objections, with a byte that says whether its own aggregation
+R5  every rank checks its own values in every owner's reports and all-gathers its objections, with a byte that says whether its own aggregation
     failed. (With audit = 0, R3 and R4 are skipped: the trusting schedule.)
 Issue 28 added: in A1, each rank's digests of the shards it sent each owner and received from
 each sender (a sender's commitment that differs from its owner's receipt bans the pair); after
@@ -25,7 +26,10 @@ senders to an auditor, who checks them against the commitments and recomputes th
 for bit; a difference is an objection); a published value that is not finite bans its owner;
 and the echo (Comm.confirm) after A1, before the verdict and in the fallback, so every rank
 decides on the same bytes or every honest rank fails the step alike (docs/torch.md).
-Verdict (every rank alike, from what every rank received): an owner whose published values
+Verdict (every rank alike, from what every rank received): a non-finite claim is decided on the
+accused rank's shard as sent to every rank (not the one it committed to: the accused is banned;
+the owner's receipt differs from that commitment: the pair, a dispute; otherwise a finite value
+at the claimed coordinate bans the claimant alone); an owner whose published values
 differ from the rule recomputed on its own report is a proven liar and is banned; an owner
 objected to is banned together with the lowest objector (one of the two lied: an honest rank
 is lost only with a Byzantine one). After a ban, or an owner's failure, the step falls back to
