@@ -175,11 +175,16 @@ class Comm:
 
     @staticmethod
     def _judge(report, active, f_left):
+        """(the senders whose column holds more than one digest, the senders proven). A rank
+        whose every digest is zeros abstains (it could not compute them: _hook's _row_digest
+        without its matrix): its column entries still split a column, never prove."""
+        zero = bytes(ECHO_DIGEST)
+        abstain = {r for r in active if all(report(r, s) == zero for s in active)}
         split, proven = [], []
         for s in active:
             if len({report(r, s) for r in active}) > 1:
                 split.append(s)
-            others = [report(r, s) for r in active if r != s]
+            others = [report(r, s) for r in active if r != s and r not in abstain]
             if others:
                 top = max(others.count(x) for x in set(others))
                 if len(others) - top >= f_left + 1:

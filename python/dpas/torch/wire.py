@@ -64,8 +64,9 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     """The bytes one rank writes per step with the hook (no attack simulation, no ban), for
     buckets [(coordinates, bytes per coordinate), ...]: {"schedule": the gradient bytes with
     the sharded padding, "protocol": the status and verification rounds' payload, "framing":
-    the transport's bytes per message, "total"}. f: the hook's f, which sets the echo's
-    agreement rounds (3 (f + 1) all_gathers of 2N bytes after one of N digests). audit_shards
+    the transport's bytes per message, "total"}. f: the hook's f, which sets the
+    agreements' rounds (_comm.echo_rounds: f + 1 all_gathers by EIG, or the phase king's
+    3 (f + 1) after one past EIG_BYTES; allgather's with every outcome alike). audit_shards
     (sharded; None: the hook's default, a strict majority of the shards, N // 2 + 1): the
     shards audited whole, whose inputs go to their auditors; which ranks send them is drawn
     each step, so the figures are then the mean over the ranks (a Fraction where it is not
