@@ -6,7 +6,10 @@ configuration per run. Each rank takes its resident set (VmRSS) once the model, 
 buffers) and the model's gradients exist, then resets the kernel's peak (writing 5 to
 /proc/self/clear_refs) and reads the peak (VmHWM) after STEPS steps: the difference is what the
 hook's steps added, in gradients (4 D bytes), beside dpas.torch.host_bytes's bound.
-Usage: python3 bench/torch_memory.py [N] [STEPS] [CONFIG,...]   (CONFIG: schedule:rule[:pre])"""
+Usage: python3 bench/torch_memory.py [N] [STEPS] [CONFIG,...] [WARM]   (CONFIG:
+schedule:rule[:pre]; schedule stream: allgather with stream=True, DDP's buckets at 1 MB; WARM:
+steps run before the peak is reset, 0 by default: DDP's bucket rebuild in the first step is then
+left out)"""
 import json
 import os
 import socket
@@ -23,7 +26,7 @@ def _kb(field):
     raise RuntimeError(field)
 
 
-def _worker(rank, world, port, steps, config, out):
+def _worker(rank, world, port, steps, config, out, warm=0):
     import torch
     import torch.distributed as dist
     from torch import nn
@@ -41,10 +44,17 @@ def _worker(rank, world, port, steps, config, out):
     x, y = torch.randn(32, width, generator=g), torch.randint(0, 10, (32,), generator=g)
     loss_fn = nn.CrossEntropyLoss()
     loss_fn(model(x), y).backward()  # (the model's own gradients, before the hook)
-    ddp = DDP(model, broadcast_buffers=False)
-    state = dt.register(ddp, rule, 0, schedule=schedule, pre=pre)
+    stream = schedule == "stream"  # allgather, each bucket through the rule as it comes
+    # (with DDP's buckets at 1 MB: the bound is 2 G + 2 N x the largest bucket)
+    ddp = DDP(model, broadcast_buffers=False, **({"bucket_cap_mb": 1} if stream else {}))
+    state = dt.register(ddp, rule, 0, schedule="allgather" if stream else schedule, pre=pre,
+                        stream=stream)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     d = sum(p.numel() for p in model.parameters())
+    for _ in range(warm):  # (steps before the peak is reset: DDP's rebuild left out)
+        opt.zero_grad(set_to_none=False)
+        loss_fn(ddp(x), y).backward()
+        opt.step()
     dist.barrier()
     base = _kb("VmRSS")
     with open("/proc/self/clear_refs", "w") as fh:
@@ -57,7 +67,8 @@ def _worker(rank, world, port, steps, config, out):
     got = [None] * world
     dist.all_gather_object(got, {"base": base, "peak": peak, "d": d,
                                  "buckets": state.bucket_sizes,
-                                 "bound": dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre)})
+                                 "bound": dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre,
+                                                        stream=stream)})
     state.close()
     if rank == 0:
         with open(out, "w") as fh:
@@ -71,7 +82,9 @@ def main(argv):
     steps = int(argv[1]) if len(argv) > 1 else 4
     configs = argv[2].split(",") if len(argv) > 2 else \
         ["allgather:median", "allgather:krum", "allgather:median:nnm", "sharded:median"]
-    print(f"N = {world}, {steps} steps; load average {os.getloadavg()[0]:.1f}")
+    warm = int(argv[3]) if len(argv) > 3 else 0
+    print(f"N = {world}, {steps} steps after {warm} not measured; load average "
+          f"{os.getloadavg()[0]:.1f}")
     print("| schedule | rule | pre | gradient (MB) | peak added, max over ranks (MB) | "
           "× gradient | bound (host_bytes, × gradient) |")
     print("|---|---|---|---|---|---|---|")
@@ -82,14 +95,14 @@ def main(argv):
         s.close()
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out.json")
-            mp.start_processes(_worker, args=(world, port, steps, config, out), nprocs=world,
-                               start_method="spawn")
+            mp.start_processes(_worker, args=(world, port, steps, config, out, warm),
+                               nprocs=world, start_method="spawn")
             with open(out) as fh:
                 got = json.load(fh)
         grad = 4 * got[0]["d"]
         added = max(r["peak"] - r["base"] for r in got)
         schedule, rule, *pre = config.split(":")
-        bound = f"{got[0]['bound'] / grad:.2f}" if schedule == "allgather" else "-"
+        bound = f"{got[0]['bound'] / grad:.2f}" if schedule in ("allgather", "stream") else "-"
         print(f"| {schedule} | {rule} | {'+'.join(pre) or 'none'} | {grad / 1e6:.1f} | "
               f"{added / 1e6:.1f} | {added / grad:.2f} | {bound} |", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")

@@ -215,8 +215,10 @@ def direct_case(rank, world, dtype, schedule):
     float32, rounded back), two buckets of one step, worker momentum over three steps."""
     dtype = getattr(torch, dtype)
     beta = 0.9
-    state, hook = dt.robust_hook("median", 1, schedule=schedule, attack="sign_flip",
-                                 byzantine_ranks=(world - 1,), momentum=beta)
+    stream = schedule == "stream"  # (allgather, each bucket through the rule as it comes)
+    state, hook = dt.robust_hook("median", 1, schedule="allgather" if stream else schedule,
+                                 attack="sign_flip", byzantine_ranks=(world - 1,),
+                                 momentum=beta, stream=stream)
 
     def buf(r, step, n, off):
         g = torch.Generator().manual_seed(1000 * step + 10 * r + off)
@@ -269,9 +271,11 @@ def test_consistency():
                   f"in the next two (several)", flush=True)
     spawn_cases("direct_case", 4, [(dtype, schedule) for dtype in ("float16", "bfloat16",
                                                                     "float32")
-                                   for schedule in ("allgather", "sharded")] + [("tiny", None)])
-    print("consistency: float16, bfloat16 and float32 buckets, both schedules, two buckets a "
-          "step, worker momentum 0.9 over 3 steps: bit-identical", flush=True)
+                                   for schedule in ("allgather", "sharded", "stream")] +
+                [("tiny", None)])
+    print("consistency: float16, bfloat16 and float32 buckets, both schedules and allgather "
+          "streamed, two buckets a step, worker momentum 0.9 over 3 steps: bit-identical",
+          flush=True)
     print("consistency: buckets of 2, 5 and 7 coordinates at N = 4 (shards of padding): "
           "bit-identical", flush=True)
     spawn(single_worker, 1)
@@ -416,14 +420,27 @@ EQ_CASES = (  # (case, schedule, what every honest rank must end step 0 with)
     ("none", "allgather", "ok"), ("rows", "allgather", "error"),
     ("status", "allgather", "error"), ("none", "sharded", "ok"),
     ("publication", "sharded", "error"), ("report", "sharded", "error"),
-    ("claim_one", "sharded", "error"), ("claim_all", "sharded", "banned"),
-    # its digests (the echo itself) to rank 0 only; and with its votes split in the agreement
+    # a false non-finite claim to rank 0 only (unconfirmed: the step fails alike); to every
+    # rank: decided on the accused's shard as it committed to it, which holds a finite value:
+    # the claimant alone is banned, and the step gives the median without it
+    ("claim_one", "sharded", "error"), ("claim_all", "sharded", "ban4"),
+    # its digests (the echo itself) to rank 0 only; and with its relays split in the agreement
+    # (the EIG), or its votes (the phase king, which the echo runs past Comm.eig_bytes)
     ("echo_one", "allgather", "alike"), ("echo_votes", "sharded", "alike"),
+    ("echo_votes_king", "sharded", "alike"),
+    # its secret to rank 0 only: agreed before the audits are drawn from it (the honest ranks'
+    # messages would otherwise differ), as the secret it committed to (the others relay it)
+    ("reveal", "sharded", "ok"),
     # attributable: two honest ranks get one thing, two another (more than f = 1 ranks
     # contradict each digest): the equivocator is banned alike everywhere and the step goes on
     # without it; and a second equivocator once f is spent: every honest rank fails alike
     ("rows_split", "allgather", "ban4"), ("publication_split", "sharded", "ban4"),
-    ("two_split", "allgather", "toomany"))
+    ("two_split", "allgather", "toomany"),
+    # streamed (the rows are gone once aggregated): the 2:2 split bans rank 4 on every honest
+    # rank and fails that step alike; the next gives the median without it
+    ("rows_split", "stream", "ban4_fail"))
+if os.environ.get("EQ_ONLY"):  # (to run some cases alone while working: EQ_ONLY=rows,status)
+    EQ_CASES = tuple(c for c in EQ_CASES if c[0] in os.environ["EQ_ONLY"].split(","))
 
 
 def p2p_gather(comm, tamper):
@@ -442,7 +459,8 @@ def equivocation_case(rank, world, case, schedule, out):
     every rank's all_gathers travel as point-to-point messages (p2p_gather)."""
     from dpas.torch import _status
     byz = world - 1
-    kw = {"schedule": "sharded", "audit": 64} if schedule == "sharded" else {}
+    kw = {"schedule": "sharded", "audit": 64} if schedule == "sharded" else \
+        {"stream": True} if schedule == "stream" else {}
     state, hook = dt.robust_hook("median", 1, **kw)
     comm = state._engine.comm
     d = 131
@@ -463,12 +481,21 @@ def equivocation_case(rank, world, case, schedule, out):
             off = _status.STATUS_BYTES + 32  # (rank 1's row: non-finite at (bucket 0, 0))
             t[off + 8:off + 16] = torch.frombuffer(bytearray(struct.pack("<ii", 0, 0)),
                                                    dtype=torch.uint8)
-        if case.startswith("echo") and peer == 0 and t.numel() == 16 * world:
-            t[:] = 7  # digests nobody computed
-        if case == "echo_votes" and t.numel() == 2 * world and peer != rank:
-            t[:] = 0 if peer in (0, 1) else 1  # each vote of the agreement split 2:2
+        if case.startswith("echo") and peer == 0 and \
+                t.numel() == (16 if schedule == "allgather" else 16 * world):
+            t[:] = 7  # digests nobody computed (of its outcome, allgather; of what it
+            # received from each rank, sharded)
+        if case == "reveal" and peer == 0 and t.numel() == 16:
+            t[:] = 7  # a secret to rank 0 that is not the one it committed to
+        if case == "echo_votes" and t.numel() == 16 * world * world and peer != rank:
+            t[:] = 0 if peer in (0, 1) else 0xFF  # its relays (what it heard each rank
+            # report) split 2:2
+        if case == "echo_votes_king" and t.numel() == 2 * world and peer != rank:
+            t[:] = 0 if peer in (0, 1) else 1  # each vote of the phase king split 2:2
         return t
     comm._gather = p2p_gather(comm, tamper)
+    if case == "echo_votes_king":
+        comm.eig_bytes = 0  # (the echo's other agreement: one all_gather, the phase king)
     if rank == byz or (case == "two_split" and rank == byz - 1):
         honest_exchange = comm.exchange
         if rank == byz - 1:  # the second equivocator: in step 1, rank 2 gets the other
@@ -532,19 +559,21 @@ def test_equivocation():
                 rows = np.stack([torch.randn(d, generator=torch.Generator().manual_seed(
                     10 * step + r)).numpy() for r in range(world - 1)])
                 without = dpas.aggregate("median", rows, 0).astype(np.float32).tobytes().hex()
-                if want == "ban4" or (want == "toomany" and step == 0):
+                if want == "ban4_fail" and step == 0:  # banned, the step's rows gone
+                    assert (kind, banned) == ("error", [world - 1]), (case, step, kind, what)
+                    assert "rank 4 banned" in what and "streamed" in what, what
+                if want == "ban4" or (want == "toomany" and step == 0) or \
+                        (want == "ban4_fail" and step == 1):
                     assert (kind, banned) == ("ok", [world - 1]), (case, step, kind, what)
                     assert what == without, (case, step)  # rank 4's rows are not taken
                 if want == "toomany" and step == 1:  # rank 3 proven too: 2 bans, f = 1
                     assert (kind, banned) == ("error", [world - 2, world - 1]), (case, what)
                     assert "more ranks banned than f = 1" in what, what
-                if step == 0 and want not in ("ban4", "toomany"):
+                if step == 0 and want not in ("ban4", "toomany", "ban4_fail"):
                     if want != "alike":
                         assert kind == ("ok" if want != "error" else "error"), (case, logs)
                     if want == "error":
                         assert "did not all receive the same bytes" in what, what
-                    if want == "banned":  # the claimant, with the rank whose row it accused
-                        assert banned == [1, world - 1], (case, banned)
             print(f"equivocation: {schedule}, {case}: the {honest} honest ranks end each "
                   f"step alike ({logs[0][0][0]}{', banned ' + str(logs[0][0][2]) if logs[0][0][2] else ''})",
                   flush=True)
@@ -663,6 +692,16 @@ def arguments_worker(rank, world, port):
     # bucket's rows while the matrix is filled in the first step) = 480 B; NNM: 2 x 80 more
     assert dt.host_bytes(2, 20) == 480 and dt.host_bytes(2, 20, pre=["nnm"]) == 640
     assert dt.host_bytes(8, 10_000_000, 4 << 20) == 10 * 40_000_000 + 8 * (4 << 20)
+    # streamed: 2 x 80 (the aggregate and its parts) + 2 N x 80 (one bucket's rows and their
+    # float32 copy) = 480 B at N = 2; at N = 8, D = 10^7, 4 MB buckets: 2 x 4D + 16 x 4 MB
+    assert dt.host_bytes(2, 20, stream=True) == 480
+    assert dt.host_bytes(8, 10_000_000, 4 << 20, stream=True) == 80_000_000 + 16 * (4 << 20)
+    expect(ValueError, lambda: h("median", 0, schedule="sharded", stream=True),
+           "stream applies to the allgather schedule only")
+    expect(ValueError, lambda: h("geometric_median", 0, stream=True), "stream",
+           "geometric_median", "coordinate-wise")
+    expect(ValueError, lambda: h("median", 0, pre=["nnm"], stream=True), "stream", "nnm")
+    expect(TypeError, lambda: h("median", 0, stream=1), "stream")
     lin = DDP(nn.Linear(4, 4), broadcast_buffers=False)
     expect(ValueError, lambda: dt.register(lin, "median", 0, max_host_bytes=479),
            "max_host_bytes", "480 bytes", "20 coordinates", "max_host_bytes = 479")
@@ -689,7 +728,8 @@ def arguments_worker(rank, world, port):
 
 def test_arguments():
     spawn(arguments_worker, 2)
-    print("arguments: 27 bad hook arguments refused at registration, with the field named; "
+    print("arguments: 37 bad arguments (robust_hook, register, predicted_bytes) refused, with "
+          "the field named; "
           "predicted_bytes exact (89280/7); host_bytes by hand (480 B) and max_host_bytes "
           "refused past it; the buffer-broadcast warning", flush=True)
     env = dict(os.environ)
@@ -704,7 +744,9 @@ def test_arguments():
              ("bench", ["--attacks", "nope"], ["--attacks"]),
              ("bench", ["--alpha", "-1"], ["--alpha"]),
              ("bench", ["--momentum", "1"], ["--momentum"]),
-             ("bench", ["--svg", "/dev/null"], ["--svg", "not a directory"])]
+             ("bench", ["--svg", "/dev/null"], ["--svg", "not a directory"]),
+             ("bench", ["--time", "--time-f", "2"], ["--time-f", "between 0 and", "1", "got 2"]),
+             ("bench", ["--time", "--rounds", "0"], ["--rounds", "at least 1", "got 0"])]
     for i, (tool, args, words) in enumerate(cases):
         if i in (0, 6):  # the entry points themselves, once each
             p = subprocess.run([sys.executable, "-m", f"dpas.torch.{tool}"] + args,

@@ -11,7 +11,10 @@ rounds) so that the bytes the transport writes can be predicted (dpas.torch.wire
 Only the worker thread of one HookState uses a Comm, on a process group created for it, so its
 collectives never interleave with DDP's own (its buffer broadcasts, its bucket rebuild).
 """
+import collections
 import hashlib
+import itertools
+import time
 import typing
 
 import torch
@@ -45,6 +48,36 @@ class Counter:
                 "rounds": dict(self.rounds), "round_bytes": dict(self.round_bytes)}
 
 
+EIG_BYTES = 1 << 18  # the largest relay round agree_blocks makes (bytes a rank sends); past
+# it, the echo all-gathers the reports once and runs the phase king on 2N bits instead
+
+
+def eig_rounds(world: int, f: int, size: int) -> typing.List[int]:
+    """The bytes a rank sends in each all_gather of agree_blocks on blocks of `size` bytes:
+    min(f, N - 1) + 1 rounds, round k one block per sequence of k - 1 distinct ranks."""
+    out, paths = [], 1
+    for k in range(min(f, world - 1) + 1):
+        out.append(paths * size)
+        paths *= world - k
+    return out
+
+
+def eig_fits(world: int, f: int, size: int, limit: int = EIG_BYTES) -> bool:
+    return max(eig_rounds(world, f, size)) <= limit
+
+
+def echo_rounds(world: int, f: int, size: int, limit: int = EIG_BYTES,
+                bitwise: bool = False) -> typing.List[int]:
+    """The all_gathers (bytes a rank sends in each) of one agreement on `size`-byte blocks
+    (Comm.confirm; bitwise: Comm.agree_blocks, whose phase king runs on every bit of the N
+    blocks)."""
+    if world <= 1:
+        return []
+    if eig_fits(world, f, size, limit):
+        return eig_rounds(world, f, size)
+    return [size] + [8 * size * world if bitwise else 2 * world] * (3 * (min(f, world - 1) + 1))
+
+
 def message_count(sizes: typing.Sequence[int], chunk_bytes: int) -> int:
     """The messages Comm.exchange makes of tensors of these byte sizes, in order: each cut into
     pieces of at most chunk_bytes, consecutive pieces grouped while they fit in chunk_bytes."""
@@ -59,6 +92,19 @@ def message_count(sizes: typing.Sequence[int], chunk_bytes: int) -> int:
     return count
 
 
+class _Timed:
+    __slots__ = ("into", "key", "t0")
+
+    def __init__(self, into, key):
+        self.into, self.key = into, key
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc):
+        self.into[self.key] += time.perf_counter() - self.t0
+
+
 class Comm:
     def __init__(self, group, chunk_bytes: int):
         self.group = group
@@ -67,7 +113,14 @@ class Comm:
         self.granks = dist.get_process_group_ranks(group)  # group rank -> global rank
         self.chunk_bytes = chunk_bytes
         self.count = Counter()
+        self.seconds: typing.Dict[str, float] = collections.defaultdict(float)  # by phase
         self.echo: typing.Optional[list] = None  # the step's digests, one per sender
+        self.eig_bytes = EIG_BYTES  # (a test lowers it to run the phase king)
+
+    def timed(self, key: str):
+        """Adds the time of a with-block to seconds[key] (state.seconds: where a step's time
+        goes, for the bench's profile)."""
+        return _Timed(self.seconds, key)
 
     # -- the echo: what every rank received from each sender, confirmed by digests --
     def echo_start(self) -> None:
@@ -79,50 +132,137 @@ class Comm:
     def note(self, sender: int, t: torch.Tensor) -> None:
         """Adds t (as received from sender, or as this rank sent it) to the step's record."""
         if self.echo is not None:
+            t0 = time.perf_counter()
             self.echo[sender].update(_bytes(t.contiguous()).numpy().data)
+            self.seconds["digest"] += time.perf_counter() - t0
 
     def confirm(self, f: int, active: typing.Optional[typing.Sequence[int]] = None,
-                f_left: typing.Optional[int] = None
+                f_left: typing.Optional[int] = None, digests: typing.Optional[bytes] = None
                 ) -> typing.Tuple[bool, typing.List[int], typing.List[int]]:
-        """The echo round and the agreement (docs/torch.md, "Every verdict on the same bytes").
-        Every rank all-gathers its digests of what it received from each sender since
-        echo_start (N x 16 bytes). Only the active ranks count (a banned rank's messages and
-        reports are ignored). For each active sender s, this rank's view is
+        """The echo and the agreement (docs/torch.md, "Every verdict on the same bytes"). Every
+        rank's report is its digests of what it received from each sender since echo_start
+        (N x 16 bytes; or digests: a block of the caller's, N digests of 16 bytes), and the
+        ranks agree on every rank's report (agree_blocks: every honest rank ends with the same
+        table, in which each honest rank's row is what it reported). Only the active ranks count
+        (a banned rank's messages and reports are ignored). For each active sender s:
 
-        - consistent when every active rank reported one digest for s;
-        - a proof that s equivocated when, among the active ranks other than s, every digest
+        - consistent when every active rank's report holds one digest for s;
+        - proven to have equivocated when, among the active ranks other than s, every digest
           is contradicted by at least f_left + 1 of them (f_left: the Byzantine ranks that can
           still be active). If s were honest, every honest rank would report its one digest,
           and at most f_left ranks another: so the proof never names an honest rank.
 
-        The ranks then agree on the 2N bits (consistent, proven per sender) by the phase king
-        protocol (Berman, Garay and Perry 1989: f + 1 phases of 3 all_gathers of 2N bytes,
-        each bit its own instance; correct for n > 3f): every honest rank returns the same
-        bits. A proven bit agreed as 1 was some honest rank's input, so it names a rank that
-        sent two honest ranks different bytes: banned. A consistent bit agreed as 1 was some
-        honest rank's input, so every honest rank holds the same bytes from that sender.
-        Returns (every unbanned active sender agreed consistent, the senders agreed proven,
-        the senders whose column this rank saw split: its local evidence)."""
+        Every honest rank decides from the same table, so alike. A consistent sender's column
+        holds every honest rank's own digest: every honest rank holds the same bytes from it.
+        Returns (every unbanned active sender consistent, the senders proven, the senders whose
+        column this rank saw split)."""
         world = self.world
         active = list(range(world)) if active is None else list(active)
         f_left = f if f_left is None else f_left
-        mine = b"".join(h.digest()[:ECHO_DIGEST] for h in self.echo)
+        mine = digests if digests is not None else \
+            b"".join(h.digest()[:ECHO_DIGEST] for h in self.echo)
         self.echo = None
-        table = self.allgather_bytes(mine)
+        if not eig_fits(world, f, len(mine), self.eig_bytes):
+            return self._confirm_king(mine, f, active, f_left)
+        with self.timed("agreement"):
+            table = self.agree_blocks(mine, f)
 
         def report(r: int, s: int) -> bytes:
             return table[r][ECHO_DIGEST * s:ECHO_DIGEST * (s + 1)]
+        split, proven = self._judge(report, active, f_left)
+        ok = all(s not in split for s in active if s not in proven)
+        return ok, proven, split
+
+    @staticmethod
+    def _judge(report, active, f_left):
+        """(the senders whose column holds more than one digest, the senders proven). A rank
+        whose every digest is zeros abstains (it could not compute them: _hook's _row_digest
+        without its matrix): its column entries still split a column, never prove."""
+        zero = bytes(ECHO_DIGEST)
+        abstain = {r for r in active if all(report(r, s) == zero for s in active)}
         split, proven = [], []
         for s in active:
             if len({report(r, s) for r in active}) > 1:
                 split.append(s)
-            others = [report(r, s) for r in active if r != s]
+            others = [report(r, s) for r in active if r != s and r not in abstain]
             if others:
                 top = max(others.count(x) for x in set(others))
                 if len(others) - top >= f_left + 1:
                     proven.append(s)
+        return split, proven
+
+    def confirm_outcome(self, digest: bytes, f: int,
+                        active: typing.Optional[typing.Sequence[int]] = None) -> bool:
+        """Whether every active rank ends the step with the same outcome (digest: 16 bytes of
+        this rank's), from every rank's digest agreed (agree_blocks): the same answer on every
+        honest rank; True only if every honest rank's outcome is the same bytes."""
+        active = list(range(self.world)) if active is None else list(active)
+        with self.timed("agreement"):
+            table = self.agree_blocks(digest, f)
+        return len({table[r] for r in active}) == 1
+
+    def agree_blocks(self, block: bytes, f: int) -> typing.List[bytes]:
+        """Interactive consistency on every rank's block (all of one size): every honest rank
+        returns the same list, whose entry for an honest rank is that rank's block (n > 3f;
+        with n <= 3f it still ends, without the guarantee). By exponential information
+        gathering (Pease, Shostak and Lamport 1980; the EIG tree as in Lynch, Distributed
+        Algorithms, 6.2.3): f + 1 all_gathers, round k carrying one block per sequence of
+        k - 1 distinct ranks. Round 1 all-gathers the blocks; each later round relays what the
+        previous one gave (rank b's entry for sequence p: "b heard the value of p"); every rank
+        then resolves the tree from its leaves up, each node the strict majority of its
+        children (b"" where there is none). Past eig_bytes, one all_gather and the phase king
+        on every bit of every rank's block as this rank received it (an honest sender's bits
+        are every honest rank's input alike, so they are agreed as sent). The rounds are not
+        in the echo's record (what they agree on is the same everywhere already)."""
+        n, size = self.world, len(block)
+        echo, self.echo = self.echo, None
+        try:
+            if not eig_fits(n, f, size, self.eig_bytes):
+                got = self.allgather_bytes(block)
+                bits = [(g[i // 8] >> (i % 8)) & 1 for g in got for i in range(8 * size)]
+                agreed = self.agree(bits, f)
+                out = []
+                for r in range(n):
+                    raw = bytearray(size)
+                    for i in range(8 * size):
+                        if agreed[8 * size * r + i]:
+                            raw[i // 8] |= 1 << (i % 8)
+                    out.append(bytes(raw))
+                return out
+            depth = min(f, n - 1) + 1
+            got = self.allgather_bytes(block)
+            val: dict = {(a,): got[a] for a in range(n)}
+            for k in range(1, depth):
+                paths = list(itertools.permutations(range(n), k))
+                got = self.allgather_bytes(b"".join(val[p] for p in paths))
+                for b in range(n):
+                    for i, p in enumerate(paths):
+                        if b not in p:
+                            val[p + (b,)] = got[b][size * i:size * (i + 1)]
+
+            def resolve(p):
+                if len(p) == depth:
+                    return val[p]
+                kids = [resolve(p + (b,)) for b in range(n) if b not in p]
+                best, count = collections.Counter(kids).most_common(1)[0]
+                return best if 2 * count > len(kids) else b""
+            return [resolve((a,)) for a in range(n)]
+        finally:
+            self.echo = echo
+
+    def _confirm_king(self, mine: bytes, f: int, active, f_left):
+        """confirm by one all_gather of the reports and the phase king on 2N bits (consistent,
+        proven per sender: agree), where agree_blocks's relays would be too large."""
+        world = self.world
+        with self.timed("echo digests"):
+            table = self.allgather_bytes(mine)
+
+        def report(r: int, s: int) -> bytes:
+            return table[r][ECHO_DIGEST * s:ECHO_DIGEST * (s + 1)]
+        split, proven = self._judge(report, active, f_left)
         bits = [s not in split for s in range(world)] + [s in proven for s in range(world)]
-        agreed = self.agree(bits, f)
+        with self.timed("agreement"):
+            agreed = self.agree(bits, f)
         bans = [s for s in active if agreed[world + s]]
         ok = all(agreed[s] for s in active if s not in bans)
         return ok, bans, split
@@ -183,8 +323,9 @@ class Comm:
                                       dtype=torch.uint8)
                     unpack.append((msg, group))
                 work.append(dist.irecv(msg, self.granks[peer], group=self.group, tag=tag))
-        for w in work:
-            w.wait()
+        with self.timed("wait " + purpose):
+            for w in work:
+                w.wait()
         for msg, group in unpack:
             off = 0
             for _, piece in group:

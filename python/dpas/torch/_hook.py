@@ -11,6 +11,7 @@ vectors, whatever the number of buckets), and completes every Future of the step
 aggregate or with the same error on every rank.
 """
 import dataclasses
+import hashlib
 import itertools
 import queue
 import threading
@@ -25,7 +26,7 @@ from dpas import _check
 from dpas.errors import ArgumentTypeError, InvalidValue
 
 from . import attacks as _attacks
-from ._comm import Comm
+from ._comm import ECHO_DIGEST, Comm
 from ._status import STATUS_BYTES, _message, status_block, status_message
 
 SCHEDULES = ("allgather", "sharded")
@@ -69,6 +70,7 @@ class HookState:
     chunk_bytes: int = 4 << 20
     keep_gathered: bool = False
     process_group: typing.Any = None
+    stream: bool = False
     # ---- recorded ----
     calls: int = 0
     steps: int = 0
@@ -108,6 +110,15 @@ class HookState:
         attackers' view of the honest vectors; fallback: the sharded schedule's re-gathers
         after a detected lie), and the messages and all_gather rounds that carried them."""
         return self._engine.comm.count.snapshot()
+
+    @property
+    def seconds(self) -> dict:
+        """Where this rank's hook spent its time since it started, in seconds by phase (wall
+        time on the thread that ran it; "wait ..." is a point-to-point exchange's wait, "rule"
+        the kernel, "digest" the echo's hashing, "agreement" the echo's agreement rounds, "end of
+        step" the whole of each step's last bucket on DDP's thread, the part no backward
+        overlaps): the bench's profile (--time)."""
+        return dict(self._engine.comm.seconds)
 
     @property
     def simulation_bytes(self) -> int:
@@ -158,7 +169,7 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                 owner_attack: typing.Optional[str] = None,
                 owner_attack_parameters: typing.Optional[typing.Dict[str, float]] = None,
                 seed: int = 0, chunk_bytes: int = 4 << 20, process_group=None, timeout=None,
-                **options) -> typing.Tuple[HookState, typing.Callable]:
+                stream: bool = False, **options) -> typing.Tuple[HookState, typing.Callable]:
     """(state, hook) for DistributedDataParallel.register_comm_hook(state, hook) (or use
     dpas.torch.register, which also checks DDP's buffer broadcast). Collective: every rank calls
     it, after torch.distributed.init_process_group, with the same arguments; every argument is
@@ -269,13 +280,26 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
                                f"{audit_shards}", "audit_shards")
     elif schedule == "sharded":
         audit_shards = default_audit_shards(world)  # a strict majority: p > 1/2
+    _check.flag("stream", stream)
+    if stream:
+        if schedule != "allgather":
+            raise InvalidValue("stream applies to the allgather schedule only (the sharded "
+                               "schedule holds about one gradient's shards)", "stream")
+        if pre or not _is_coordinatewise(rule, convention):
+            raise InvalidValue(f"stream needs a coordinate-wise rule without pre-aggregation "
+                               f"(each bucket aggregated alone); {rule}"
+                               f"{' with ' + ', '.join(pre) if pre else ''} needs whole vectors",
+                               "stream")
+        if attack is not None and _attacks.ATTACKS[attack].whole:
+            raise InvalidValue(f"stream: attack {attack!r} is made from whole vectors at the "
+                               f"step's end (no bucket can be aggregated before)", "stream")
     state = HookState(rule=rule, f=f, schedule=schedule, convention=convention,
                       threads=threads, options=dict(options), attack=attack,
                       attack_parameters=params, byzantine_ranks=byz, omniscient=omniscient,
                       momentum=momentum, pre=pre, bucket_size=bucket_size, audit=audit,
                       audit_shards=audit_shards,
                       owner_attack=owner_attack, owner_attack_parameters=oparams, seed=seed,
-                      chunk_bytes=chunk_bytes, process_group=process_group)
+                      chunk_bytes=chunk_bytes, process_group=process_group, stream=stream)
     state._engine = _Engine(state, timeout)
     return state, _hook
 
@@ -303,17 +327,21 @@ def _check_sharded(rule: str, convention, world: int, pre) -> None:
 
 
 def host_bytes(world: int, coordinates: int, bucket_bytes: int = 25 << 20,
-               pre: typing.Iterable[str] = ()) -> int:
+               pre: typing.Iterable[str] = (), stream: bool = False) -> int:
     """The allgather schedule's host memory on one rank, at most, beside DDP's own gradient and
     the model (docs/torch.md, "Host memory"): the (N, D) float32 matrix of every rank's vector
     (kept from step to step), the aggregate and each bucket's part of it (2 x 4D), and in the
     first step (or after DDP changes its buckets) one bucket's N rows more while the matrix is
     filled (N x bucket_bytes, at most the whole gradient); NNM mixes the rows into another
-    (N, D) matrix. The kernels of the coordinate-wise rules work a coordinate at a time."""
+    (N, D) matrix. The kernels of the coordinate-wise rules work a coordinate at a time.
+    stream (robust_hook(stream=True)): no matrix; the aggregate and its parts (2 x 4D) and one
+    bucket's N rows, with their float32 copy for the kernel (2 N x bucket_bytes)."""
     world = _count("world", world, minimum=1)
     coordinates = _count("coordinates", coordinates)
     bucket_bytes = _count("bucket_bytes", bucket_bytes)
     g = 4 * coordinates
+    if stream:
+        return 2 * g + 2 * world * min(bucket_bytes, g)
     total = (world + 2) * g + world * min(bucket_bytes, g)
     if "nnm" in tuple(pre):
         total += world * g
@@ -339,14 +367,17 @@ def register(ddp, rule: str, f: int, max_host_bytes: typing.Optional[int] = None
         world = dist.get_world_size(kwargs.get("process_group"))
         cap = int(getattr(ddp, "bucket_bytes_cap", 25 << 20))
         pre = tuple(kwargs.get("pre", ()))
-        need = host_bytes(world, d, cap, pre)
+        stream = bool(kwargs.get("stream", False))
+        need = host_bytes(world, d, cap, pre, stream=stream)
         if need > limit:
+            how = "2 x 4D + 2N x the largest bucket, streamed" if stream else \
+                "(N + 2) x 4D + N x the largest bucket"
             raise InvalidValue(
                 f"max_host_bytes: the allgather schedule holds up to {need} bytes on each rank "
-                f"for this model ({d} coordinates, N = {world}: (N + 2) x 4D + N x the largest "
-                f"bucket{', + N x 4D for ' + ' and '.join(pre) if pre else ''}), more than "
-                f"max_host_bytes = {limit}; use schedule='sharded', fewer ranks or a higher "
-                f"limit", "max_host_bytes")
+                f"for this model ({d} coordinates, N = {world}: {how}"
+                f"{', + N x 4D for ' + ' and '.join(pre) if pre else ''}), more than "
+                f"max_host_bytes = {limit}; use stream=True (a coordinate-wise rule), "
+                f"schedule='sharded', fewer ranks or a higher limit", "max_host_bytes")
     if getattr(ddp, "broadcast_buffers", False) and any(True for _ in ddp.module.buffers()):
         warnings.warn("dpas.torch: this DistributedDataParallel model broadcasts rank 0's "
                       "buffers at every forward, around the robust hook: a Byzantine rank 0 "
@@ -414,13 +445,13 @@ def _hook_group(pg, timeout):
 
 class _Job:
     __slots__ = ("index", "last", "buf", "params", "fut", "x", "sent", "known", "rows",
-                 "result", "dtype", "device", "d", "shard", "padded")
+                 "result", "dtype", "device", "d", "shard", "padded", "error")
 
     def __init__(self, index, last, buf, params, fut):
         self.index, self.last, self.buf, self.params, self.fut = index, last, buf, params, fut
         self.dtype, self.device, self.d = buf.dtype, buf.device, buf.numel()
         self.x = self.sent = self.known = self.rows = self.result = self.shard = None
-        self.padded = None
+        self.padded = self.error = None
 
 
 class _Engine:
@@ -466,8 +497,10 @@ class _Engine:
         if last:  # nothing of the backward is left to overlap: once the worker has done the
             # step's other buckets (in order: the messages of one group must keep their order),
             # the last one is done here, without a hand-off to the worker's thread
-            self.q.join()
-            self._process(job)
+            with self.comm.timed("end of step"):
+                with self.comm.timed("wait for the worker"):
+                    self.q.join()
+                self._process(job)
         else:
             self.q.put(job)
         return out
@@ -493,8 +526,10 @@ class _Engine:
     def _process(self, job: _Job) -> None:
         try:
             self.jobs.append(job)
-            if len(self.jobs) == 1:
-                self.comm.echo_start()
+            if len(self.jobs) == 1 and (self.state.schedule == "sharded" or self.state.stream):
+                self.comm.echo_start()  # (allgather digests its outcome, and its rows only
+                # when the outcomes differ: _finish_allgather; streamed, its rows as they come,
+                # since they are not kept)
             self._bucket(job)
             if job.last:
                 self._finish()
@@ -578,7 +613,8 @@ class _Engine:
 
     def _exchange(self, job: _Job) -> None:
         if self.state.schedule == "allgather":
-            job.rows = self._rows_target(job)
+            job.rows = torch.empty((self.world, job.d), dtype=job.dtype) if self.state.stream \
+                else self._rows_target(job)
             # the unbanned ranks send to each other; a banned rank sends and takes nothing
             to, frm = (self.active, self.active) if self.rank in self.active else \
                 ((), (self.rank,))
@@ -590,6 +626,8 @@ class _Engine:
                                          block=block, blocks=self.statuses)
             else:
                 self.comm.allgather_rows(job.sent, job.rows, "schedule", to=to, frm=frm)
+            if self.state.stream:  # the rule on this bucket now, its rows released
+                self._stream_bucket(job)
         else:
             from . import _sharded
             _sharded.scatter(self, job)
@@ -603,7 +641,8 @@ class _Engine:
             for j in jobs:
                 self._exchange(j)
         if st.schedule == "allgather":
-            results, error = self._finish_allgather(jobs)
+            results, error = self._finish_stream(jobs) if st.stream else \
+                self._finish_allgather(jobs)
         else:
             from . import _sharded
             results, error = _sharded.finish(self, jobs)
@@ -642,7 +681,7 @@ class _Engine:
         return (f"dpas.torch: step {self.step} failed on {which} "
                 f"{', '.join(map(str, failed))}: rank {r0}: {messages[r0]}")
 
-    def confirm(self) -> typing.Optional[str]:
+    def confirm(self, digests: typing.Optional[bytes] = None) -> typing.Optional[str]:
         """The echo round and the agreement on its outcome (Comm.confirm): None when every
         honest rank holds the same bytes from every unbanned rank; otherwise the error every
         honest rank raises, in this step. A rank the agreement found proven to have sent two
@@ -650,7 +689,7 @@ class _Engine:
         are ignored from now on, f_effective is one less); bans past f fail the step. The
         senders this rank saw split are also recorded as its own evidence (state.detections,
         "echo"), which bans no one: only what every rank agrees on decides."""
-        ok, bans, split = self.comm.confirm(self.state.f, self.active, self.f_eff)
+        ok, bans, split = self.comm.confirm(self.state.f, self.active, self.f_eff, digests)
         for s in split:
             self.state.detections.append({"step": self.step, "rank": s, "why": (
                 "echo: the ranks' digests of its messages differ (it sent different bytes to "
@@ -676,26 +715,121 @@ class _Engine:
         self.state.banned[r] = why
         self.state.detections.append({"step": self.step, "rank": r, "why": why})
 
-    def _finish_allgather(self, jobs):
-        echo = self.confirm()
-        if echo is not None:
-            return None, echo
-        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
-            # its own vector: a Byzantine rank's gradient is nobody's concern)
-            return self._split(torch.cat([j.rows[self.rank].float() for j in jobs]), jobs), None
-        error = self._error_from([status_message(bytes(self.statuses[r].numpy().tobytes()))
-                                  if r in self.active else None for r in range(self.world)])
+    def _stream_bucket(self, job: _Job) -> None:
+        """stream: the rule on one bucket's rows (the unbanned ranks'), kept as job.result (or
+        the kernel's error, as job.error: the same on every rank that holds the same rows), and
+        the rows released. A row non-finite in this bucket counts against f in this bucket
+        (per bucket, not over the whole gradient)."""
+        with self.comm.timed("rule"):
+            if self.rank not in self.active:
+                job.result = job.rows[self.rank].float().clone()
+            else:
+                m = job.rows.float() if len(self.active) == self.world else \
+                    job.rows[self.active].float()
+                try:
+                    job.result = torch.from_numpy(self._aggregate_plain(m.numpy()))
+                except (ValueError, TypeError, MemoryError) as e:
+                    job.error = f"dpas.torch: step {self.step}: {_message(e)}"
+        job.rows = None
+
+    def _finish_stream(self, jobs):
+        """stream: the outcome's agreement as below, on the buckets' results; the rows were
+        digested as they came (the echo's record) and are gone, so a step whose outcomes
+        differ bans whom the digests prove and fails alike (the next goes on without it)."""
+        statuses = self.statuses
+        error = None
+        if self.rank in self.active:
+            error = self._error_from([status_message(bytes(statuses[r].numpy().tobytes()))
+                                      if r in self.active else None
+                                      for r in range(self.world)])
+        if error is None:
+            error = next((j.error for j in jobs if j.error is not None), None)
+        if error is None and any(j.result is None for j in jobs):
+            error = f"dpas.torch: step {self.step} failed on rank {self.rank}: {self.failure}"
+        with self.comm.timed("digest"):
+            h = hashlib.sha256(b"E" + error.encode() if error is not None else b"A")
+            if error is None:
+                for j in jobs:
+                    h.update(j.result.numpy().data)
+        active = list(self.active)
+        if not self.comm.confirm_outcome(h.digest()[:ECHO_DIGEST], self.state.f, active):
+            echo = self.confirm()  # (the rows' digests, recorded as they came)
+            if echo is not None:
+                return None, echo
+            if self.active != active:
+                return None, (f"dpas.torch: step {self.step}: rank "
+                              f"{', '.join(str(r) for r in active if r not in self.active)} "
+                              f"banned (it sent different bytes to different ranks); the "
+                              f"step's rows were streamed through the rule and are gone, so no "
+                              f"rank uses this step's data")
+            # (every sender's rows the same on every honest rank: so is every honest outcome)
+        else:
+            self.comm.echo = None
         if error is not None:
             return None, error
+        return [j.result.to(j.dtype) for j in jobs], None
+
+    def _finish_allgather(self, jobs):
+        """The outcome first, then the echo on the outcome: every rank aggregates what it
+        received (or finds the step's error from the statuses and the rule), and the ranks
+        agree whether every unbanned rank's outcome (the aggregate's bytes, or the error's
+        text) has one digest. The rule is deterministic, so honest ranks that hold the same
+        rows and statuses end with the same outcome, and the same outcome is all a replica
+        takes from the step: one digest of D coordinates, not N. Only when the outcomes differ
+        are the rows and statuses echoed (from the matrix they are still in) to find, and ban
+        where the digests prove it, the rank that sent different bytes to different ranks."""
         rows = [j.rows for j in jobs]
+        statuses = self.statuses
         for j in jobs:  # (rows holds the only reference: _matrix releases each bucket's)
             j.rows = None
+        m = self._local("gathering the rows", lambda: self._matrix(rows))
+        active = list(self.active)
+        error, agg = self._outcome(m, statuses)
+        with self.comm.timed("digest"):
+            h = hashlib.sha256(b"E" + error.encode() if error is not None else b"A")
+            if error is None:
+                h.update(agg.numpy().data)
+        if self.comm.confirm_outcome(h.digest()[:ECHO_DIGEST], self.state.f, active):
+            return (None, error) if error is not None else (self._split(agg, jobs), None)
+        # the outcomes differ: which rank's bytes? (the rows' and statuses' digests, per sender)
+        with self.comm.timed("digest"):
+            mine = b"".join(self._row_digest(m, statuses, r) for r in range(self.world))
+        echo = self.confirm(mine)
+        if echo is not None:
+            return None, echo
+        if self.active != active:  # every sender left holds the same bytes on every honest
+            # rank: the outcome on them, without the banned rank
+            error, agg = self._outcome(m, statuses)
+        return (None, error) if error is not None else (self._split(agg, jobs), None)
+
+    def _row_digest(self, m, statuses, r: int) -> bytes:
+        """This rank's digest of what sender r sent it in the step: its row of the matrix (the
+        buckets side by side in float32, which every dtype converts to exactly) and its status
+        block; zeros for a rank not taken (banned), as every rank reports it alike."""
+        if r not in self.active or m is None:
+            return bytes(ECHO_DIGEST)
+        h = hashlib.sha256(m[r].numpy().data)
+        h.update(statuses[r].numpy().data)
+        return h.digest()[:ECHO_DIGEST]
+
+    def _outcome(self, m, statuses):
+        """(the step's error or None, the aggregate) from the matrix and the statuses."""
+        if m is None:  # (this rank could not even hold the rows: its own error, which the
+            # outcome's echo finds different from the others')
+            return (f"dpas.torch: step {self.step} failed on rank {self.rank}: "
+                    f"{self.failure}"), None
+        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
+            # its own vector: a Byzantine rank's gradient is nobody's concern)
+            return None, m[self.rank].clone()
+        error = self._error_from([status_message(bytes(statuses[r].numpy().tobytes()))
+                                  if r in self.active else None for r in range(self.world)])
+        if error is not None:
+            return error, None
         try:
-            agg = self._aggregate_whole(rows, self.active)
+            return None, self._aggregate_whole(m, self.active)
         except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
             # same error on every rank
-            return None, f"dpas.torch: step {self.step}: {_message(e)}"
-        return self._split(agg, jobs), None
+            return f"dpas.torch: step {self.step}: {_message(e)}", None
 
     def _rows_target(self, job: _Job) -> torch.Tensor:
         """Where bucket job's N rows are received: float32 buckets straight into their columns
@@ -746,14 +880,17 @@ class _Engine:
             off += d
         return m
 
-    def _aggregate_whole(self, rows, select=None) -> torch.Tensor:
-        """The rule on the step's rows; select: the rows taken (the unbanned ranks), when
-        some rank is banned."""
+    def _aggregate_whole(self, m, select=None) -> torch.Tensor:
+        """The rule on the step's (N, D) float32 matrix m (or a list of buckets' rows: made
+        into one by _matrix); select: the rows taken (the unbanned ranks), when some rank is
+        banned."""
         st = self.state
-        m = self._matrix(rows)
+        if isinstance(m, list):
+            m = self._matrix(m)
         if select is not None and len(select) < m.shape[0]:
             m = m[list(select)].contiguous()
-        out = torch.from_numpy(self._aggregate_plain(m.numpy()))
+        with self.comm.timed("rule"):
+            out = torch.from_numpy(self._aggregate_plain(m.numpy()))
         if st.keep_gathered:
             st.last_gathered = m.clone()
             st.last_aggregate = out.clone()

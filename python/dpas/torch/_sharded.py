@@ -10,13 +10,14 @@ A1  agreement, before any aggregate moves: every rank all-gathers its status (a 
     rows is excluded from every shard (counted against f, the kernel's policy for a whole
     gradient); a failure anywhere, or more than f non-finite rows, is the same error on every
     rank now.
-R2  each owner publishes its aggregated shards to every rank (point-to-point).
-R3  every rank reveals its secret; a secret that does not match its commitment bans its rank.
+R2  each owner publishes its aggregated shards to every rank (point-to-point); a rank that a
+    non-finite claim names sends every rank the shard it was claimed in (the evidence).
+R3  every rank reveals its secret, agreed (Comm.agree_blocks) before the audits are drawn from
+    it; a secret that does not match its commitment bans its rank.
     The audit seed is sha256 of the revealed secrets: no owner knew it when it published.
 R4  each owner reports, for `audit` coordinates of each of its shards drawn with the seed, the
     values every rank sent it there.
-R5  every rank checks its own values in every owner's reports (and the non-finite proofs that
-    name it) and all-gathers its objections, with a byte that says whether its own aggregation
+R5  every rank checks its own values in every owner's reports and all-gathers its objections, with a byte that says whether its own aggregation
     failed. (With audit = 0, R3 and R4 are skipped: the trusting schedule.)
 Issue 28 added: in A1, each rank's digests of the shards it sent each owner and received from
 each sender (a sender's commitment that differs from its owner's receipt bans the pair); after
@@ -25,7 +26,10 @@ senders to an auditor, who checks them against the commitments and recomputes th
 for bit; a difference is an objection); a published value that is not finite bans its owner;
 and the echo (Comm.confirm) after A1, before the verdict and in the fallback, so every rank
 decides on the same bytes or every honest rank fails the step alike (docs/torch.md).
-Verdict (every rank alike, from what every rank received): an owner whose published values
+Verdict (every rank alike, from what every rank received): a non-finite claim is decided on the
+accused rank's shard as sent to every rank (not the one it committed to: the accused is banned;
+the owner's receipt differs from that commitment: the pair, a dispute; otherwise a finite value
+at the claimed coordinate bans the claimant alone); an owner whose published values
 differ from the rule recomputed on its own report is a proven liar and is banned; an owner
 objected to is banned together with the lowest objector (one of the two lied: an honest rank
 is lost only with a Byzantine one). After a ban, or an owner's failure, the step falls back to
@@ -125,8 +129,9 @@ def r4_bytes(n: int, shards: typing.Sequence[int], audit: int) -> int:
 
 def _kernel(eng, m: np.ndarray, f: int) -> np.ndarray:
     st = eng.state
-    return dpas.aggregate(st.rule, np.ascontiguousarray(m, dtype=np.float32), f,
-                          convention=st.convention, threads=st.threads, **st.options)
+    with eng.comm.timed("rule"):
+        return dpas.aggregate(st.rule, np.ascontiguousarray(m, dtype=np.float32), f,
+                              convention=st.convention, threads=st.threads, **st.options)
 
 
 def _bits(t: torch.Tensor) -> bytes:
@@ -238,20 +243,30 @@ def finish(eng, jobs):
             lies[b] = pos
         published.append(agg)
 
-    # ---- R2: publication: each owner's shards, straight into their rows ----
+    # ---- R2: publication: each owner's shards, straight into their rows; with them, each
+    # rank a non-finite claim names sends every rank the shard it was claimed in (every
+    # bucket's), the evidence the verdict decides the claim on ----
     pub = [torch.empty((n, j.shard), dtype=j.dtype) for j in jobs]
+    proof = {r: [_shard(j, active.index(claims[r][0]), n) if r == rank else
+                 torch.empty(j.shard, dtype=j.dtype) for j in jobs] for r in U}
     sends = {}
     if owner:
         for b in range(nb):
             pub[b][me] = published[b]
         mine = [("schedule", p) for p in published]
+        if rank in proof:
+            mine = mine + [("protocol", t) for t in proof[rank]]
         sends = {p: mine for p in range(world) if p != rank}
-    recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)]
+    recvs = {o: [("schedule", pub[b][active.index(o)]) for b in range(nb)] +
+             ([("protocol", t) for t in proof[o]] if o in proof else [])
              for o in active if o != rank}
     eng.comm.exchange(sends, recvs, "schedule")
-    for k, o in enumerate(active):  # (in the echo's record: what each owner published)
+    for k, o in enumerate(active):  # (in the echo's record: what each owner published, and
+        # its evidence)
         for b in range(nb):
             eng.comm.note(o, pub[b][k])
+        for t in proof.get(o, ()):
+            eng.comm.note(o, t)
 
     banned: typing.Dict[int, str] = {}
     m_b = [min(st.audit, j.shard) for j in jobs]
@@ -259,8 +274,10 @@ def finish(eng, jobs):
     reports = [b""] * world
     A = st.audit_shards or 0
     if st.audit > 0 or A > 0:
-        # ---- R3: reveal, seed ----
-        got = eng.comm.allgather_bytes(secret)
+        # ---- R3: reveal, seed: every rank's secret agreed (the audits' draw, and so the
+        # messages that follow, are then the same on every honest rank) ----
+        with eng.comm.timed("agreement"):
+            got = eng.comm.agree_blocks(secret, st.f)
         for r in active:
             if hashlib.sha256(got[r]).digest() != commits[r]:
                 banned[r] = "revealed a secret that does not match its commitment"
@@ -305,10 +322,6 @@ def finish(eng, jobs):
                 mine = _shard(j, k, n)[torch.from_numpy(positions[b][k])].float().numpy()
                 if mine.tobytes() != reported(o, b)[me].tobytes():  # (exact: a float32 holds
                     # every float16 and bfloat16 value)
-                    bad = True
-            claim = claims.get(rank)
-            if claim is not None and claim[0] == o:
-                if bool(torch.isfinite(_shard(jobs[claim[1]], k, n)[claim[2]])):
                     bad = True
             objections[o] = 1 if bad else 0
         if st.is_byzantine and st.owner_attack == "accuse":
@@ -370,6 +383,23 @@ def finish(eng, jobs):
     # the two lied (both digests are in A1, which every rank holds alike) ----
     disputes = [(active[k], active[i]) for k in range(n) for i in range(n)
                 if i != k and sent_digest(i, k) != got_digest(k, i)]
+
+    # ---- a non-finite claim, decided on the evidence every rank holds (echoed): the shard
+    # the accused rank sent every rank. Not the one it committed to: the accused lied (its own
+    # commitment against its own message). The owner's receipt differs from that commitment:
+    # a dispute (above: one of the two lied). Otherwise the owner received exactly these
+    # bytes: a finite value where it claimed a non-finite one is its lie, and bans it alone;
+    # a non-finite one, a true claim (the row stays out of the step, as it was) ----
+    for r, (o, b, c) in sorted(claims.items()):
+        k, i = active.index(o), active.index(r)
+        if _digest(proof[r]) != sent_digest(i, k):
+            banned.setdefault(r, f"sent every rank a shard that is not the one it committed "
+                                 f"to, as evidence against rank {o}'s non-finite claim")
+        elif sent_digest(i, k) == got_digest(k, i) and \
+                bool(torch.isfinite(proof[r][b][c].float())):
+            banned.setdefault(o, f"claimed rank {r}'s value at (bucket {b}, coordinate {c}) "
+                                 f"is not finite; the shard it received, as committed, holds "
+                                 f"a finite one")
 
     # ---- a published value that is not finite bans its owner at once ----
     for k, o in enumerate(active):

@@ -8,7 +8,7 @@ case over attacks per rule.
         [--attacks none,alie,ipm,...] [--grid alie:z=zmax,1,2] [--momentum 0.9] [--seeds 5]
         [--steps 100] [--lr 0.1] [--batch 16] [--jobs 2] [-o table|json] [--svg DIR]
     python3 -m dpas.torch.bench --merge A.json,B.json [-o table|json] [--svg DIR]
-    python3 -m dpas.torch.bench --time [--world-size 4] [--width 1024]
+    python3 -m dpas.torch.bench --time [--world-size 4] [--width 1024] [--time-f 0] [--rounds 24]
 
 A run trains a model by data-parallel SGD with N = h + f workers, simulated in one process with
 the DDP hook's aggregation code (dpas.torch._simulate: the same dpas.aggregate call on the
@@ -438,7 +438,8 @@ def _time_worker(rank, world, port, cfg, out):
         model = nn.Sequential(nn.Linear(width, 2 * width), nn.ReLU(),
                               nn.Linear(2 * width, width), nn.ReLU(), nn.Linear(width, 10))
         ddp = DDP(model, broadcast_buffers=False)
-        state = dt.register(ddp, rule, 0, schedule=schedule, **kw) if rule else None
+        state = dt.register(ddp, rule, cfg.get("f", 0), schedule=schedule, **kw) \
+            if rule else None
         opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
         setups.append((ddp, opt, state))
     params = sum(p.numel() for p in setups[0][0].module.parameters())
@@ -456,17 +457,20 @@ def _time_worker(rank, world, port, cfg, out):
                     times[k].append(time.perf_counter() - t0)
     everyone = [None] * world
     dist.all_gather_object(everyone, times)
+    seconds = [None] * world  # each configuration's profile on each rank (state.seconds)
+    dist.all_gather_object(seconds, [state.seconds if state is not None else {}
+                                     for _, _, state in setups])
     for _, _, state in setups:
         if state is not None:
             state.close()
     if rank == 0:
         with open(out, "w") as fh:
-            json.dump({"params": params, "times": everyone}, fh)
+            json.dump({"params": params, "times": everyone, "seconds": seconds}, fh)
     dist.barrier()
     dist.destroy_process_group()
 
 
-def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
+def step_time(world=4, width=1024, steps=1, rounds=24, f=0) -> dict:
     """The median step time (forward, backward with the hook, SGD step; the slowest rank of
     each step) of DDP's AllReduce, and of the hook's allgather and sharded schedules (median
     rule, f = 0; sharded verified with its default audits, and trusting with audit=0 and
@@ -479,7 +483,7 @@ def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
         out = os.path.join(tmp, "t.json")
         mp.start_processes(_time_worker, args=(world, _train.free_port(),
                                                {"width": width, "steps": steps,
-                                                "rounds": rounds}, out),
+                                                "rounds": rounds, "f": f}, out),
                            nprocs=world, start_method="spawn")
         with open(out) as fh:
             got = json.load(fh)
@@ -487,18 +491,24 @@ def step_time(world=4, width=1024, steps=1, rounds=24) -> dict:
     rows = []
     for k, (schedule, rule, kw) in enumerate(TIME_CONFIGS):
         per_step = np.max(np.array([got["times"][r][k] for r in range(world)]), axis=0)
+        cfg_steps = steps * (rounds + 1)
+        prof = {}  # seconds a step, mean over the ranks, by phase
+        for r in range(world):
+            for key, v in got["seconds"][r][k].items():
+                prof[key] = prof.get(key, 0.0) + v / (world * cfg_steps)
         rows.append({"schedule": schedule + (" (no audit)" if kw.get("audit") == 0 else ""),
                      "rule": rule or "mean", "median_s": float(np.median(per_step)),
-                     "steps": int(per_step.size)})
+                     "steps": int(per_step.size), "profile_s": prof})
     base = rows[0]["median_s"]
     for r in rows:
         r["ratio_to_allreduce"] = r["median_s"] / base
-    return {"world_size": world, "parameters": got["params"], "rows": rows,
+    return {"world_size": world, "f": f, "parameters": got["params"], "rows": rows,
             "loadavg_before": load0, "loadavg_after": load1, "cores": os.cpu_count()}
 
 
 def time_table(t) -> str:
-    lines = [f"step time, N = {t['world_size']}, {t['parameters']} parameters, "
+    lines = [f"step time, N = {t['world_size']}, f = {t.get('f', 0)}, {t['parameters']} "
+             f"parameters, "
              f"{t['cores']} cores, load average {t['loadavg_before'][0]:.1f} before, "
              f"{t['loadavg_after'][0]:.1f} after",
              "", "| schedule | rule | median step (ms) | × AllReduce | steps |",
@@ -506,6 +516,14 @@ def time_table(t) -> str:
     for r in t["rows"]:
         lines.append(f"| {r['schedule']} | {r['rule']} | {r['median_s'] * 1e3:.1f} | "
                      f"{r['ratio_to_allreduce']:.2f} | {r['steps']} |")
+    lines += ["", "where the hook's time goes (ms a step, mean over the ranks and steps; 'end of "
+              "step' is the part on DDP's thread after the backward, which nothing overlaps, and "
+              "holds the phases below it but those on the worker thread):", ""]
+    for r in t["rows"]:
+        prof = r.get("profile_s") or {}
+        if prof:
+            lines.append(f"- {r['schedule']}: " + ", ".join(
+                f"{k} {v * 1e3:.1f}" for k, v in sorted(prof.items(), key=lambda kv: -kv[1])))
     return "\n".join(lines) + "\n"
 
 
@@ -548,6 +566,11 @@ def parse(argv):
                    help="instead of the grid: the step time of the hook's schedules beside "
                         "DDP's AllReduce on real processes (--world-size, --width)")
     p.add_argument("--world-size", type=int, default=4, help="--time's N (default 4)")
+    p.add_argument("--time-f", type=int, default=0,
+                   help="--time's f for the hook (default 0; the echo's agreement has f + 1 "
+                        "rounds)")
+    p.add_argument("--rounds", type=int, default=24,
+                   help="--time's steps per configuration (default 24, after one to warm up)")
     p.add_argument("--width", type=int, default=1024,
                    help="--time's MLP: width x 2 width x width x 10 (1024: 4.2 M parameters)")
     a = p.parse_args(argv)
@@ -555,6 +578,12 @@ def parse(argv):
         raise UsageError(f"--width must be at least 8, got {a.width}")
     if a.world_size < 2:
         raise UsageError(f"--world-size must be at least 2, got {a.world_size}")
+    if not 0 <= a.time_f <= (a.world_size - 1) // 2:
+        raise UsageError(f"--time-f must be between 0 and (N - 1)/2 = "
+                         f"{(a.world_size - 1) // 2} for the median at N = {a.world_size}, "
+                         f"got {a.time_f}")
+    if a.rounds < 1:
+        raise UsageError(f"--rounds must be at least 1, got {a.rounds}")
     alphas = _list("--alpha", a.alpha, convert=_alpha)
     if len(alphas) != 1:
         raise UsageError(f"--alpha takes one value (one table per alpha), got {a.alpha!r}")
@@ -654,7 +683,7 @@ def main(argv=None) -> int:
         print(f"dpas.torch.bench: error: {e}", file=sys.stderr)
         return 1
     if a.time:
-        t = step_time(world=a.world_size, width=a.width)
+        t = step_time(world=a.world_size, width=a.width, rounds=a.rounds, f=a.time_f)
         if a.output == "json":
             json.dump(t, sys.stdout, indent=1)
             print()

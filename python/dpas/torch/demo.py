@@ -99,7 +99,7 @@ def _predict(r, world):
     if r.get("bucket_sizes") is None or r.get("parameters") is None:
         return
     schedule = r["schedule"] if r["rule"] is not None else "allreduce"
-    # the hook's f sets the echo's agreement rounds (3 (f + 1)): the run's own f, not 0
+    # the hook's f sets the echo's agreement rounds (f + 1): the run's own f, not 0
     p = hook_bytes(schedule, world, [(d, 4) for d in r["bucket_sizes"]], f=r.get("f") or 0)
     row = predicted_bytes(schedule if r["rule"] else "allreduce", r["rule"] or "mean",
                           r["parameters"], world)

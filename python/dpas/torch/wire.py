@@ -64,8 +64,9 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     """The bytes one rank writes per step with the hook (no attack simulation, no ban), for
     buckets [(coordinates, bytes per coordinate), ...]: {"schedule": the gradient bytes with
     the sharded padding, "protocol": the status and verification rounds' payload, "framing":
-    the transport's bytes per message, "total"}. f: the hook's f, which sets the echo's
-    agreement rounds (3 (f + 1) all_gathers of 2N bytes after one of N digests). audit_shards
+    the transport's bytes per message, "total"}. f: the hook's f, which sets the
+    agreements' rounds (_comm.echo_rounds: f + 1 all_gathers by EIG, or the phase king's
+    3 (f + 1) after one past EIG_BYTES; allgather's with every outcome alike). audit_shards
     (sharded; None: the hook's default, a strict majority of the shards, N // 2 + 1): the
     shards audited whole, whose inputs go to their auditors; which ranks send them is drawn
     each step, so the figures are then the mean over the ranks (a Fraction where it is not
@@ -80,9 +81,13 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     fr = FRAMING[backend]
     n1 = world - 1
     f = _check.int64("f", f)
-    # the echo (Comm.confirm): one all_gather of N digests, 3 (f + 1) of 2N bytes (a
-    # "consistent" and a "proven" bit per sender)
-    echo = [ECHO_DIGEST * world] + [2 * world] * (3 * (min(f, n1) + 1)) if world > 1 else []
+    # the echoes: allgather agrees on the digest of each rank's outcome (16 bytes), sharded
+    # on each rank's N digests of what it received (Comm.confirm_outcome, Comm.confirm: the
+    # EIG's f + 1 relay rounds, or past EIG_BYTES one all_gather and the phase king's
+    # 3 (f + 1) rounds of 2N bytes)
+    from ._comm import echo_rounds
+    outcome_echo = echo_rounds(world, f, ECHO_DIGEST, bitwise=True)
+    echo = echo_rounds(world, f, ECHO_DIGEST * world)
     sched = proto = frame = 0
     if schedule == "allreduce":
         for d, w in buckets:
@@ -96,8 +101,8 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
             sizes = [d * w] + ([_status.STATUS_BYTES] if last else [])
             frame += n1 * message_count(sizes, chunk_bytes) * fr.message
         proto += n1 * _status.STATUS_BYTES
-        proto += n1 * sum(echo)
-        frame += len(echo) * n1 * fr.ring_step
+        proto += n1 * sum(outcome_echo)
+        frame += len(outcome_echo) * n1 * fr.ring_step
     elif schedule == "sharded":
         shards = [-(-d // world) for d, _ in buckets]
         published = [c * w for c, (_, w) in zip(shards, buckets)]
@@ -111,7 +116,7 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
             min(_check.int64("audit_shards", audit_shards), world)
         A = A if world > 1 else 0
         if audit > 0 or A > 0:
-            rounds += [16]  # the reveal
+            rounds += echo_rounds(world, f, 16, bitwise=True)  # the reveal, agreed
         if audit > 0:
             rounds += [_sharded.r4_bytes(world, shards, audit)]  # the reports
         # the whole-shard audits: each of A shards' inputs to its auditor, from every active
