@@ -34,6 +34,14 @@ static struct option *options_of(const cli_cmd *cmd)
     return o;
 }
 
+/* Where the CLI lists the names a key takes: " (dpas list models)", " (dpas rules)". */
+static void see_of(dpas_key k, FILE *f)
+{
+    const char *see = dpas_key_see(k);
+    if (see)
+        fprintf(f, " (dpas %s%s)", strcmp(see, "rules") ? "list " : "", see);
+}
+
 /* The help: usage, what the command does, its own options, then the keys it takes from the
  * key table (the flag, what it stands for, what it is). */
 static char *help_of(const cli_cmd *cmd)
@@ -65,6 +73,7 @@ static char *help_of(const cli_cmd *cmd)
             fprintf(f, "%*s %s", w < 30 ? 30 - w : 0, "", dpas_key_name((dpas_key)k));
             if (dpas_key_help((dpas_key)k))
                 fprintf(f, ": %s", dpas_key_help((dpas_key)k));
+            see_of((dpas_key)k, f);
             fprintf(f, "\n");
         }
         if (any)
