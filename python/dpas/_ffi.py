@@ -340,6 +340,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_key_metavar": (c_char_p, [c_int]),
         "dpas_key_flags": (c_uint, [c_int]),
         "dpas_key_help": (c_char_p, [c_int]),
+        "dpas_format_name": (c_char_p, [c_int]),
+        "dpas_units_name": (c_char_p, [c_int]),
         "dpas_key_type_of": (c_int, [c_int]),
         "dpas_key_type_name": (c_char_p, [c_int]),
         "dpas_key_bounds": (c_int, [c_int, P(ctypes.c_int64), P(ctypes.c_int64)]),

@@ -54,8 +54,15 @@ static char *help_of(const cli_cmd *cmd)
     fprintf(f, "usage: %s\n\n%s\n", cmd->usage, cmd->about);
     if (cmd->own_help)
         fprintf(f, "\n%s", cmd->own_help);
-    fprintf(f, "  -o, --output FORMAT   text (default), json, csv or markdown\n"
-               "  -h, --help            this help\n\n");
+    /* the formats from the library's name table (DPAS_FORMAT_MAP), the first the default */
+    fprintf(f, "  -o, --output FORMAT   ");
+    for (int i = 0; dpas_format_name((dpas_format)i); i++)
+        fprintf(f, "%s%s%s",
+                i == 0                                   ? ""
+                : dpas_format_name((dpas_format)(i + 1)) ? ", "
+                                                         : " or ",
+                dpas_format_name((dpas_format)i), i == 0 ? " (default)" : "");
+    fprintf(f, "\n  -h, --help            this help\n\n");
     for (int pass = 0; pass < 2; pass++) {
         bool any = false;
         for (int k = 0; k < DPAS_KEY_COUNT; k++) {

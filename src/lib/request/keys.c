@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The key table: every key of every request, how each front end spells it, and which analyses
  * take it. The one place a front end learns its flags, query parameters and keyword arguments
- * from; the scenario file's keys come from the input table (dpas_input_path). */
+ * from, and the key of each input in a scenario file (spec.c reads files by it). */
 #include "request_inputs.h"
 
 #include <string.h>
@@ -120,6 +120,7 @@ static const char *precision_name(dpas_analysis a, size_t i)
  * the rules that use it. A new key is one entry here plus its use in the library. */
 static const struct key_row {
     const char *name, *alias, *flag, *metavar;
+    const char *file;    /* its key in a scenario file (the inputs) */
     bool query, keyword; /* spelled as its name over HTTP, in Python */
     unsigned analyses, flags;
     dpas_key_type kind;
@@ -130,53 +131,56 @@ static const struct key_row {
     const char *help;
     bool (*used_by)(const dpas_rule *r); /* NULL: every rule uses it (or none needs to) */
 } keys[DPAS_KEY_COUNT] = {
-    [DPAS_KEY_NAME] = {"name", ALL, .analyses = SCEN, .flags = INPUT, KIND(TEXT),
+    [DPAS_KEY_NAME] = {"name", ALL, .file = "name", .analyses = SCEN, .flags = INPUT, KIND(TEXT),
                        .help = "the scenario's label in reports"},
     [DPAS_KEY_SCENARIO] = {"scenario", .flag = "--scenario", .metavar = "NAME", ALL,
-                           .analyses = SCEN, .flags = INPUT, KIND(NAME), .see = "scenarios",
-                           .help = "a named scenario to start from"},
-    [DPAS_KEY_WORKLOAD] = {"workload", "model", "--model", "NAME", ALL, .analyses = SCEN,
-                           .flags = INPUT | AXIS, KIND(NAME), .see = "models",
+                           .file = "scenario", .analyses = SCEN, .flags = INPUT, KIND(NAME),
+                           .see = "scenarios", .help = "a named scenario to start from"},
+    [DPAS_KEY_WORKLOAD] = {"workload", "model", "--model", "NAME", ALL, .file = "workload",
+                           .analyses = SCEN, .flags = INPUT | AXIS, KIND(NAME), .see = "models",
                            .help = "a registry model"},
     [DPAS_KEY_WORKLOAD_NAME] = {"workload_name", .flag = "--workload-name", .metavar = "TEXT", ALL,
-                                .analyses = SCEN, .flags = INPUT, KIND(TEXT),
+                                .file = "workload.name", .analyses = SCEN, .flags = INPUT,
+                                KIND(TEXT),
                                 .help = "the label of a workload given by its parameters"},
     [DPAS_KEY_PARAMETERS] = {"parameters", .flag = "--params", .metavar = "COUNT", ALL,
-                             .analyses = SCEN, .flags = INPUT | RANGE, KIND(COUNT),
-                             .unit = "parameters",
+                             .file = "workload.parameters", .analyses = SCEN,
+                             .flags = INPUT | RANGE, KIND(COUNT), .unit = "parameters",
                              .help = "the workload's parameter count: 175e9, 70.6e9, 7B"},
-    [DPAS_KEY_FLEET] = {"fleet", .flag = "--fleet", .metavar = "NAME", ALL, .analyses = SCEN,
-                        .flags = INPUT | AXIS, KIND(NAME), .see = "fleets",
+    [DPAS_KEY_FLEET] = {"fleet", .flag = "--fleet", .metavar = "NAME", ALL, .file = "fleet",
+                        .analyses = SCEN, .flags = INPUT | AXIS, KIND(NAME), .see = "fleets",
                         .help = "a registry fleet"},
     [DPAS_KEY_FLEET_NAME] = {"fleet_name", .flag = "--fleet-name", .metavar = "TEXT", ALL,
-                             .analyses = SCEN, .flags = INPUT, KIND(TEXT),
+                             .file = "fleet.name", .analyses = SCEN, .flags = INPUT, KIND(TEXT),
                              .help = "the label of a fleet given by its parts"},
-    [DPAS_KEY_NODES] = {"nodes", .flag = "--nodes", .metavar = "N", ALL, .analyses = SCEN,
-                        .flags = INPUT, KIND(INTEGER),
+    [DPAS_KEY_NODES] = {"nodes", .flag = "--nodes", .metavar = "N", ALL, .file = "fleet.nodes",
+                        .analyses = SCEN, .flags = INPUT, KIND(INTEGER),
                         .help = "the fleet's node count (overrides a registry fleet's)"},
     [DPAS_KEY_ACCELERATORS_PER_NODE] = {"accelerators_per_node", .flag = "--accelerators-per-node",
-                                        .metavar = "N", ALL, .analyses = SCEN, .flags = INPUT,
-                                        KIND(INTEGER),
+                                        .metavar = "N", ALL, .file = "fleet.accelerators_per_node",
+                                        .analyses = SCEN, .flags = INPUT, KIND(INTEGER),
                                         .help = "accelerators per node (overrides the fleet's)"},
-    [DPAS_KEY_NODE] = {"node", .flag = "--node", .metavar = "NAME", ALL, .analyses = SCEN,
-                       .flags = INPUT, KIND(NAME),
+    [DPAS_KEY_NODE] = {"node", .flag = "--node", .metavar = "NAME", ALL, .file = "fleet.node",
+                       .analyses = SCEN, .flags = INPUT, KIND(NAME),
                        .help = "a registry node: accelerator and intra-node link"},
-    [DPAS_KEY_FABRIC] = {"fabric", .flag = "--fabric", .metavar = "NAME", ALL, .analyses = SCEN,
-                         .flags = INPUT, KIND(NAME),
+    [DPAS_KEY_FABRIC] = {"fabric", .flag = "--fabric", .metavar = "NAME", ALL,
+                         .file = "fleet.fabric", .analyses = SCEN, .flags = INPUT, KIND(NAME),
                          .help = "a registry fabric: the inter-node link"},
-    [DPAS_KEY_DP_DEGREE] = {"dp_degree", .flag = "--dp", .metavar = "N", ALL, .analyses = SCEN,
-                            .flags = INPUT | RANGE, KIND(INTEGER),
+    [DPAS_KEY_DP_DEGREE] = {"dp_degree", .flag = "--dp", .metavar = "N", ALL, .file = "dp_degree",
+                            .analyses = SCEN, .flags = INPUT | RANGE, KIND(INTEGER),
                             .help = "data-parallel replicas"},
     [DPAS_KEY_GRADIENT_WIDTH] = {"gradient_bytes_per_param", .flag = "--grad", .metavar = "WIDTH",
-                                 ALL, .analyses = SCEN, .flags = INPUT | AXIS, KIND(WIDTH),
-                                 .unit = "B/parameter",
+                                 ALL, .file = "gradient_bytes_per_param", .analyses = SCEN,
+                                 .flags = INPUT | AXIS, KIND(WIDTH), .unit = "B/parameter",
                                  .help = "2 B, 16 bit, bf16, 4.127 bit, ..."},
     [DPAS_KEY_CHECKPOINT_WIDTH] = {"checkpoint_bytes_per_param", .flag = "--ckpt",
-                                   .metavar = "WIDTH", ALL, .analyses = SCEN, .flags = INPUT | AXIS,
-                                   KIND(WIDTH), .unit = "B/parameter", .help = "14 B, ..."},
+                                   .metavar = "WIDTH", ALL, .file = "checkpoint_bytes_per_param",
+                                   .analyses = SCEN, .flags = INPUT | AXIS, KIND(WIDTH),
+                                   .unit = "B/parameter", .help = "14 B, ..."},
     [DPAS_KEY_WEIGHT_WIDTH] = {"weight_bytes_per_param", .flag = "--weights", .metavar = "WIDTH",
-                               ALL, .analyses = SCEN, .flags = INPUT, KIND(WIDTH),
-                               .unit = "B/parameter", .help = "optional; none removes it"},
+                               ALL, .file = "weight_bytes_per_param", .analyses = SCEN,
+                               .flags = INPUT, KIND(WIDTH), .unit = "B/parameter",
+                               .help = "optional; none removes it"},
     [DPAS_KEY_RULE] = {"rule", .flag = "--rule", .metavar = "R[,R...]", ALL,
                        .analyses = C | S | P | T, .flags = LIST | AXIS, KIND(ENUM), .see = "rules",
                        .value = rule_name, .help = "robust rules; cost: default every rule"},
@@ -320,10 +324,7 @@ const char *dpas_key_flag(dpas_key k) { return row(k) ? row(k)->flag : NULL; }
 const char *dpas_key_metavar(dpas_key k) { return row(k) ? row(k)->metavar : NULL; }
 const char *dpas_key_query(dpas_key k) { return row(k) && row(k)->query ? row(k)->name : NULL; }
 const char *dpas_key_keyword(dpas_key k) { return row(k) && row(k)->keyword ? row(k)->name : NULL; }
-const char *dpas_key_file(dpas_key k)
-{
-    return (unsigned)k < DPAS_INPUT_COUNT ? dpas_input_path((dpas_input)k) : NULL;
-}
+const char *dpas_key_file(dpas_key k) { return row(k) ? row(k)->file : NULL; }
 const char *dpas_key_help(dpas_key k) { return row(k) ? row(k)->help : NULL; }
 unsigned dpas_key_flags(dpas_key k) { return row(k) ? row(k)->flags : 0; }
 dpas_key_type dpas_key_type_of(dpas_key k) { return row(k) ? row(k)->kind : DPAS_TYPE_TEXT; }
