@@ -78,12 +78,24 @@ DPAS_API const char *dpas_quote(const char *text, char *buf, size_t cap);
 
 /* ---- output formats -------------------------------------------------------------------------- */
 
+/* The formats, by name: the one name table every front end reads (-o, Python's render(format),
+ * the help). */
+#define DPAS_FORMAT_MAP(X)                                                                         \
+    X(TEXT, "text")                                                                                \
+    X(JSON, "json")                                                                                \
+    X(CSV, "csv")                                                                                  \
+    X(MARKDOWN, "markdown")
+
 typedef enum dpas_format {
-    DPAS_FORMAT_TEXT = 0,
-    DPAS_FORMAT_JSON,
-    DPAS_FORMAT_CSV,
-    DPAS_FORMAT_MARKDOWN,
+#define DPAS__FORMAT_ENUM(id, name) DPAS_FORMAT_##id,
+    DPAS_FORMAT_MAP(DPAS__FORMAT_ENUM)
+#undef DPAS__FORMAT_ENUM
 } dpas_format;
+#define DPAS_FORMAT_COUNT 4
+
+/* "text", "json", ...; NULL out of range. The format of a name, or -1. */
+DPAS_API const char *dpas_format_name(dpas_format f);
+DPAS_API int dpas_format_from_name(const char *name);
 
 DPAS_API void dpas_free(void *p);
 

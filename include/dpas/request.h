@@ -100,6 +100,9 @@ typedef enum dpas_key {
     DPAS_KEY_RECOMPUTE,               /* memory, step: activation recomputation */
     DPAS_KEY_MICRO_BATCH,             /* memory, step: sequences per replica per forward */
     DPAS_KEY_STRAGGLERS,              /* none only: stragglers are refused with why */
+#ifdef DPAS_TEST_KEY
+    DPAS_KEY_TEST_DUMMY, /* test builds only (-DDPAS_TEST_KEY): one table entry, no use */
+#endif
     DPAS_KEY_COUNT
 } dpas_key;
 
@@ -110,6 +113,31 @@ typedef enum dpas_key {
 #define DPAS_KEY_SWITCH 8u /* true or false (1 or 0); a CLI flag without a value */
 #define DPAS_KEY_LOCAL 16u /* names files of this machine: not taken over HTTP */
 #define DPAS_KEY_INPUT 32u /* a scenario input (the others are options of an analysis) */
+#define DPAS_KEY_RANGE 64u /* a sweep also takes a range (2..4096, 0..8+1) */
+
+/* What a key's value is: the key types, by name (X-macro: the one name table of the types;
+ * a front end's type follows from it: an integer is a whole number, a count may carry an SI
+ * multiplier (7B, 4M), bytes and widths a unit (25 MiB, bf16), a rate a unit per second). */
+#define DPAS_KEY_TYPE_MAP(X)                                                                       \
+    X(TEXT, "text")       /* free text: a label, a title */                                        \
+    X(INTEGER, "integer") /* a whole number (dpas_parse_int) */                                    \
+    X(COUNT, "count")     /* a whole number, SI multipliers allowed: 175e9, 7B, 4M */              \
+    X(BYTES, "bytes")     /* a byte size: 4096, 25 MiB, 1GB */                                     \
+    X(WIDTH, "width")     /* bytes per parameter: 2 B, 16 bit, bf16 */                             \
+    X(REAL, "real")       /* a real number (a fraction: 0.45 or 45%) */                            \
+    X(RATE, "rate")       /* a rate with its unit: 989 TFLOP/s, 3.35 TB/s */                       \
+    X(ENUM, "enum")       /* one of a fixed set of names (dpas_key_value) */                       \
+    X(NAME, "name")       /* a registry entry's name (dpas_key_see lists them) */                  \
+    X(FILE, "file")       /* a file of this machine */                                             \
+    X(SWITCH, "switch")   /* true or false (1 or 0) */                                             \
+    X(SCALE, "scale")     /* RANKS or NODESxGPUS (540x4) */
+
+typedef enum dpas_key_type {
+#define DPAS__TYPE_ENUM(id, name) DPAS_TYPE_##id,
+    DPAS_KEY_TYPE_MAP(DPAS__TYPE_ENUM)
+#undef DPAS__TYPE_ENUM
+        DPAS_KEY_TYPE_COUNT
+} dpas_key_type;
 
 /* The key table. dpas_key_name: the key ("dp_degree"), also its name in messages and in
  * dpas_error.field; dpas_key_alias: another name the parser takes ("model"), or NULL;
@@ -126,6 +154,21 @@ DPAS_API const char *dpas_key_keyword(dpas_key k);
 DPAS_API const char *dpas_key_file(dpas_key k);
 DPAS_API const char *dpas_key_help(dpas_key k);
 DPAS_API unsigned dpas_key_flags(dpas_key k);
+/* The key's schema. dpas_key_type_of: what one value (one item of a list) is (DPAS_TYPE_TEXT out
+ * of range); dpas_key_type_name: "integer", "count", ... (NULL out of range);
+ * dpas_key_bounds: the bounds of an integer key, each set only where there is one (returns 1 |
+ * 2 when min | max is set, 0 when none); dpas_key_unit: the value's unit ("B", "FLOP/s") or
+ * NULL; dpas_key_default: the value the request takes when the key is not given, as text, or
+ * NULL (none, or it depends on the scenario: the help says); dpas_key_see: the listing of the
+ * names a NAME or ENUM key takes ("models", "rules") or NULL; dpas_key_value: the i-th name an
+ * ENUM key takes in analysis a (NULL past the last, or when the names are open). */
+DPAS_API dpas_key_type dpas_key_type_of(dpas_key k);
+DPAS_API const char *dpas_key_type_name(dpas_key_type v);
+DPAS_API int dpas_key_bounds(dpas_key k, int64_t *min, int64_t *max);
+DPAS_API const char *dpas_key_unit(dpas_key k);
+DPAS_API const char *dpas_key_default(dpas_key k);
+DPAS_API const char *dpas_key_see(dpas_key k);
+DPAS_API const char *dpas_key_value(dpas_key k, dpas_analysis a, size_t i);
 /* The key of a name or alias ("dp_degree", "model"); -1 when none. */
 DPAS_API int dpas_key_from_name(const char *name);
 /* Does the analysis take the key? */

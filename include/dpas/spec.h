@@ -34,12 +34,8 @@ typedef enum dpas_input {
     DPAS_INPUT_COUNT
 } dpas_input;
 
-/* The input's name ("dp_degree", "parameters") and its key in a scenario file ("dp_degree",
- * "workload.parameters"). NULL out of range. */
-DPAS_API const char *dpas_input_field(dpas_input in);
-DPAS_API const char *dpas_input_path(dpas_input in);
-/* The input named by a short key ("dp"), its name or its file key; -1 if none. */
-DPAS_API int dpas_input_from_name(const char *name);
+/* An input's name and its key in a scenario file are the key table's: dpas_key_name and
+ * dpas_key_file of the key numbered as the input (dpas/request.h). */
 
 /* The inputs of a scenario as read from text, before resolution. Any pointer may be NULL
  * (absent). Owned by whoever fills it; see dpas_spec_free. */
@@ -63,10 +59,10 @@ DPAS_API int dpas_spec_load_text(dpas_spec *spec, const char *text, size_t len, 
 /* Set one input from text (as a CLI flag would). */
 DPAS_API int dpas_spec_set_input(dpas_spec *spec, dpas_input in, const char *value,
                                  const char *field, dpas_error *err);
-/* The same by name: any name dpas_input_from_name takes ("dp", "dp_degree", "parameters",
- * "fleet.nodes", ...). `field` names the input in later messages; NULL uses its name.
- * A NULL value for "weights" removes the width (None). "model" and "params" replace each other,
- * as do "fleet" and an inline fleet. Errors: DPAS_EINVAL for an unknown key. */
+/* The same by name: an input's key, its alias or its key in a scenario file ("dp_degree",
+ * "model", "fleet.nodes", ...). `field` names the input in later messages; NULL uses its name.
+ * A NULL value for "weight_bytes_per_param" removes the width (None). "workload" and
+ * "parameters" replace each other, as do "fleet" and an inline fleet. Errors: DPAS_EINVAL for an unknown key. */
 DPAS_API int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, const char *field,
                            dpas_error *err);
 

@@ -54,9 +54,9 @@ typedef enum dpas_metric {
 #define DPAS_SWEEP_MAX_POINTS 1000000000ull /* 10^9 */
 #define DPAS_SWEEP_MAX_AXES 3               /* varied inputs (a plot: x, series, facets) */
 
-/* The input's name as a column ("dp_degree", "workload", "rule") and its CLI flag. */
+/* The input's name as a column ("dp_degree", "workload", "rule"): its key's (dpas_key_name; the
+ * key table spells it for each front end). */
 DPAS_API const char *dpas_sweep_input_name(dpas_sweep_input in);
-DPAS_API const char *dpas_sweep_input_flag(dpas_sweep_input in);
 /* The metric's name ("gradient_bytes", "time_flat_s"), or NULL; -1 for an unknown name. */
 DPAS_API const char *dpas_metric_name(int metric);
 DPAS_API int dpas_metric_from_name(const char *name);

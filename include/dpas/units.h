@@ -26,11 +26,22 @@ typedef struct dpas_bytes {
     uint64_t frac_den;
 } dpas_bytes;
 
+/* How text shows byte counts, by name (the one name table of --units and Python's units=). */
+#define DPAS_UNITS_MAP(X)                                                                          \
+    X(SI, "si")       /* kB, MB, GB, TB, PB, EB: powers of 1000 (the default) */                   \
+    X(IEC, "iec")     /* KiB, MiB, GiB, TiB, PiB, EiB: powers of 1024 */                           \
+    X(BYTES, "bytes") /* plain bytes only */
+
 typedef enum dpas_units {
-    DPAS_UNITS_SI = 0,    /* kB, MB, GB, TB, PB, EB: powers of 1000 (the default) */
-    DPAS_UNITS_IEC = 1,   /* KiB, MiB, GiB, TiB, PiB, EiB: powers of 1024 */
-    DPAS_UNITS_BYTES = 2, /* plain bytes only */
+#define DPAS__UNITS_ENUM(id, name) DPAS_UNITS_##id,
+    DPAS_UNITS_MAP(DPAS__UNITS_ENUM)
+#undef DPAS__UNITS_ENUM
 } dpas_units;
+#define DPAS_UNITS_COUNT 3
+
+/* "si", "iec", "bytes"; NULL out of range. The units of a name, or -1. */
+DPAS_API const char *dpas_units_name(dpas_units u);
+DPAS_API int dpas_units_from_name(const char *name);
 
 /* Largest parameter count accepted (INT64_MAX), so that counts fit every caller's int64. */
 #define DPAS_MAX_COUNT INT64_MAX

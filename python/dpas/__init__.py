@@ -551,7 +551,9 @@ def sweep(**keys: Any) -> SweepRows:
     return SweepRows._from(_Request("sweep", keys))
 
 
-_FORMATS = {"text": 0, "json": 1, "csv": 2, "markdown": 3}
+# the library's name table of the formats (DPAS_FORMAT_MAP)
+_FORMATS = {_lib.dpas_format_name(i).decode(): i for i in range(16)
+            if _lib.dpas_format_name(i) is not None}
 _PLOTS = {"svg": _ffi.PLOT_SVG, "png": _ffi.PLOT_PNG, "pdf": _ffi.PLOT_PDF}
 
 
@@ -691,6 +693,9 @@ _signatures.apply(cost, "cost")
 _signatures.apply(sweep, "sweep")
 _signatures.apply(inventory, "inventory")
 _signatures.apply(memory, "memory")
+_signatures.apply(step, "step")
+_signatures.apply(plot, "plot")
+_signatures.apply(rules, "rules")
 
 _roots = _namespaces()
 Models = _roots.get("Models", _Namespace("Models"))

@@ -212,7 +212,8 @@ class SweepTally(ctypes.Structure):
 # enum dpas_col_type
 COL_TEXT, COL_INT, COL_REAL, COL_BYTES, COL_BOOL, COL_UINT = 0, 1, 2, 3, 4, 5
 # dpas_key_flags bits
-KEY_LIST, KEY_AXIS, KEY_REPEAT, KEY_SWITCH, KEY_LOCAL, KEY_INPUT = 1, 2, 4, 8, 16, 32
+KEY_LIST, KEY_AXIS, KEY_REPEAT, KEY_SWITCH, KEY_LOCAL, KEY_INPUT, KEY_RANGE = \
+    1, 2, 4, 8, 16, 32, 64
 SWEEP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Cell))
 SINK_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(ctypes.c_char), c_size_t)
 
@@ -351,6 +352,15 @@ def _declare(lib: ctypes.CDLL) -> None:
         "dpas_key_metavar": (c_char_p, [c_int]),
         "dpas_key_flags": (c_uint, [c_int]),
         "dpas_key_help": (c_char_p, [c_int]),
+        "dpas_format_name": (c_char_p, [c_int]),
+        "dpas_units_name": (c_char_p, [c_int]),
+        "dpas_key_type_of": (c_int, [c_int]),
+        "dpas_key_type_name": (c_char_p, [c_int]),
+        "dpas_key_bounds": (c_int, [c_int, P(ctypes.c_int64), P(ctypes.c_int64)]),
+        "dpas_key_unit": (c_char_p, [c_int]),
+        "dpas_key_default": (c_char_p, [c_int]),
+        "dpas_key_see": (c_char_p, [c_int]),
+        "dpas_key_value": (c_char_p, [c_int, c_int, c_size_t]),
         "dpas_analysis_takes": (c_int, [c_int, c_int]),
         "dpas_analysis_from_name": (c_int, [c_char_p]),
         "dpas_request_new": (c_int, [c_int, P(c_void_p), E]),

@@ -43,14 +43,18 @@ def _key(kw: str) -> Tuple[int, int]:
         raise errors.InvalidValue(f"{kw} is not taken from Python", kw)
     return -1, 0
 
-# How a Python value becomes the text of a key: counts, widths, registry entries or plain text.
-# rates: text with its unit ("3.35 TB/s", "989 TFLOP/s"), or a number in the base unit
-_RATES = {"compute_rate": "FLOP/s", "memory_bandwidth": "B/s"}
-_COUNTS = {"dp_degree", "nodes", "accelerators_per_node", "f", "n", "steps", "iterations", "zero"}
-_WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_bytes_per_param"}
-# step: counts that may also be text ('4M', '25MiB'), and a fraction (0.45, or the text '45%')
-_STEP_COUNTS = {"tokens", "global_batch", "sequence", "bucket_bytes", "micro_batch"}
-_FRACTIONS = {"mfu"}
+# How a Python value becomes the text of a key, by the key's type in the library's key table:
+# integers (a str only where a sweep reads a list or a range), counts and bytes (an int, or text
+# with a multiplier or a unit: '4M', '25MiB'), widths, a fraction, rates (text with its unit,
+# '3.35 TB/s', or a number in the key's unit), names and text.
+def _type(key: str) -> str:
+    k = _lib.dpas_key_from_name(key.encode())
+    return _lib.dpas_key_type_name(_lib.dpas_key_type_of(k)).decode() if k >= 0 else "text"
+
+
+def _unit(key: str) -> str:
+    u = _lib.dpas_key_unit(_lib.dpas_key_from_name(key.encode()))
+    return u.decode() if u else ""
 
 
 def _scalar(key: str, flags: int, v: Any) -> bytes:
@@ -58,30 +62,32 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
     float, Decimal or Fraction; a str only where a sweep reads a list or a range), a width text
     or a number of bytes, a name a str or a registry entry. Another type is an
     ArgumentTypeError; the value itself is the library's to check."""
-    if isinstance(v, str) and (key not in _COUNTS or flags & _ffi.KEY_AXIS):
+    kind = _type(key)
+    if isinstance(v, str) and (kind != "integer" or flags & _ffi.KEY_AXIS):
         return _check.text(key, v)
     if hasattr(v, "path") and isinstance(getattr(v, "path"), str):
         return _check.text(key, v.path)  # a registry entry: its path
-    if key in _WIDTHS:
+    if kind == "width":
         t = width_text(key, v)
         if t is None:
             raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number of "
                                     f"bytes, got None", key)
         return t
-    if key in _COUNTS or key == "parameters" or key in _STEP_COUNTS:
+    if kind in ("integer", "count", "bytes"):
         return _check.count_text(key, v).encode()
-    if key in _FRACTIONS and isinstance(v, (float, int, decimal.Decimal, fractions.Fraction)) \
+    if kind == "real" and isinstance(v, (float, int, decimal.Decimal, fractions.Fraction)) \
             and not isinstance(v, bool):
         return repr(float(v)).encode()  # the library checks the range
-    if key in _RATES:
+    if kind == "rate":
+        unit = _unit(key)
         if isinstance(v, bool) or not isinstance(v, (numbers.Real, decimal.Decimal)):
-            raise ArgumentTypeError(f"{key} must be a number ({_RATES[key]}) or text with its "
+            raise ArgumentTypeError(f"{key} must be a number ({unit}) or text with its "
                                     f"unit, got {type(v).__name__} {_check._show(v)}", key)
         finite = not isinstance(v, (float, decimal.Decimal)) or math.isfinite(v)
         q = fractions.Fraction(v) if finite else None
         num = str(q.numerator) if q is not None and q.denominator == 1 else str(v)
         # in the base unit; the library checks the value (> 0, finite, in range) as for the CLI
-        return f"{num} {_RATES[key]}".encode()
+        return f"{num} {unit}".encode()
     raise ArgumentTypeError(f"{key} must be a str, got {type(v).__name__} {_check._show(v)}", key)
 
 

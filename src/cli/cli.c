@@ -119,37 +119,46 @@ int cli_common_option(cli *c, const char *cmd, int opt, const char *help)
     return CLI_OTHER;
 }
 
+/* "a, b or c": the names of a name table (name(i) NULL past the last), for a message. */
+static void names_of(const char *(*name)(int), char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; name(i) && o < cap; i++) {
+        int w = snprintf(buf + o, cap - o, "%s%s",
+                         i == 0        ? ""
+                         : name(i + 1) ? ", "
+                                       : " or ",
+                         name(i));
+        o += w > 0 ? (size_t)w : 0;
+    }
+}
+static const char *format_at(int i) { return dpas_format_name((dpas_format)i); }
+static const char *units_at(int i) { return dpas_units_name((dpas_units)i); }
+
 int cli_parse_format(cli *c, const char *cmd, const char *v)
 {
-    static const char *names[] = {"text", "json", "csv", "markdown"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(v, names[i])) {
-            c->format = i;
-            c->err_json = i == DPAS_FORMAT_JSON;
-            return 0;
-        }
-    if (!strcmp(v, "md")) {
-        c->format = DPAS_FORMAT_MARKDOWN;
-        c->err_json = 0;
+    int i = !strcmp(v, "md") ? DPAS_FORMAT_MARKDOWN : dpas_format_from_name(v);
+    if (i >= 0) {
+        c->format = i;
+        c->err_json = i == DPAS_FORMAT_JSON;
         return 0;
     }
-    char q[96];
-    return cli_usage(c, cmd, "--output must be text, json, csv or markdown, got %s",
-                     dpas_quote(v, q, sizeof q));
+    char q[96], names[128];
+    names_of(format_at, names, sizeof names);
+    return cli_usage(c, cmd, "--output must be %s, got %s", names, dpas_quote(v, q, sizeof q));
 }
 
 int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
 {
-    if (!strcmp(v, "si"))
-        *units = DPAS_UNITS_SI;
-    else if (!strcmp(v, "iec"))
-        *units = DPAS_UNITS_IEC;
-    else if (!strcmp(v, "bytes"))
-        *units = DPAS_UNITS_BYTES;
-    else
-        return cli_usage(c, cmd, "--units must be si, iec or bytes, got %s",
-                         dpas_quote(v, (char[96]){0}, 96));
-    return 0;
+    int u = dpas_units_from_name(v);
+    if (u >= 0) {
+        *units = (dpas_units)u;
+        return 0;
+    }
+    char q[96], names[128];
+    names_of(units_at, names, sizeof names);
+    return cli_usage(c, cmd, "--units must be %s, got %s", names, dpas_quote(v, q, sizeof q));
 }
 
 int cli_write_failed(cli *c)

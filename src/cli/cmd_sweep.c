@@ -296,9 +296,7 @@ static int plot_checks(cli *c, const sweep_args *x)
     char q[96];
     if (x->chart > 0 && c->format != DPAS_FORMAT_TEXT)
         return cli_usage(c, "sweep", "--chart draws after a text table; it cannot go into -o %s",
-                         c->format == DPAS_FORMAT_JSON  ? "json"
-                         : c->format == DPAS_FORMAT_CSV ? "csv"
-                                                        : "markdown");
+                         dpas_format_name((dpas_format)c->format));
     if (!x->plot &&
         (x->width || x->height || x->font || x->font_size > 0 || x->xlabel || x->ylabel))
         return cli_usage(c, "sweep",

@@ -34,6 +34,14 @@ static struct option *options_of(const cli_cmd *cmd)
     return o;
 }
 
+/* Where the CLI lists the names a key takes: " (dpas list models)", " (dpas rules)". */
+static void see_of(dpas_key k, FILE *f)
+{
+    const char *see = dpas_key_see(k);
+    if (see)
+        fprintf(f, " (dpas %s%s)", strcmp(see, "rules") ? "list " : "", see);
+}
+
 /* The help: usage, what the command does, its own options, then the keys it takes from the
  * key table (the flag, what it stands for, what it is). */
 static char *help_of(const cli_cmd *cmd)
@@ -46,8 +54,15 @@ static char *help_of(const cli_cmd *cmd)
     fprintf(f, "usage: %s\n\n%s\n", cmd->usage, cmd->about);
     if (cmd->own_help)
         fprintf(f, "\n%s", cmd->own_help);
-    fprintf(f, "  -o, --output FORMAT   text (default), json, csv or markdown\n"
-               "  -h, --help            this help\n\n");
+    /* the formats from the library's name table (DPAS_FORMAT_MAP), the first the default */
+    fprintf(f, "  -o, --output FORMAT   ");
+    for (int i = 0; dpas_format_name((dpas_format)i); i++)
+        fprintf(f, "%s%s%s",
+                i == 0                                   ? ""
+                : dpas_format_name((dpas_format)(i + 1)) ? ", "
+                                                         : " or ",
+                dpas_format_name((dpas_format)i), i == 0 ? " (default)" : "");
+    fprintf(f, "\n  -h, --help            this help\n\n");
     for (int pass = 0; pass < 2; pass++) {
         bool any = false;
         for (int k = 0; k < DPAS_KEY_COUNT; k++) {
@@ -65,6 +80,7 @@ static char *help_of(const cli_cmd *cmd)
             fprintf(f, "%*s %s", w < 30 ? 30 - w : 0, "", dpas_key_name((dpas_key)k));
             if (dpas_key_help((dpas_key)k))
                 fprintf(f, ": %s", dpas_key_help((dpas_key)k));
+            see_of((dpas_key)k, f);
             fprintf(f, "\n");
         }
         if (any)

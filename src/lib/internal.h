@@ -11,6 +11,9 @@
 
 #define DPAS__PRINTF(a, b) __attribute__((format(printf, a, b)))
 
+/* The key a sweep input is (sweep.c's table of the inputs a sweep varies). */
+dpas_key dpas__sweep_input_key(dpas_sweep_input in);
+
 /* Fill err (when not NULL) and return code. */
 int dpas__fail(dpas_error *err, int code, const char *field, const char *fmt, ...)
     DPAS__PRINTF(4, 5);

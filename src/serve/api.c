@@ -325,16 +325,18 @@ void srv_api_registry(srv_request *rq, srv_response *r)
  * request of the library, as the CLI's and dpas-measure's: the same keys, lists and messages. */
 void srv_api_calibrate(srv_request *rq, srv_response *r)
 {
-    static const char *const keys[] = {"collective", "ranks", "gpus_per_node",
-                                       "test",       "at",    "predict"};
     dpas_error err;
     dpas_request *req = NULL;
     memset(&err, 0, sizeof err);
     int rc = dpas_request_new(DPAS_ANALYSIS_CALIBRATE, &req, &err);
-    for (size_t i = 0; !rc && i < sizeof keys / sizeof *keys; i++) {
-        const char *v = srv_query_get(rq->query, keys[i]);
+    /* the keys of the key table a calibrate takes over HTTP */
+    for (int k = 0; !rc && dpas_key_name((dpas_key)k); k++) {
+        const char *q = dpas_key_query((dpas_key)k);
+        const char *v = q && dpas_analysis_takes(DPAS_ANALYSIS_CALIBRATE, (dpas_key)k)
+                            ? srv_query_get(rq->query, q)
+                            : NULL;
         if (v)
-            rc = dpas_request_set(req, keys[i], v, &err);
+            rc = dpas_request_set(req, q, v, &err);
     }
     if (rq->multipart) { /* the logs as "calibration" parts of a form, as cost and sweep take them */
         for (size_t i = 0; !rc && i < rq->nparts; i++)

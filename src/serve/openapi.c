@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,107 +153,13 @@ static const char calibrate_body[] =
     "#\n"
     "# Collective test concluded: all_reduce_perf\n";
 
-/* The options (keys beyond the scenario inputs): a sentence, a schema, where the library has
- * the names the values come from. Every option of the route table must be here (the document
- * says which one is not, and the test fails on it). */
-enum {
-    T_TEXT,
-    T_INT,
-    T_BOOL,
-    T_RULES,
-    T_SCHEDULES,
-    T_CONVENTION,
-    T_ATTRS,
-    T_METRICS,
-    T_METRIC,
-    T_STATE,
-    T_NETMODEL
-};
-typedef struct opt_doc {
-    const char *key;
-    int type;
-    long long min, max; /* T_INT */
-    const char *what;
-} opt_doc;
-
-static const opt_doc opt_docs[] = {
-    {"attr", T_ATTRS, 0, 0, "the attributes to show (default: all)"},
-    {"explain", T_BOOL, 0, 0, "each attribute's equation with the numbers substituted"},
-    {"rule", T_RULES, 0, 0,
-     "robust aggregation rules, comma-separated (default: every rule under its default "
-     "convention); in a sweep, a list varies the rule"},
-    {"convention", T_CONVENTION, 0, 0, "the convention of Krum and Multi-Krum"},
-    {"schedule", T_SCHEDULES, 0, 0,
-     "network schedules, comma-separated (default: all); in a sweep, a list varies the schedule"},
-    {"f", T_INT, 0, -1, "Byzantine replicas to tolerate: adds whether each rule tolerates f"},
-    {"steps", T_INT, 1, -1, "bytes and times for this many steps"},
-    {"iterations", T_INT, 1, -1, "iterations of geometric_median and centered_clipping"},
-    {"compute_rate", T_TEXT, 0, 0,
-     "FLOP/s per worker, with its unit (989 TFLOP/s, 1e15 FLOP/s): adds the rule's own "
-     "compute time"},
-    {"memory_bandwidth", T_TEXT, 0, 0,
-     "memory bytes/s per worker, with its unit (3.35 TB/s, 2 TiB/s; default the node's "
-     "accelerator's HBM): the rule's compute is max(flops / compute_rate, bytes / "
-     "memory_bandwidth)"},
-    {"network_model", T_NETMODEL, 0, 0,
-     "with a calibration: the model of its measured curves that gives the flat times"},
-    {"n", T_INT, 1, -1, "replicas: each rule's largest f at n"},
-    {"state", T_STATE, 0, 0, "the byte convention of the training state (default zero16)"},
-    {"zero", T_INT, 0, 3,
-     "the ZeRO stage: memory partitions the zero16 state across replicas; step adds its "
-     "parameter all-gathers"},
-    {"tokens", T_TEXT, 0, 0, "step: tokens per step over every replica (a count: 4M, 16.8e6)"},
-    {"global_batch", T_TEXT, 0, 0, "step: sequences per step over every replica (with sequence)"},
-    {"sequence", T_TEXT, 0, 0, "step: tokens per sequence (with global_batch)"},
-    {"mfu", T_TEXT, 0, 0,
-     "step: model-FLOPs utilisation in (0, 1] (0.45 or 45%); default 0.40, assumed"},
-    {"bucket_bytes", T_TEXT, 0, 0, "step: gradient bytes per bucket (default 25 MiB, as DDP)"},
-    {"precision", T_TEXT, 0, 0, "step: bf16 (default) or fp16: the accelerator's dense peak"},
-    {"parallelism", T_TEXT, 0, 0,
-     "data (the default, the only one modelled); tensor, pipeline, expert and context are "
-     "refused with why"},
-    {"offload", T_TEXT, 0, 0,
-     "none (the default, the only one modelled); cpu and nvme are refused with why"},
-    {"require_fit", T_BOOL, 0, 0,
+/* The server's own options (beyond the library's key table): a sentence each. */
+static const struct {
+    const char *key, *what;
+} server_opts[] = {
+    {"require_fit",
      "true (the default): a state that does not fit is a 422 physics violation, as the CLI exits "
      "2; false: it is the check itself, with fits false"},
-    {"y", T_METRIC, 0, 0, "the plotted metric (default: the first of attr)"},
-    {"title", T_TEXT, 0, 0, "the plot's title"},
-    {"collective", T_TEXT, 0, 0,
-     "the collective of the log's table when its header does not say (all_reduce, all_gather, "
-     "reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv)"},
-    {"ranks", T_INT, 2, -1, "the rank count of the log when its Rank lines do not say"},
-    {"predict", T_TEXT, 0, 0, "sizes to predict, comma-separated, with units (16MiB,1GB)"},
-    {"at", T_TEXT, 0, 0,
-     "scales to predict at, comma-separated: RANKS or NODESxRANKS_PER_NODE (2160, 540x4); "
-     "default: each test's own"},
-    {"test", T_TEXT, 0, 0,
-     "the tests to fit, comma-separated, numbered from 1 across the logs in order (default: all)"},
-    {"gpus_per_node", T_INT, 1, -1,
-     "ranks per node of the logs whose Rank lines do not name hosts (default: 8 where it divides "
-     "the ranks)"},
-};
-
-/* What each scenario input means, by the library's input table's index (its names, flags and
- * fields come from the table itself). */
-static const char *const input_meaning[DPAS_INPUT_COUNT] = {
-    [DPAS_INPUT_NAME] = "a label for the scenario in reports",
-    [DPAS_INPUT_SCENARIO] = "a named scenario to start from (GET /api/v1/scenarios); the other "
-                            "inputs override its",
-    [DPAS_INPUT_WORKLOAD] = "a model of the registry (GET /api/v1/registry/models)",
-    [DPAS_INPUT_WORKLOAD_NAME] = "the label of a workload given by its parameter count",
-    [DPAS_INPUT_PARAMETERS] = "the workload's parameter count: 175e9, 70.6e9, 7B, 3504872",
-    [DPAS_INPUT_FLEET] = "a fleet of the registry (GET /api/v1/registry/fleets)",
-    [DPAS_INPUT_FLEET_NAME] = "the label of a fleet given by nodes and accelerators per node",
-    [DPAS_INPUT_NODES] = "the fleet's nodes (over a registry fleet's)",
-    [DPAS_INPUT_ACCELERATORS_PER_NODE] = "accelerators per node (over a registry fleet's)",
-    [DPAS_INPUT_NODE] = "a node of the registry: its accelerator and intra-node link",
-    [DPAS_INPUT_FABRIC] = "a fabric of the registry: the inter-node link that times need",
-    [DPAS_INPUT_DP_DEGREE] = "data-parallel replicas, N: 1 to the fleet's accelerators",
-    [DPAS_INPUT_GRADIENT_WIDTH] =
-        "the gradient's bytes per parameter: bf16, 2 B, 16 bit, 4.127 bit",
-    [DPAS_INPUT_CHECKPOINT_WIDTH] = "the checkpoint's bytes per parameter: 14 B",
-    [DPAS_INPUT_WEIGHT_WIDTH] = "the weights' bytes per parameter (optional; none removes it)",
 };
 
 /* ---- building JSON (jansson); every failure is kept and reported once at the end ---------- */
@@ -283,14 +190,6 @@ static const path_doc *doc_of(const char *path)
     for (size_t i = 0; i < sizeof path_docs / sizeof path_docs[0]; i++)
         if (!strcmp(path_docs[i].path, path))
             return &path_docs[i];
-    return NULL;
-}
-
-static const opt_doc *opt_of(const char *key)
-{
-    for (size_t i = 0; i < sizeof opt_docs / sizeof opt_docs[0]; i++)
-        if (!strcmp(opt_docs[i].key, key))
-            return &opt_docs[i];
     return NULL;
 }
 
@@ -398,79 +297,6 @@ static void response_free(srv_response *r)
     memset(r, 0, sizeof *r);
 }
 
-/* A list of names as a sentence's tail: "a, b or c". */
-static json_t *names_text(const char *head, const char *const *names, size_t n)
-{
-    size_t cap = strlen(head) + 8;
-    for (size_t i = 0; i < n; i++)
-        cap += strlen(names[i]) + 4;
-    char *t = malloc(cap);
-    if (!t)
-        return NULL;
-    size_t o = (size_t)snprintf(t, cap, "%s", head);
-    for (size_t i = 0; i < n; i++)
-        o += (size_t)snprintf(t + o, cap - o, "%s%s",
-                              i == 0       ? ""
-                              : i + 1 == n ? " or "
-                                           : ", ",
-                              names[i]);
-    json_t *s = json_string(t);
-    free(t);
-    return s;
-}
-
-/* The names an option takes, from the library's catalogues (NULL-terminated, static storage
- * or the rule table's). */
-static size_t option_names(int type, const char **out, size_t cap)
-{
-    size_t n = 0;
-    switch (type) {
-    case T_RULES:
-        for (size_t i = 0; i < dpas_rule_count() && n < cap; i++) {
-            const dpas_rule *r = dpas_rule_at(i);
-            int seen = 0;
-            for (size_t j = 0; j < n; j++)
-                seen |= !strcmp(out[j], r->name);
-            if (!seen)
-                out[n++] = r->name;
-        }
-        break;
-    case T_CONVENTION:
-        for (size_t i = 0; i < dpas_rule_count() && n < cap; i++) {
-            const char *c = dpas_rule_at(i)->convention;
-            int seen = !strcmp(c, "standard");
-            for (size_t j = 0; j < n; j++)
-                seen |= !strcmp(out[j], c);
-            if (!seen)
-                out[n++] = c;
-        }
-        break;
-    case T_SCHEDULES:
-        for (int k = 0; dpas_schedule_name((dpas_schedule_id)k) && n < cap; k++)
-            out[n++] = dpas_schedule_name((dpas_schedule_id)k);
-        break;
-    case T_ATTRS:
-        for (int k = 0; k < DPAS_ATTR_COUNT && n < cap; k++)
-            out[n++] = dpas_attr_name((dpas_attr)k);
-        break;
-    case T_METRICS:
-    case T_METRIC: /* y: a number (time_basis and time_model are words) */
-        for (int k = 0; k < DPAS_METRIC_COUNT && n < cap; k++)
-            if (type == T_METRICS || (k != DPAS_METRIC_TIME_BASIS && k != DPAS_METRIC_TIME_MODEL))
-                out[n++] = dpas_metric_name(k);
-        break;
-    case T_STATE:
-        for (size_t i = 0; dpas_convention_at(i) && n < cap; i++)
-            out[n++] = dpas_convention_at(i)->name;
-        break;
-    case T_NETMODEL:
-        for (int k = 0; dpas_netmodel_kind_name(k) && n < cap; k++)
-            out[n++] = dpas_netmodel_kind_name(k);
-        break;
-    }
-    return n;
-}
-
 /* The value a key has in the example request of a path, or NULL (a short, static store). */
 static const char *example_value(const char *target, const char *key, char *buf, size_t cap)
 {
@@ -494,96 +320,137 @@ static const char *example_value(const char *target, const char *key, char *buf,
     return NULL;
 }
 
-static json_t *option_param(doc_ctx *x, const char *key, int sweep, const char *target)
+/* Where the API lists the names a NAME or ENUM key takes (the key table's dpas_key_see). */
+static const char *see_path(const char *see)
 {
-    json_t *p = json_object(), *sch = json_object();
-    set(x, p, "name", str(key));
-    set(x, p, "in", str("query"));
-    set(x, p, "required", json_false());
-    set(x, p, "schema", sch);
-    const opt_doc *d = opt_of(key);
-    if (!d) {
-        set(x, p, "description", str("(undocumented: a bug in dpas serve)"));
-        x->failed |= 2;
-        return p;
-    }
-    const char *names[128];
-    size_t n = option_names(d->type == T_ATTRS && sweep ? T_METRICS : d->type, names, 128);
-    if (d->type == T_INT) {
+    return !strcmp(see, "scenarios") ? "GET /api/v1/scenarios"
+           : !strcmp(see, "rules")   ? "GET /api/v1/rules"
+                                     : NULL;
+}
+
+/* The schema of a key's value on a route of analysis a: from the key table's type, bounds,
+ * default and names. A list, or an input a sweep varies, is text ("a,b,c", "2..4096"); an
+ * integer is an integer within its bounds; a switch one of its four words; an enum one of its
+ * names (a list's names are x-dpas-values, for a client that offers them). */
+static json_t *key_schema(doc_ctx *x, json_t *p, dpas_key k, dpas_analysis a, int sweep)
+{
+    json_t *sch = json_object();
+    unsigned fl = dpas_key_flags(k);
+    dpas_key_type t = dpas_key_type_of(k);
+    int text = (fl & DPAS_KEY_LIST) || (sweep && (fl & DPAS_KEY_AXIS));
+    const char *def = dpas_key_default(k);
+    if (t == DPAS_TYPE_INTEGER && !text) {
+        int64_t min = 0, max = 0;
+        int b = dpas_key_bounds(k, &min, &max);
         set(x, sch, "type", str("integer"));
-        set(x, sch, "minimum", json_integer(d->min));
-        if (d->max >= 0)
-            set(x, sch, "maximum", json_integer(d->max));
-    } else if (d->type == T_BOOL) {
+        if (b & 1)
+            set(x, sch, "minimum", json_integer(min));
+        if (b & 2)
+            set(x, sch, "maximum", json_integer(max));
+        if (def)
+            set(x, sch, "default", json_integer(atoll(def)));
+        return sch;
+    }
+    if (t == DPAS_TYPE_SWITCH) {
         json_t *e = set(x, sch, "enum", json_array());
-        for (const char *const *b = (const char *const[]){"true", "false", "1", "0", NULL}; *b; b++)
-            push(x, e, str(*b));
+        for (const char *const *w = (const char *const[]){"true", "false", "1", "0", NULL}; *w; w++)
+            push(x, e, str(*w));
     } else {
         set(x, sch, "type", str("string"));
     }
-    if (n && (d->type == T_RULES || d->type == T_SCHEDULES || d->type == T_ATTRS)) {
-        /* the names of a list, for a client that offers them (the page does) */
-        json_t *e = set(x, p, "x-dpas-values", json_array());
-        for (size_t i = 0; i < n; i++)
-            push(x, e, str(names[i]));
+    if (def)
+        set(x, sch, "default", str(def));
+    if (t == DPAS_TYPE_ENUM && dpas_key_value(k, a, 0)) {
+        json_t *e = set(x, text ? p : sch, text ? "x-dpas-values" : "enum", json_array());
+        for (size_t i = 0; dpas_key_value(k, a, i); i++)
+            push(x, e, str(dpas_key_value(k, a, i)));
     }
-    if (n && (d->type == T_CONVENTION || d->type == T_STATE || d->type == T_NETMODEL ||
-              d->type == T_METRIC)) {
-        json_t *e = set(x, sch, "enum", json_array());
-        for (size_t i = 0; i < n; i++)
-            push(x, e, str(names[i]));
-    }
-    char what[512];
-    snprintf(what, sizeof what, "%s%s", d->what,
-             n && d->type != T_CONVENTION && d->type != T_STATE && d->type != T_NETMODEL &&
-                     d->type != T_METRIC
-                 ? ": "
-                 : ".");
-    set(x, p, "description",
-        n && d->type != T_CONVENTION && d->type != T_STATE && d->type != T_NETMODEL &&
-                d->type != T_METRIC
-            ? names_text(what, names, n)
-            : str(what));
-    char ex[256];
-    const char *v = example_value(target, key, ex, sizeof ex);
-    if (v)
-        set(x, p, "example", d->type == T_INT ? json_integer(atoll(v)) : str(v));
-    return p;
+    return sch;
 }
 
-static json_t *input_param(doc_ctx *x, const char *key, int sweep, const char *target)
+/* The description of a key: the key table's one line, where the API lists its names, the names
+ * of a list, what a sweep takes, and for an input where a scenario file and the CLI have it. */
+static json_t *key_description(dpas_key k, dpas_analysis a, int sweep, const char *query)
 {
-    json_t *p = json_object(), *sch = json_object();
-    int in = srv_input_of(key);
-    set(x, p, "name", str(key));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *b = open_memstream(&text, &len);
+    if (!b)
+        return NULL;
+    unsigned fl = dpas_key_flags(k);
+    const char *see = dpas_key_see(k), *file = dpas_key_file(k), *flag = dpas_key_flag(k);
+    const char *alias = dpas_key_alias(k);
+    if (alias && !strcmp(query, alias))
+        fprintf(b, "The %s's other name: ", dpas_key_name(k));
+    fputs(dpas_key_help(k) ? dpas_key_help(k) : "(undocumented)", b);
+    if (see)
+        fprintf(b, " (%s%s)", see_path(see) ? see_path(see) : "GET /api/v1/registry/",
+                see_path(see) ? "" : see);
+    if (dpas_key_unit(k))
+        fprintf(b, "; in %s", dpas_key_unit(k));
+    if (dpas_key_type_of(k) == DPAS_TYPE_ENUM && (fl & DPAS_KEY_LIST) && dpas_key_value(k, a, 0)) {
+        fputs("; comma-separated: ", b);
+        for (size_t i = 0; dpas_key_value(k, a, i); i++)
+            fprintf(b, "%s%s",
+                    i == 0                         ? ""
+                    : !dpas_key_value(k, a, i + 1) ? " or "
+                                                   : ", ",
+                    dpas_key_value(k, a, i));
+    }
+    if (fl & DPAS_KEY_INPUT)
+        fprintf(b, " (the scenario's %s%s%s%s)", file, flag ? "; the CLI's " : "", flag ? flag : "",
+                flag ? "" : "; no CLI flag");
+    fputs(".", b);
+    if (sweep && (fl & DPAS_KEY_AXIS))
+        fputs((fl & DPAS_KEY_RANGE) == DPAS_KEY_RANGE
+                  ? " A sweep takes a list (a,b,c) or a range (A..B doubling, "
+                    "A..B+S, A..B*F)."
+                  : " A sweep takes a list (a,b,c).",
+              b);
+    json_t *j = fclose(b) || !text ? NULL : json_string(text);
+    free(text);
+    return j;
+}
+
+/* A query parameter of a route of analysis a: a key of the library's key table, or one of the
+ * server's own options. */
+static json_t *key_param(doc_ctx *x, const char *query, dpas_analysis a, int sweep,
+                         const char *target)
+{
+    json_t *p = json_object();
+    int k = dpas_key_from_name(query);
+    set(x, p, "name", str(query));
     set(x, p, "in", str("query"));
     set(x, p, "required", json_false());
-    set(x, sch, "type", str("string"));
-    set(x, p, "schema", sch);
-    const char *flag = dpas_key_flag((dpas_key)in), *field = dpas_input_field((dpas_input)in);
-    char what[512];
-    int varies = sweep && (in == DPAS_INPUT_DP_DEGREE || in == DPAS_INPUT_PARAMETERS ||
-                           in == DPAS_INPUT_WORKLOAD || in == DPAS_INPUT_FLEET ||
-                           in == DPAS_INPUT_GRADIENT_WIDTH || in == DPAS_INPUT_CHECKPOINT_WIDTH);
-    snprintf(what, sizeof what, "%s%s (the scenario's %s%s%s%s).%s",
-             !strcmp(key, "model") ? "The workload's other name: " : "",
-             input_meaning[in] ? input_meaning[in] : "(undocumented)", field,
-             flag ? "; the CLI's " : "", flag ? flag : "", flag ? "" : "; no CLI flag",
-             !varies                                                     ? ""
-             : in == DPAS_INPUT_DP_DEGREE || in == DPAS_INPUT_PARAMETERS ? " A sweep takes a list "
-                                                                           "(a,b,c) or a range "
-                                                                           "(A..B doubling, "
-                                                                           "A..B+S, A..B*F)."
-                                                                         : " A sweep takes a list "
-                                                                           "(a,b,c).");
-    set(x, p, "description", str(what));
-    set(x, p, "x-dpas-field", str(field));
-    if (flag)
-        set(x, p, "x-dpas-cli-flag", str(flag));
+    if (k < 0) {
+        const char *what = NULL;
+        for (size_t i = 0; i < sizeof server_opts / sizeof server_opts[0]; i++)
+            if (!strcmp(server_opts[i].key, query))
+                what = server_opts[i].what;
+        json_t *sch = set(x, p, "schema", json_object()), *e = set(x, sch, "enum", json_array());
+        for (const char *const *w = (const char *const[]){"true", "false", "1", "0", NULL}; *w; w++)
+            push(x, e, str(*w));
+        set(x, p, "description", str(what ? what : "(undocumented: a bug in dpas serve)"));
+        x->failed |= what ? 0 : 2;
+        return p;
+    }
+    json_t *sch = set(x, p, "schema", key_schema(x, p, (dpas_key)k, a, sweep));
+    set(x, p, "description", key_description((dpas_key)k, a, sweep, query));
+    set(x, p, "x-dpas-type", str(dpas_key_type_name(dpas_key_type_of((dpas_key)k))));
+    if (dpas_key_unit((dpas_key)k))
+        set(x, p, "x-dpas-unit", str(dpas_key_unit((dpas_key)k)));
+    if (dpas_key_flags((dpas_key)k) & DPAS_KEY_INPUT) {
+        set(x, p, "x-dpas-field", str(dpas_key_file((dpas_key)k)));
+        if (dpas_key_flag((dpas_key)k))
+            set(x, p, "x-dpas-cli-flag", str(dpas_key_flag((dpas_key)k)));
+    }
     char ex[256];
-    const char *v = example_value(target, key, ex, sizeof ex);
-    if (v)
-        set(x, p, "example", str(v));
+    const char *v = example_value(target, query, ex, sizeof ex);
+    if (v) {
+        json_t *type = json_object_get(sch, "type");
+        int integer = type && json_is_string(type) && !strcmp(json_string_value(type), "integer");
+        set(x, p, "example", integer ? json_integer(atoll(v)) : str(v));
+    }
     return p;
 }
 
@@ -703,12 +570,9 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
 static void key_params(doc_ctx *x, json_t *params, const srv_route_info *rt, int sweep,
                        const char *target)
 {
-    for (size_t i = 0; srv_route_key(rt, i); i++) {
-        const char *key = srv_route_key(rt, i);
-        push(x, params,
-             srv_input_of(key) >= 0 ? input_param(x, key, sweep, target)
-                                    : option_param(x, key, sweep, target));
-    }
+    dpas_analysis a = rt->analysis >= 0 ? (dpas_analysis)rt->analysis : DPAS_ANALYSIS_CALIBRATE;
+    for (size_t i = 0; srv_route_key(rt, i); i++)
+        push(x, params, key_param(x, srv_route_key(rt, i), a, sweep, target));
 }
 
 json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path)

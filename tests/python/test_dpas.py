@@ -666,11 +666,12 @@ def load_tests(loader, tests, ignore):
 class Signatures(unittest.TestCase):
     """cost, sweep, scenario and memory carry real signatures from the key table (issue 31)."""
 
-    def params(self, fn):
+    def params(self, fn, own=()):
         import inspect
         sig = inspect.signature(fn)
         for p in sig.parameters.values():
-            self.assertEqual(p.kind, inspect.Parameter.KEYWORD_ONLY, p)
+            if p.name not in own:  # plot's file may be given by position, as before
+                self.assertEqual(p.kind, inspect.Parameter.KEYWORD_ONLY, p)
             self.assertIsNone(p.default, p)
         return sig.parameters
 
@@ -685,8 +686,22 @@ class Signatures(unittest.TestCase):
             self.assertNotIn(other, got)
         import pydoc
         text = pydoc.render_doc(dpas.cost, renderer=pydoc.plaintext)
-        for word in ("network_model", "memory_bandwidth: memory bytes/s per worker", "CostRows"):
+        # each key's type, unit, bounds and default as docs/library.md's key table lists them
+        for word in ("network_model", "memory_bandwidth (rate in B/s): memory bytes/s per worker",
+                     "zero (integer 0..3, default 0)", "rule (list of enum)", "CostRows"):
             self.assertIn(word, text)
+
+    def test_step_plot_rules(self):
+        # the keyword functions with their own parameters take the key table's too (the
+        # analyses column of docs/library.md's key table: step, plot, rules)
+        self.assertLessEqual({"tokens", "mfu", "bucket_bytes", "precision"},
+                             set(self.params(dpas.step)))
+        plot = self.params(dpas.plot, own=("file",))
+        self.assertLessEqual({"file", "format", "width", "y", "title", "dp_degree"}, set(plot))
+        self.assertEqual(list(plot)[0], "file")  # its own parameters first, as they were
+        rules = self.params(dpas.rules, own=("n", "f", "convention"))
+        self.assertLessEqual({"n", "f", "convention"}, set(rules))
+        self.assertNotIn("dp_degree", rules)
 
     def test_sweep_memory_scenario(self):
         sweep = self.params(dpas.sweep)

@@ -93,8 +93,8 @@ static void test_base_scenario_and_flags(void **state)
     dpas_error e = {0};
     dpas_scenario s;
     assert_int_equal(dpas_spec_set(spec, "scenario", "ReferenceJobAttackSurface", NULL, &e), 0);
-    assert_int_equal(dpas_spec_set(spec, "dp", "64", "--dp", &e), 0);
-    assert_int_equal(dpas_spec_set(spec, "weights", NULL, "--weights", &e), 0);
+    assert_int_equal(dpas_spec_set(spec, "dp_degree", "64", "--dp", &e), 0);
+    assert_int_equal(dpas_spec_set(spec, "weight_bytes_per_param", NULL, "--weights", &e), 0);
     assert_int_equal(dpas_spec_resolve(spec, reg, &s, &e), 0);
     assert_int_equal(s.parameters, 175000000000ull);
     assert_int_equal(s.dp_degree, 64);
@@ -120,7 +120,7 @@ static void test_file_then_flag(void **state)
     const char *y = "workload: GPT3\nfleet: {nodes: 2, accelerators_per_node: 4}\ndp_degree: 8\n"
                     "gradient_bytes_per_param: fp32\ncheckpoint_bytes_per_param: 16 B\n";
     assert_int_equal(dpas_spec_load_text(spec, y, strlen(y), 0, "f.yaml", &e), 0);
-    assert_int_equal(dpas_spec_set(spec, "params", "7B", "--params", &e), 0);
+    assert_int_equal(dpas_spec_set(spec, "parameters", "7B", "--params", &e), 0);
     assert_int_equal(dpas_spec_set(spec, "fleet", "Lab_64_H100", "--fleet", &e), 0);
     assert_int_equal(dpas_spec_resolve(spec, reg, &s, &e), 0);
     assert_int_equal(s.parameters, 7000000000ull);

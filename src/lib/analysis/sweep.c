@@ -8,18 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    const char *name, *flag;
-} inputs[DPAS_SWEEP_INPUT_COUNT] = {
-    {"dp_degree", "--dp"},
-    {"parameters", "--params"},
-    {"workload", "--model"},
-    {"fleet", "--fleet"},
-    {"gradient_bytes_per_param", "--grad"},
-    {"checkpoint_bytes_per_param", "--ckpt"},
-    {"rule", "--rule"},
-    {"schedule", "--schedule"},
-    {"f", "--f"},
+/* The key each input is, in the order of dpas_sweep_input: its name and spellings are the key
+ * table's. */
+static const dpas_key input_keys[DPAS_SWEEP_INPUT_COUNT] = {
+    DPAS_KEY_DP_DEGREE, DPAS_KEY_PARAMETERS,     DPAS_KEY_WORKLOAD,
+    DPAS_KEY_FLEET,     DPAS_KEY_GRADIENT_WIDTH, DPAS_KEY_CHECKPOINT_WIDTH,
+    DPAS_KEY_RULE,      DPAS_KEY_SCHEDULE,       DPAS_KEY_F,
 };
 
 static const char *const extra_metrics[] = {
@@ -43,13 +37,11 @@ static bool is_time(int m)
 _Static_assert((int)DPAS_METRIC_BYTES_PER_WORKER == (int)DPAS_ATTR_COUNT,
                "metrics follow the attributes");
 
+dpas_key dpas__sweep_input_key(dpas_sweep_input in) { return input_keys[in]; }
+
 const char *dpas_sweep_input_name(dpas_sweep_input in)
 {
-    return (unsigned)in < DPAS_SWEEP_INPUT_COUNT ? inputs[in].name : NULL;
-}
-const char *dpas_sweep_input_flag(dpas_sweep_input in)
-{
-    return (unsigned)in < DPAS_SWEEP_INPUT_COUNT ? inputs[in].flag : NULL;
+    return (unsigned)in < DPAS_SWEEP_INPUT_COUNT ? dpas_key_name(input_keys[in]) : NULL;
 }
 
 const char *dpas_metric_name(int m)
@@ -359,7 +351,7 @@ int dpas_sweep_axis_parse(dpas_sweep_input in, const char *text, const char *fie
     if ((unsigned)in >= DPAS_SWEEP_INPUT_COUNT)
         return dpas__fail(err, DPAS_EINVAL, "input", "unknown sweep input %d", (int)in);
     if (!field)
-        field = inputs[in].flag;
+        field = dpas_key_name(input_keys[in]);
     if (!text)
         return dpas__fail(err, DPAS_EINVAL, field, "%s: no values given", field);
     bool numeric = int_axis(in) || in == DPAS_SWEEP_PARAMETERS;
@@ -460,7 +452,7 @@ void dpas_sweep_columns(const dpas_sweep *sw, dpas_column *cols)
         dpas_col_type t = int_axis(in)                  ? DPAS_COL_INT
                           : in == DPAS_SWEEP_PARAMETERS ? DPAS_COL_UINT
                                                         : DPAS_COL_TEXT;
-        cols[k] = (dpas_column){inputs[in].name, t, DPAS_COL_LEFT};
+        cols[k] = (dpas_column){dpas_key_name(input_keys[in]), t, DPAS_COL_LEFT};
     }
     for (int i = 0; i < sw->nmetrics; i++) {
         int m = sw->metrics[i];

@@ -49,3 +49,33 @@ size_t dpas_sizeof(const char *t)
 }
 
 const char *dpas_version(void) { return DPAS_VERSION; }
+
+/* The name tables of the formats and of the units (DPAS_FORMAT_MAP, DPAS_UNITS_MAP). */
+#define NAME_OF(id, name) name,
+static const char *const format_names[] = {DPAS_FORMAT_MAP(NAME_OF)};
+static const char *const units_names[] = {DPAS_UNITS_MAP(NAME_OF)};
+#undef NAME_OF
+_Static_assert(sizeof format_names / sizeof *format_names == DPAS_FORMAT_COUNT, "a format each");
+_Static_assert(sizeof units_names / sizeof *units_names == DPAS_UNITS_COUNT, "a name each");
+
+static int index_of(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; name && i < n; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
+const char *dpas_format_name(dpas_format f)
+{
+    return (unsigned)f < DPAS_FORMAT_COUNT ? format_names[f] : NULL;
+}
+int dpas_format_from_name(const char *name)
+{
+    return index_of(format_names, DPAS_FORMAT_COUNT, name);
+}
+const char *dpas_units_name(dpas_units u)
+{
+    return (unsigned)u < DPAS_UNITS_COUNT ? units_names[u] : NULL;
+}
+int dpas_units_from_name(const char *name) { return index_of(units_names, DPAS_UNITS_COUNT, name); }

@@ -63,13 +63,19 @@ static const dpas_column key_cols[] = {{"key", T, 0},
                                        {"python_keyword", T, 0},
                                        {"file_key", T, 0},
                                        {"analyses", T, 0},
+                                       {"type", T, 0},
+                                       {"bounds", T, 0},
+                                       {"unit", T, 0},
+                                       {"default", T, 0},
+                                       {"see", T, 0},
                                        {"help", T, 0}};
+#define KEY_NCOLS (sizeof key_cols / sizeof key_cols[0])
 #undef T
 #undef R
 
 /* A key of the request's table as a row: how each front end spells it, which analyses take it. */
 typedef struct key_text {
-    char cli[64], analyses[96];
+    char cli[64], analyses[96], type[32], bounds[48];
 } key_text;
 
 static void key_cells(dpas_key k, key_text *t, dpas_cell *c)
@@ -91,7 +97,21 @@ static void key_cells(dpas_key k, key_text *t, dpas_cell *c)
     c[0] = dpas_cell_text(dpas_key_name(k)), c[1] = dpas_cell_text(dpas_key_alias(k));
     c[2] = dpas_cell_text(flag ? t->cli : NULL), c[3] = dpas_cell_text(dpas_key_query(k));
     c[4] = dpas_cell_text(dpas_key_keyword(k)), c[5] = dpas_cell_text(dpas_key_file(k));
-    c[6] = dpas_cell_text(t->analyses), c[7] = dpas_cell_text(dpas_key_help(k));
+    /* its schema: "list of integer", ">= 1", "0..3" */
+    snprintf(t->type, sizeof t->type, "%s%s", dpas_key_flags(k) & DPAS_KEY_LIST ? "list of " : "",
+             dpas_key_type_name(dpas_key_type_of(k)));
+    int64_t lo = 0, hi = 0;
+    int b = dpas_key_bounds(k, &lo, &hi);
+    t->bounds[0] = '\0';
+    if (b == 3)
+        snprintf(t->bounds, sizeof t->bounds, "%lld..%lld", (long long)lo, (long long)hi);
+    else if (b)
+        snprintf(t->bounds, sizeof t->bounds, "%s %lld",
+                 b == 1 ? ">=" : "<=", (long long)(b == 1 ? lo : hi));
+    c[6] = dpas_cell_text(t->analyses), c[7] = dpas_cell_text(t->type);
+    c[8] = dpas_cell_text(b ? t->bounds : NULL), c[9] = dpas_cell_text(dpas_key_unit(k));
+    c[10] = dpas_cell_text(dpas_key_default(k)), c[11] = dpas_cell_text(dpas_key_see(k));
+    c[12] = dpas_cell_text(dpas_key_help(k));
 }
 
 /* The cells of entry i of kind (-1: precisions). */
@@ -172,7 +192,7 @@ char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_erro
     const dpas_column *cols = kind == DPAS_LIST_KEYS         ? key_cols
                               : kind == DPAS_LIST_PRECISIONS ? precision_cols
                                                              : tables[kind].cols;
-    size_t ncols = kind == DPAS_LIST_KEYS ? 8 : kind < 0 ? 3 : tables[kind].n;
+    size_t ncols = kind == DPAS_LIST_KEYS ? KEY_NCOLS : kind < 0 ? 3 : tables[kind].n;
     size_t n = kind == DPAS_LIST_KEYS         ? DPAS_KEY_COUNT
                : kind == DPAS_LIST_PRECISIONS ? dpas_precision_count()
                                               : dpas_registry_count(reg, (dpas_kind)kind);
@@ -181,7 +201,7 @@ char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_erro
     dpas_writer *w;
     int rc = dpas_writer_new(cols, ncols, &wo, dpas__sink_buf, &b, &w, err);
     for (size_t i = 0; !rc && i < n; i++) {
-        dpas_cell c[8];
+        dpas_cell c[KEY_NCOLS];
         key_text t;
         if (kind == DPAS_LIST_KEYS)
             key_cells((dpas_key)i, &t, c);

@@ -229,15 +229,15 @@ static int check_keys(dpas_request *rq, dpas_error *err)
 
 /* ---- options ------------------------------------------------------------------------------------ */
 
-/* An integer option: >= min (and <= max). */
-static int count_opt(dpas_request *rq, dpas_key k, int64_t min, int64_t max, int64_t *out,
-                     dpas_error *err)
+/* An integer option, within its bounds in the key table (dpas_key_bounds). */
+static int count_opt(dpas_request *rq, dpas_key k, int64_t *out, dpas_error *err)
 {
     const char *t = text_of(rq, k), *name = dpas_key_name(k);
-    int64_t v;
+    int64_t v, min = INT64_MIN, max = INT64_MAX;
     int rc;
     if (!t)
         return 0;
+    dpas_key_bounds(k, &min, &max);
     if ((rc = dpas_parse_int(name, t, &v, err)))
         return rc;
     if (v < min)
@@ -491,8 +491,8 @@ static int calibrate_opts(dpas_request *rq, dpas_error *err)
     int k, rc;
     size_t ntests = 0;
     if ((coll && (rc = dpas_collective_parse(coll, &k, err))) ||
-        (rc = count_opt(rq, DPAS_KEY_RANKS, 2, INT64_MAX, &ranks, err)) ||
-        (rc = count_opt(rq, DPAS_KEY_GPUS_PER_NODE, 1, INT64_MAX, &per_node, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_RANKS, &ranks, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_GPUS_PER_NODE, &per_node, err)) ||
         (rc = calib_list(rq, DPAS_KEY_TEST, sizeof *rq->tests, test_item, (void **)&rq->tests,
                          &ntests, err)) ||
         (rc = calib_list(rq, DPAS_KEY_AT, sizeof *rq->at, scale_item, (void **)&rq->at, &rq->nat,
@@ -582,7 +582,7 @@ static int memory_opts(dpas_request *rq, dpas_error *err)
     if (rq->analysis != DPAS_ANALYSIS_MEMORY)
         return 0;
     if ((rc = dpas_convention_find(state ? state : "zero16", &rq->opts.state, err)) ||
-        (rc = count_opt(rq, DPAS_KEY_ZERO, 0, 3, &zero, err)))
+        (rc = count_opt(rq, DPAS_KEY_ZERO, &zero, err)))
         return rc;
     rq->opts.zero = (int)zero;
     return 0;
@@ -660,10 +660,10 @@ static int options(dpas_request *rq, dpas_error *err)
     o->convention = text_of(rq, DPAS_KEY_CONVENTION);
     bool sweep = rq->analysis == DPAS_ANALYSIS_SWEEP || rq->analysis == DPAS_ANALYSIS_PLOT;
     /* a sweep's f (a list or a range) is its own (request_sweep.c) */
-    if ((!sweep && (rc = count_opt(rq, DPAS_KEY_F, 0, INT64_MAX, &o->f, err))) ||
-        (rc = count_opt(rq, DPAS_KEY_N, 1, INT64_MAX, &o->n, err)) ||
-        (rc = count_opt(rq, DPAS_KEY_STEPS, 1, INT64_MAX, &o->cost.steps, err)) ||
-        (rc = count_opt(rq, DPAS_KEY_ITERATIONS, 1, INT64_MAX, &iterations, err)))
+    if ((!sweep && (rc = count_opt(rq, DPAS_KEY_F, &o->f, err))) ||
+        (rc = count_opt(rq, DPAS_KEY_N, &o->n, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_STEPS, &o->cost.steps, err)) ||
+        (rc = count_opt(rq, DPAS_KEY_ITERATIONS, &iterations, err)))
         return rc;
     o->cost.f = o->f;
     o->cost.iterations = iterations;

@@ -9,12 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The keys a sweep can vary, in the order of the axes (dpas_sweep_input). */
-static const dpas_key axis_key[DPAS_SWEEP_INPUT_COUNT] = {
-    DPAS_KEY_DP_DEGREE, DPAS_KEY_PARAMETERS,     DPAS_KEY_WORKLOAD,
-    DPAS_KEY_FLEET,     DPAS_KEY_GRADIENT_WIDTH, DPAS_KEY_CHECKPOINT_WIDTH,
-    DPAS_KEY_RULE,      DPAS_KEY_SCHEDULE,       DPAS_KEY_F,
-};
+/* The key a sweep's axis varies (sweep.c's one table). */
+#define axis_key dpas__sweep_input_key
 
 /* Which keys vary; the other keys of a varied fleet cannot be given with it. */
 static int find_axes(dpas_request *rq, dpas_error *err)
@@ -27,16 +23,16 @@ static int find_axes(dpas_request *rq, dpas_error *err)
         DPAS_SWEEP_CHECKPOINT_WIDTH, DPAS_SWEEP_RULE,       DPAS_SWEEP_SCHEDULE};
     for (int o = 0; o < DPAS_SWEEP_INPUT_COUNT; o++) {
         dpas_sweep_input i = order[o];
-        const char *t = text_of(rq, axis_key[i]);
+        const char *t = text_of(rq, axis_key(i));
         if (!t || !dpas_sweep_text_varies((dpas_sweep_input)i, t))
             continue;
         if (sw->naxes == DPAS_SWEEP_MAX_AXES)
-            return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key[i]),
+            return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key(i)),
                               "a sweep varies at most three inputs; %s, %s, %s and %s all vary",
-                              dpas_key_name(axis_key[sw->axes[0].input]),
-                              dpas_key_name(axis_key[sw->axes[1].input]),
-                              dpas_key_name(axis_key[sw->axes[2].input]),
-                              dpas_key_name(axis_key[i]));
+                              dpas_key_name(axis_key(sw->axes[0].input)),
+                              dpas_key_name(axis_key(sw->axes[1].input)),
+                              dpas_key_name(axis_key(sw->axes[2].input)),
+                              dpas_key_name(axis_key(i)));
         sw->axes[sw->naxes++].input = i;
     }
     if (!sw->naxes) {
@@ -46,7 +42,7 @@ static int find_axes(dpas_request *rq, dpas_error *err)
                              i == 0                           ? ""
                              : i + 1 < DPAS_SWEEP_INPUT_COUNT ? ", "
                                                               : " or ",
-                             dpas_key_name(axis_key[i]));
+                             dpas_key_name(axis_key(i)));
         int rc = dpas__fail(err, DPAS_EINVAL, "axes",
                             "nothing varies: give a list (8,16,32), or for a number a range "
                             "(2..4096), to one, two or three of %s",
@@ -75,7 +71,7 @@ static int base(dpas_request *rq, dpas_error *err)
     char **ph = rq->placeholder;
     int rc;
     for (int a = 0; a < sw->naxes; a++) {
-        dpas_key k = axis_key[sw->axes[a].input];
+        dpas_key k = axis_key(sw->axes[a].input);
         if (!(dpas_key_flags(k) & DPAS_KEY_INPUT))
             continue; /* rule, schedule */
         const char *t = text_of(rq, k);
@@ -112,7 +108,7 @@ static int axes(dpas_request *rq, dpas_error *err)
     int rc;
     for (int a = 0; a < sw->naxes; a++) {
         dpas_sweep_input in = sw->axes[a].input;
-        if ((rc = dpas_sweep_axis_parse(in, text_of(rq, axis_key[in]), dpas_key_name(axis_key[in]),
+        if ((rc = dpas_sweep_axis_parse(in, text_of(rq, axis_key(in)), dpas_key_name(axis_key(in)),
                                         rq->reg, conv, &sw->axes[a], err)))
             return rc;
     }
@@ -233,10 +229,10 @@ static int plot(dpas_request *rq, dpas_error *err)
     }
     dpas_sweep_input x = sw->axes[0].input;
     if (x != DPAS_SWEEP_DP_DEGREE && x != DPAS_SWEEP_PARAMETERS && x != DPAS_SWEEP_F)
-        return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key[x]),
+        return dpas__fail(err, DPAS_EINVAL, dpas_key_name(axis_key(x)),
                           "a plot needs a numeric first varied input (dp_degree, parameters or "
                           "f), got %s",
-                          dpas_key_name(axis_key[x]));
+                          dpas_key_name(axis_key(x)));
     return 0;
 }
 

@@ -34,39 +34,19 @@ enum {
     K_COUNT = DPAS_INPUT_COUNT
 };
 
-/* One row per input: the short key, the input's name (its key in a request, used in messages)
- * and the path in a scenario file. How front ends spell an input is the request's key table. */
-static const struct {
-    const char *key, *field, *path;
-} keys[K_COUNT] = {
-    {"name", "name", "name"},
-    {"scenario", "scenario", "scenario"},
-    {"model", "workload", "workload"},
-    {"workload_name", "workload_name", "workload.name"},
-    {"params", "parameters", "workload.parameters"},
-    {"fleet", "fleet", "fleet"},
-    {"fleet_name", "fleet_name", "fleet.name"},
-    {"nodes", "nodes", "fleet.nodes"},
-    {"accelerators_per_node", "accelerators_per_node", "fleet.accelerators_per_node"},
-    {"node", "node", "fleet.node"},
-    {"fabric", "fabric", "fleet.fabric"},
-    {"dp", "dp_degree", "dp_degree"},
-    {"grad", "gradient_bytes_per_param", "gradient_bytes_per_param"},
-    {"ckpt", "checkpoint_bytes_per_param", "checkpoint_bytes_per_param"},
-    {"weights", "weight_bytes_per_param", "weight_bytes_per_param"},
-};
+/* An input's name (its key, used in messages) and its key in a scenario file: the key table's
+ * (src/lib/request/keys.c: inputs are numbered as their keys). This file only reads. */
+static const char *field_of(int k) { return dpas_key_name((dpas_key)k); }
+static const char *path_of(int k) { return dpas_key_file((dpas_key)k); }
 
-const char *dpas_input_field(dpas_input in)
+/* The input a key's name, alias or file key names; -1 if none. */
+static int input_of(const char *name)
 {
-    return (unsigned)in < K_COUNT ? keys[in].field : NULL;
-}
-const char *dpas_input_path(dpas_input in) { return (unsigned)in < K_COUNT ? keys[in].path : NULL; }
-
-int dpas_input_from_name(const char *name)
-{
-    for (int k = 0; name && k < K_COUNT; k++)
-        if (!strcmp(name, keys[k].key) || !strcmp(name, keys[k].field) ||
-            !strcmp(name, keys[k].path))
+    int k = dpas_key_from_name(name);
+    if (k >= 0 && k < K_COUNT)
+        return k;
+    for (k = 0; name && k < K_COUNT; k++)
+        if (!strcmp(name, path_of(k)))
             return k;
     return -1;
 }
@@ -137,13 +117,13 @@ static int set_val(dpas_spec *spec, int k, const char *text, const char *field, 
     if ((text && !(copy = strdup(text))) || (file && !origin)) {
         free(copy);
         free(origin);
-        return dpas__fail(err, DPAS_ENOMEM, keys[k].field, "out of memory");
+        return dpas__fail(err, DPAS_ENOMEM, field_of(k), "out of memory");
     }
     val_clear(v);
     v->set = true;
     v->text = copy;
     v->origin = origin;
-    snprintf(v->field, sizeof v->field, "%s", field ? field : keys[k].field);
+    snprintf(v->field, sizeof v->field, "%s", field ? field : field_of(k));
     v->line = line;
     v->col = col;
     /* A workload is a registry model or inline parameters; a fleet a registry fleet or an
@@ -173,7 +153,7 @@ int dpas_spec_set(dpas_spec *spec, const char *key, const char *value, const cha
                   dpas_error *err)
 {
     char q[96];
-    int k = dpas_input_from_name(key);
+    int k = input_of(key);
     if (k < 0)
         return dpas__fail(err, DPAS_EINVAL, "key", "unknown scenario input %s",
                           dpas__quote(key ? key : "(null)", q, sizeof q));
@@ -249,7 +229,7 @@ static int apply(walker *W, const char *parent, const char *key, int type, const
             k = type == T_MAP ? K_INLINE_FLEET : K_FLEET;
         else
             for (int i = 0; i < K_COUNT; i++)
-                if (!strcmp(keys[i].path, key))
+                if (!strcmp(path_of(i), key))
                     k = i;
     } else if (!strcmp(parent, "workload")) {
         if (!strcmp(key, "name"))
@@ -590,7 +570,7 @@ typedef struct resolving {
 static int missing(resolving *R, int k, const char *why)
 {
     *R->missing = k;
-    return dpas__fail(R->err, DPAS_EINVAL, keys[k].field, "%s is required%s%s", keys[k].field,
+    return dpas__fail(R->err, DPAS_EINVAL, field_of(k), "%s is required%s%s", field_of(k),
                       why ? ": " : "", why ? why : "");
 }
 
@@ -819,7 +799,7 @@ int dpas__spec_resolve(dpas_spec *spec, const dpas_registry *reg, dpas_scenario 
     rc = dpas_scenario_validate(out, err);
     if (rc && err) { /* point at the value that broke the rule */
         for (int k = 0; k < K_COUNT; k++)
-            if (V[k].set && (!strcmp(err->field, keys[k].field) || !strcmp(err->field, V[k].field)))
+            if (V[k].set && (!strcmp(err->field, field_of(k)) || !strcmp(err->field, V[k].field)))
                 return at(&V[k], rc, err);
     }
     return rc;
