@@ -17,7 +17,8 @@ The three are timed in turns, call after call (dpas, NumPy, ByzFL, dpas, ...), s
 shared with other work slows them alike; the figure is the best of REPEATS rounds, and the
 ratios are of those bests. At d = 2^LOG2_D each time is also given in passes: over the time of
 dpas's mean of the same matrix ('mean': it reads the 16 rows side by side) and over one read
-of the matrix (NumPy's einsum of the row norms, which reads one row after the other: 'read').
+of the matrix (NumPy's einsum of the row norms, which reads one row after the other: 'read'),
+both timed again in the rounds of each row (the load moves during a run).
 At d = 1000 dpas is also called on a batch of B = 32 sets (one B x n x d array, one C call):
 the time per set. The load average is printed before and after.
 
@@ -160,10 +161,8 @@ def run(d, repeats):
     X = inputs[0]
     table, bucket_numpy = cases(rng, d)
     copies = [x.copy() for x in inputs]
-    unit = best_of([("mean", lambda Y: dpas.aggregate("mean", Y), False),
-                    ("read", sqnorms, False)], inputs, repeats, copies)
-    unit_note = (f"dpas mean {unit['mean'] * 1e3:.1f} ms, one read (einsum) "
-                 f"{unit['read'] * 1e3:.1f} ms") if not small else ""
+    unit_note = ("passes: over dpas's mean and over one read (einsum of the row norms), both "
+                 "timed in the same rounds as the row")
     print(f"n {N} f {F} d {d} float64, best of {repeats} rounds"
           + (f", each a call on each of {BATCH} sets (microseconds per set); 'batch/set': dpas "
              f"called once on the {BATCH} sets (one {BATCH} x {N} x {d} array)" if small else
@@ -180,6 +179,8 @@ def run(d, repeats):
     for name, mine, ref, theirs, mutates in table:
         mine(X)  # dpas's workspace grows to this size once, outside the timing
         fns = [("dpas", mine, False)]
+        if not small:  # the units of the passes, in the same rounds (the load changes)
+            fns += [("mean", lambda Y: dpas.aggregate("mean", Y), False), ("read", sqnorms, False)]
         if small:
             mine(XB)
             fns.append(("batch", lambda _, mine=mine: mine(XB), False))
@@ -204,7 +205,7 @@ def run(d, repeats):
             def passes(k):
                 if k not in best:
                     return f"{'-':>14}"
-                return f"{best[k] / unit['mean']:6.2f} {best[k] / unit['read']:6.2f} "
+                return f"{best[k] / best['mean']:6.2f} {best[k] / best['read']:6.2f} "
             print(f"{name:10} {t['dpas']:9.1f} {t['numpy']:9.1f} {bcol} "
                   f"{t['numpy'] / t['dpas']:9.2f}x {bratio} {passes('dpas')} "
                   f"{passes('numpy')} {passes('byzfl')}")
