@@ -11,6 +11,7 @@ size_t dpas_sizeof(const char *t)
         size_t size;
     } sizes[] = {
         {"dpas_error", sizeof(dpas_error)},
+        {"dpas_output", sizeof(dpas_output)},
         {"dpas_rational", sizeof(dpas_rational)},
         {"dpas_bytes", sizeof(dpas_bytes)},
         {"dpas_scenario", sizeof(dpas_scenario)},
