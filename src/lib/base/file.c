@@ -241,9 +241,8 @@ int dpas_write_outputs(const dpas_output *outs, size_t n, dpas_error *err)
     for (size_t i = 0; i < n; i++) {
         if (!rc && rename(s[i].tmp, s[i].target) != 0) {
             char q[160];
-            rc = dpas__fail(err, DPAS_EIO, outs[i].field, "%s: cannot write %s: %s",
-                            outs[i].field, dpas_quote(outs[i].path, q, sizeof q),
-                            strerror(errno));
+            rc = dpas__fail(err, DPAS_EIO, outs[i].field, "%s: cannot write %s: %s", outs[i].field,
+                            dpas_quote(outs[i].path, q, sizeof q), strerror(errno));
         } else if (!rc) {
             free(s[i].tmp);
             s[i].tmp = NULL;
