@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int cli_fail_hint(cli *c, const dpas_error *err, const char *hint)
 {
@@ -123,12 +124,12 @@ int cli_parse_format(cli *c, const char *cmd, const char *v)
 {
     static const char *names[] = {"text", "json", "csv", "markdown"};
     for (int i = 0; i < 4; i++)
-        if (!strcmp(v, names[i])) {
+        if (!strcasecmp(v, names[i])) { /* JSON as json, as rules and schedules are read */
             c->format = i;
             c->err_json = i == DPAS_FORMAT_JSON;
             return 0;
         }
-    if (!strcmp(v, "md")) {
+    if (!strcasecmp(v, "md")) {
         c->format = DPAS_FORMAT_MARKDOWN;
         c->err_json = 0;
         return 0;
@@ -140,11 +141,11 @@ int cli_parse_format(cli *c, const char *cmd, const char *v)
 
 int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
 {
-    if (!strcmp(v, "si"))
+    if (!strcasecmp(v, "si"))
         *units = DPAS_UNITS_SI;
-    else if (!strcmp(v, "iec"))
+    else if (!strcasecmp(v, "iec"))
         *units = DPAS_UNITS_IEC;
-    else if (!strcmp(v, "bytes"))
+    else if (!strcasecmp(v, "bytes"))
         *units = DPAS_UNITS_BYTES;
     else
         return cli_usage(c, cmd, "--units must be si, iec or bytes, got %s",
