@@ -51,6 +51,8 @@ _WIDTHS = {"gradient_bytes_per_param", "checkpoint_bytes_per_param", "weight_byt
 # step: counts that may also be text ('4M', '25MiB'), and a fraction (0.45, or the text '45%')
 _STEP_COUNTS = {"tokens", "global_batch", "sequence", "bucket_bytes"}
 _FRACTIONS = {"mfu"}
+# integers that name a choice, not a quantity: an int only (not 3.0, Decimal(3), True)
+_STAGES = {"zero"}
 
 
 def _scalar(key: str, flags: int, v: Any) -> bytes:
@@ -68,6 +70,11 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
             raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number of "
                                     f"bytes, got None", key)
         return t
+    if key in _STAGES and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+        # a stage is a name that happens to be a number: 3.0 is not stage 3 (the CLI refuses
+        # --zero 3.0 as not an integer; issue 29)
+        raise ArgumentTypeError(f"{key} must be an int (ZeRO stage 0, 1, 2 or 3), got "
+                                f"{type(v).__name__} {_check._show(v)}", key)
     if key in _COUNTS or key == "parameters" or key in _STEP_COUNTS:
         return _check.count_text(key, v).encode()
     if key in _FRACTIONS and isinstance(v, (float, int, decimal.Decimal, fractions.Fraction)) \
