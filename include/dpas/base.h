@@ -114,6 +114,21 @@ DPAS_API void dpas_free(void *p);
 DPAS_API int dpas_write_output(const char *path, const char *field, const void *data, size_t len,
                                dpas_error *err);
 
+/* Several outputs of one command replaced together (sweep's --plot and --data): every content is
+ * written whole to its temporary file first, as dpas_write_output does, and only when all of
+ * them are written are they renamed over their paths, so that a failure on any (a full disk, a
+ * file-size limit, a FIFO) leaves every old file byte for byte as it was and no temporary file.
+ * (Only a rename itself failing after another succeeded could leave them apart: a rename in the
+ * folder where the temporary file was just made does not fail for want of space.) At most
+ * DPAS_MAX_OUTPUTS; errors as dpas_write_output's, naming the output's field. */
+typedef struct dpas_output {
+    const char *path, *field;
+    const void *data;
+    size_t len;
+} dpas_output;
+#define DPAS_MAX_OUTPUTS 8
+DPAS_API int dpas_write_outputs(const dpas_output *outs, size_t n, dpas_error *err);
+
 /* sizeof of a public struct by name ("dpas_scenario", "dpas_report", ...), 0 when unknown: lets
  * a binding (the Python ctypes one) check its mirrors of the structs at load time. */
 DPAS_API size_t dpas_sizeof(const char *type_name);

@@ -57,6 +57,10 @@ def _unit(key: str) -> str:
     return u.decode() if u else ""
 
 
+# integers that name a choice, not a quantity: an int only (not 3.0, Decimal(3), True)
+_STAGES = {"zero"}
+
+
 def _scalar(key: str, flags: int, v: Any) -> bytes:
     """One value as the library's text, by what the key holds: a count is an int (or a whole
     float, Decimal or Fraction; a str only where a sweep reads a list or a range), a width text
@@ -73,6 +77,11 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
             raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number of "
                                     f"bytes, got None", key)
         return t
+    if key in _STAGES and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+        # a stage is a name that happens to be a number: 3.0 is not stage 3 (the CLI refuses
+        # --zero 3.0 as not an integer; issue 29)
+        raise ArgumentTypeError(f"{key} must be an int (ZeRO stage 0, 1, 2 or 3), got "
+                                f"{type(v).__name__} {_check._show(v)}", key)
     if kind in ("integer", "count", "bytes"):
         return _check.count_text(key, v).encode()
     if kind == "real" and isinstance(v, (float, int, decimal.Decimal, fractions.Fraction)) \

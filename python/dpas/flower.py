@@ -65,6 +65,14 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
         if got != shapes:
             raise InvalidValue(f"client {i} has layers of shapes {got}, client 0 {shapes}: every "
                                f"client must send the same model", "clients")
+        # the same dtypes too: a float64 layer among float32 ones was cast to client 0's
+        # dtype silently (contradictory inputs are an error naming both)
+        for k, a in enumerate(c):
+            dt = numpy.asarray(a).dtype
+            if dt != dtypes[k]:
+                raise InvalidValue(f"client {i}'s layer {k} is {dt}, client 0's {dtypes[k]}: every "
+                                   f"client must send the same model (convert the layers to one "
+                                   f"dtype)", "clients")
     for k, dt in enumerate(dtypes):
         if dt.kind not in "fiu":
             raise ArgumentTypeError(f"layer {k} must hold numbers, got {dt}", "clients")
@@ -84,11 +92,22 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
                                f"{type(aggregator).__name__}"
                                f"{' after pre-aggregators' if pre_aggregators else ''} has no "
                                f"weighted form in dpas: give weights=None", "weights")
-        w = numpy.asarray(weights, dtype=numpy.float64)
+        import numbers
+        wl = list(weights) if isinstance(weights, (list, tuple)) or \
+            isinstance(weights, numpy.ndarray) else None
+        if wl is None or any(isinstance(x, (bool, numpy.bool_)) or
+                             not isinstance(x, (numbers.Real, numpy.number)) for x in wl):
+            # numpy would read "3" or True as a weight
+            raise ArgumentTypeError(f"weights must be a list of {len(clients)} numbers, got "
+                                    f"{weights!r:.80}", "weights")
+        w = numpy.asarray(wl, dtype=numpy.float64)
         if w.shape != (len(clients),) or not numpy.isfinite(w).all() or (w < 0).any() or \
-                not w.sum() > 0:
+                not w.max() > 0:
             raise InvalidValue(f"weights must be {len(clients)} finite numbers >= 0, not all 0, "
-                               f"got {weights!r}", "weights")
+                               f"got {weights!r:.200}", "weights")
+        # scaled by the largest first: 1e308 + 1e308 overflowed the sum to inf (issue 29); each
+        # scaled weight is in [0, 1], their sum <= n
+        w = w / w.max()
         v = aggregator(X, weights=w)  # a client with a NaN or Inf: left out, against f
     else:
         for p in pre_aggregators:

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int cli_fail_hint(cli *c, const dpas_error *err, const char *hint)
 {
@@ -138,7 +139,7 @@ static const char *units_at(int i) { return dpas_units_name((dpas_units)i); }
 
 int cli_parse_format(cli *c, const char *cmd, const char *v)
 {
-    int i = !strcmp(v, "md") ? DPAS_FORMAT_MARKDOWN : dpas_format_from_name(v);
+    int i = !strcasecmp(v, "md") ? DPAS_FORMAT_MARKDOWN : dpas_format_from_name(v);
     if (i >= 0) {
         c->format = i;
         c->err_json = i == DPAS_FORMAT_JSON;

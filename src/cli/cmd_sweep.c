@@ -170,23 +170,17 @@ static bool ends_with(const char *s, const char *tail)
     return l > t && !strcmp(s + l - t, tail);
 }
 
-static int write_plot(cli *c, const char *path, const plot_data *p)
+/* The plot made whole in memory (nothing is written when it fails); the caller frees *data with
+ * dpas_free. */
+static int make_plot(const char *path, const plot_data *p, unsigned char **data, size_t *len,
+                     dpas_error *err)
 {
-    dpas_error err = {0};
-    unsigned char *data = NULL;
-    size_t len = 0;
     dpas_plot_format fmt = ends_with(path, ".png")   ? DPAS_PLOT_PNG
                            : ends_with(path, ".pdf") ? DPAS_PLOT_PDF
                                                      : DPAS_PLOT_SVG;
     const dpas_sweep_figure *g = p->fig;
-    int rc = dpas_plot_figure(&p->spec, fmt, g->series, g->nseries, g->nfacets,
-                              (const char *const *)p->titles, &data, &len, &err);
-    /* made whole in memory first, then written through dpas_write_output: regular files only,
-     * never blocking on a FIFO, nothing written when the plot failed */
-    if (!rc)
-        rc = dpas_write_output(path, "--plot", data, len, &err);
-    dpas_free(data);
-    return rc ? cli_fail(c, &err) : 0;
+    return dpas_plot_figure(&p->spec, fmt, g->series, g->nseries, g->nfacets,
+                            (const char *const *)p->titles, data, len, err);
 }
 
 /* A growing buffer, the CSV's sink. */
@@ -213,9 +207,9 @@ static int mem_sink(void *ctx, const char *data, size_t len)
     return 0;
 }
 
-/* The plotted numbers as CSV through the table writer: a row per point drawn or left out (y
- * empty), the panel's and the series' values when they vary. */
-static int write_data(cli *c, const char *path, const plot_data *p)
+/* The plotted numbers as CSV through the table writer, in memory: a row per point drawn or left
+ * out (y empty), the panel's and the series' values when they vary. */
+static int make_data(const plot_data *p, mem_buf *b, dpas_error *err)
 {
     const dpas_sweep_figure *g = p->fig;
     dpas_column cols[4];
@@ -226,11 +220,9 @@ static int write_data(cli *c, const char *path, const plot_data *p)
         cols[nc++] = (dpas_column){g->series_input, DPAS_COL_TEXT, DPAS_COL_LEFT};
     cols[nc++] = (dpas_column){g->xname, DPAS_COL_REAL, DPAS_COL_G10};
     cols[nc++] = (dpas_column){g->yname, DPAS_COL_REAL, DPAS_COL_G10};
-    dpas_error err = {0};
     dpas_writer_opts wo = {.format = DPAS_FORMAT_CSV};
-    mem_buf b = {0};
     dpas_writer *w = NULL;
-    int rc = dpas_writer_new(cols, nc, &wo, mem_sink, &b, &w, &err);
+    int rc = dpas_writer_new(cols, nc, &wo, mem_sink, b, &w, err);
     for (size_t f = 0; !rc && f < g->nfacets; f++)
         for (size_t k = 0; !rc && k < g->nseries; k++)
             for (size_t i = 0; !rc && i < g->npoints; i++) {
@@ -243,15 +235,37 @@ static int write_data(cli *c, const char *path, const plot_data *p)
                     row[j++] = dpas_cell_text(g->series_names[k]);
                 row[j++] = dpas_cell_real(s->x[i]);
                 row[j++] = isfinite(s->y[i]) ? dpas_cell_real(s->y[i]) : dpas_cell_null();
-                rc = dpas_writer_row(w, row, &err);
+                rc = dpas_writer_row(w, row, err);
             }
     if (!rc)
-        rc = dpas_writer_end(w, &err);
+        rc = dpas_writer_end(w, err);
     dpas_writer_free(w);
-    if (b.oom)
-        return free(b.data), cli_usage(c, "sweep", "out of memory");
-    if (!rc)
-        rc = dpas_write_output(path, "--data", b.data ? b.data : "", b.len, &err);
+    if (b->oom && !rc)
+        rc = DPAS_ENOMEM;
+    if (b->oom)
+        snprintf(err->message, sizeof err->message, "out of memory");
+    return rc;
+}
+
+/* The plot and its data, made whole in memory, then written together through
+ * dpas_write_outputs: regular files only, never blocking on a FIFO; both replaced or neither (a
+ * --data that cannot be written leaves the old plot as it was, and the other way round). */
+static int write_files(cli *c, const sweep_args *x, const plot_data *p)
+{
+    dpas_error err = {0};
+    unsigned char *plot = NULL;
+    size_t plot_len = 0;
+    mem_buf b = {0};
+    dpas_output outs[2];
+    size_t n = 0;
+    int rc = 0;
+    if (x->plot && !(rc = make_plot(x->plot, p, &plot, &plot_len, &err)))
+        outs[n++] = (dpas_output){x->plot, "--plot", plot, plot_len};
+    if (!rc && x->data && !(rc = make_data(p, &b, &err)))
+        outs[n++] = (dpas_output){x->data, "--data", b.data ? b.data : "", b.len};
+    if (!rc && n)
+        rc = dpas_write_outputs(outs, n, &err);
+    dpas_free(plot);
     free(b.data);
     return rc ? cli_fail(c, &err) : 0;
 }
@@ -344,9 +358,7 @@ static int run(cli *c, sweep_args *x, const dpas_request *rq, plot_data *p)
                          "--chart draws one panel; with three varied inputs give --plot FILE");
     if ((x->plot || x->data || x->chart) && (rc = collect(c, x, o->title, sw, ym, p)))
         return rc;
-    if (x->plot && (rc = write_plot(c, x->plot, p)))
-        return rc;
-    if (x->data && (rc = write_data(c, x->data, p)))
+    if ((x->plot || x->data) && (rc = write_files(c, x, p)))
         return rc;
     dpas_sweep_tally tally;
     if ((rc = table(c, sw, &tally)))

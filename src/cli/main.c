@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *usage_text =
     "usage: dpas COMMAND [OPTIONS]\n"
@@ -58,7 +59,7 @@ static void prescan_format(cli *c, int argc, char **argv)
             v = a + 2;
         else if (longopt)
             v = a + l + 1;
-        if (v && !strcmp(v, "json"))
+        if (v && !strcasecmp(v, "json"))
             c->err_json = 1; /* for errors before -o is parsed; the payload's format is -o's */
     }
 }

@@ -92,6 +92,10 @@ int dpas__read_file(const char *path, const char *what, size_t max, char **text,
 
 /* Quote text for a message, truncated and with non-printable bytes escaped. */
 const char *dpas__quote(const char *text, char *buf, size_t cap);
+/* A count that must be at least 1 (parameters, tokens, a batch): dpas_parse_count, with one
+ * refusal for 0 and for a negative value alike, "tokens must be >= 1, got -5" (a negative one was
+ * "must be >= 0", a bound the key does not have). */
+int dpas__parse_count_positive(const char *field, const char *text, uint64_t *out, dpas_error *err);
 
 /* Is this the name of a convention some rule of the catalogue has? */
 bool dpas__convention_known(const char *convention);

@@ -20,6 +20,7 @@
     X(MHD_queue_response)                                                                          \
     X(MHD_destroy_response)                                                                        \
     X(MHD_lookup_connection_value)                                                                 \
+    X(MHD_get_connection_values)                                                                   \
     X(MHD_get_connection_info)                                                                     \
     X(MHD_suspend_connection)                                                                      \
     X(MHD_resume_connection)                                                                       \

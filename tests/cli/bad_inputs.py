@@ -6,7 +6,7 @@ nothing on stdout; with -o json exactly one JSON error object on stdout ({"statu
 
 Arguments may name files made for the run in a scratch directory: {fifo} a FIFO with no writer
 (a read that blocked would hang the case: the timeout fails it), {big} a 2 MiB YAML file, {tmp}
-the directory itself; for output paths (issue 21: a write that blocked would hang the case too)
+the directory itself (a refused case must leave it as it was made: no partial output); for output paths (issue 21: a write that blocked would hang the case too)
 {fifo_svg} and {fifo_png} FIFOs with no reader, {sock_svg} and {sock_png} UNIX sockets, {null_svg}
 and {null_png} links to /dev/null, {dir_png} a directory.
 
@@ -62,6 +62,7 @@ def main():
         for k, v in names.items():
             args = [a.replace("{%s}" % k, os.path.join(tmp, v)) for a in args]
         args = [a.replace("{tmp}", tmp) for a in args]
+    before = sorted(os.listdir(tmp))
     p = subprocess.run([dpas] + args, cwd=cwd, capture_output=True, timeout=60)
     err = p.stderr.decode("utf-8", "replace")
     problems = []
@@ -95,6 +96,11 @@ def main():
                     problems.append(f"json mode: the reason lacks {n!r}: {obj['reason']!r}")
     except (ValueError, UnicodeDecodeError) as e:
         problems.append(f"json mode: stdout is not one JSON object ({e}): {q.stdout[:300]!r}")
+    # no partial output: a refused command leaves the scratch folder as it was made (a --plot
+    # written before its --data failed, a temporary file left behind)
+    after = sorted(os.listdir(tmp))
+    if after != before:
+        problems.append(f"files left behind in the scratch folder: {sorted(set(after) - set(before))}")
     for pr in problems:
         print(pr)
     return 1 if problems else 0

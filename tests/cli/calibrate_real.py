@@ -53,7 +53,13 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
         path = [path, *given]
     else:
         path = [path]
-    p = run(dpas, *path, "-o", "json", "--predict", "64KiB,16MiB,1GiB")
+    if sizes == 1:
+        # one size: a size it did not measure is refused, naming the size and why (issue 29)
+        r = run(dpas, *path, "--predict", "64KiB,16MiB,1GiB")
+        assert r.returncode == 1 and r.stdout == "", r
+        assert "cannot predict all_gather on 2 ranks at 65536 B: no model can answer (all_gather " \
+               "on 2 ranks: only 17179869184 B was measured" in r.stderr, r.stderr
+    p = run(dpas, *path, "-o", "json", "--predict", "16GiB" if sizes == 1 else "64KiB,16MiB,1GiB")
     assert p.returncode == 0, (name, p.stdout, p.stderr)
     assert p.stderr == "", (name, p.stderr)  # in JSON mode the notes are in the payload
     j = json.loads(p.stdout, parse_constant=no_constants)
@@ -70,15 +76,17 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
     assert "regimes" in pw, pw
     for g in pw["regimes"]:
         assert REGIME_KEYS <= set(g), g
-    assert len(j["predictions"]) == 3, j["predictions"]
-    for q, b in zip(j["predictions"], (65536, 16777216, 1073741824)):
+    assert len(j["predictions"]) == (1 if sizes == 1 else 3), j["predictions"]
+    for q, b in zip(j["predictions"], (17179869184,) if sizes == 1 else (65536, 16777216, 1073741824)):
         assert PREDICTION_KEYS <= set(q) and q["bytes"] == b and q["collective"] == coll, q
     if sizes == 1:
         # one size: the lines cannot be fitted, and the fit says why; the measurement remains
         for f in j["fits"][:2]:
             assert f["alpha_s"] is None and f["beta_bytes_per_s"] is None, f
             assert "1 distinct size (17179869184 B); a fit needs at least 2" in f["error"], f
-        assert all(q[k] is None for q in j["predictions"] for k in PREDICTION_KEYS - {"collective", "bytes"})
+        (q,) = j["predictions"]  # the measured size: the measurement itself, every fit undefined
+        assert q["time_basis"] == "measured" and q["empirical_s"] == q["time_s"] == 0.374425, q  # the file: 374425 us
+        assert q["alpha_beta_s"] is None and q["piecewise_s"] is None and q["nccl_s"] is None, q
         assert j["nccl_models"][0]["defined"] is False, j["nccl_models"]
         assert any("a fit needs at least 2" in w for w in j["warnings"]), j["warnings"]
     else:

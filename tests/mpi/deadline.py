@@ -5,8 +5,9 @@
 A case's budget is what it does (its base seconds, written beside the case: ranks, runs), times
 DPAS_TEST_TIMEOUT_SCALE (a factor CI sets; CMake passes the one it was configured with), times 3
 in a sanitizer build (DPAS_TEST_SANITIZE=1), times the machine's load per core when the case
-starts (1 on an idle machine, at most LOAD_CAP). Under a load average of 40 on 2 cores a 3 s case
-gets 20 times its budget instead of failing at a fixed 300 s.
+starts (1 on an idle machine, at most LOAD_CAP), raised while it runs if the load rises (the
+largest factor seen, checked every 10 s). Under a load average of 40 on 2 cores a 3 s case gets
+20 times its budget instead of failing at a fixed 300 s.
 
 A run that passes the deadline is a hang: before anything is killed, every process of the run
 (mpiexec and its ranks) is attached by gdb and the stack of each of its threads printed
@@ -55,7 +56,21 @@ class Deadline:
         self.base = base
         self.factor = scale() * load_factor()
         self.seconds = base * self.factor
-        self.end = time.monotonic() + self.seconds
+        self.start = time.monotonic()
+        self.end = self.start + self.seconds
+        self.fixed = False
+
+    def grow(self):
+        """The load as it is now: a case that started on a quiet machine and was then crowded
+        (ctest -j2 starting its neighbours, another user's build) gets the budget of the load it
+        met, never less than it had (the factor is the largest seen; at most LOAD_CAP)."""
+        if self.fixed:
+            return
+        f = scale() * load_factor()
+        if f > self.factor:
+            self.factor = f
+            self.seconds = self.base * f
+            self.end = self.start + self.seconds
 
     def left(self):
         return max(1.0, self.end - time.monotonic())
@@ -129,8 +144,14 @@ def run(cmd, env, deadline, what=None):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          start_new_session=True)
     try:
-        out, err = p.communicate(timeout=deadline.left())
-        return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+        while True:  # in slices of 10 s at most, the deadline following the load it meets
+            try:
+                out, err = p.communicate(timeout=min(10.0, deadline.left()))
+                return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                deadline.grow()
+                if time.monotonic() >= deadline.end:
+                    raise
     except subprocess.TimeoutExpired:
         pids = [p.pid] + _descendants(p.pid)
         names = ", ".join("%d (%s)" % (q, _name(q)) for q in pids)
@@ -161,6 +182,7 @@ def _selftest():
     d = Deadline(5)
     d.seconds, d.factor = 5, 1  # whatever the load: this case is about the hang, not the budget
     d.end = time.monotonic() + 5
+    d.fixed = True
     t0 = time.monotonic()
     try:
         run(["sh", "-c", "sleep 600 & sleep 600; wait"], dict(os.environ), d, "selftest")

@@ -115,6 +115,31 @@ class Strategy(unittest.TestCase):
             for x, y in zip(a, b):
                 self.assertTrue(np.allclose(x, y, rtol=1e-6), (agg, x, y))
 
+    def test_weights_at_the_ends_of_a_double(self):
+        # issue 29: two weights of 1e308 overflowed the sum to inf and the mean came out 0; by
+        # hand, equal weights give the plain mean, however large or small
+        from dpas import byzfl, flower
+        c = [[np.array([1., 2.])], [np.array([3., 4.])]]
+        for w in ([1e308, 1e308], [1.7e308, 1.7e308], [5e-324, 5e-324], [1e-320, 0]):
+            with self.subTest(w=w):
+                out = flower.aggregate_layers(byzfl.Average(), c, weights=w)[0].tolist()
+                self.assertEqual(out, [1., 2.] if w[1] == 0 else [2., 3.])
+        # a weight numpy would read from text or a bool is refused as a type
+        for w in (["3", "1"], [True, 1], 5, {"a": 1}):
+            with self.subTest(w=w):
+                with self.assertRaisesRegex(TypeError, "weights must be a list of 2 numbers"):
+                    flower.aggregate_layers(byzfl.Average(), c, weights=w)
+
+    def test_clients_of_two_dtypes_refused(self):
+        # issue 29: client 1's float64 layer among client 0's float32 ones was cast silently to
+        # float32; contradictory inputs are an error naming both, in either order
+        from dpas import byzfl, flower
+        a, b = [np.ones(2, np.float32)], [np.zeros(2, np.float64)]
+        for clients, want in (([a, b, a], "client 1's layer 0 is float64, client 0's float32"),
+                              ([b, a, b], "client 1's layer 0 is float32, client 0's float64")):
+            with self.assertRaisesRegex(ValueError, want):
+                flower.aggregate_layers(byzfl.Median(), clients)
+
     def test_integer_layer(self):
         from dpas import byzfl, flower
         out = flower.aggregate_layers(byzfl.Median(), [[np.ones(2, np.float32), np.array(3)],

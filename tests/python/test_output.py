@@ -184,6 +184,45 @@ class ReplacedWhole(unittest.TestCase):
                     os.rename(p, self.p)
                 self.assert_old_file_intact()
 
+    def test_plot_and_data_replaced_together(self):
+        # sweep --plot and --data are one transaction: a --data that cannot be written (a FIFO, a
+        # folder that does not exist) leaves the old plot byte for byte, and a --plot that cannot
+        # be written leaves the old data (was: the plot replaced, then the command failed)
+        fifo = os.path.join(self.d, "fifo.csv")
+        os.mkfifo(fifo)
+        data = os.path.join(self.d, "data.csv")
+        old_data = b"x,y\nthe old data,1\n"
+        with open(data, "wb") as f:
+            f.write(old_data)
+        for bad in (fifo, os.path.join(self.d, "no", "such.csv")):
+            with self.subTest(data=bad):
+                r = subprocess.run([os.environ["DPAS_CLI"], "sweep", "ReferenceJobAttackSurface",
+                                    "--dp", "2..64", "--plot", self.p, "--data", bad],
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("--data: cannot write", r.stderr)
+                self.assertEqual(r.stdout, "")
+                with open(self.p, "rb") as f:
+                    self.assertEqual(f.read(), self.OLD)
+        os.unlink(fifo)
+        # the plot refused (a directory): the data is not replaced either
+        os.mkdir(os.path.join(self.d, "dir.svg"))
+        r = subprocess.run([os.environ["DPAS_CLI"], "sweep", "ReferenceJobAttackSurface", "--dp",
+                            "2..64", "--plot", os.path.join(self.d, "dir.svg"), "--data", data],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--plot: cannot write", r.stderr)
+        with open(data, "rb") as f:
+            self.assertEqual(f.read(), old_data)
+        # the data cut short by a file-size limit: the plot (written first, smaller) is not
+        # replaced either
+        big = ["--dp", "2..1024*2", "--rule", "median,krum,mean", "--plot", self.p, "--data", data]
+        r = subprocess.run([os.environ["DPAS_CLI"], "sweep", "ReferenceJobAttackSurface"] + big,
+                           capture_output=True, text=True, preexec_fn=_limit_file_size(1 << 20))
+        self.assertEqual(r.returncode, 0, r.stderr)  # the control: both fit under 1 MiB
+        self.assertNotEqual(open(self.p, "rb").read(), self.OLD)
+        self.assertEqual(sorted(os.listdir(self.d)), ["data.csv", "dir.svg", "plot.svg"])
+
     def test_the_same_write_unlimited_replaces_it(self):
         # the control for the two above: without the limit the same plot replaces the old file
         r = subprocess.run([os.environ["DPAS_CLI"], "sweep", "ReferenceJobAttackSurface", "--dp",

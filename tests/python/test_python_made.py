@@ -145,5 +145,28 @@ class Files(unittest.TestCase):
         self.assertIn("calibration needs at least one item, got an empty list", str(cm.exception))
 
 
+class Stages(unittest.TestCase):
+    """issue 29: a ZeRO stage is an int; 3.0 (a float that happens to be whole), Decimal and
+    True are refused as the CLI refuses --zero 3.0, naming the key; numpy's integers are ints."""
+
+    def test_zero_takes_an_int_only(self):
+        import decimal
+        for z in (3.0, True, decimal.Decimal(3)):
+            with self.subTest(zero=z):
+                with self.assertRaises(dpas.ArgumentTypeError) as cm:
+                    dpas.memory(scenario="ReferenceJobAttackSurface", zero=z)
+                self.assertIn("zero must be an int (ZeRO stage 0, 1, 2 or 3), got", str(cm.exception))
+        self.assertEqual(dpas.memory(scenario="ReferenceJobAttackSurface", zero=2),
+                         dpas.memory(scenario="ReferenceJobAttackSurface", zero=_np_int(2)))
+
+
+def _np_int(v):
+    try:
+        import numpy
+        return numpy.int64(v)
+    except ImportError:
+        return v
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -377,6 +377,12 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
              "ranks", ["busbw/algbw differs between rows: no rank count fits every row", "give ranks N"]),
             ("an undefined fit", req("POST", COST, [("Content-Type", ptype)], part),
              "calibration", ["all_gather on 2 ranks has 1 distinct size (17179869184 B); a fit needs at least 2"]),
+            # a prediction no model can answer is refused, not an empty row (issue 29, round 4)
+            ("a prediction nothing answers", req("POST", "/api/v1/calibrate?predict=1GiB", body=one_size),
+             "predict", ["cannot predict all_gather on 2 ranks at 1073741824 B: no model can answer",
+                         "only 17179869184 B was measured"]),
+            ("a scale nothing answers", req("POST", "/api/v1/calibrate?at=4", body=one_size),
+             "at", ["cannot predict all_gather on 4 ranks at 17179869184 B: no model can answer"]),
             ("compute_rate without a unit", req("GET", COST + "&compute_rate=1e15"), "compute_rate",
              ['compute_rate: "1e15" has no unit; a rate needs one']),
             ("memory_bandwidth a count", req("GET", COST + "&memory_bandwidth=3B"), "memory_bandwidth",

@@ -79,6 +79,19 @@ with Server(DPAS, "--quiet") as srv:
                        req("POST", "/api/v1/eval", "127.0.0.1:%d" % P,
                            [("Origin", origin), ("Content-Length", "0")]), 403, "origin")
         T.check("access-control-allow-origin" not in hd, "Origin %s: no CORS header" % origin)
+    # a header the server reads, given twice, is refused naming it (issue 29: two Sec-Fetch-Site
+    # headers were judged by the first; two Origins likewise), in either order
+    for name, a, b in [("Sec-Fetch-Site", "same-origin", "cross-site"),
+                       ("Sec-Fetch-Site", "cross-site", "same-origin"),
+                       ("Origin", "http://127.0.0.1:%d" % P, "http://attacker.example"),
+                       ("Host", "127.0.0.1:%d" % P, "attacker.example")]:
+        hd, obj = expect(srv, "two %s headers (%s, %s)" % (name, a, b),
+                         req("GET", "/api/v1/sweep?model=GPT3&fleet=Training_1K&dp_degree=8,16",
+                             "127.0.0.1:%d" % P if name != "Host" else None, [(name, a), (name, b)]),
+                         400, "header")
+        if obj:
+            T.check("the header %s is given 2 times; give it once" % name in obj["reason"],
+                    "two %s headers: the message names it (%s)" % (name, obj["reason"]))
     # cross-origin reads stay off: a preflight is not answered
     expect(srv, "a preflight without --allow-origin",
            req("OPTIONS", "/api/v1/eval", "127.0.0.1:%d" % P,

@@ -15,8 +15,8 @@ static void test_reference(void **state)
     assert_int_equal(r.accelerators, 1024); /* the seed's example: 1024.0 */
     assert_int_equal(r.nodes, 128);
     assert_int_equal(r.accelerators_per_node, 8);
-    assert_double_exact(r.accelerators_per_replica, 8.0);     /* 1024 / 128 */
-    assert_int_equal(r.gradient_bytes.whole, 350000000000ull);   /* 175e9 x 2 */
+    assert_double_exact(r.accelerators_per_replica, 8.0);         /* 1024 / 128 */
+    assert_int_equal(r.gradient_bytes.whole, 350000000000ull);    /* 175e9 x 2 */
     assert_int_equal(r.checkpoint_bytes.whole, 2450000000000ull); /* 175e9 x 14 */
     assert_int_equal(r.weight_bytes.whole, 350000000000ull);
     assert_int_equal(r.gradient_bytes.frac_num, 0);
@@ -44,7 +44,7 @@ static void test_issue_example(void **state)
     assert_double_exact(r.accelerators_per_replica, 1.0);
     assert_int_equal(r.gradient_bytes.whole, 141200000000ull);   /* 70.6e9 x 2 */
     assert_int_equal(r.checkpoint_bytes.whole, 988400000000ull); /* 70.6e9 x 14 */
-    assert_double_exact(r.allreduce_factor, 190.0 / 96.0);            /* 2 x 95 / 96 */
+    assert_double_exact(r.allreduce_factor, 190.0 / 96.0);       /* 2 x 95 / 96 */
     assert_int_equal(r.gather_factor, 95);
     assert_double_exact(r.gather_traffic_ratio, 48.0);
     assert_int_equal(r.undefined, 1u << DPAS_ATTR_WEIGHT_BYTES);
@@ -107,7 +107,7 @@ static void test_fractional_bytes(void **state)
 {
     (void)state;
     dpas_scenario s = reference_by_hand();
-    s.parameters = 3504873; /* odd */
+    s.parameters = 3504873;                                   /* odd */
     s.gradient_bytes_per_param = (dpas_rational){4127, 8000}; /* 4.127 bit */
     dpas_report r;
     assert_int_equal(dpas_evaluate(&s, &r, NULL), 0);
@@ -149,7 +149,7 @@ static void test_validation(void **state)
     invalid(s, DPAS_EINVAL, "accelerators_per_node", "accelerators_per_node must be >= 1, got -1");
     s = reference_by_hand();
     s.parameters = 0;
-    invalid(s, DPAS_EINVAL, "parameters", "parameters must be > 0, got 0");
+    invalid(s, DPAS_EINVAL, "parameters", "parameters must be >= 1, got 0");
     s = reference_by_hand();
     s.gradient_bytes_per_param = (dpas_rational){0, 1};
     invalid(s, DPAS_EINVAL, "gradient_bytes_per_param", "gradient_bytes_per_param must be > 0");
@@ -174,10 +174,11 @@ static void test_attr_metadata(void **state)
 {
     (void)state;
     /* the seed's attribute names, in the seed's order of detail sections */
-    static const char *names[] = {"accelerators", "nodes", "accelerators_per_node",
-                                  "accelerators_per_replica", "gradient_bytes", "checkpoint_bytes",
-                                  "weight_bytes", "allreduce_factor", "gather_factor",
-                                  "gather_traffic_ratio"};
+    static const char *names[] = {"accelerators",          "nodes",
+                                  "accelerators_per_node", "accelerators_per_replica",
+                                  "gradient_bytes",        "checkpoint_bytes",
+                                  "weight_bytes",          "allreduce_factor",
+                                  "gather_factor",         "gather_traffic_ratio"};
     assert_int_equal(DPAS_ATTR_COUNT, 10);
     for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
         assert_string_equal(dpas_attr_name(a), names[a]);
@@ -223,10 +224,10 @@ static void test_report_get(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference),      cmocka_unit_test(test_issue_example),
-        cmocka_unit_test(test_single_replica), cmocka_unit_test(test_ratio_is_half_n),
+        cmocka_unit_test(test_reference),        cmocka_unit_test(test_issue_example),
+        cmocka_unit_test(test_single_replica),   cmocka_unit_test(test_ratio_is_half_n),
         cmocka_unit_test(test_unequal_replicas), cmocka_unit_test(test_fractional_bytes),
-        cmocka_unit_test(test_validation),     cmocka_unit_test(test_attr_metadata),
+        cmocka_unit_test(test_validation),       cmocka_unit_test(test_attr_metadata),
         cmocka_unit_test(test_report_get),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

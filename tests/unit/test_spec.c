@@ -148,7 +148,8 @@ static void test_errors(void **state)
                "t.yaml:3:12: dp_degree must be >= 1, got 0");
     error_case("workload: GPT3\nfleet: Training_1K\ndp: 8\n" GOOD_TAIL, 0, DPAS_EPARSE,
                "t.yaml:3:1: unknown key \"dp\"");
-    error_case("workload: GPT3\nworkload: GPT2\n", 0, DPAS_EPARSE, "t.yaml:2:1: duplicate key \"workload\"");
+    error_case("workload: GPT3\nworkload: GPT2\n", 0, DPAS_EPARSE,
+               "t.yaml:2:1: duplicate key \"workload\"");
     error_case("workload: {parameters: 1e9, layers: 3}\n", 0, DPAS_EPARSE,
                "unknown key \"layers\" in workload");
     error_case("fleet: {nodes: 1, gpus: 3}\n", 0, DPAS_EPARSE, "unknown key \"gpus\" in fleet");
@@ -161,22 +162,24 @@ static void test_errors(void **state)
                "accelerators_per_node is required");
     error_case("workload: GPT3\nfleet: Training_1K\n" GOOD_TAIL, 0, DPAS_EINVAL,
                "dp_degree is required");
-    error_case("workload: GPT3\nfleet: Training_1K\ndp_degree: 8\ngradient_bytes_per_param: bf16\n", 0,
-               DPAS_EINVAL, "checkpoint_bytes_per_param is required");
-    error_case("fleet: Training_1K\ndp_degree: 8\n" GOOD_TAIL, 0, DPAS_EINVAL, "workload is required");
+    error_case("workload: GPT3\nfleet: Training_1K\ndp_degree: 8\ngradient_bytes_per_param: bf16\n",
+               0, DPAS_EINVAL, "checkpoint_bytes_per_param is required");
+    error_case("fleet: Training_1K\ndp_degree: 8\n" GOOD_TAIL, 0, DPAS_EINVAL,
+               "workload is required");
     error_case("workload: GPT3\ndp_degree: 8\n" GOOD_TAIL, 0, DPAS_EINVAL, "fleet is required");
     error_case("workload: DLRM\nfleet: Training_1K\ndp_degree: 8\n" GOOD_TAIL, 0, DPAS_EINVAL,
                "t.yaml:1:11: workload Models.Recommendation.DLRM has no parameter count");
     error_case("workload: GPT-3\n", 0, DPAS_ENOENT, "");
     error_case("workload: GPT3\nfleet: Training_1K\ndp_degree: 8\ngradient_bytes_per_param: 2\n"
-               "checkpoint_bytes_per_param: 14 B\n", 0, DPAS_EPARSE,
-               "t.yaml:4:27: gradient_bytes_per_param: \"2\" has no unit");
+               "checkpoint_bytes_per_param: 14 B\n",
+               0, DPAS_EPARSE, "t.yaml:4:27: gradient_bytes_per_param: \"2\" has no unit");
     error_case("workload: {parameters: -7}\nfleet: Training_1K\ndp_degree: 8\n" GOOD_TAIL, 0,
-               DPAS_EINVAL, "workload.parameters must be >= 0");
+               DPAS_EINVAL, "workload.parameters must be >= 1, got -7");
     error_case("workload: {parameters: 0}\nfleet: Training_1K\ndp_degree: 8\n" GOOD_TAIL, 0,
-               DPAS_EINVAL, "workload.parameters must be > 0, got 0");
-    error_case("workload: GPT3\nfleet: {nodes: 0, accelerators_per_node: 8}\ndp_degree: 8\n" GOOD_TAIL, 0,
-               DPAS_EINVAL, "t.yaml:2:16: nodes must be >= 1, got 0");
+               DPAS_EINVAL, "workload.parameters must be >= 1, got 0");
+    error_case(
+        "workload: GPT3\nfleet: {nodes: 0, accelerators_per_node: 8}\ndp_degree: 8\n" GOOD_TAIL, 0,
+        DPAS_EINVAL, "t.yaml:2:16: nodes must be >= 1, got 0");
     error_case("workload: {parameters: 1e9\n", 0, DPAS_EPARSE, "malformed YAML");
     error_case("- 1\n- 2\n", 0, DPAS_EPARSE, "top level must be a mapping");
     error_case("   \n\n", 0, DPAS_EPARSE, "the file is empty");
@@ -189,7 +192,8 @@ static void test_errors(void **state)
     error_case("{\"workload\": {\"parameters\": 1.2345678901234567e9}}", 1, DPAS_EPARSE,
                "more than 15 significant digits");
     error_case("{\"dp_degree\": null}", 1, DPAS_EPARSE, "dp_degree must have a value");
-    error_case("{\"fleet\": {\"nodes\": {\"x\": 1}}}", 1, DPAS_EPARSE, "fleet.nodes must be a scalar");
+    error_case("{\"fleet\": {\"nodes\": {\"x\": 1}}}", 1, DPAS_EPARSE,
+               "fleet.nodes must be a scalar");
 }
 
 static void test_files(void **state)
@@ -208,8 +212,8 @@ static void test_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_yaml_inline), cmocka_unit_test(test_yaml_registry_names),
-        cmocka_unit_test(test_json),        cmocka_unit_test(test_base_scenario_and_flags),
+        cmocka_unit_test(test_yaml_inline),    cmocka_unit_test(test_yaml_registry_names),
+        cmocka_unit_test(test_json),           cmocka_unit_test(test_base_scenario_and_flags),
         cmocka_unit_test(test_file_then_flag), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_files),
     };

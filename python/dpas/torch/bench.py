@@ -711,8 +711,8 @@ def main(argv=None) -> int:
                   "seconds": round(time.time() - t0, 1)}
     if a.svg:
         path = os.path.join(a.svg, f"bench_{a.dataset}_{a.model}_worst.svg")
-        with open(path, "w") as fh:
-            fh.write(svg_worst(result))
+        # through the library's checked writer: replaced whole, a FIFO or a device refused
+        dpas.write_output(path, svg_worst(result), field="--svg")
         print(f"wrote {path}", file=sys.stderr)
     if a.output == "json":
         json.dump({**result, "summary": _summary_json(summarise(runs, cfg))}, sys.stdout,

@@ -317,11 +317,12 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
     char bb[64];
     dpas_format_bytes_human((dpas_bytes){st->bucket_bytes, 0, 1}, DPAS_UNITS_IEC, bb, sizeof bb);
     note(n,
-         "compute: %g x %llu parameters x %llu tokens = %.4g FLOP over %lld accelerators at "
+         "compute: %g x %llu parameter%s x %llu token%s = %.4g FLOP over %lld accelerator%s at "
          "%.4g FLOP/s x MFU %g (%s%s%s); %s",
-         st->flops_factor, (unsigned long long)st->parameters, (unsigned long long)st->tokens,
-         st->flops, (long long)st->accelerators, st->peak_flops, st->mfu, st->mfu_basis,
-         st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "",
+         st->flops_factor, (unsigned long long)st->parameters, st->parameters == 1 ? "" : "s",
+         (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s", st->flops,
+         (long long)st->accelerators, st->accelerators == 1 ? "" : "s", st->peak_flops, st->mfu,
+         st->mfu_basis, st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "",
          st->recompute == DPAS_RECOMPUTE_FULL
              ? "full recomputation runs the forward again in the backward (2PT more): forward "
                "1/4, backward 3/4"
@@ -332,10 +333,10 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
     else
         note(n,
              "exchange: each schedule's collectives (the time model of dpas cost) over %llu "
-             "buckets of %s (PyTorch DDP's bucket_cap_mb default is 25 MiB), each timed at its "
+             "bucket%s of %s (PyTorch DDP's bucket_cap_mb default is 25 MiB), each timed at its "
              "own size, on one stream as the backward fills them; exposed: what the backward "
              "does not hide, the last bucket's at least",
-             (unsigned long long)st->buckets, bb);
+             (unsigned long long)st->buckets, st->buckets == 1 ? "" : "s", bb);
     note(n, "rule: the robust rule's own compute (cost's roofline at the accelerator's peak and "
             "HBM) runs after the last bucket: it needs the exchanged values, so it cannot "
             "overlap the backward; the mean's is the collective's own sum");

@@ -188,6 +188,9 @@ static int parse_range(const char *text, const char *dots, const char *field, dp
         rc = dpas_parse_count(field, sep + 1, &st, err);
     free(lo_s);
     free(hi_s);
+    if (rc == DPAS_EINVAL) /* a negative end or step: the range's own rule */
+        return dpas__fail(err, DPAS_EINVAL, field, "%s: a range needs %s <= A <= B, got %s", field,
+                          a->input == DPAS_SWEEP_F ? "0" : "1", dpas__quote(text, q, sizeof q));
     if (rc)
         return rc;
     a->op = sep && *sep == '+' ? '+' : '*';
@@ -240,7 +243,7 @@ static int parse_item(dpas_sweep_axis *a, size_t k, const char *t, const char *f
         if (a->i[k] < 0)
             return dpas__fail(err, DPAS_EINVAL, field, "%s must be >= 0, got %s", field, t);
         return 0;
-    case DPAS_SWEEP_PARAMETERS: return dpas_parse_count(field, t, &a->u[k], err);
+    case DPAS_SWEEP_PARAMETERS: return dpas__parse_count_positive(field, t, &a->u[k], err);
     case DPAS_SWEEP_WORKLOAD: {
         if ((rc = dpas_registry_find(reg, DPAS_KIND_MODEL, t, &a->entry[k], err)))
             return rc;

@@ -3,6 +3,7 @@
 #include "../internal.h"
 
 #include <string.h>
+#include <strings.h>
 
 size_t dpas_sizeof(const char *t)
 {
@@ -11,6 +12,7 @@ size_t dpas_sizeof(const char *t)
         size_t size;
     } sizes[] = {
         {"dpas_error", sizeof(dpas_error)},
+        {"dpas_output", sizeof(dpas_output)},
         {"dpas_rational", sizeof(dpas_rational)},
         {"dpas_bytes", sizeof(dpas_bytes)},
         {"dpas_scenario", sizeof(dpas_scenario)},
@@ -58,10 +60,11 @@ static const char *const units_names[] = {DPAS_UNITS_MAP(NAME_OF)};
 _Static_assert(sizeof format_names / sizeof *format_names == DPAS_FORMAT_COUNT, "a format each");
 _Static_assert(sizeof units_names / sizeof *units_names == DPAS_UNITS_COUNT, "a name each");
 
+/* names are read in any case (JSON as json), as rules and schedules are (issue 29) */
 static int index_of(const char *const *names, int n, const char *name)
 {
     for (int i = 0; name && i < n; i++)
-        if (!strcmp(name, names[i]))
+        if (!strcasecmp(name, names[i]))
             return i;
     return -1;
 }

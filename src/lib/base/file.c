@@ -135,11 +135,18 @@ static int open_temp(const char *target, char **tmp)
     return -1;
 }
 
-int dpas_write_output(const char *path, const char *field, const void *data, size_t len,
-                      dpas_error *err)
+/* One output staged: its content written whole to a temporary file beside the target, not yet
+ * renamed over it. */
+typedef struct staged {
+    char *tmp, *target; /* target: the path itself, or what its link names */
+} staged;
+
+static int stage(const char *path, const char *field, const void *data, size_t len, staged *out,
+                 dpas_error *err)
 {
     char q[160];
     struct stat st;
+    out->tmp = out->target = NULL;
     if (!path || !*path)
         return dpas__fail(err, DPAS_EINVAL, field, "%s: the output path is empty", field);
     dpas_quote(path, q, sizeof q);
@@ -157,11 +164,13 @@ int dpas_write_output(const char *path, const char *field, const void *data, siz
         why = strerror(errno);
     if (why)
         return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
+    if (!target && !(target = strdup(path)))
+        return dpas__fail(err, DPAS_ENOMEM, field, "out of memory");
     /* The content goes to a temporary file in the same folder and replaces the old file by
      * rename, which is atomic: a write that fails part way (a full disk, a file-size limit)
      * leaves the old file byte for byte as it was, and a reader never sees half a plot. */
     char *tmp = NULL;
-    int fd = open_temp(target ? target : path, &tmp);
+    int fd = open_temp(target, &tmp);
     if (fd < 0) {
         int e = errno;
         free(target);
@@ -193,14 +202,59 @@ int dpas_write_output(const char *path, const char *field, const void *data, siz
         why = strerror(errno);
     if (close(fd) != 0 && !why)
         why = strerror(errno);
-    fd = -1;
-    if (!why && rename(tmp, target ? target : path) != 0)
-        why = strerror(errno);
-    if (why)
-        drop_temp(fd, tmp);
-    free(tmp);
-    free(target);
-    if (why)
+    if (why) {
+        drop_temp(-1, tmp);
+        free(tmp);
+        free(target);
         return dpas__fail(err, DPAS_EIO, field, "%s: cannot write %s: %s", field, q, why);
+    }
+    out->tmp = tmp, out->target = target;
     return 0;
+}
+
+static void unstage(staged *s)
+{
+    if (s->tmp)
+        drop_temp(-1, s->tmp);
+    free(s->tmp), free(s->target);
+    s->tmp = s->target = NULL;
+}
+
+int dpas_write_outputs(const dpas_output *outs, size_t n, dpas_error *err)
+{
+    if (n > DPAS_MAX_OUTPUTS)
+        return dpas__fail(err, DPAS_EINVAL, "outputs", "at most %d outputs at once, got %zu",
+                          DPAS_MAX_OUTPUTS, n);
+    staged s[DPAS_MAX_OUTPUTS];
+    int rc = 0;
+    size_t k = 0;
+    /* every content written whole first; only then is any renamed, so that a failure leaves
+     * every old file as it was (a plot is never replaced beside a table that failed) */
+    for (; k < n && !rc; k++)
+        if ((rc = stage(outs[k].path, outs[k].field, outs[k].data, outs[k].len, &s[k], err)))
+            break;
+    if (rc) {
+        for (size_t i = 0; i < k; i++)
+            unstage(&s[i]);
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!rc && rename(s[i].tmp, s[i].target) != 0) {
+            char q[160];
+            rc = dpas__fail(err, DPAS_EIO, outs[i].field, "%s: cannot write %s: %s", outs[i].field,
+                            dpas_quote(outs[i].path, q, sizeof q), strerror(errno));
+        } else if (!rc) {
+            free(s[i].tmp);
+            s[i].tmp = NULL;
+        }
+        unstage(&s[i]);
+    }
+    return rc;
+}
+
+int dpas_write_output(const char *path, const char *field, const void *data, size_t len,
+                      dpas_error *err)
+{
+    dpas_output o = {path, field, data, len};
+    return dpas_write_outputs(&o, 1, err);
 }

@@ -74,7 +74,7 @@ int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err)
 {
     char q[96];
     for (int k = 0; text && k <= DPAS_NETMODEL_KINDS; k++)
-        if (!strcmp(text, kind_names[k])) {
+        if (!dpas__strcasecmp(text, kind_names[k])) { /* NCCL as nccl */
             *kind = k;
             return 0;
         }

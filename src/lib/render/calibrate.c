@@ -532,9 +532,9 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
 {
     bool md = format == DPAS_FORMAT_MARKDOWN;
     const char *cn = dpas_collective_name(sf->collective);
-    dpas__buf_printf(b, "\n%snccl model of %s: %zu curve%s at %zu scale%s, %zu sizes\n",
+    dpas__buf_printf(b, "\n%snccl model of %s: %zu curve%s at %zu scale%s, %zu size%s\n",
                      md ? "### " : "", cn, sf->ncurves, sf->ncurves == 1 ? "" : "s", sf->nscales,
-                     sf->nscales == 1 ? "" : "s", sf->npoints);
+                     sf->nscales == 1 ? "" : "s", sf->npoints, sf->npoints == 1 ? "" : "s");
     if (!sf->defined) {
         dpas__buf_printf(b, "%sundefined: %s\n", md ? "\n" : "", sf->reason);
         return;
@@ -572,8 +572,9 @@ static void nccl_section(dpas__buf *b, const dpas_scale_fit *sf, int format)
     if (sf->loro_points)
         dpas__buf_printf(b,
                          "; each scale left out and predicted from the others: median %.3g, "
-                         "worst %.3g over %zu sizes (90%% of |ln error| within %.3g)\n",
-                         sf->loro_median, sf->loro_max, sf->loro_points, sf->loro_q90);
+                         "worst %.3g over %zu size%s (90%% of |ln error| within %.3g)\n",
+                         sf->loro_median, sf->loro_max, sf->loro_points,
+                         sf->loro_points == 1 ? "" : "s", sf->loro_q90);
     else
         dpas__buf_puts(b, sf->nscales > 1 ? "; no scale whose regime (one node, 2 nodes, more) "
                                             "another scale measured: none left out\n"

@@ -30,18 +30,21 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
                      st->forward_s, st->backward_s);
     if (st->compute_lo_s != st->compute_hi_s) /* a band only from an assumed MFU */
         dpas__buf_printf(b, "; band %.6g-%.6g", st->compute_lo_s, st->compute_hi_s);
-    dpas__buf_printf(b, "): %g x %llu parameters x %llu tokens\n", st->flops_factor,
-                     (unsigned long long)st->parameters, (unsigned long long)st->tokens);
-    dpas__buf_printf(b, "          on %lld accelerators at %.6g TFLOP/s (",
-                     (long long)st->accelerators, st->peak_flops / 1e12);
+    dpas__buf_printf(b, "): %g x %llu parameter%s x %llu token%s\n", st->flops_factor,
+                     (unsigned long long)st->parameters, st->parameters == 1 ? "" : "s",
+                     (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s");
+    dpas__buf_printf(b, "          on %lld accelerator%s at %.6g TFLOP/s (",
+                     (long long)st->accelerators, st->accelerators == 1 ? "" : "s",
+                     st->peak_flops / 1e12);
     dpas__escape(b, DPAS_FORMAT_TEXT, st->peak_source);
     dpas__buf_printf(b, ") x MFU %g, %s", st->mfu, st->mfu_basis);
     if (st->mfu_source)
         dpas__buf_printf(b, " (%g-%g)", st->mfu_lo, st->mfu_hi);
     dpas__buf_puts(b, "\n");
     dpas_format_bytes_human(st->gradient_bytes, v->units, gh, sizeof gh);
-    dpas__buf_printf(b, "buckets   %llu of %llu parameters (", (unsigned long long)st->buckets,
-                     (unsigned long long)st->bucket_parameters);
+    dpas__buf_printf(b, "buckets   %llu of %llu parameter%s (", (unsigned long long)st->buckets,
+                     (unsigned long long)st->bucket_parameters,
+                     st->bucket_parameters == 1 ? "" : "s");
     char bb[64];
     dpas_format_bytes_human((dpas_bytes){st->bucket_bytes, 0, 1}, DPAS_UNITS_IEC, bb, sizeof bb);
     dpas__buf_printf(b, "%s) of a %s gradient; dp_degree %lld", bb, gh, (long long)st->dp_degree);

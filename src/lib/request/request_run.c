@@ -3,6 +3,7 @@
  * request's scenario and options, so that every front end gets the same rows. */
 #include "request_inputs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static int unresolved(const dpas_request *rq, dpas_analysis a, dpas_error *err)
@@ -107,9 +108,31 @@ int dpas_request_calibrate(const dpas_request *rq, dpas_net_prediction **rows, s
     int rc = unresolved(rq, DPAS_ANALYSIS_CALIBRATE, err);
     *rows = NULL;
     *nrows = 0;
-    return rc ? rc
-              : dpas_netmodel_predict_at(rq->net, rq->sizes, rq->nsizes, rq->at, rq->nat, rows,
-                                         nrows, err);
+    if (rc || (rc = dpas_netmodel_predict_at(rq->net, rq->sizes, rq->nsizes, rq->at, rq->nat, rows,
+                                             nrows, err)))
+        return rc;
+    /* A prediction asked for (--predict, --at) that no model can answer is refused, naming it and
+     * why, in every front end: an empty row with exit 0 answered nothing (issue 29). The
+     * measured sizes' own rows (neither given) are the file's report, kept as they are. */
+    for (size_t i = 0; (rq->nsizes || rq->nat) && i < *nrows; i++) {
+        const dpas_net_prediction *p = &(*rows)[i];
+        if (p->basis != DPAS_BASIS_NONE || p->at.ranks <= 1)
+            continue;
+        dpas_net_time t;
+        dpas_error why = {0};
+        if (!dpas_netmodel_time_at(rq->net, p->collective, DPAS_NETMODEL_DEFAULT, (double)p->bytes,
+                                   p->at, &t, &why))
+            snprintf(why.message, sizeof why.message, "no model is defined there");
+        rc = dpas__fail(err, DPAS_EINVAL, rq->nat ? "at" : "predict",
+                        "cannot predict %s on %lld ranks at %llu B: no model can answer (%s)",
+                        dpas_collective_name(p->collective), (long long)p->at.ranks,
+                        (unsigned long long)p->bytes, why.message);
+        dpas_free(*rows);
+        *rows = NULL;
+        *nrows = 0;
+        return rc;
+    }
+    return 0;
 }
 
 int dpas_request_step(const dpas_request *rq, dpas_step **out, dpas_error *err)

@@ -11,14 +11,9 @@
 static int count_key(dpas_request *rq, dpas_key k, uint64_t *out, dpas_error *err)
 {
     const char *t = text_of(rq, k), *name = dpas_key_name(k);
-    int rc;
     if (!t)
         return 0;
-    if ((rc = dpas_parse_count(name, t, out, err)))
-        return rc;
-    if (!*out)
-        return dpas__fail(err, DPAS_EINVAL, name, "%s must be >= 1, got %s", name, t);
-    return 0;
+    return dpas__parse_count_positive(name, t, out, err);
 }
 
 /* "0.45" or "45%": a fraction in (0, 1]. */
@@ -55,7 +50,7 @@ static int precision_key(dpas_request *rq, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "precision",
                           "give precision or compute_rate, not both (compute_rate is the peak "
                           "FLOP/s of the precision the step computes in)");
-    if (!strcmp(t, "bf16") || !strcmp(t, "fp16"))
+    if (!dpas__strcasecmp(t, "bf16") || !dpas__strcasecmp(t, "fp16")) /* FP16 as fp16 */
         return 0;
     return dpas__fail(err, DPAS_EINVAL, "precision",
                       "precision %s: the registry carries each accelerator's dense bf16/fp16 "
@@ -131,24 +126,24 @@ static int refuse_not_modelled(dpas_request *rq, dpas_error *err)
     size_t n = 0;
     int rc = par ? dpas__request_split("parallelism", par, &items, &n, err) : 0;
     for (size_t i = 0; !rc && i < n; i++) {
-        if (!strcmp(items[i], "data"))
+        if (!dpas__strcasecmp(items[i], "data"))
             continue;
         rc = dpas__fail(err, DPAS_EINVAL, "parallelism",
                         "parallelism %s: unknown; expected data (tensor, pipeline, expert and "
                         "context are known and not modelled)",
                         dpas__quote(items[i], q, sizeof q));
         for (size_t k = 0; k < 4; k++)
-            if (!strcmp(items[i], not_modelled[k].name))
+            if (!dpas__strcasecmp(items[i], not_modelled[k].name))
                 rc = dpas__fail(err, DPAS_EINVAL, "parallelism", "parallelism %s: %s", items[i],
                                 not_modelled[k].why);
     }
     if (items)
         free(items[0]);
     free(items);
-    if (rc || !off || !strcmp(off, "none"))
+    if (rc || !off || !dpas__strcasecmp(off, "none"))
         return rc;
     for (size_t k = 4; k < sizeof not_modelled / sizeof not_modelled[0]; k++)
-        if (!strcmp(off, not_modelled[k].name))
+        if (!dpas__strcasecmp(off, not_modelled[k].name))
             return dpas__fail(err, DPAS_EINVAL, "offload", "offload %s: %s", off,
                               not_modelled[k].why);
     return dpas__fail(err, DPAS_EINVAL, "offload",

@@ -102,7 +102,7 @@ int dpas_scenario_validate(const dpas_scenario *s, dpas_error *err)
         return dpas__fail(err, DPAS_EINVAL, "scenario", "no scenario given");
     if (s->parameters == 0)
         return dpas__fail(err, DPAS_EINVAL, "parameters",
-                          "parameters must be > 0, got 0 (workload %s)",
+                          "parameters must be >= 1, got 0 (workload %s)",
                           s->workload ? s->workload : "unnamed");
     if (s->parameters > (uint64_t)DPAS_MAX_COUNT)
         return dpas__fail(err, DPAS_ERANGE, "parameters", "parameters must be <= %lld, got %llu",

@@ -56,7 +56,7 @@ int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err)
                  {"key", DPAS_LIST_KEYS}};
     char q[96];
     for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(name, names[i].name)) {
+        if (!dpas__strcasecmp(name, names[i].name)) { /* Models as models */
             *kind = names[i].kind;
             return 0;
         }

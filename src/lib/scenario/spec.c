@@ -614,16 +614,11 @@ static int resolve_workload(resolving *R)
         out->workload = m->path;
         R->spec->model = m;
     } else if (V[K_PARAMS].set) {
-        if ((rc =
-                 at(&V[K_PARAMS],
-                    dpas_parse_count(V[K_PARAMS].field, V[K_PARAMS].text, &out->parameters, R->err),
-                    R->err)))
+        if ((rc = at(&V[K_PARAMS],
+                     dpas__parse_count_positive(V[K_PARAMS].field, V[K_PARAMS].text,
+                                                &out->parameters, R->err),
+                     R->err)))
             return rc;
-        if (out->parameters == 0)
-            return at(&V[K_PARAMS],
-                      dpas__fail(R->err, DPAS_EINVAL, V[K_PARAMS].field, "%s must be > 0, got %s",
-                                 V[K_PARAMS].field, V[K_PARAMS].text),
-                      R->err);
         R->spec->model = NULL; /* parameters given: no registry shape */
         /* the name as given, not a copy cut to a buffer (borrowed from spec, as documented) */
         out->workload = V[K_WORKLOAD_NAME].text ? V[K_WORKLOAD_NAME].text : "custom";

@@ -348,6 +348,22 @@ int dpas_parse_count(const char *field, const char *text, uint64_t *out, dpas_er
     return 0;
 }
 
+int dpas__parse_count_positive(const char *field, const char *text, uint64_t *out, dpas_error *err)
+{
+    int rc = dpas_parse_count(field, text, out, err);
+    const char *t = text;
+    while (rc == DPAS_EINVAL && is_space(*t))
+        t++;
+    /* a negative count (the only EINVAL of dpas_parse_count) or 0: the same words; the text
+     * read as a number, so it is shown as given */
+    if ((rc == DPAS_EINVAL && *t == '-') || (!rc && !*out)) {
+        char q[96];
+        return dpas__fail(err, DPAS_EINVAL, field, "%s must be >= 1, got %s", field,
+                          strlen(text) < 40 ? text : dpas__quote(text, q, sizeof q));
+    }
+    return rc;
+}
+
 /* The unit of a rate, after its number: its factor to bytes (or FLOP) per second, or 0 when it is
  * not one of kind's units. u is the unit's text, n bytes (trailing spaces cut). */
 static long double rate_unit(const char *u, size_t n, dpas_rate_kind kind)
