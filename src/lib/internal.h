@@ -35,7 +35,7 @@ void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 void dpas__buf_json_str(dpas__buf *b, const char *s);
 /* The schema of the JSON documents (objects) the renderers write; raised when a field changes
  * meaning or goes away (a new field does not raise it). */
-#define DPAS__JSON_SCHEMA_VERSION 1
+#define DPAS__JSON_SCHEMA_VERSION 2
 /* "{\n  \"dpas_version\": ..., \"schema_version\": N,\n  \"scenario\": " : the opening of every
  * scenario document (eval, cost, inventory, memory), so a saved output says what wrote it. */
 void dpas__json_doc_head(dpas__buf *b);

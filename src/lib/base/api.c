@@ -49,3 +49,5 @@ size_t dpas_sizeof(const char *t)
 }
 
 const char *dpas_version(void) { return DPAS_VERSION; }
+
+int dpas_json_schema_version(void) { return DPAS__JSON_SCHEMA_VERSION; }

@@ -1029,6 +1029,8 @@ static char *render_json(const dpas_netmodel *m, const dpas_net_prediction *p, s
     dpas__buf b = {0};
     dpas__doc d = {.b = &b};
     dpas__doc_open(&d, NULL, '{');
+    dpas__doc_str(&d, "dpas_version", DPAS_VERSION); /* what wrote it, as every JSON document */
+    dpas__doc_int(&d, "schema_version", DPAS__JSON_SCHEMA_VERSION);
     dpas__doc_open(&d, "files", '[');
     for (size_t f = 0; f < m->nlogs; f++)
         file_json(&d, m->logs[f]);
