@@ -169,6 +169,7 @@ int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err
  * An empty cell is null in JSON. */
 #define DPAS__MAXCOLS 16
 #define DPAS__CELL 192
+#define DPAS__CELL_PLUS 0x40 /* a number cell's last byte: text shows its sign (calibrate.c) */
 enum { DPAS__STR = 0, DPAS__NUM = 1, DPAS__BOOL = 2 };
 typedef struct dpas__table {
     int ncols;
