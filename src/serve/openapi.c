@@ -704,10 +704,13 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
         header(x, ok, "ETag", "a strong tag of the body: If-None-Match with it gives 304",
                "string");
         header(x, ok, "Vary", "Accept, Accept-Encoding", "string");
-        header(x, ok, "Content-Encoding", "gzip, when Accept-Encoding allows it and the body is "
-                                          "256 bytes or more", "string");
+        header(x, ok, "Content-Encoding",
+               "gzip, when Accept-Encoding allows it and the body is "
+               "256 bytes or more",
+               "string");
         json_t *nm = set(x, resps, "304", json_object());
-        set(x, nm, "description", str("Not Modified: If-None-Match named the body's ETag; no body"));
+        set(x, nm, "description",
+            str("Not Modified: If-None-Match named the body's ETag; no body"));
         header(x, nm, "ETag", "the tag of the body not sent", "string");
     }
     if (!d || !d->example || method != (rt->fn == srv_api_calibrate ? SRV_POST : SRV_GET))

@@ -14,10 +14,10 @@
  * "<name>_exact" beside it when it does not terminate), every cell null when it has no value. */
 static int column_schema(json_t *props, const dpas_column *c)
 {
-    const char *type = c->type == DPAS_COL_TEXT   ? "string"
-                       : c->type == DPAS_COL_BOOL ? "boolean"
+    const char *type = c->type == DPAS_COL_TEXT                              ? "string"
+                       : c->type == DPAS_COL_BOOL                            ? "boolean"
                        : c->type == DPAS_COL_INT || c->type == DPAS_COL_UINT ? "integer"
-                                                                              : "number";
+                                                                             : "number";
     json_t *s = json_pack("{s:[s,s]}", "type", type, "null");
     if (s && c->type == DPAS_COL_UINT)
         json_object_set_new(s, "minimum", json_integer(0));
@@ -29,8 +29,9 @@ static int column_schema(json_t *props, const dpas_column *c)
                                         "fraction)"));
         char exact[128];
         snprintf(exact, sizeof exact, "%s_exact", c->name);
-        if (json_object_set_new(props, exact, json_pack("{s:s, s:s}", "type", "string", "pattern",
-                                                        "^[0-9]+/[0-9]+$")))
+        if (json_object_set_new(
+                props, exact,
+                json_pack("{s:s, s:s}", "type", "string", "pattern", "^[0-9]+/[0-9]+$")))
             return -1;
     }
     return s ? json_object_set_new(props, c->name, s) : -1;
@@ -42,7 +43,8 @@ static json_t *row_schema(const dpas_column *cols, size_t n)
     json_t *props = json_object(), *req = json_array();
     int bad = !props || !req;
     for (size_t i = 0; !bad && i < n; i++)
-        bad = column_schema(props, &cols[i]) || json_array_append_new(req, json_string(cols[i].name));
+        bad =
+            column_schema(props, &cols[i]) || json_array_append_new(req, json_string(cols[i].name));
     if (bad) {
         json_decref(props);
         json_decref(req);
@@ -55,11 +57,11 @@ static json_t *row_schema(const dpas_column *cols, size_t n)
 /* Every JSON document: what wrote it and the schema of its fields. */
 static json_t *document(json_t *rows, const char *what)
 {
-    json_t *props = json_pack("{s:{s:s, s:s}, s:{s:s, s:i, s:s}}", "dpas_version", "type", "string",
-                              "description", "the version of dpas that wrote the document",
-                              "schema_version", "type", "integer", "const",
-                              dpas_json_schema_version(), "description",
-                              "raised when a field changes meaning or goes away");
+    json_t *props =
+        json_pack("{s:{s:s, s:s}, s:{s:s, s:i, s:s}}", "dpas_version", "type", "string",
+                  "description", "the version of dpas that wrote the document", "schema_version",
+                  "type", "integer", "const", dpas_json_schema_version(), "description",
+                  "raised when a field changes meaning or goes away");
     if (!props)
         return NULL;
     json_t *req = json_pack("[s,s]", "dpas_version", "schema_version");
@@ -93,7 +95,8 @@ json_t *srv_openapi_success_schema(const srv_route_info *rt)
                 return NULL;
             }
         }
-        json_t *rows = nk == 1 ? json_incref(json_array_get(one, 0)) : json_pack("{s:O}", "oneOf", one);
+        json_t *rows =
+            nk == 1 ? json_incref(json_array_get(one, 0)) : json_pack("{s:O}", "oneOf", one);
         json_decref(one);
         return rows ? document(rows, "a listing: one row per entry") : NULL;
     }
@@ -110,11 +113,11 @@ json_t *srv_openapi_success_schema(const srv_route_info *rt)
         return row ? document(row, "the rule catalogue: one row per rule and convention") : NULL;
     }
     if (rt->fn == srv_api_sweep) { /* the varied inputs, then the metrics asked for */
-        json_t *row = json_pack("{s:s, s:{s:[s,s,s,s]}, s:s}", "type", "object",
-                                "additionalProperties", "type", "number", "string", "boolean",
-                                "null", "description",
-                                "one point: the varied inputs' columns, then one per metric of "
-                                "attr (numbers; time_basis and time_model are words)");
+        json_t *row =
+            json_pack("{s:s, s:{s:[s,s,s,s]}, s:s}", "type", "object", "additionalProperties",
+                      "type", "number", "string", "boolean", "null", "description",
+                      "one point: the varied inputs' columns, then one per metric of "
+                      "attr (numbers; time_basis and time_model are words)");
         return row ? document(row, "one row per point kept") : NULL;
     }
     if (rt->fn == srv_api_index)
@@ -201,9 +204,10 @@ void srv_openapi_prune_param(struct json_t *p, int method)
     if (method != SRV_GET || strcmp(name, "attr") || !values)
         return;
     char text[1024];
-    size_t o = (size_t)snprintf(text, sizeof text, "the attributes to show (default: all; the "
-                                                   "basis and band of a time need a calibration, "
-                                                   "a POST): ");
+    size_t o = (size_t)snprintf(text, sizeof text,
+                                "the attributes to show (default: all; the "
+                                "basis and band of a time need a calibration, "
+                                "a POST): ");
     for (size_t i = json_array_size(values); i-- > 0;)
         if (needs_calibration(json_string_value(json_array_get(values, i))))
             json_array_remove(values, i);

@@ -163,9 +163,9 @@ const dpas_column *dpas_list_columns(int kind, size_t *ncols)
         const dpas_column *cols;
         size_t n;
     } tables[] = {
-        {model_cols, N(model_cols)},   {hardware_cols, N(hardware_cols)},
-        {node_cols, N(node_cols)},     {fabric_cols, N(fabric_cols)},
-        {fleet_cols, N(fleet_cols)},   {scenario_cols, N(scenario_cols)},
+        {model_cols, N(model_cols)}, {hardware_cols, N(hardware_cols)},
+        {node_cols, N(node_cols)},   {fabric_cols, N(fabric_cols)},
+        {fleet_cols, N(fleet_cols)}, {scenario_cols, N(scenario_cols)},
     };
     *ncols = 0;
     if (kind < DPAS_LIST_KEYS || kind >= DPAS_KIND_COUNT)

@@ -413,13 +413,13 @@ char *dpas_render_report(const dpas_scenario *s, const dpas_report *r, const dpa
 }
 
 char *dpas_render_error_json(const dpas_error *e, int status, const char *instance,
-                            const char *hint)
+                             const char *hint)
 {
     dpas__buf b = {0};
     dpas__buf_printf(&b, "{\"type\": \"urn:dpas:error:%s\", \"title\": ", dpas_err_name(e->code));
     dpas__buf_json_str(&b, dpas_err_title(e->code));
-    dpas__buf_printf(&b, ", \"status\": %d, \"detail\": ",
-                     status > 0 ? status : dpas_err_status(e->code));
+    dpas__buf_printf(
+        &b, ", \"status\": %d, \"detail\": ", status > 0 ? status : dpas_err_status(e->code));
     dpas__buf_json_str(&b, e->message);
     if (instance && *instance) {
         dpas__buf_puts(&b, ", \"instance\": ");

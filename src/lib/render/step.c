@@ -233,11 +233,12 @@ static int json_doc(const dpas_step *st, const dpas_step_view *v, dpas__buf *b, 
         dpas__buf_json_str(b, v->label);
     else
         dpas__buf_puts(b, "null");
-    dpas__buf_printf(b,
-                     ",\n  \"dp_degree\": %lld,\n  \"accelerators\": %lld,\n  \"parameters\": %llu,\n"
-                     "  \"tokens\": %llu,\n",
-                     (long long)st->dp_degree, (long long)st->accelerators,
-                     (unsigned long long)st->parameters, (unsigned long long)st->tokens);
+    dpas__buf_printf(
+        b,
+        ",\n  \"dp_degree\": %lld,\n  \"accelerators\": %lld,\n  \"parameters\": %llu,\n"
+        "  \"tokens\": %llu,\n",
+        (long long)st->dp_degree, (long long)st->accelerators, (unsigned long long)st->parameters,
+        (unsigned long long)st->tokens);
     json_real(b, "flops", st->flops);
     json_real(b, "peak_flops", st->peak_flops);
     json_str(b, "peak_source", st->peak_source);

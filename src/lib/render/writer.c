@@ -172,8 +172,8 @@ static void header(dpas_writer *w)
         if (w->o.document) { /* the head every JSON document of dpas carries */
             dpas__buf_puts(b, "{\n  \"dpas_version\": ");
             dpas__buf_json_str(b, DPAS_VERSION);
-            dpas__buf_printf(b, ",\n  \"schema_version\": %d,\n  \"rows\": ",
-                             DPAS__JSON_SCHEMA_VERSION);
+            dpas__buf_printf(
+                b, ",\n  \"schema_version\": %d,\n  \"rows\": ", DPAS__JSON_SCHEMA_VERSION);
         }
         dpas__buf_puts(b, "[");
         return;
