@@ -22,7 +22,7 @@ extern "C" {
 /* ---- errors ------------------------------------------------------------------------------- */
 
 /* One table for every error: code, name, text, and the title of the error object that front ends
- * print (mlsysim's {"status":"error","title":...}); the model is libuv's UV_ERRNO_MAP. The C
+ * print (an RFC 9457 problem: {"type", "title", "status", "detail", "code", ...}); the model is libuv's UV_ERRNO_MAP. The C
  * library, the CLI, `dpas serve` and the Python exception classes all read it.
  *   EINVAL   a value breaks a rule (dp_degree < 1, width <= 0, ...)
  *   EPARSE   malformed text: not a number, unknown unit, bad YAML/JSON
@@ -69,6 +69,9 @@ DPAS_API const char *dpas_strerror(int code);
 DPAS_API const char *dpas_err_name(int code);
 /* The title of the code's error object ("invalid input", "physics violation"). Never NULL. */
 DPAS_API const char *dpas_err_title(int code);
+/* The HTTP status of the code's problem: 422 for EPHYSICS (the CLI's exit 2), 500 for ENOMEM and
+ * EIO, 400 for every other refusal (the CLI's exit 1). */
+DPAS_API int dpas_err_status(int code);
 
 /* User text quoted for a message: "\"GPT3\"", with control characters and invalid UTF-8
  * escaped. Text that does not fit cap is cut on a whole character and the cut says so and how
@@ -135,6 +138,9 @@ DPAS_API size_t dpas_sizeof(const char *type_name);
 
 /* The library's version, DPAS_VERSION. */
 DPAS_API const char *dpas_version(void);
+/* The schema of every JSON document dpas writes (its "schema_version"): raised when a field
+ * changes meaning or goes away, not when one is added. */
+DPAS_API int dpas_json_schema_version(void);
 
 #ifdef __cplusplus
 }

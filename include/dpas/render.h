@@ -22,6 +22,9 @@ extern "C" {
  * asked for. Caller owns the string (dpas_free). */
 DPAS_API char *dpas_render_rules(const dpas_rule_row *rows, size_t nrows, int with_max_f,
                                  int with_min_n, dpas_format format, dpas_error *err);
+/* The columns dpas_render_rules writes (up to 10), their count returned: what a schema of its
+ * rows is made from. */
+DPAS_API size_t dpas_rules_columns(int with_max_f, int with_min_n, dpas_column cols[10]);
 
 /* How cost rows are shown. */
 typedef struct dpas_cost_view {
@@ -71,15 +74,25 @@ DPAS_API size_t dpas_report_explain(const dpas_scenario *s, const dpas_report *r
 /* The sentence for one warning bit of a report ("dp_degree 96 does not divide ..."). */
 DPAS_API size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, size_t cap);
 
-/* Render a mlsysim-style error object {"status":"error","title":...,"reason":...} + "\n":
- * "code" is the error's name (dpas_err_name: "EINVAL"), reason the library's message, "field" the key at fault (when there is one) and "hint",
- * when not NULL, a front end's own words on how to give what is missing ("give --dp N"). */
-DPAS_API char *dpas_render_error_json(const dpas_error *err, const char *hint);
+/* Render an error as an RFC 9457 problem (application/problem+json) + "\n":
+ *   {"type": "urn:dpas:error:EINVAL", "title": "invalid input", "status": 400,
+ *    "detail": "dp_degree must be >= 1, got 0", "instance": "/api/v1/eval",
+ *    "code": "EINVAL", "field": "dp_degree", "hint": "..."}
+ * type names the code (dpas_err_name) and title is its title (dpas_err_title); status is the
+ * HTTP status (0: the code's own, dpas_err_status); detail is the library's whole sentence;
+ * instance, when not NULL, the resource asked for (the server's request path); code, field (when
+ * there is one) and hint (when not NULL: a front end's own words on how to give what is missing,
+ * "give --dp N") are extension members. */
+DPAS_API char *dpas_render_error_json(const dpas_error *err, int status, const char *instance,
+                                      const char *hint);
 
 /* Render a listing: a registry kind, DPAS_LIST_PRECISIONS or DPAS_LIST_KEYS (every key of a
  * request: its CLI flag, query parameter, Python keyword and file key, and the analyses that
  * take it). */
 DPAS_API char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err);
+/* The columns dpas_render_list writes for kind (static storage), with their count; NULL (and 0)
+ * for an unknown kind. */
+DPAS_API const dpas_column *dpas_list_columns(int kind, size_t *ncols);
 
 /* ---- rendering a calibration ------------------------------------------------------------------------------- */
 

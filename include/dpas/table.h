@@ -12,7 +12,7 @@
  *             separators (U+0085, U+2028, U+2029) and bidirectional controls as \uNNNN, invalid
  *             UTF-8 as U+FFFD; columns aligned by code points (rows held until the end), or at
  *             fixed widths (the wider of `width` and the header) when streaming
- *   json      an array of objects; strings valid UTF-8 (invalid bytes as U+FFFD), control
+ *   json      an array of objects (or a document around it: `document`); strings valid UTF-8 (invalid bytes as U+FFFD), control
  *             characters escaped; a null cell and a non-finite real are null; every number
  *             reads back as a finite double (a G10 real near DBL_MAX is printed in full)
  *   csv       RFC 4180: a cell with a comma, quote, CR, LF or an edge space is quoted, quotes
@@ -123,6 +123,9 @@ typedef struct dpas_writer_opts {
     int width;             /* text, stream: the width of every column; 0 = 16 */
     const char *null_text; /* text: what a null cell shows; NULL = "-" */
     int no_header;         /* csv, text, markdown: leave the header out */
+    int document;          /* json: the rows as a whole document, {"dpas_version": ...,
+                              "schema_version": ..., "rows": [...]}, rather than a bare array
+                              (an object has room for more members: paging, a total) */
 } dpas_writer_opts;
 
 typedef struct dpas_writer dpas_writer;
@@ -133,8 +136,8 @@ DPAS_API int dpas_writer_new(const dpas_column *cols, size_t ncols, const dpas_w
                              dpas_sink_fn sink, void *ctx, dpas_writer **out, dpas_error *err);
 /* One row of ncols cells. */
 DPAS_API int dpas_writer_row(dpas_writer *w, const dpas_cell *cells, dpas_error *err);
-/* Finish the table (JSON: close the array, with no newline after it; text: write the held
- * rows). */
+/* Finish the table (JSON: close the array, or the document, with no newline after it; text:
+ * write the held rows). */
 DPAS_API int dpas_writer_end(dpas_writer *w, dpas_error *err);
 DPAS_API void dpas_writer_free(dpas_writer *w);
 

@@ -220,7 +220,7 @@ SINK_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(ctypes.c_char), c_siz
 
 class WriterOpts(ctypes.Structure):
     _fields_ = [("format", c_int), ("units", c_int), ("stream", c_int), ("width", c_int),
-                ("null_text", c_char_p), ("no_header", c_int)]
+                ("null_text", c_char_p), ("no_header", c_int), ("document", c_int)]
 
 
 # ---- dpas/plot.h and a sweep's figure ------------------------------------------------------------

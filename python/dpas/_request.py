@@ -244,7 +244,7 @@ class Request:
             return 0
 
         sink_fn = _ffi.SINK_FN(sink)
-        opts = _ffi.WriterOpts(format=fmt, stream=1)
+        opts = _ffi.WriterOpts(format=fmt, stream=1, document=1)  # JSON: the CLI's document
         w = ctypes.c_void_p()
         err = _ffi.Error()
         if _lib.dpas_writer_new(cols, n, ctypes.byref(opts), sink_fn, None, ctypes.byref(w),

@@ -12,7 +12,9 @@
 int cli_fail_hint(cli *c, const dpas_error *err, const char *hint)
 {
     if (c->err_json || c->format == DPAS_FORMAT_JSON) {
-        char *j = dpas_render_error_json(err, hint);
+        /* an RFC 9457 problem, its status the HTTP one of the exit code: 400 for 1 (a file that
+         * cannot be read, EIO, is the user's too), 422 for 2; 500 out of memory */
+        char *j = dpas_render_error_json(err, err->code == DPAS_EIO ? 400 : 0, NULL, hint);
         if (j)
             fputs(j, c->out);
         dpas_free(j);

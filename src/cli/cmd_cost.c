@@ -38,7 +38,7 @@ int cmd_cost(cli *c, int argc, char **argv)
         .own_help = "      --all             text: also the combinations that are not "
                     "realisable, with why,\n"
                     "                        and the flat and hierarchical alternatives\n"
-                    "      --units UNITS     si (default) or iec for text\n",
+                    "      --units UNITS     si (default), iec or bytes (exact counts) for text\n",
         .take = take,
         .ctx = &x,
     };

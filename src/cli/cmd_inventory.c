@@ -23,7 +23,7 @@ int cmd_inventory(cli *c, int argc, char **argv)
                  "18, mlsysim's checkpoint 14, Adam state\n12, SGD 8 and 4, 8-bit Adam 6) and "
                  "weight precisions, each with its source.",
         .own = own,
-        .own_help = "      --units UNITS     si (default) or iec\n",
+        .own_help = "      --units UNITS     si (default), iec or bytes (exact counts)\n",
         .take = take,
         .ctx = &units,
     };

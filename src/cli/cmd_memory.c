@@ -22,7 +22,7 @@ int cmd_memory(cli *c, int argc, char **argv)
                  "ZeRO stages 1 to 3\npartition the zero16 state across replicas (Rajbhandari "
                  "et al. 2019).",
         .own = own,
-        .own_help = "      --units UNITS     si (default) or iec\n",
+        .own_help = "      --units UNITS     si (default), iec or bytes (exact counts)\n",
         .take = take,
         .ctx = &units,
     };

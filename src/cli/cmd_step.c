@@ -37,7 +37,7 @@ int cmd_step(cli *c, int argc, char **argv)
         .own = own,
         .own_help = "      --all             text: also the combinations that are not "
                     "realisable, with why\n"
-                    "      --units UNITS     si (default) or iec for text\n",
+                    "      --units UNITS     si (default), iec or bytes (exact counts) for text\n",
         .take = take,
         .ctx = &x,
     };

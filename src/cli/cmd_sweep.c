@@ -282,7 +282,7 @@ typedef struct table_ctx {
 static int table_row(void *ctx, const dpas_cell *cells)
 {
     table_ctx *t = ctx;
-    dpas_writer_opts wo = {.format = (dpas_format)t->c->format, .stream = 1};
+    dpas_writer_opts wo = {.format = (dpas_format)t->c->format, .stream = 1, .document = 1};
     int rc;
     if (!t->w && (rc = dpas_writer_new(t->cols, dpas_sweep_ncolumns(t->sw), &wo, cli_sink, t->c,
                                        &t->w, &t->err)))

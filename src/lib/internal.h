@@ -38,7 +38,7 @@ void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
 void dpas__buf_json_str(dpas__buf *b, const char *s);
 /* The schema of the JSON documents (objects) the renderers write; raised when a field changes
  * meaning or goes away (a new field does not raise it). */
-#define DPAS__JSON_SCHEMA_VERSION 1
+#define DPAS__JSON_SCHEMA_VERSION 2
 /* "{\n  \"dpas_version\": ..., \"schema_version\": N,\n  \"scenario\": " : the opening of every
  * scenario document (eval, cost, inventory, memory), so a saved output says what wrote it. */
 void dpas__json_doc_head(dpas__buf *b);
@@ -184,6 +184,7 @@ int dpas__bytes_add(dpas_bytes a, dpas_bytes b, dpas_bytes *out, dpas_error *err
  * An empty cell is null in JSON. */
 #define DPAS__MAXCOLS 16
 #define DPAS__CELL 192
+#define DPAS__CELL_PLUS 0x40 /* a number cell's last byte: text shows its sign (calibrate.c) */
 enum { DPAS__STR = 0, DPAS__NUM = 1, DPAS__BOOL = 2 };
 typedef struct dpas__table {
     int ncols;

@@ -87,7 +87,7 @@ typedef struct rows_ctx {
 static int rows_row(void *ctx, const dpas_cell *cells)
 {
     rows_ctx *x = ctx;
-    dpas_writer_opts wo = {.format = x->format, .stream = 1};
+    dpas_writer_opts wo = {.format = x->format, .stream = 1, .document = 1};
     int rc;
     if (!x->w && (rc = dpas_writer_new(x->cols, dpas_sweep_ncolumns(x->sw), &wo, sink, &x->b, &x->w,
                                        &x->err)))

@@ -484,10 +484,88 @@ static int exe_is_dpas(void)
     return ok && n == sizeof LANE_PROBE_TEXT - 1 && !memcmp(got, LANE_PROBE_TEXT, n);
 }
 
+/* A job whose process could not be started: 503, try again in a second. */
+static void not_started(srv_job *job, const char *msg)
+{
+    fail(&job->r, 503, "request", msg);
+    job->r.retry_after = 1;
+    srv_negotiate_finish(&job->rq, &job->r);
+}
+
+/* The job's answer from what its process wrote (buf, n bytes: the start mark, lane_msg, the
+ * body; buf is taken) and how it ended (why, its wait status st). */
+static void answer_of(const srv_lane *l, srv_job *job, int why, int st, char *buf, size_t n)
+{
+    srv_response *r = &job->r;
+    char msg[300];
+    lane_msg mm; /* copied: after the start mark the message is not aligned in buf */
+    memset(&mm, 0, sizeof mm);
+    int whole = n >= 1 + sizeof mm;
+    if (whole)
+        memcpy(&mm, buf + 1, sizeof mm);
+    const lane_msg *m = &mm;
+    if (why == OVER_CPU) {
+        snprintf(msg, sizeof msg,
+                 "the request needed more than %g s of CPU time, the server's limit per request "
+                 "(dpas serve --cpu-limit; the same on the command line has no such limit)",
+                 l->cpu_limit);
+        fail(r, 503, "request", msg);
+    } else if (why == OVER_WALL) {
+        snprintf(msg, sizeof msg, "the request took more than %g s, the server's limit", l->wall);
+        fail(r, 503, "request", msg);
+    } else if (why == STOPPED) {
+        fail(r, 503, "request", "the server is stopping");
+    } else if (why == GONE) {
+        job->gone = 1; /* never sent: the server closes the connection */
+        fail(r, 503, "request", "the client closed the connection; its job was stopped");
+    } else if (why == TOO_BIG) {
+        fail(r, 500, "request",
+             "the answer is larger than the server hands out (a bug in dpas serve)");
+    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !whole || buf[0] != LANE_STARTED ||
+               m->magic != LANE_MAGIC || n - 1 - sizeof *m != m->len) {
+        if (WIFSIGNALED(st))
+            snprintf(msg, sizeof msg,
+                     "the request's process died of signal %d (%s): killed from outside the "
+                     "server, or a bug in dpas serve",
+                     WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else
+            snprintf(msg, sizeof msg,
+                     "the request's process failed (exit status %d; a bug in dpas serve)",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        fail(r, 500, "request", msg);
+    } else {
+        if (r->free_body && r->body)
+            r->free_body(r->body);
+        r->status = m->status;
+        r->retry_after = m->retry_after;
+        r->preflight = m->preflight;
+        /* the headers' text is kept by the job, which outlives the answer's sending */
+        const char **to[OUT_N] = {&r->type, &r->allow, &r->cache, &r->encoding, &r->vary};
+        for (int i = 0; i < OUT_N; i++) {
+            memcpy(job->text[i], m->text[i], SRV_LANE_HEADER);
+            job->text[i][SRV_LANE_HEADER - 1] = '\0';
+            *to[i] = job->text[i][0] ? job->text[i] : NULL;
+        }
+        memcpy(r->warning, m->warning, sizeof r->warning);
+        r->warning[sizeof r->warning - 1] = '\0';
+        memcpy(r->etag, m->etag, sizeof r->etag);
+        r->etag[sizeof r->etag - 1] = '\0';
+        r->len = m->len;
+        /* the body moves to the front of the buffer, which the response then owns */
+        memmove(buf, buf + 1 + sizeof *m, m->len);
+        r->body = buf;
+        r->free_body = free;
+        buf = NULL;
+        return;
+    }
+    free(buf);
+    srv_negotiate_finish(&job->rq,
+                         r); /* the lane's own answers: Vary and the rest, as every other */
+}
+
 /* Run one job in a process; fill job->r. w is the worker's index. */
 static void run(srv_lane *l, int w, srv_job *job)
 {
-    srv_response *r = &job->r;
     int p[2], q[2] = {-1, -1}; /* p: the answer, from the process; q: the request, to it */
     char msg[300];
     size_t in_len = 0, in_done = 0;
@@ -496,18 +574,14 @@ static void run(srv_lane *l, int w, srv_job *job)
         snprintf(msg, sizeof msg, "cannot make a pipe for the request's process: %s",
                  l->forks || in ? strerror(errno) : "out of memory");
         free(in);
-        fail(r, 503, "request", msg);
-        r->retry_after = 1;
-        srv_negotiate_finish(&job->rq, r);
+        not_started(job, msg);
         return;
     }
     if (!l->forks && pipe3(q)) {
         snprintf(msg, sizeof msg, "cannot make a pipe for the request's process: %s",
                  strerror(errno));
         close(p[0]), close(p[1]), free(in);
-        fail(r, 503, "request", msg);
-        r->retry_after = 1;
-        srv_negotiate_finish(&job->rq, r);
+        not_started(job, msg);
         return;
     }
     pid_t pid = 0;
@@ -529,9 +603,7 @@ static void run(srv_lane *l, int w, srv_job *job)
         close(p[0]), free(in);
         if (q[1] >= 0)
             close(q[1]);
-        fail(r, 503, "request", msg);
-        r->retry_after = 1;
-        srv_negotiate_finish(&job->rq, r);
+        not_started(job, msg);
         return;
     }
     pthread_mutex_lock(&l->lock);
@@ -625,69 +697,7 @@ static void run(srv_lane *l, int w, srv_job *job)
         why = STOPPED;
     if (!why && WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
         why = OVER_CPU;
-    lane_msg mm; /* copied: after the start mark the message is not aligned in buf */
-    memset(&mm, 0, sizeof mm);
-    int whole = n >= 1 + sizeof mm;
-    if (whole)
-        memcpy(&mm, buf + 1, sizeof mm);
-    const lane_msg *m = &mm;
-    if (why == OVER_CPU) {
-        snprintf(msg, sizeof msg,
-                 "the request needed more than %g s of CPU time, the server's limit per request "
-                 "(dpas serve --cpu-limit; the same on the command line has no such limit)",
-                 l->cpu_limit);
-        fail(r, 503, "request", msg);
-    } else if (why == OVER_WALL) {
-        snprintf(msg, sizeof msg, "the request took more than %g s, the server's limit", l->wall);
-        fail(r, 503, "request", msg);
-    } else if (why == STOPPED) {
-        fail(r, 503, "request", "the server is stopping");
-    } else if (why == GONE) {
-        job->gone = 1; /* never sent: the server closes the connection */
-        fail(r, 503, "request", "the client closed the connection; its job was stopped");
-    } else if (why == TOO_BIG) {
-        fail(r, 500, "request",
-             "the answer is larger than the server hands out (a bug in dpas serve)");
-    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !whole || buf[0] != LANE_STARTED ||
-               m->magic != LANE_MAGIC || n - 1 - sizeof *m != m->len) {
-        if (WIFSIGNALED(st))
-            snprintf(msg, sizeof msg,
-                     "the request's process died of signal %d (%s): killed from outside the "
-                     "server, or a bug in dpas serve",
-                     WTERMSIG(st), strsignal(WTERMSIG(st)));
-        else
-            snprintf(msg, sizeof msg,
-                     "the request's process failed (exit status %d; a bug in dpas serve)",
-                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        fail(r, 500, "request", msg);
-    } else {
-        if (r->free_body && r->body)
-            r->free_body(r->body);
-        r->status = m->status;
-        r->retry_after = m->retry_after;
-        r->preflight = m->preflight;
-        /* the headers' text is kept by the job, which outlives the answer's sending */
-        const char **to[OUT_N] = {&r->type, &r->allow, &r->cache, &r->encoding, &r->vary};
-        for (int i = 0; i < OUT_N; i++) {
-            memcpy(job->text[i], m->text[i], SRV_LANE_HEADER);
-            job->text[i][SRV_LANE_HEADER - 1] = '\0';
-            *to[i] = job->text[i][0] ? job->text[i] : NULL;
-        }
-        memcpy(r->warning, m->warning, sizeof r->warning);
-        r->warning[sizeof r->warning - 1] = '\0';
-        memcpy(r->etag, m->etag, sizeof r->etag);
-        r->etag[sizeof r->etag - 1] = '\0';
-        r->len = m->len;
-        /* the body moves to the front of the buffer, which the response then owns */
-        memmove(buf, buf + 1 + sizeof *m, m->len);
-        r->body = buf;
-        r->free_body = free;
-        buf = NULL;
-        return;
-    }
-    free(buf);
-    srv_negotiate_finish(&job->rq,
-                         r); /* the lane's own answers: Vary and the rest, as every other */
+    answer_of(l, job, why, st, buf, n);
 }
 
 static void *worker(void *arg)

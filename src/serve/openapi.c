@@ -214,6 +214,8 @@ void srv_api_index(srv_request *rq, srv_response *r)
     (void)rq;
     doc_ctx x = {0};
     json_t *root = json_object(), *eps = json_array();
+    set(&x, root, "dpas_version", str(DPAS_VERSION)); /* as every JSON document of dpas */
+    set(&x, root, "schema_version", json_integer(dpas_json_schema_version()));
     set(&x, root, "name", str("dpas"));
     set(&x, root, "version", str(DPAS_VERSION));
     set(&x, root, "openapi", str("/api/v1/openapi.json"));
@@ -454,6 +456,18 @@ static json_t *key_param(doc_ctx *x, const char *query, dpas_analysis a, int swe
     return p;
 }
 
+/* A response header: its description and the type of its value. */
+static void header(doc_ctx *x, json_t *resp, const char *name, const char *what, const char *type)
+{
+    json_t *hs = json_object_get(resp, "headers");
+    if (!hs)
+        hs = set(x, resp, "headers", json_object());
+    json_t *h = set(x, hs, name, json_object());
+    set(x, h, "description", str(what));
+    json_t *sch = set(x, h, "schema", json_object());
+    set(x, sch, "type", str(type));
+}
+
 /* Every status a route can answer, each with the error object; example: the refused request. */
 static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt, int method,
                             const path_doc *d)
@@ -463,7 +477,8 @@ static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt,
         const char *when;
     } st[] = {
         {400, "bad input: a malformed query, an unknown or repeated key, a value that breaks a "
-              "rule, a malformed body"},
+              "rule, a malformed body; no Host header, or a malformed one"},
+        {403, "an Origin that is neither the server's own nor an --allow-origin"},
         {404, "no such path, scenario or registry kind"},
         {405, "a method the path does not answer (with Allow)"},
         {406, "an Accept header that takes neither application/json nor, where the path writes "
@@ -471,8 +486,12 @@ static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt,
         {413, "a body over 256 KiB"},
         {414, "a request target over 8 KiB, a query value over 1 KiB, a key over 48 bytes, more "
               "than 48 parameters"},
+        {421, "a Host the server does not serve (not its address, not localhost on loopback, "
+              "not an --allow-host name)"},
         {422, "a physics violation: valid inputs that cannot be"},
         {500, "out of memory"},
+        {503, "a heavy request (a fit, a sweep, a plot, any calibration part) over --cpu-limit "
+              "seconds of CPU, the heavy lane full (with Retry-After), or the server stopping"},
     };
     srv_response er = {0};
     int bad_status = 0;
@@ -485,13 +504,17 @@ static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt,
             continue;
         if (st[i].status == 422 && rt->query != SRV_INPUTS && rt->query != SRV_INPUTS_BUT_SCENARIO)
             continue;
+        int takes_cal = rt->analysis >= 0 && method == SRV_POST &&
+                        dpas_analysis_takes((dpas_analysis)rt->analysis, DPAS_KEY_CALIBRATION);
+        if (st[i].status == 503 && !srv_route_is_heavy(rt->path) && !takes_cal)
+            continue; /* only the heavy lane answers 503 */
         char code[8];
         snprintf(code, sizeof code, "%d", st[i].status);
         json_t *resp = set(x, resps, code, json_object());
         set(x, resp, "description", str(st[i].when));
         json_t *media = json_object();
         json_t *ref = json_object();
-        set(x, ref, "$ref", str("#/components/schemas/Error"));
+        set(x, ref, "$ref", str("#/components/schemas/Problem"));
         set(x, media, "schema", ref);
         if (bad_status == st[i].status && er.body) {
             json_error_t je;
@@ -500,7 +523,13 @@ static void error_responses(doc_ctx *x, json_t *resps, const srv_route_info *rt,
             set(x, resp, "x-dpas-example-request", str(d->bad));
         }
         json_t *content = set(x, resp, "content", json_object());
-        set(x, content, "application/json", media);
+        set(x, content, "application/problem+json", media);
+        if (st[i].status == 405 || st[i].status == 503)
+            header(x, resp, st[i].status == 405 ? "Allow" : "Retry-After",
+                   st[i].status == 405 ? "the methods the path answers (GET, HEAD, POST)"
+                                       : "seconds to wait: with a full lane (1), not when the "
+                                         "request was over its budget",
+                   st[i].status == 503 ? "integer" : "string");
     }
     if (bad_status && !er.body)
         x->failed = 1;
@@ -520,15 +549,9 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
     json_t *content = set(x, ok, "content", json_object());
     int svg = rt->fn == srv_api_plot;
     json_t *media = set(x, content, svg ? "image/svg+xml" : "application/json", json_object());
-    json_t *sch = set(x, media, "schema", json_object());
+    json_t *sch = set(x, media, "schema", svg ? json_object() : srv_openapi_success_schema(rt));
     if (svg)
         set(x, sch, "type", str("string"));
-    else
-        set(x, sch, "type",
-            str(rt->fn == srv_api_rules || rt->fn == srv_api_sweep || rt->fn == srv_api_registry ||
-                        rt->fn == srv_api_scenarios || rt->fn == srv_api_keys
-                    ? "array"
-                    : "object"));
     srv_request probe = {0};
     probe.accept = "text/csv";
     srv_response tmp = {0};
@@ -540,12 +563,21 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
             str("with Accept: text/csv, the CLI's -o csv for the same inputs"));
     }
     response_free(&tmp);
-    if (sweep_warning_route(rt)) {
-        json_t *h = set(x, ok, "headers", json_object());
-        json_t *w = set(x, h, "X-Dpas-Warning", json_object());
-        set(x, w, "description", str("how many points were left out, and why the first was"));
-        json_t *ws = set(x, w, "schema", json_object());
-        set(x, ws, "type", str("string"));
+    if (sweep_warning_route(rt))
+        header(x, ok, "X-Dpas-Warning", "how many points were left out, and why the first was",
+               "string");
+    if (method == SRV_GET) { /* the negotiation of every GET (negotiate.c) */
+        header(x, ok, "ETag", "a strong tag of the body: If-None-Match with it gives 304",
+               "string");
+        header(x, ok, "Vary", "Accept, Accept-Encoding", "string");
+        header(x, ok, "Content-Encoding",
+               "gzip, when Accept-Encoding allows it and the body is "
+               "256 bytes or more",
+               "string");
+        json_t *nm = set(x, resps, "304", json_object());
+        set(x, nm, "description",
+            str("Not Modified: If-None-Match named the body's ETag; no body"));
+        header(x, nm, "ETag", "the tag of the body not sent", "string");
     }
     if (!d || !d->example || method != (rt->fn == srv_api_calibrate ? SRV_POST : SRV_GET))
         return;
@@ -568,11 +600,15 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
 
 /* The keys a route takes, as its refusal of an unknown key lists them, each as a parameter. */
 static void key_params(doc_ctx *x, json_t *params, const srv_route_info *rt, int sweep,
-                       const char *target)
+                       const char *target, int method)
 {
     dpas_analysis a = rt->analysis >= 0 ? (dpas_analysis)rt->analysis : DPAS_ANALYSIS_CALIBRATE;
-    for (size_t i = 0; srv_route_key(rt, i); i++)
-        push(x, params, key_param(x, srv_route_key(rt, i), a, sweep, target));
+    for (size_t i = 0; srv_route_key(rt, i); i++) {
+        const char *key = srv_route_key(rt, i);
+        if (!srv_openapi_param_kept(key, method))
+            continue; /* what a GET can never do (openapi_responses.c) */
+        srv_openapi_prune_param(push(x, params, key_param(x, key, a, sweep, target)), method);
+    }
 }
 
 json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path)
@@ -585,7 +621,7 @@ json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path)
     if (!rt)
         return NULL;
     json_t *params = json_array();
-    key_params(&x, params, rt, sweep_warning_route(rt), NULL);
+    key_params(&x, params, rt, sweep_warning_route(rt), NULL, SRV_GET);
     if (x.failed & 1) {
         json_decref(params);
         return NULL;
@@ -650,7 +686,7 @@ static json_t *operation(doc_ctx *x, const srv_route_info *rt, int method)
             set(x, p, "example", str("ReferenceJobAttackSurface"));
         }
     }
-    key_params(x, params, rt, sweep, target);
+    key_params(x, params, rt, sweep, target, method);
     if (method == SRV_POST) {
         json_t *rb = set(x, op, "requestBody", json_object());
         json_t *content = set(x, rb, "content", json_object());
@@ -698,54 +734,6 @@ static json_t *operation(doc_ctx *x, const srv_route_info *rt, int method)
     return op;
 }
 
-/* The error object, from the library's error table: a title per code, and the HTTP status
- * of each code (srv_status_of). */
-static json_t *error_schema(doc_ctx *x)
-{
-    json_t *s = json_object(), *props = json_object(), *req = json_array();
-    set(x, s, "type", str("object"));
-    set(x, s, "properties", props);
-    set(x, s, "required", req);
-    set(x, s, "additionalProperties", json_false());
-    for (const char *const *k = (const char *const[]){"status", "title", "reason", NULL}; *k; k++)
-        push(x, req, str(*k));
-    json_t *st = set(x, props, "status", json_object());
-    set(x, st, "const", str("error"));
-    json_t *title = set(x, props, "title", json_object()), *titles = json_array();
-    set(x, title, "enum", titles);
-    char codes[1024] = "";
-    size_t o = 0;
-    for (int code = -1; strcmp(dpas_err_name(code), "EUNKNOWN"); code--) {
-        const char *t = dpas_err_title(code);
-        int seen = 0;
-        for (size_t i = 0; i < json_array_size(titles); i++)
-            seen |= !strcmp(json_string_value(json_array_get(titles, i)), t);
-        if (!seen)
-            push(x, titles, str(t));
-        int n = snprintf(codes + o, sizeof codes - o, "%s%s (%s): HTTP %d", o ? "; " : "",
-                         dpas_err_name(code), dpas_strerror(code), srv_status_of(code));
-        if (n > 0 && (size_t)n < sizeof codes - o)
-            o += (size_t)n;
-    }
-    set(x, title, "description", str(codes));
-    json_t *code = set(x, props, "code", json_object()), *names = json_array();
-    set(x, code, "enum", names);
-    for (int c = -1; strcmp(dpas_err_name(c), "EUNKNOWN"); c--)
-        push(x, names, str(dpas_err_name(c)));
-    set(x, code, "description",
-        str("the library's error code, by name (as the CLI's and Python's)"));
-    json_t *reason = set(x, props, "reason", json_object());
-    set(x, reason, "type", str("string"));
-    set(x, reason, "description", str("the whole sentence: the field, the value and the rule"));
-    json_t *field = set(x, props, "field", json_object());
-    set(x, field, "type", str("string"));
-    set(x, field, "description", str("the input, query key or header at fault"));
-    json_t *hint = set(x, props, "hint", json_object());
-    set(x, hint, "type", str("string"));
-    set(x, hint, "description", str("how to give over HTTP what is missing"));
-    return s;
-}
-
 static char *build(const dpas_registry *reg)
 {
     doc_ctx x = {.reg = reg};
@@ -779,7 +767,7 @@ static char *build(const dpas_registry *reg)
     }
     json_t *comp = set(&x, root, "components", json_object());
     json_t *schemas = set(&x, comp, "schemas", json_object());
-    set(&x, schemas, "Error", error_schema(&x));
+    set(&x, schemas, "Problem", srv_openapi_problem_schema());
     if (x.failed & 2)
         set(&x, root, "x-dpas-incomplete", str("a route or option has no description"));
     if (x.failed & 4)

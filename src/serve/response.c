@@ -6,15 +6,12 @@
 #include <string.h>
 
 static const char json_type[] = "application/json; charset=utf-8";
+/* RFC 9457: an error is a problem document; JSON is UTF-8 by definition (RFC 8259) */
+static const char problem_type[] = "application/problem+json";
 
 int srv_status_of(int code)
 {
-    switch (code) {
-    case DPAS_EPHYSICS: return 422; /* valid inputs, infeasible: the CLI exits 2 */
-    case DPAS_ENOMEM: return 500;
-    case DPAS_EIO: return 500;
-    default: return 400; /* every other refusal: the CLI exits 1 */
-    }
+    return dpas_err_status(code); /* 422 where the CLI exits 2, 400 where it exits 1, 500 */
 }
 
 void srv_error(srv_response *r, int status, const dpas_error *e)
@@ -25,13 +22,13 @@ void srv_error(srv_response *r, int status, const dpas_error *e)
 void srv_error_hint(srv_response *r, int status, const dpas_error *e, const char *hint)
 {
     /* the one object every front end prints: dpas_render_error_json */
-    static char oom[] = "{\"status\": \"error\", \"title\": \"out of memory\", \"reason\": "
-                        "\"out of memory\"}\n";
+    static char oom[] = "{\"type\": \"urn:dpas:error:ENOMEM\", \"title\": \"out of memory\", "
+                        "\"status\": 500, \"detail\": \"out of memory\", \"code\": \"ENOMEM\"}\n";
     if (r->free_body && r->body)
         r->free_body(r->body);
     r->status = status;
-    r->type = json_type;
-    r->body = dpas_render_error_json(e, hint);
+    r->type = problem_type;
+    r->body = dpas_render_error_json(e, status, r->instance, hint);
     r->free_body = dpas_free;
     if (!r->body) {
         r->status = 500;

@@ -143,6 +143,8 @@ void srv_route(srv_request *rq, srv_response *r)
 {
     const route *rt = NULL;
     size_t plen = strlen(rq->path);
+    if (!r->instance)
+        r->instance = rq->path; /* a problem's "instance": the resource asked for */
     for (size_t i = 0; i < sizeof routes / sizeof routes[0] && !rt; i++) {
         size_t l = strlen(routes[i].path);
         if (routes[i].prefix ? plen > l && !strncmp(rq->path, routes[i].path, l)

@@ -66,6 +66,7 @@ typedef struct srv_response {
     size_t len;
     void (*free_body)(void *); /* NULL: body is static */
     const char *allow;         /* the Allow header of a 405, or NULL */
+    const char *instance;      /* a problem's "instance": the request's path (srv_route), or NULL */
     const char *cache;         /* Cache-Control, or NULL for no-store */
     char warning[300];         /* an X-Dpas-Warning header (printable ASCII), or "" */
     int retry_after;           /* seconds, for a Retry-After header (a 503 when busy); 0: none */
@@ -274,6 +275,16 @@ struct json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path
  * page's data): its status; r filled as for a client. */
 int srv_run(const dpas_registry *reg, int method, const char *target, const char *body,
             const char *content_type, srv_response *r);
+/* openapi_responses.c: the schema of a route's 200 JSON answer, and of every error (an RFC 9457
+ * problem); new references, NULL when out of memory. The jansson type stays opaque here. */
+struct json_t;
+struct json_t *srv_openapi_success_schema(const srv_route_info *rt);
+struct json_t *srv_openapi_problem_schema(void);
+/* Whether the document lists key for the method (network_model reads a calibration: POST only),
+ * and a parameter made fit for it: attr without a calibration's metrics on GET, y without a list
+ * of its own (it is one of attr's). */
+int srv_openapi_param_kept(const char *key, int method);
+void srv_openapi_prune_param(struct json_t *p, int method);
 
 /* ---- content negotiation (negotiate.c) -------------------------------------------------------- */
 

@@ -401,6 +401,7 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
         return MHD_NO; /* out of memory: libmicrohttpd closes the connection */
     srv_response r;
     memset(&r, 0, sizeof r);
+    r.instance = rq->path; /* a problem's instance; rq lives as long as the job */
     if (srv_screen(S->guard, &in, rq, &r)) {
         srv_negotiate_finish(rq, &r);
         return respond(S, c, q, &r);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The catalogue of bad inputs (bad_inputs.txt). For each case: exit status 1; in text mode one
 'dpas: error: ...' line on stderr holding the expected words (the field and the rule) and
-nothing on stdout; with -o json exactly one JSON error object on stdout ({"status": "error",
-"title", "reason"} holding the same words) and nothing on stderr.
+nothing on stdout; with -o json exactly one RFC 9457 problem on stdout ({"type", "title",
+"status": 400, "detail"} holding the same words) and nothing on stderr.
 
 Arguments may name files made for the run in a scratch directory: {fifo} a FIFO with no writer
 (a read that blocked would hang the case: the timeout fails it), {big} a 2 MiB YAML file, {tmp}
@@ -87,13 +87,14 @@ def main():
         problems.append(f"json mode: stderr is not empty: {q.stderr[:200]!r}")
     try:
         obj = json.loads(q.stdout.decode("utf-8"))
-        if not (isinstance(obj, dict) and obj.get("status") == "error" and obj.get("title")
-                and isinstance(obj.get("reason"), str)):
-            problems.append(f"json mode: not an error object: {obj!r}")
+        if not (isinstance(obj, dict) and obj.get("status") == 400 and obj.get("title")
+                and isinstance(obj.get("detail"), str) and obj.get("type", "").startswith("urn:dpas:error:")
+                and obj["type"].endswith(":" + obj.get("code", "?"))):
+            problems.append(f"json mode: not an RFC 9457 problem with status 400: {obj!r}")
         else:
             for n in needles:
-                if n not in obj["reason"]:
-                    problems.append(f"json mode: the reason lacks {n!r}: {obj['reason']!r}")
+                if n not in obj["detail"]:
+                    problems.append(f"json mode: the detail lacks {n!r}: {obj['detail']!r}")
     except (ValueError, UnicodeDecodeError) as e:
         problems.append(f"json mode: stdout is not one JSON object ({e}): {q.stdout[:300]!r}")
     # no partial output: a refused command leaves the scratch folder as it was made (a --plot

@@ -63,7 +63,7 @@ def check_log(dpas, data, name, coll, ranks, peak, sizes, given=()):
     assert p.returncode == 0, (name, p.stdout, p.stderr)
     assert p.stderr == "", (name, p.stderr)  # in JSON mode the notes are in the payload
     j = json.loads(p.stdout, parse_constant=no_constants)
-    assert list(j) == ["files", "tests", "fits", "nccl_models", "predictions", "notes",
+    assert list(j) == ["dpas_version", "schema_version", "files", "tests", "fits", "nccl_models", "predictions", "notes",
                        "warnings"], list(j)
     (test,) = j["tests"]
     assert (test["collective"], test["ranks"], test["sizes"]) == (coll, ranks, sizes), test

@@ -10,8 +10,8 @@ nulls, lists, duplicates). Each is run and must keep the contract:
   exit status   0, 1 or 2 (a sanitizer's report or a crash is anything else: it is made to be);
   text modes    on failure stdout is empty and stderr ends with exactly one "dpas: error: " line;
                 every other stderr line is a "dpas: warning: " line; on success no error line;
-  -o json       on failure stdout is exactly one JSON error object ({"status": "error", "title",
-                "reason"}) and stderr holds no error line; on success stdout parses as JSON;
+  -o json       on failure stdout is exactly one RFC 9457 problem ({"type", "title", "status",
+                "detail"}) and stderr holds no error line; on success stdout parses as JSON;
   -o csv        on success every row has the header's number of cells;
   no hang       every run ends within the per-run timeout.
 
@@ -283,9 +283,9 @@ def check_run(args, p, problems):
         if json_mode:
             try:
                 obj = strict_json(out)
-                if not (isinstance(obj, dict) and obj.get("status") == "error" and obj.get("title")
-                        and isinstance(obj.get("reason"), str)):
-                    bad.append(f"stdout is not a JSON error object: {out[:200]!r}")
+                if not (isinstance(obj, dict) and isinstance(obj.get("status"), int) and obj.get("title")
+                        and isinstance(obj.get("detail"), str) and obj.get("type")):
+                    bad.append(f"stdout is not an RFC 9457 problem: {out[:200]!r}")
             except (ValueError, UnicodeDecodeError) as e:
                 bad.append(f"stdout is not one JSON object ({e}): {out[:200]!r}")
             if errors:
@@ -372,7 +372,7 @@ def promises(dpas):
     # a sweep value longer than 127 characters is read whole: 7 (130 spaces) B is 7e9, as in eval
     spaced = "7" + " " * 130 + "B"
     p = run(["sweep", REF, "--params", spaced + ",8B", "--attr", "gradient_bytes", "-o", "json"])
-    rows = json.loads(p.stdout) if p.returncode == 0 else None
+    rows = json.loads(p.stdout)["rows"] if p.returncode == 0 else None
     if not rows or rows[0]["parameters"] != 7000000000 or rows[0]["gradient_bytes"] != 14000000000:
         problems.append(f"sweep --params '7 ... B': {p.stdout[:200]!r} {p.stderr[:200]!r}")
     # 4/3 B: rounded and marked, with the exact fraction in JSON (2 x (3 - 1) / 3 x 1 B)
@@ -549,12 +549,14 @@ def check_http(method, st, hd, body, bad):
         bad.append(f"Content-Length {hd.get('content-length')} for {len(body)} bytes")
     if method == "HEAD" or st == 204:
         return
-    if hd.get("content-type", "").startswith("application/json"):
+    if st >= 400 and hd.get("content-type") != "application/problem+json":
+        bad.append(f"status {st} is not application/problem+json: {hd.get('content-type')!r}")
+    if hd.get("content-type", "").startswith(("application/json", "application/problem+json")):
         try:
             obj = strict_json(body)
-            if st >= 400 and not (isinstance(obj, dict) and obj.get("status") == "error"
-                                  and obj.get("title") and isinstance(obj.get("reason"), str)
-                                  and obj.get("reason")):
+            if st >= 400 and not (isinstance(obj, dict) and obj.get("status") == st
+                                  and obj.get("title") and isinstance(obj.get("detail"), str)
+                                  and obj.get("detail")):
                 bad.append(f"status {st}: not an error object: {body[:200]!r}")
         except (ValueError, UnicodeDecodeError) as e:
             bad.append(f"the body is not JSON ({e}): {body[:200]!r}")

@@ -152,21 +152,20 @@ def from_json(text):
 
 
 def rows_of(analysis, doc):
-    """The rows of a JSON answer (a cost document's rows; the others are their rows already)."""
-    if analysis in ("cost", "inventory"):
-        return doc["rows"]
-    return doc
+    """The rows of a JSON answer: a list is a document with its rows under "rows" (eval and
+    memory answer one object)."""
+    return doc if analysis in ("eval", "memory") else doc["rows"]
 
 
 def answer_error(obj):
-    return ("error", obj.get("code"), obj.get("field"), obj.get("reason"))
+    return ("error", obj.get("code"), obj.get("field"), obj.get("detail"))
 
 
 class Keys:
     def __init__(self, dpas):
         table = json.loads(subprocess.run([dpas, "list", "keys", "-o", "json"],
                                           capture_output=True, check=True).stdout)
-        self.by_key = {row["key"]: row for row in table}
+        self.by_key = {row["key"]: row for row in table["rows"]}
 
 
 def cli(dpas, keys, analysis, pairs):

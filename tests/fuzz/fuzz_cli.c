@@ -60,7 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* a failure's stdout is a JSON error object, or empty */
         json_error_t je;
         json_t *j = json_loads(out, 0, &je);
-        PROPERTY(j && json_is_object(j) && !strcmp(json_string_value(json_object_get(j, "status")), "error"),
+        PROPERTY(j && json_is_object(j) && json_is_integer(json_object_get(j, "status")) &&
+                     json_is_string(json_object_get(j, "detail")),
                  "a failure left stdout \"%.200s\"", out);
         PROPERTY(json, "a JSON error without -o json");
         json_decref(j);

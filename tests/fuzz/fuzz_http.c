@@ -71,17 +71,23 @@ static void check(const srv_response *r, int head)
     PROPERTY(r->body || !r->len, "a length without a body");
     if (head || !r->type || !r->len)
         return;
-    if (!strncmp(r->type, "application/json", 16)) {
+    /* every error is an RFC 9457 problem (application/problem+json) with its status */
+    PROPERTY(r->status < 400 || !strcmp(r->type, "application/problem+json"),
+             "status %d is not a problem: %s", r->status, r->type);
+    if (!strncmp(r->type, "application/json", 16) ||
+        !strcmp(r->type, "application/problem+json")) {
         json_error_t je;
         json_t *j = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je);
         PROPERTY(j != NULL, "status %d: the body is not JSON (%s): %.300s", r->status, je.text,
                  r->body);
         if (r->status >= 400) {
             json_t *st = json_object_get(j, "status");
-            PROPERTY(json_is_string(st) && !strcmp(json_string_value(st), "error") &&
-                         json_is_string(json_object_get(j, "reason")) &&
-                         json_string_length(json_object_get(j, "reason")) > 0,
-                     "status %d: not an error object: %.300s", r->status, r->body);
+            PROPERTY(json_is_integer(st) && json_integer_value(st) == r->status &&
+                         json_is_string(json_object_get(j, "type")) &&
+                         json_is_string(json_object_get(j, "title")) &&
+                         json_is_string(json_object_get(j, "detail")) &&
+                         json_string_length(json_object_get(j, "detail")) > 0,
+                     "status %d: not a problem: %.300s", r->status, r->body);
         }
         json_decref(j);
     } else if (!strncmp(r->type, "image/svg+xml", 13)) {

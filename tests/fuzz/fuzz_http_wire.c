@@ -102,16 +102,19 @@ static void check_answer(const char *buf, size_t n, int head_request)
     size_t len = cl ? strtoul(cl, NULL, 10) : 0, have = n - hl - 2;
     if (!head_request && have >= len) {
         const char *body = end + 4;
-        if (type && !strncmp(type, "application/json", 16)) {
+        PROPERTY(status < 400 || (type && !strcmp(type, "application/problem+json")),
+                 "status %d is not a problem: %s", status, type ? type : "(none)");
+        if (type && (!strncmp(type, "application/json", 16) ||
+                     !strcmp(type, "application/problem+json"))) {
             json_error_t je;
             json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
             PROPERTY(j != NULL, "status %d: the body is not JSON (%s): %.300s", status, je.text,
                      body);
             if (status >= 400) {
                 json_t *st = json_object_get(j, "status");
-                PROPERTY(json_is_string(st) && !strcmp(json_string_value(st), "error") &&
-                             json_is_string(json_object_get(j, "reason")),
-                         "status %d: not an error object: %.300s", status, body);
+                PROPERTY(json_is_integer(st) && json_integer_value(st) == status &&
+                             json_is_string(json_object_get(j, "detail")),
+                         "status %d: not a problem: %.300s", status, body);
             }
             json_decref(j);
         } else if (type && !strncmp(type, "image/svg+xml", 13)) {

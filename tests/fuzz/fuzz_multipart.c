@@ -88,16 +88,18 @@ static void check_answer(const srv_response *r, int head)
              r->body ? r->body : "");
     PROPERTY(r->type, "status %d without a type", r->status);
     PROPERTY(r->body || !r->len, "a length without a body");
-    if (head || !r->len || strncmp(r->type, "application/json", 16))
+    if (head || !r->len ||
+        (strncmp(r->type, "application/json", 16) && strcmp(r->type, "application/problem+json")))
         return;
     json_error_t je;
     json_t *j = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je);
     PROPERTY(j != NULL, "status %d: the body is not JSON (%s): %.300s", r->status, je.text,
              r->body);
     if (r->status >= 400)
-        PROPERTY(json_is_string(json_object_get(j, "reason")) &&
-                     json_string_length(json_object_get(j, "reason")) > 0,
-                 "status %d: an error without a reason: %.300s", r->status, r->body);
+        PROPERTY(json_is_string(json_object_get(j, "detail")) &&
+                     json_string_length(json_object_get(j, "detail")) > 0 &&
+                     json_integer_value(json_object_get(j, "status")) == r->status,
+                 "status %d: a problem without its status or detail: %.300s", r->status, r->body);
     json_decref(j);
 }
 

@@ -299,12 +299,12 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
             obj = json.loads(body.decode("utf-8"))
         except ValueError:
             obj = None
-        T.check(isinstance(obj, dict) and obj.get("status") == "error" and "title" in obj
-                and obj.get("reason"), "%s: one JSON error object, got %r" % (name, body[:300]))
+        T.check(isinstance(obj, dict) and obj.get("status") == st and "title" in obj
+                and obj.get("detail") and hd.get("content-type") == "application/problem+json",
+                "%s: one RFC 9457 problem, got %r" % (name, body[:300]))
         if isinstance(obj, dict) and field is not None:
             T.check(obj.get("field") == field, "%s: field %r, expected %r (%s)"
-                    % (name, obj.get("field"), field, obj.get("reason")))
-        T.check(hd.get("content-type") == "application/json; charset=utf-8", "%s: JSON type" % name)
+                    % (name, obj.get("field"), field, obj.get("detail")))
         T.check(hd.get("x-content-type-options") == "nosniff", "%s: nosniff" % name)
         T.check(hd.get("content-security-policy", "").startswith("default-src 'self'"), "%s: CSP" % name)
         T.check(hd.get("content-length") == str(len(body)), "%s: Content-Length" % name)
@@ -319,14 +319,14 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
                              (req("B" * 80, "/api/v1/eval"), 'method "BBB', r'\.\.\." \[cut: \d+ bytes\] is not allowed on /api/v1/eval'),
                              (req("GET", "/api/v1/registry/" + "k" * 250 + "/x"), 'nothing at "/api/v1/registry/kkk', r'\.\.\." \[cut: \d+ bytes\]')]:
         st, _, body, _ = exchange(srv.port, data)
-        reason = json.loads(body).get("reason", "") if st else ""
+        reason = json.loads(body).get("detail", "") if st else ""
         T.check(head in reason and re.search(tail, reason), "a cut marked with ... and its size: %r" % reason)
     # a 406 quotes the Accept header; cut, it says so and how much. By hand: the quote's buffer is
     # 160 bytes; the mark of a 316-byte header takes 21 ('..." [cut: ' 11, 3 digits, ' bytes]' 7)
     # and the NUL 1, leaving 138 for the opening quote and 137 bytes of the header: 179 are cut.
     accept = "text/html;q=1;a=" + "x" * 300
     st, _, body, _ = exchange(srv.port, req("GET", "/api/v1/rules", [("Accept", accept)]))
-    reason = json.loads(body).get("reason", "") if st == 406 else ""
+    reason = json.loads(body).get("detail", "") if st == 406 else ""
     T.check(('Accept header "%s..." [cut: 179 bytes] takes neither' % accept[:137]) in reason,
             "a 406's Accept header cut with its size: %s %r" % (st, reason))
     # issue 29, class 3: a key no chosen rule uses is refused, the message exactly as the CLI's
@@ -346,7 +346,7 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
              "centered_clipping)")]:
         st, _, body, _ = exchange(srv.port, req("GET", target))
         obj = json.loads(body) if st == 400 else {}
-        T.check(st == 400 and obj.get("field") == field and obj.get("reason") == reason,
+        T.check(st == 400 and obj.get("field") == field and obj.get("detail") == reason,
                 "%s: 400 %s %r, got %s %r" % (target, field, reason, st, body[:300]))
     # issue 29: the nccl reader's refusals (tests/cli/bad_inputs.txt has the same files for the
     # CLI), rates without their units, an undefined fit with its reason: 400, the message as the
@@ -389,7 +389,7 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
              ['memory_bandwidth: "3B" does not end in a unit of bandwidth'])]:
         st, _, body, _ = exchange(srv.port, data)
         obj = json.loads(body) if st == 400 else {}
-        reason = obj.get("reason", "")
+        reason = obj.get("detail", "")
         T.check(st == 400 and obj.get("field") == field and all(t in reason for t in texts),
                 "%s: 400 %s %r, got %s %r" % (what, field, texts, st, body[:400]))
     print("%d bad requests, %d answered with the error object" % (len(CASES), ours))

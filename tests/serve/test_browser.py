@@ -420,7 +420,7 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
         cheap = {td.get_attribute("data-rule"): td.get_attribute("data-schedule")
                  for td in d.find_elements(By.CSS_SELECTOR, "#cost td.cheapest")}
         _, _, catalogue = srv.get_json("/api/v1/rules")  # every rule of the catalogue has a star
-        rules = {r["rule"] for r in catalogue}
+        rules = {r["rule"] for r in catalogue["rows"]}
         T.check(set(cheap) == rules and cheap.get("median") == "sharded" and cheap.get("mean") == "innetwork",
                 "the cheapest of each of the %d rules starred, median on sharded, mean in-network: %r"
                 % (len(rules), cheap))
@@ -619,7 +619,7 @@ print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is no
                                      "sharded_distance,innetwork&rule=median&attr=bytes_per_worker")
             T.check(got is not None and got["bytes"] == [r["bytes_per_worker"] for r in plain["rows"]]
                     and got["ratio"] == 64 and got["fits"] == [False, False, True, True]
-                    and got["curve"] == [r["bytes_per_worker"] for r in swb],
+                    and got["curve"] == [r["bytes_per_worker"] for r in swb["rows"]],
                     "the Python gives the page's numbers: %r %r" % (got, p.stderr[-400:]))
 
         # the log survives a reload (the tab's session), and is forgotten on request

@@ -156,7 +156,7 @@ with Server(DPAS, "--quiet", "--workers", "1", "--queue", "2", "--cpu-limit", "6
     st, hd, body = read(send(srv.port, "POST", COST, PART, ct))
     obj = json.loads(body)
     T.check(st == 503 and hd.get("retry-after") == "1" and obj.get("field") == "request"
-            and "busy" in obj.get("reason", ""), "a full lane: 503 with Retry-After (%s %s)" % (st, body[:200]))
+            and "busy" in obj.get("detail", ""), "a full lane: 503 with Retry-After (%s %s)" % (st, body[:200]))
     # all of that happened while the heavy requests ran: the last one has not been answered
     still = not answered(slow[-1]) and len(children(srv.proc.pid)) == 1
     T.check(still, "the cheap requests and the refusal were answered while the heavy ones still ran")
@@ -172,8 +172,8 @@ with Server(DPAS, "--quiet", "--workers", "1", "--queue", "2", "--cpu-limit", "6
 with Server(DPAS, "--quiet", "--workers", "1", "--cpu-limit", "0.01") as srv:
     st, hd, body = srv.request("POST", "/api/v1/calibrate", BODY)
     obj = json.loads(body)
-    T.check(st == 503 and obj.get("status") == "error" and obj.get("field") == "request"
-            and "0.01 s of CPU time" in obj.get("reason", "") and "--cpu-limit" in obj["reason"],
+    T.check(st == 503 and obj.get("status") == 503 and obj.get("field") == "request"
+            and "0.01 s of CPU time" in obj.get("detail", "") and "--cpu-limit" in obj["detail"],
             "over the CPU budget: 503 naming the limit (%s %s)" % (st, body[:300]))
     T.check(hd.get("content-security-policy", "").startswith("default-src"), "the 503 has the security headers")
     T.check(wait_for(lambda: not children(srv.proc.pid)), "the stopped process is gone")
@@ -223,8 +223,8 @@ with Server(DPAS, "--quiet", "--workers", "1", "--cpu-limit", "0.01") as srv:
     for target in (COST, SWEEP_C, PLOT_C):
         st, _, body = srv.request("POST", target, PART, PART_HDR)
         obj = json.loads(body)
-        T.check(st == 503 and obj.get("field") == "request" and "0.01 s of CPU time" in obj.get("reason", "")
-                and "--cpu-limit" in obj["reason"],
+        T.check(st == 503 and obj.get("field") == "request" and "0.01 s of CPU time" in obj.get("detail", "")
+                and "--cpu-limit" in obj["detail"],
                 "a calibration part on %s is fitted in the lane, under --cpu-limit: 503 (%s %s)"
                 % (target.split("?")[0], st, body[:300]))
     # the same request without the part is cheap: answered on the I/O thread, 200
@@ -245,8 +245,8 @@ with Server(DPAS, "--quiet", "--workers", "1", "--cpu-limit", "600") as srv:
     big = sizes_body(1, 1100)
     st, _, body = srv.request("POST", "/api/v1/calibrate", big)
     obj = json.loads(body)
-    T.check(st == 422 and obj.get("field") == "body" and "4400 residuals" in obj.get("reason", "")
-            and "4096 rows" in obj["reason"],
+    T.check(st == 422 and obj.get("field") == "body" and "4400 residuals" in obj.get("detail", "")
+            and "4096 rows" in obj["detail"],
             "calibrate of 1 test x 1100 sizes (%d bytes): 422 counting its 4400 residual rows (%s %s)"
             % (len(big), st, body[:400]))
     st, _, body = srv.request("POST", "/api/v1/calibrate", sizes_body(2, 100))
@@ -271,8 +271,8 @@ with Server(DPAS, "--quiet", "--workers", "1", "--cpu-limit", "600",
             h = dict(hdr, **{"Sec-Fetch-Site": site})
             st, _, b = srv.request(method, target, body, h)
             obj = json.loads(b)
-            T.check(st == 403 and obj.get("field") == "origin" and "without CORS" in obj.get("reason", "")
-                    and site in obj["reason"],
+            T.check(st == 403 and obj.get("field") == "origin" and "without CORS" in obj.get("detail", "")
+                    and site in obj["detail"],
                     "Sec-Fetch-Site %s, no Origin, %s %s: 403 (%s %s)" % (site, method, target[:20], st, b[:200]))
         T.check(not children(srv.proc.pid), "the refused requests started no process")
     for site in ("same-origin", "none", None):

@@ -40,7 +40,7 @@ def expect(srv, name, data, status, field=None):
             obj = json.loads(body)
         except ValueError:
             pass
-        T.check(isinstance(obj, dict) and obj.get("status") == "error" and obj.get("reason"),
+        T.check(isinstance(obj, dict) and obj.get("status") == status and obj.get("detail"),
                 "%s: the error object (%r)" % (name, body[:200]))
         if isinstance(obj, dict) and field:
             T.check(obj.get("field") == field, "%s: field %r, expected %r" % (name, obj.get("field"), field))
@@ -58,8 +58,8 @@ with Server(DPAS, "--quiet") as srv:
                  "127.0.0.2:%d" % P, "[::1]:%d" % P, "0.0.0.0:%d" % P, "127.0.0.1.nip.io:%d" % P]:
         hd, obj = expect(srv, "Host %s" % host, req("GET", "/api/v1/rules?n=4", host), 421, "host")
         if obj:
-            T.check("--allow-host" in obj["reason"] and host in obj["reason"],
-                    "Host %s: the message names the host and the option (%s)" % (host, obj["reason"]))
+            T.check("--allow-host" in obj["detail"] and host in obj["detail"],
+                    "Host %s: the message names the host and the option (%s)" % (host, obj["detail"]))
     for host in ["user@127.0.0.1:%d" % P, "127.0.0.1:99999", "127.0.0.1:", "[::1", "a b",
                  "::1:%d" % P, "127.0.0.1:8x"]:
         expect(srv, "malformed Host %r" % host, req("GET", "/api/v1/rules", host), 400, "host")

@@ -73,8 +73,8 @@ with Server(DPAS, "--quiet") as srv:
                 "%s with Accept %r: 406 naming Accept, got %s %r" % (path, accept, st, body[:200]))
     # errors stay JSON whatever was asked
     st, hd, body = srv.request("GET", "/api/v1/rules?n=0", headers={"Accept": "text/csv"})
-    T.check(st == 400 and hd.get("content-type", "").startswith("application/json"),
-            "an error asked as CSV is the JSON error object (%s %r)" % (st, hd.get("content-type")))
+    T.check(st == 400 and hd.get("content-type") == "application/problem+json",
+            "an error asked as CSV is the RFC 9457 problem (%s %r)" % (st, hd.get("content-type")))
 
     # ---- ETag, If-None-Match, 304 ----
     for path in ["/api/v1/eval?" + REF, "/", "/app.js", "/api/v1/openapi.json"]:
@@ -152,10 +152,10 @@ with Server(DPAS, "--quiet") as srv:
     base = "/api/v1/sweep?" + REF + "&schedule=allgather&attr=bytes_per_worker&dp_degree="
     _, _, enc = srv.get_json(base + "8..64%2B8")
     _, _, raw = srv.get_json(base + "8..64+8")
-    T.check(enc == raw and [r["dp_degree"] for r in raw] == [8, 16, 24, 32, 40, 48, 56, 64],
-            "dp_degree=8..64+8 raw and as %%2B give 8, 16, ..., 64: %r" % [r.get("dp_degree") for r in raw])
+    T.check(enc == raw and [r["dp_degree"] for r in raw["rows"]] == [8, 16, 24, 32, 40, 48, 56, 64],
+            "dp_degree=8..64+8 raw and as %%2B give 8, 16, ..., 64: %r" % raw)
     _, _, p1 = srv.get_json("/api/v1/sweep?" + REF + "&attr=gradient_bytes&parameters=1e9..4e9+1e9")
-    T.check([r["parameters"] for r in p1] == [10**9, 2 * 10**9, 3 * 10**9, 4 * 10**9],
+    T.check([r["parameters"] for r in p1["rows"]] == [10**9, 2 * 10**9, 3 * 10**9, 4 * 10**9],
             "parameters=1e9..4e9+1e9 raw: %r" % p1)
     st, _, err = srv.get_json(base + "8..64+8+8")
     T.check(st == 400 and err.get("field") == "dp_degree", "a range with two spaces is refused "
@@ -209,7 +209,7 @@ with Server(DPAS, "--quiet") as srv:
                      ("gpus_per_node=0", "gpus_per_node"), ("test=3", "tests")):
         st, _, e = srv.get_json("/api/v1/calibrate?" + q, "POST", parts, {"Content-Type": ct3})
         T.check(st == 400 and e.get("field") == field,
-                "calibrate?%s refused naming %s (%s %r)" % (q, field, st, e.get("reason")))
+                "calibrate?%s refused naming %s (%s %r)" % (q, field, st, e.get("detail")))
     # the parts in the other order: the same bytes (the answer depends on the set of logs), for
     # calibrate and for cost (a consistency test: the server against itself in another order)
     rparts, ct5 = multipart([("calibration", os.path.basename(f), open(f, "rb").read())
@@ -232,12 +232,12 @@ with Server(DPAS, "--quiet") as srv:
     twice, ct4 = multipart([("calibration", "a.txt", LOG), ("calibration", "b.txt", LOG)])
     st, _, e = srv.get_json("/api/v1/calibrate", "POST", twice, {"Content-Type": ct4})
     T.check(st == 400 and e.get("field") == "calibration"
-            and 'calibration: "b.txt" holds the same bytes as "a.txt"' in e.get("reason", ""),
-            "calibrate with one log twice refused naming both (%s %r)" % (st, e.get("reason")))
+            and 'calibration: "b.txt" holds the same bytes as "a.txt"' in e.get("detail", ""),
+            "calibrate with one log twice refused naming both (%s %r)" % (st, e.get("detail")))
     st, _, e = srv.get_json("/api/v1/cost?" + REF, "POST", twice, {"Content-Type": ct4})
     T.check(st == 400 and e.get("field") == "calibration"
-            and 'holds the same bytes as "a.txt"' in e.get("reason", ""),
-            "cost with one log twice refused naming both (%s %r)" % (st, e.get("reason")))
+            and 'holds the same bytes as "a.txt"' in e.get("detail", ""),
+            "cost with one log twice refused naming both (%s %r)" % (st, e.get("detail")))
 
     bad = [
         ("a part the path does not take", "/api/v1/cost?" + REF,
@@ -276,8 +276,8 @@ with Server(DPAS, "--quiet") as srv:
     ]
     for what, path, (body, ct), field, text in bad:
         st, hd, got = srv.get_json(path, "POST", body, {"Content-Type": ct})
-        ok = st == 400 and got.get("status") == "error" and (field is None or got.get("field") == field)
-        ok = ok and (text is None or text in got.get("reason", ""))
+        ok = st == 400 and got.get("status") == 400 and (field is None or got.get("field") == field)
+        ok = ok and (text is None or text in got.get("detail", ""))
         T.check(ok, "%s: 400 naming %s (%r), got %s %r" % (what, field, text, st, got))
     T.check(srv.alive(), "the server lives on")
 

@@ -128,13 +128,24 @@ static void test_error_json(void **state)
     dpas_error e = {.code = DPAS_EINVAL};
     snprintf(e.field, sizeof e.field, "dp_degree");
     snprintf(e.message, sizeof e.message, "dp_degree must be >= 1, got \"0\"");
-    char *out = dpas_render_error_json(&e, NULL);
-    assert_string_equal(out, "{\"status\": \"error\", \"title\": \"invalid input\", \"code\": "
-                             "\"EINVAL\", \"reason\": \"dp_degree must be >= 1, got \\\"0\\\"\", "
-                             "\"field\": \"dp_degree\"}\n");
+    /* RFC 9457's members (type, title, status, detail), then the extensions code and field */
+    char *out = dpas_render_error_json(&e, 0, NULL, NULL);
+    assert_string_equal(out, "{\"type\": \"urn:dpas:error:EINVAL\", \"title\": \"invalid input\", "
+                             "\"status\": 400, \"detail\": \"dp_degree must be >= 1, got \\\"0\\\"\", "
+                             "\"code\": \"EINVAL\", \"field\": \"dp_degree\"}\n");
     dpas_free(out);
-    out = dpas_render_error_json(&e, "give --dp N");
+    out = dpas_render_error_json(&e, 0, NULL, "give --dp N");
     assert_non_null(strstr(out, "\"field\": \"dp_degree\", \"hint\": \"give --dp N\"}\n"));
+    dpas_free(out);
+    /* a status of the front end's (a 404 for a path) and the instance asked for */
+    out = dpas_render_error_json(&e, 404, "/api/v1/x", NULL);
+    assert_non_null(strstr(out, "\"status\": 404, \"detail\": "));
+    assert_non_null(strstr(out, "\", \"instance\": \"/api/v1/x\", \"code\": \"EINVAL\""));
+    dpas_free(out);
+    e.code = DPAS_EPHYSICS; /* the CLI's exit 2: HTTP 422 */
+    out = dpas_render_error_json(&e, 0, NULL, NULL);
+    assert_non_null(strstr(out, "\"type\": \"urn:dpas:error:EPHYSICS\", \"title\": \"physics "
+                                "violation\", \"status\": 422, "));
     dpas_free(out);
 }
 
@@ -146,8 +157,12 @@ static void test_list(void **state)
     char *out = dpas_render_list(reg, DPAS_KIND_FLEET, DPAS_FORMAT_JSON, NULL);
     json_t *j = json_loads(out, 0, NULL);
     assert_non_null(j);
-    assert_int_equal(json_array_size(j), 11);
-    json_t *t1k = json_array_get(j, 4);
+    /* a list is a document: its version and schema, then the rows */
+    assert_string_equal(json_string_value(json_object_get(j, "dpas_version")), DPAS_VERSION);
+    assert_int_equal(json_integer_value(json_object_get(j, "schema_version")), 2);
+    json_t *rows = json_object_get(j, "rows");
+    assert_int_equal(json_array_size(rows), 11);
+    json_t *t1k = json_array_get(rows, 4);
     assert_string_equal(json_string_value(json_object_get(t1k, "name")), "Training_1K");
     assert_int_equal(json_integer_value(json_object_get(t1k, "accelerators")), 1024);
     json_decref(j);

@@ -178,7 +178,7 @@ static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
         note(c,
              "time: flat for the robust rules, hierarchical for the mean; pre-reducing inside a "
              "node (%lld replicas per node on average) is sound for a robust rule only when a "
-             "node is one trust domain (--all shows both)",
+             "node is one trust domain (both are time_flat_s and time_hierarchical_s)",
              (long long)(N / s->nodes));
     if (!c->have_links)
         note(c, "no times: the fleet has no known %s (use a registry fleet, or give %s)",
@@ -198,8 +198,8 @@ static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
              "compute: the rule's own, max(flops / %.4g FLOP/s, bytes / %.4g B/s) per worker%s; "
              "bytes = passes over the n gradients it holds x their bytes",
              c->peak_flops, c->memory_bandwidth,
-             !(c->memory_bandwidth > 0) ? " (no memory bandwidth known: --memory-bandwidth)"
-             : !(c->peak_flops > 0)     ? " (no peak known: --compute-rate)"
+             !(c->memory_bandwidth > 0) ? " (no memory bandwidth known: give memory_bandwidth)"
+             : !(c->peak_flops > 0)     ? " (no peak known: give compute_rate)"
                                         : "");
     if (o->zero)
         note(c,
@@ -218,8 +218,8 @@ static void cost_notes(const dpas_scenario *s, const dpas_cost_opts *o, dpas_cos
         note(c,
              "time from the calibration's measured curves (network model %s: %s), with its "
              "basis and band, each schedule the sum of the collectives it runs, one the "
-             "calibration lacks transferred from another's curve (--all: the hierarchical "
-             "alternative, from its alpha-beta line)",
+             "calibration lacks transferred from another's curve (time_hierarchical_s: the "
+             "hierarchical alternative, from its alpha-beta line)",
              dpas_netmodel_kind_name(c->net_kind),
              c->net_kind == DPAS_NETMODEL_DEFAULT
                  ? "the measured curve at a measured scale, the nccl model elsewhere"

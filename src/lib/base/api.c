@@ -82,3 +82,5 @@ const char *dpas_units_name(dpas_units u)
     return (unsigned)u < DPAS_UNITS_COUNT ? units_names[u] : NULL;
 }
 int dpas_units_from_name(const char *name) { return index_of(units_names, DPAS_UNITS_COUNT, name); }
+
+int dpas_json_schema_version(void) { return DPAS__JSON_SCHEMA_VERSION; }

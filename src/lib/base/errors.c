@@ -29,6 +29,16 @@ const char *dpas_err_title(int code)
     }
 }
 
+int dpas_err_status(int code)
+{
+    switch (code) {
+    case DPAS_EPHYSICS: return 422; /* valid inputs, infeasible */
+    case DPAS_ENOMEM:
+    case DPAS_EIO: return 500;
+    default: return 400;
+    }
+}
+
 const char *dpas_err_name(int code)
 {
     switch (code) {

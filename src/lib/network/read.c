@@ -688,7 +688,7 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
                 return dpas__fail_at(
                     r->err, DPAS_EINVAL, "collective", first, 1,
                     "%s:%d: line %d names %s, but this table's columns (%s) fit %s%s; give "
-                    "--collective if line %d is this table's command",
+                    "collective if line %d is this table's command",
                     o, first, p->name_line, dpas__quote(t->name, q, sizeof q), what,
                     set ? "" : "no collective", set ? fits : "", p->name_line);
             t->warnings |= DPAS_NCCL_WARN_NAME_DISAGREE;

@@ -82,10 +82,8 @@ static int rule_cells(const void *ctx, size_t i, dpas_cell *c, char *scratch)
     return 0;
 }
 
-char *dpas_render_rules(const dpas_rule_row *rows, size_t nrows, int with_max_f, int with_min_n,
-                        dpas_format format, dpas_error *err)
+size_t dpas_rules_columns(int with_max_f, int with_min_n, dpas_column cols[10])
 {
-    dpas_column cols[10];
     size_t n = 0;
     cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
@@ -99,8 +97,16 @@ char *dpas_render_rules(const dpas_rule_row *rows, size_t nrows, int with_max_f,
     cols[n++] = (dpas_column){"compute", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"neighbours", DPAS_COL_TEXT, 0};
     cols[n++] = (dpas_column){"source", DPAS_COL_TEXT, 0};
+    return n;
+}
+
+char *dpas_render_rules(const dpas_rule_row *rows, size_t nrows, int with_max_f, int with_min_n,
+                        dpas_format format, dpas_error *err)
+{
+    dpas_column cols[10];
+    size_t n = dpas_rules_columns(with_max_f, with_min_n, cols);
     rules_ctx x = {rows, with_max_f != 0, with_min_n != 0};
-    dpas_writer_opts wo = {.format = format};
+    dpas_writer_opts wo = {.format = format, .document = 1};
     dpas__buf b = {0};
     int rc = table(cols, n, &wo, &b, &x, nrows, rule_cells, err);
     if (format == DPAS_FORMAT_JSON)

@@ -40,14 +40,21 @@ static void human(uint64_t b, char *out, size_t cap)
     snprintf(out, cap, "%llu %s", (unsigned long long)b, u[k]);
 }
 
+/* A number cell: the shortest text that reads back as v (what JSON and CSV carry, as every
+ * table of the writer), with how text and markdown show it in the cell's last byte
+ * (dpas__table_render): fmt is "%.Ng" or "%+.Ng", N significant digits (and DPAS__CELL_PLUS for
+ * the sign). */
 static void num(char *cell, double v, const char *fmt)
 {
     if (isnan(v))
         cell[0] = '\0';
     else if (isinf(v))
         snprintf(cell, DPAS__CELL, "%s", v > 0 ? "inf" : "-inf");
-    else
-        snprintf(cell, DPAS__CELL, fmt, v);
+    else {
+        dpas__fmt_double(v, false, cell, DPAS__CELL - 1);
+        int plus = fmt[1] == '+';
+        cell[DPAS__CELL - 1] = (char)((fmt[2 + plus] - '0') | (plus ? DPAS__CELL_PLUS : 0));
+    }
 }
 
 static const char *coll_name(const dpas_curve *cv) { return dpas_collective_name(cv->collective); }
@@ -1030,6 +1037,8 @@ static char *render_json(const dpas_netmodel *m, const dpas_net_prediction *p, s
     dpas__buf b = {0};
     dpas__doc d = {.b = &b};
     dpas__doc_open(&d, NULL, '{');
+    dpas__doc_str(&d, "dpas_version", DPAS_VERSION); /* what wrote it, as every JSON document */
+    dpas__doc_int(&d, "schema_version", DPAS__JSON_SCHEMA_VERSION);
     dpas__doc_open(&d, "files", '[');
     for (size_t f = 0; f < m->nlogs; f++)
         file_json(&d, m->logs[f]);

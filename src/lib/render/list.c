@@ -176,27 +176,41 @@ static void cells_of(const dpas_registry *reg, int kind, size_t i, dpas_cell *c)
     }
 }
 
-char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err)
+#define N(a) (sizeof a / sizeof a[0])
+const dpas_column *dpas_list_columns(int kind, size_t *ncols)
 {
     static const struct {
         const dpas_column *cols;
         size_t n;
     } tables[] = {
-        {model_cols, 5},  {hardware_cols, 7}, {node_cols, 6},
-        {fabric_cols, 5}, {fleet_cols, 6},    {scenario_cols, 8},
+        {model_cols, N(model_cols)}, {hardware_cols, N(hardware_cols)},
+        {node_cols, N(node_cols)},   {fabric_cols, N(fabric_cols)},
+        {fleet_cols, N(fleet_cols)}, {scenario_cols, N(scenario_cols)},
     };
-    if (kind < DPAS_LIST_KEYS || kind >= DPAS_KIND_COUNT) {
+    *ncols = 0;
+    if (kind < DPAS_LIST_KEYS || kind >= DPAS_KIND_COUNT)
+        return NULL;
+    *ncols = kind == DPAS_LIST_KEYS         ? N(key_cols)
+             : kind == DPAS_LIST_PRECISIONS ? N(precision_cols)
+                                            : tables[kind].n;
+    return kind == DPAS_LIST_KEYS         ? key_cols
+           : kind == DPAS_LIST_PRECISIONS ? precision_cols
+                                          : tables[kind].cols;
+}
+#undef N
+
+char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err)
+{
+    size_t ncols;
+    const dpas_column *cols = dpas_list_columns(kind, &ncols);
+    if (!cols) {
         dpas__fail(err, DPAS_EINVAL, "kind", "unknown registry kind %d", kind);
         return NULL;
     }
-    const dpas_column *cols = kind == DPAS_LIST_KEYS         ? key_cols
-                              : kind == DPAS_LIST_PRECISIONS ? precision_cols
-                                                             : tables[kind].cols;
-    size_t ncols = kind == DPAS_LIST_KEYS ? KEY_NCOLS : kind < 0 ? 3 : tables[kind].n;
     size_t n = kind == DPAS_LIST_KEYS         ? DPAS_KEY_COUNT
                : kind == DPAS_LIST_PRECISIONS ? dpas_precision_count()
                                               : dpas_registry_count(reg, (dpas_kind)kind);
-    dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
+    dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = "", .document = 1};
     dpas__buf b = {0};
     dpas_writer *w;
     int rc = dpas_writer_new(cols, ncols, &wo, dpas__sink_buf, &b, &w, err);

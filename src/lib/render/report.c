@@ -412,16 +412,21 @@ char *dpas_render_report(const dpas_scenario *s, const dpas_report *r, const dpa
     return dpas__buf_finish(&b, err);
 }
 
-char *dpas_render_error_json(const dpas_error *e, const char *hint)
+char *dpas_render_error_json(const dpas_error *e, int status, const char *instance,
+                             const char *hint)
 {
     dpas__buf b = {0};
-    const char *title = dpas_err_title(e->code);
-    dpas__buf_puts(&b, "{\"status\": \"error\", \"title\": ");
-    dpas__buf_json_str(&b, title);
+    dpas__buf_printf(&b, "{\"type\": \"urn:dpas:error:%s\", \"title\": ", dpas_err_name(e->code));
+    dpas__buf_json_str(&b, dpas_err_title(e->code));
+    dpas__buf_printf(
+        &b, ", \"status\": %d, \"detail\": ", status > 0 ? status : dpas_err_status(e->code));
+    dpas__buf_json_str(&b, e->message);
+    if (instance && *instance) {
+        dpas__buf_puts(&b, ", \"instance\": ");
+        dpas__buf_json_str(&b, instance);
+    }
     dpas__buf_puts(&b, ", \"code\": ");
     dpas__buf_json_str(&b, dpas_err_name(e->code));
-    dpas__buf_puts(&b, ", \"reason\": ");
-    dpas__buf_json_str(&b, e->message);
     if (e->field[0]) {
         dpas__buf_puts(&b, ", \"field\": ");
         dpas__buf_json_str(&b, e->field);

@@ -244,13 +244,17 @@ static void json_str(dpas__buf *b, const char *key, const char *v)
 
 static int json_doc(const dpas_step *st, const dpas_step_view *v, dpas__buf *b, dpas_error *err)
 {
-    dpas__buf_puts(b, "{\n");
-    json_str(b, "scenario", v->label);
-    dpas__buf_printf(b,
-                     "  \"dp_degree\": %lld,\n  \"accelerators\": %lld,\n  \"parameters\": %llu,\n"
-                     "  \"tokens\": %llu,\n",
-                     (long long)st->dp_degree, (long long)st->accelerators,
-                     (unsigned long long)st->parameters, (unsigned long long)st->tokens);
+    dpas__json_doc_head(b); /* dpas_version, schema_version, "scenario": */
+    if (v->label)
+        dpas__buf_json_str(b, v->label);
+    else
+        dpas__buf_puts(b, "null");
+    dpas__buf_printf(
+        b,
+        ",\n  \"dp_degree\": %lld,\n  \"accelerators\": %lld,\n  \"parameters\": %llu,\n"
+        "  \"tokens\": %llu,\n",
+        (long long)st->dp_degree, (long long)st->accelerators, (unsigned long long)st->parameters,
+        (unsigned long long)st->tokens);
     json_real(b, "flops", st->flops);
     json_real(b, "peak_flops", st->peak_flops);
     json_str(b, "peak_source", st->peak_source);

@@ -2,6 +2,7 @@
 /* Tables of pre-formatted text cells (the calibration report), laid out by the one writer. */
 #include "../internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,10 +41,21 @@ void dpas__table_render(const dpas__table *t, int format, dpas__buf *b)
         return;
     }
     int rc = 0;
+    const bool people = format == DPAS_FORMAT_TEXT || format == DPAS_FORMAT_MARKDOWN;
     for (size_t r = 0; !rc && r < t->nrows; r++) {
         dpas_cell cells[DPAS__MAXCOLS];
-        for (int c = 0; c < t->ncols; c++)
-            cells[c] = t->cells[r][c][0] ? dpas_cell_text(t->cells[r][c]) : dpas_cell_null();
+        char shown[DPAS__MAXCOLS][40];
+        for (int c = 0; c < t->ncols; c++) {
+            const char *v = t->cells[r][c];
+            int how = v[DPAS__CELL - 1]; /* a number's digits for people (calibrate.c), or 0 */
+            int digits = how & ~DPAS__CELL_PLUS;
+            if (people && v[0] && digits > 0 && digits < 18) { /* JSON and CSV: the exact text */
+                snprintf(shown[c], sizeof shown[c], how & DPAS__CELL_PLUS ? "%+.*g" : "%.*g",
+                         digits, strtod(v, NULL));
+                v = shown[c];
+            }
+            cells[c] = v[0] ? dpas_cell_text(v) : dpas_cell_null();
+        }
         rc = dpas_writer_row(w, cells, NULL);
     }
     if (rc || dpas_writer_end(w, NULL))

@@ -169,6 +169,12 @@ static void header(dpas_writer *w)
     const int f = w->o.format;
     w->header_done = true;
     if (f == DPAS_FORMAT_JSON) {
+        if (w->o.document) { /* the head every JSON document of dpas carries */
+            dpas__buf_puts(b, "{\n  \"dpas_version\": ");
+            dpas__buf_json_str(b, DPAS_VERSION);
+            dpas__buf_printf(
+                b, ",\n  \"schema_version\": %d,\n  \"rows\": ", DPAS__JSON_SCHEMA_VERSION);
+        }
         dpas__buf_puts(b, "[");
         return;
     }
@@ -245,7 +251,8 @@ int dpas_writer_row(dpas_writer *w, const dpas_cell *cells, dpas_error *err)
     if (!w->header_done)
         header(w);
     if (f == DPAS_FORMAT_JSON)
-        dpas__buf_puts(b, w->nrows ? ",\n  {" : "\n  {");
+        dpas__buf_puts(b, w->o.document ? (w->nrows ? ",\n    {" : "\n    {")
+                                        : (w->nrows ? ",\n  {" : "\n  {"));
     else if (f == DPAS_FORMAT_MARKDOWN)
         dpas__buf_puts(b, "|");
     for (size_t c = 0; c < w->ncols; c++) {
@@ -352,7 +359,8 @@ int dpas_writer_end(dpas_writer *w, dpas_error *err)
         if (!w->header_done)
             header(w);
         if (f == DPAS_FORMAT_JSON)
-            dpas__buf_puts(&w->line, w->nrows ? "\n]" : "]");
+            dpas__buf_puts(&w->line, w->o.document ? (w->nrows ? "\n  ]\n}" : "]\n}")
+                                                   : (w->nrows ? "\n]" : "]"));
     }
     return flush(w, err);
 }

@@ -181,7 +181,8 @@ int dpas_registry_find(const dpas_registry *reg, dpas_kind kind, const char *nam
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", s);
     }
-    return dpas__fail(err, DPAS_ENOENT, kn, "unknown %s %s; closest: %s (see: dpas list %s)", kn,
+    return dpas__fail(err, DPAS_ENOENT, kn,
+                      "unknown %s %s; closest: %s (the registry's %s list has them all)", kn,
                       dpas__quote(name, q, sizeof q), list[0] ? list : "none",
                       kind == DPAS_KIND_HARDWARE ? "hardware" : kind_keys[kind]);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// dpas serve: the page. It computes nothing itself: every number comes from the JSON API
-// (/api/v1/...), which answers with the objects of `dpas COMMAND -o json`. The page picks what
-// to ask, lays the answers out in readable units (the exact value on hover and in a copy), draws
-// them, and shows an error beside the field it names. What the inputs are, which field an error
+// dpas serve: the page. It models nothing itself: every number of the model comes from the JSON
+// API (/api/v1/...), which answers with the objects of `dpas COMMAND -o json`. The page picks
+// what to ask, compares the answers (the cheapest schedule of each rule), rounds them to
+// readable units (the exact value on hover and in a copy), draws them (axes, ticks, the plots'
+// geometry), and shows an error beside the field it names. What the inputs are, which field an error
 // names, and the CLI flag of each input come from the API's own description
 // (/api/v1/openapi.json, written by the server from the library's input table).
 'use strict';
@@ -92,14 +93,14 @@ async function api(r) {
   try {
     response = await send(r);
   } catch (e) {
-    return { ok: false, status: 0, body: { status: 'error', title: 'no answer', reason: 'the server did not answer: ' + e } };
+    return { ok: false, status: 0, body: { title: 'no answer', status: 0, detail: 'the server did not answer: ' + e } };
   }
   const text = await response.text();
   let body;
   try {
     body = parseJSON(text);
   } catch (e) {
-    body = { status: 'error', title: 'bad answer', reason: 'the server answered ' + response.status };
+    body = { title: 'bad answer', status: response.status, detail: 'the server answered ' + response.status };
   }
   return { ok: response.ok, status: response.status, body: body, warning: response.headers.get('X-Dpas-Warning') };
 }
@@ -270,7 +271,7 @@ function clearErrors() {
 
 function showError(err) {
   const id = state.fieldOf[err.field];
-  const text = err.reason || err.title || 'error';
+  const text = err.detail || err.title || 'error';
   if (id && $('err-' + id)) {
     $('err-' + id).textContent = text;
     $(id).setAttribute('aria-invalid', 'true');
@@ -387,7 +388,7 @@ function renderMemory(answers) {
   const first = answers[0];
   if (!first.ok) { // no accelerator known (a custom fleet without a node), or a bad input
     const p = document.createElement('p');
-    p.textContent = 'Memory not checked: ' + (first.body.reason || first.body.title);
+    p.textContent = 'Memory not checked: ' + (first.body.detail || first.body.title);
     verdict.appendChild(p);
     bar.textContent = 'memory: not checked';
     return;
@@ -405,7 +406,7 @@ function renderMemory(answers) {
       cell(tr, pct(m), 'num', exact(m.utilisation));
       cell(tr, m.fits ? 'yes' : 'no', m.fits ? 'yes' : 'no');
     } else {
-      const td = cell(tr, ans.body.reason || ans.body.title, 'note');
+      const td = cell(tr, ans.body.detail || ans.body.title, 'note');
       td.colSpan = 4;
     }
     body.appendChild(tr);
@@ -841,11 +842,11 @@ function renderPlots(p, bytes, time, n, rule) {
       $('plot-' + id).textContent = '';
       $('legend-' + id).textContent = '';
       $('readout-' + id).textContent = '';
-      $('err-plot-' + id).textContent = ans.body.reason || ans.body.title;
+      $('err-plot-' + id).textContent = ans.body.detail || ans.body.title;
       results.push(null);
       continue;
     }
-    const series = markOverlaps(seriesOf(ans.body, metric, p.schedules, id === 'bytes' ? ' B' : ' s'));
+    const series = markOverlaps(seriesOf(ans.body.rows, metric, p.schedules, id === 'bytes' ? ' B' : ' s'));
     for (const s of series) drawn.add(s.name);
     drawPlot($('plot-' + id), {
       series: series, xTitle: 'replicas, N (dp_degree), log scale', yTitle: title, fmtY: fmt,
@@ -998,7 +999,7 @@ async function useLog(text, name) {
   state.fitFor = g;
   const ans = await calibrate(text, name, g);
   if (!ans.ok) {
-    $('err-nccl-log').textContent = ans.body.reason || ans.body.title;
+    $('err-nccl-log').textContent = ans.body.detail || ans.body.title;
     $('nccl-log').setAttribute('aria-invalid', 'true');
     return false;
   }
@@ -1284,7 +1285,7 @@ async function update() {
   state.last = { eval: ev.body, cost: cost.body, rules: rules.body, inventory: inv.body, requests: requests, plot: plot };
   renderMemory(mem);
   if (inv.ok) renderInventory(inv.body);
-  if (rules.ok) renderRules(rules.body, n, f, rule);
+  if (rules.ok) renderRules(rules.body.rows, n, f, rule);
   else showError(rules.body);
   if (cost.ok) renderCost(cost.body, rule);
   else showError(cost.body);
@@ -1302,7 +1303,7 @@ async function update() {
     renderReproduce({ pairs: pairs, n: n, f: f, rule: rule, plot: plot, model: modelPair() });
   }
   if (state.log && ev.body.attributes.gradient_bytes !== state.fitFor) refreshPredictions(ev.body.attributes.gradient_bytes);
-  if (rule !== '' && rules.ok && !rules.body.some((r) => r.rule === rule)) {
+  if (rule !== '' && rules.ok && !rules.body.rows.some((r) => r.rule === rule)) {
     // not in the catalogue's default rows: let the library say what is wrong with it
     const check = await api(req('/api/v1/cost', pairs.concat([['rule', rule], ['schedule', 'allgather']])));
     if (mine !== state.generation) return;
@@ -1359,23 +1360,23 @@ async function populate(lists) {
   const [models, fleetList, nodes, fabrics, precisions, rules] = lists;
   const keep = {};
   for (const id of ['model', 'fleet', 'node', 'fabric', 'rule']) keep[id] = $(id).value;
-  for (const m of models.body) {
+  for (const m of models.body.rows) {
     option($('model'), m.name, m.name + ' \u00b7 ' + m.display,
       m.parameters === null ? 'no parameter count' : exact(m.parameters) + ' parameters');
   }
-  for (const f of fleetList.body) {
+  for (const f of fleetList.body.rows) {
     state.fleets[f.name] = f;
     option($('fleet'), f.name, f.name + ' \u00b7 ' + exact(f.accelerators) + ' accelerators');
   }
-  for (const n of nodes.body) option($('node'), n.name, n.name);
-  for (const f of fabrics.body) option($('fabric'), f.name, f.name);
-  for (const p of precisions.body) {
+  for (const n of nodes.body.rows) option($('node'), n.name, n.name);
+  for (const f of fabrics.body.rows) option($('fabric'), f.name, f.name);
+  for (const p of precisions.body.rows) {
     const o = document.createElement('option');
     o.value = p.name;
     o.label = p.name + ' = ' + exact(p.bytes_per_param) + ' B';
     $('precisions').appendChild(o);
   }
-  for (const r of rules.body) option($('rule'), r.rule, r.rule + ' (' + r.condition + ')');
+  for (const r of rules.body.rows) option($('rule'), r.rule, r.rule + ' (' + r.condition + ')');
   for (const id in keep) $(id).value = keep[id];
   const bound = state.fleets[value('fleet')];
   if (bound) setBounds(Number(bound.accelerators));
