@@ -611,7 +611,7 @@ static void key_params(doc_ctx *x, json_t *params, const srv_route_info *rt, int
     }
 }
 
-json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path)
+json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path, int post)
 {
     doc_ctx x = {.reg = reg};
     const srv_route_info *rt = NULL;
@@ -621,7 +621,7 @@ json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path)
     if (!rt)
         return NULL;
     json_t *params = json_array();
-    key_params(&x, params, rt, sweep_warning_route(rt), NULL, SRV_GET);
+    key_params(&x, params, rt, sweep_warning_route(rt), NULL, post ? SRV_POST : SRV_GET);
     if (x.failed & 1) {
         json_decref(params);
         return NULL;

@@ -269,8 +269,8 @@ int srv_route_own(const srv_route_info *rt, const char *key);
 void srv_api_openapi(srv_request *rq, srv_response *r);
 /* The parameters of a route's operations as the document gives them, without their examples
  * (the page's document carries those of eval and cost): a new jansson array (json_t *), or NULL
- * when out of memory or no such route. */
-struct json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path);
+ * when out of memory or no such route; post: those of POST (a calibration's keys too), else GET's. */
+struct json_t *srv_openapi_parameters(const dpas_registry *reg, const char *path, int post);
 /* The server's own answer to a request made in the process (an example of the document, the
  * page's data): its status; r filled as for a client. */
 int srv_run(const dpas_registry *reg, int method, const char *target, const char *body,

@@ -90,8 +90,8 @@ with Server(DPAS, "--quiet") as srv:
                              "127.0.0.1:%d" % P if name != "Host" else None, [(name, a), (name, b)]),
                          400, "header")
         if obj:
-            T.check("the header %s is given 2 times; give it once" % name in obj["reason"],
-                    "two %s headers: the message names it (%s)" % (name, obj["reason"]))
+            T.check("the header %s is given 2 times; give it once" % name in obj["detail"],
+                    "two %s headers: the message names it (%s)" % (name, obj["detail"]))
     # cross-origin reads stay off: a preflight is not answered
     expect(srv, "a preflight without --allow-origin",
            req("OPTIONS", "/api/v1/eval", "127.0.0.1:%d" % P,
