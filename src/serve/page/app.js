@@ -434,6 +434,13 @@ function renderMemory(answers) {
     bar.append(readable('span', 'state does not fit', undefined, 'no-text'), ' (' + sig(Number(m.utilisation), 3) + '\u00d7; ', a, ')');
   }
   verdict.appendChild(p);
+  // what the check leaves out, as the library says it (activations without a micro-batch)
+  if (m.activations_counted === false && m.activations) {
+    const q = document.createElement('p');
+    q.className = 'note';
+    q.textContent = 'Activations: ' + m.activations + '; dpas memory --micro-batch counts them.';
+    verdict.appendChild(q);
+  }
 }
 
 function renderInventory(rows) {
