@@ -75,8 +75,8 @@ static void data(text *t, const dpas_registry *reg)
     snprintf(num, sizeof num, "{\"max_body_bytes\": %d, \"paths\": {", SRV_MAX_BODY);
     puts_(t, num, 1);
     for (size_t i = 0; i < sizeof described / sizeof described[0]; i++) {
-        json_t *params = srv_openapi_parameters(reg, described[i].path,
-                                                !strcmp(described[i].method, "post"));
+        json_t *params =
+            srv_openapi_parameters(reg, described[i].path, !strcmp(described[i].method, "post"));
         for (size_t j = 0; j < json_array_size(params); j++) /* the page shows none of them */
             json_object_del(json_array_get(params, j), "description");
         char *ps = params ? json_dumps(params, JSON_COMPACT) : NULL;
