@@ -82,8 +82,15 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
     X = numpy.empty((len(clients), sum(sizes)), dtype=work)
     for i, c in enumerate(clients):
         at = 0
-        for a, size in zip(c, sizes):
-            X[i, at:at + size] = numpy.asarray(a, dtype=work).ravel()
+        for k, (a, size) in enumerate(zip(c, sizes)):
+            a = numpy.asarray(a)
+            # an integer layer goes through float64: exact to 2^53 only (2^64 - 1 came back 0)
+            if a.dtype.kind in "iu" and a.size and \
+                    max(abs(int(a.max())), abs(int(a.min()))) > 2 ** 53:
+                raise InvalidValue(f"client {i}'s layer {k} ({a.dtype}) holds a value beyond "
+                                   f"2^53 in magnitude: integer layers are aggregated in float64, "
+                                   f"exact to 2^53 only", "clients")
+            X[i, at:at + size] = a.astype(work).ravel()
             at += size
     if weights is not None:
         if not aggregator.weighted or pre_aggregators:

@@ -148,6 +148,16 @@ class Strategy(unittest.TestCase):
         self.assertEqual(out[0].dtype, np.float32)
         self.assertEqual(out[1].dtype, np.array(3).dtype)
         self.assertEqual(out[1].tolist(), 4)
+        # an integer beyond 2^53 cannot go through float64 exactly: refused, never wrapped
+        # (2^64 - 1 as uint64 came back 0; 2^60 + 1 came back 2^60)
+        big = [[np.array([2 ** 64 - 1], np.uint64)], [np.array([2 ** 64 - 1], np.uint64)]]
+        with self.assertRaisesRegex(ValueError, "beyond 2\\^53 in magnitude"):
+            flower.aggregate_layers(byzfl.Average(), big)
+        with self.assertRaisesRegex(ValueError, "client 0's layer 0"):
+            flower.aggregate_layers(byzfl.Average(), [[np.array([2 ** 60 + 1])]] * 2)
+        # 2^53 itself is exact
+        got = flower.aggregate_layers(byzfl.Average(), [[np.array([2 ** 53])]] * 2)
+        self.assertEqual(got[0].tolist(), [2 ** 53])
 
     def test_doc(self):
         import dpas.flower

@@ -86,7 +86,7 @@ int dpas_optimizer_find(const char *name, const dpas_optimizer **out, dpas_error
         for (size_t i = 0; i <= n; i++)
             norm[i] = name[i] == '-' ? '_' : name[i];
         for (size_t i = 0; i < NOPT; i++)
-            if (!strcmp(norm, optimizers[i].name)) {
+            if (!dpas__strcasecmp(norm, optimizers[i].name)) {
                 *out = &optimizers[i];
                 return 0;
             }
@@ -107,7 +107,7 @@ const char *dpas_recompute_name(dpas_recompute r)
 int dpas_recompute_from_name(const char *name)
 {
     for (int r = 0; name && r < DPAS_RECOMPUTE_COUNT; r++)
-        if (!strcmp(name, recompute_names[r]))
+        if (!dpas__strcasecmp(name, recompute_names[r]))
             return r;
     return -1;
 }

@@ -371,7 +371,8 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
 
 /* One replica's memory at the step's stage: its micro-batch the one given, or its share of the
  * batch rounded up (sequences: global_batch / N, or tokens / (N x the model's sequence)). */
-static void step_memory(const dpas_scenario *s, const dpas_step_opts *o, dpas_step *st)
+static int step_memory(const dpas_scenario *s, const dpas_step_opts *o, dpas_step *st,
+                       dpas_error *err)
 {
     dpas_memory_opts mo = {.zero = o->zero,
                            .optimizer = o->optimizer,
@@ -389,7 +390,13 @@ static void step_memory(const dpas_scenario *s, const dpas_step_opts *o, dpas_st
             mo.micro_batch = (uint64_t)(o->tokens / per + (o->tokens % per != 0));
         }
     }
-    st->have_memory = s->node_entry && !dpas_memory_check_opts(s, &mo, &st->memory, NULL);
+    /* a memory that cannot be computed (activations past 2^64 B) is refused as memory refuses
+     * it, not dropped from the answer */
+    if (!s->node_entry)
+        return 0;
+    int rc = dpas_memory_check_opts(s, &mo, &st->memory, err);
+    st->have_memory = !rc;
+    return rc;
 }
 
 int dpas_step_compute(const dpas_scenario *s, const dpas_step_opts *o, dpas_step **out,
@@ -465,7 +472,10 @@ int dpas_step_compute(const dpas_scenario *s, const dpas_step_opts *o, dpas_step
             r->share = r->added_s / r->step_s;
         }
     }
-    step_memory(s, o, st);
+    if ((rc = step_memory(s, o, st, err))) {
+        dpas_step_free(st);
+        return rc;
+    }
     step_notes(s, st);
     *out = st;
     return 0;

@@ -3,7 +3,6 @@
 #include "../internal.h"
 
 #include <string.h>
-#include <strings.h>
 
 size_t dpas_sizeof(const char *t)
 {
@@ -64,7 +63,7 @@ _Static_assert(sizeof units_names / sizeof *units_names == DPAS_UNITS_COUNT, "a 
 static int index_of(const char *const *names, int n, const char *name)
 {
     for (int i = 0; name && i < n; i++)
-        if (!strcasecmp(name, names[i]))
+        if (!dpas__strcasecmp(name, names[i]))
             return i;
     return -1;
 }

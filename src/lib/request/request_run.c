@@ -66,12 +66,25 @@ static int shape_keys(const dpas_request *rq, const dpas_model_shape *shape, con
 {
     static const dpas_key k[] = {DPAS_KEY_MICRO_BATCH, DPAS_KEY_RECOMPUTE, DPAS_KEY_SEQUENCE};
     for (size_t i = 0; !shape && i < sizeof k / sizeof k[0]; i++) {
+        /* step: sequence splits tokens into sequences, and full recomputation adds a forward to
+         * the compute; selective recomputation changes the activations only */
         if (!rq->v[k[i]].set ||
-            (rq->analysis == DPAS_ANALYSIS_STEP && k[i] != DPAS_KEY_MICRO_BATCH))
+            (rq->analysis == DPAS_ANALYSIS_STEP &&
+             (k[i] == DPAS_KEY_SEQUENCE ||
+              (k[i] == DPAS_KEY_RECOMPUTE && rq->opts.recompute == DPAS_RECOMPUTE_FULL))))
             continue;
         return dpas__fail(err, DPAS_EINVAL, dpas_key_name(k[i]),
                           "%s counts the activations, and %s", dpas_key_name(k[i]), why);
     }
+    /* memory counts activations only for a micro-batch: recompute and sequence without one
+     * would be given and unused */
+    for (size_t i = 1; shape && rq->analysis == DPAS_ANALYSIS_MEMORY && i < 3; i++)
+        if (rq->v[k[i]].set && !rq->v[DPAS_KEY_MICRO_BATCH].set)
+            return dpas__fail(err, DPAS_EINVAL, dpas_key_name(k[i]),
+                              "%s counts the activations, which memory counts only for a "
+                              "micro_batch (sequences per replica per forward pass): give "
+                              "micro_batch, or drop %s",
+                              dpas_key_name(k[i]), dpas_key_name(k[i]));
     return 0;
 }
 

@@ -83,7 +83,7 @@ static int refuse_stragglers(dpas_request *rq, dpas_error *err)
 {
     const char *t = text_of(rq, DPAS_KEY_STRAGGLERS);
     char q[96];
-    if (!t || !strcmp(t, "none"))
+    if (!t || !dpas__strcasecmp(t, "none"))
         return 0;
     return dpas__fail(err, DPAS_EINVAL, "stragglers",
                       "stragglers %s: stragglers are not modelled: every replica is taken to "
