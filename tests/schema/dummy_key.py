@@ -35,7 +35,7 @@ def build():
     if shutil.which("ccache") and os.environ.get("CCACHE_DIR"):
         args.append("-DCMAKE_C_COMPILER_LAUNCHER=ccache")
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["nice", "cmake", "--build", BUILD, "-j2", "--target", "dpas_cli",
+    subprocess.run(["cmake", "--build", BUILD, "-j2", "--target", "dpas_cli",
                     "libdpas.so"], check=True, stdout=subprocess.DEVNULL)
     lib = os.path.join(BUILD, "libdpas.so")
     return os.path.join(BUILD, "dpas"), os.path.realpath(lib)
