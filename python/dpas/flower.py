@@ -112,10 +112,8 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
                 not w.max() > 0:
             raise InvalidValue(f"weights must be {len(clients)} finite numbers >= 0, not all 0, "
                                f"got {weights!r:.200}", "weights")
-        # scaled by a power of two near the largest first: 1e308 + 1e308 overflowed the sum to
-        # inf (issue 29); each scaled weight is below 1, their sum below n, and a power of two
-        # scales exactly, so a weighted median's ties stay ties
-        w = numpy.ldexp(w, -int(numpy.frexp(w.max())[1]))
+        # the library's weighted rules scale the weights themselves (1e308 + 1e308 does not
+        # overflow there; issue 29)
         v = aggregator(X, weights=w)  # a client with a NaN or Inf: left out, against f
     else:
         for p in pre_aggregators:

@@ -123,18 +123,24 @@ int cli_common_option(cli *c, const char *cmd, int opt, const char *help)
 }
 
 /* "a, b or c": the names of a name table (name(i) NULL past the last), for a message. */
-static void names_of(const char *(*name)(int), char *buf, size_t cap)
+/* "a, b or c" of a name table, whole (a new string; NULL when out of memory). */
+static char *names_of(const char *(*name)(int))
 {
+    size_t need = 1;
+    for (int i = 0; name(i); i++)
+        need += strlen(name(i)) + 4;
+    char *buf = malloc(need);
+    if (!buf)
+        return NULL;
     size_t o = 0;
     buf[0] = '\0';
-    for (int i = 0; name(i) && o < cap; i++) {
-        int w = snprintf(buf + o, cap - o, "%s%s",
-                         i == 0        ? ""
-                         : name(i + 1) ? ", "
-                                       : " or ",
-                         name(i));
-        o += w > 0 ? (size_t)w : 0;
-    }
+    for (int i = 0; name(i); i++)
+        o += (size_t)snprintf(buf + o, need - o, "%s%s",
+                              i == 0        ? ""
+                              : name(i + 1) ? ", "
+                                            : " or ",
+                              name(i));
+    return buf;
 }
 static const char *format_at(int i) { return dpas_format_name((dpas_format)i); }
 static const char *units_at(int i) { return dpas_units_name((dpas_units)i); }
@@ -147,9 +153,11 @@ int cli_parse_format(cli *c, const char *cmd, const char *v)
         c->err_json = i == DPAS_FORMAT_JSON;
         return 0;
     }
-    char q[96], names[128];
-    names_of(format_at, names, sizeof names);
-    return cli_usage(c, cmd, "--output must be %s, got %s", names, dpas_quote(v, q, sizeof q));
+    char q[96], *names = names_of(format_at);
+    int rc = cli_usage(c, cmd, "--output must be %s, got %s", names ? names : "a known format",
+                       dpas_quote(v, q, sizeof q));
+    free(names);
+    return rc;
 }
 
 int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
@@ -159,9 +167,11 @@ int cli_parse_units(cli *c, const char *cmd, const char *v, dpas_units *units)
         *units = (dpas_units)u;
         return 0;
     }
-    char q[96], names[128];
-    names_of(units_at, names, sizeof names);
-    return cli_usage(c, cmd, "--units must be %s, got %s", names, dpas_quote(v, q, sizeof q));
+    char q[96], *names = names_of(units_at);
+    int rc = cli_usage(c, cmd, "--units must be %s, got %s", names ? names : "si, iec or bytes",
+                       dpas_quote(v, q, sizeof q));
+    free(names);
+    return rc;
 }
 
 int cli_write_failed(cli *c)

@@ -104,7 +104,7 @@ int dpas__convention_check(const char *convention, bool all, dpas_error *err);
 
 /* Where a memory check says it would fit: "; fits from dp_degree N, or with ZeRO stage Z, or at
  * dp_degree <= D", or that nothing does (render/analysis.c). */
-void dpas__memory_where(const dpas_memory *m, int zero, char *buf, size_t cap);
+void dpas__memory_where(const dpas_memory *m, int zero, dpas__buf *out);
 /* A memory check's own fields (activations, total, optimizer, smallest_dp_degree...) as JSON
  * members, each line started with indent, without the braces' newline (render/analysis.c). */
 void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *indent);

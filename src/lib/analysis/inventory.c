@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 
 static const dpas_convention conventions[] = {
@@ -248,6 +249,22 @@ static bool fits_scaled(const dpas_memory_opts *o, const dpas_scenario *s, const
            dpas__bytes_cmp(tot, m->capacity) <= 0;
 }
 
+/* The activations' note; over its room an error, never a cut. */
+static int act_note(dpas_memory *out, dpas_error *err, const char *fmt, ...) DPAS__PRINTF(3, 4);
+static int act_note(dpas_memory *out, dpas_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(out->activations_note, sizeof out->activations_note, fmt, ap);
+    va_end(ap);
+    if (w < 0 || (size_t)w >= sizeof out->activations_note)
+        return dpas__fail(err, DPAS_ERANGE, "memory",
+                          "the activations' note is over %zu bytes (the model's shape has numbers "
+                          "too long to state)",
+                          sizeof out->activations_note - 1);
+    return 0;
+}
+
 /* The activations of the options, or why there are none. */
 static int activations(const dpas_memory_opts *o, dpas_memory *out, dpas_error *err)
 {
@@ -258,14 +275,13 @@ static int activations(const dpas_memory_opts *o, dpas_memory *out, dpas_error *
         return dpas__fail(err, DPAS_EINVAL, "recompute",
                           "recompute must be none, selective or full, got %d", (int)o->recompute);
     if (!sh || sh->layers < 1) {
-        snprintf(out->activations_note, sizeof out->activations_note, "not counted: %s",
-                 o->no_shape_why ? o->no_shape_why : "the workload has no transformer shape");
-        return 0;
+        return act_note(out, err, "not counted: %s",
+                        o->no_shape_why ? o->no_shape_why
+                                        : "the workload has no transformer shape");
     }
     if (!o->micro_batch) {
-        snprintf(out->activations_note, sizeof out->activations_note,
-                 "not counted: give micro_batch (sequences per replica per forward pass)");
-        return 0;
+        return act_note(out, err,
+                        "not counted: give micro_batch (sequences per replica per forward pass)");
     }
     int rc = dpas_activation_bytes(sh, o->micro_batch, o->sequence, o->recompute,
                                    &out->activations_per_layer, &out->activations, err);
@@ -276,16 +292,16 @@ static int activations(const dpas_memory_opts *o, dpas_memory *out, dpas_error *
     out->micro_batch = o->micro_batch;
     out->sequence = o->sequence ? o->sequence : (uint64_t)sh->sequence;
     static const char *const per[DPAS_RECOMPUTE_COUNT] = {"sbh(34 + 5as/h)", "34sbh", "2sbh"};
-    snprintf(out->activations_note, sizeof out->activations_note,
-             "%s per layer x %lld layers (s %llu, b %llu, h %lld, a %lld; recompute %s): "
-             "Korthikanti et al. 2022, Eq. (1) and Table 2%s",
-             per[o->recompute], (long long)sh->layers, (unsigned long long)out->sequence,
-             (unsigned long long)o->micro_batch, (long long)sh->hidden, (long long)sh->heads,
-             out->recompute,
-             dpas_activation_shape_covered(sh)
-                 ? ""
-                 : ", GPT's layer: an estimate for this one (its MLP or key/value heads differ)");
-    return 0;
+    return act_note(
+        out, err,
+        "%s per layer x %lld layers (s %llu, b %llu, h %lld, a %lld; recompute %s): "
+        "Korthikanti et al. 2022, Eq. (1) and Table 2%s",
+        per[o->recompute], (long long)sh->layers, (unsigned long long)out->sequence,
+        (unsigned long long)o->micro_batch, (long long)sh->hidden, (long long)sh->heads,
+        out->recompute,
+        dpas_activation_shape_covered(sh)
+            ? ""
+            : ", GPT's layer: an estimate for this one (its MLP or key/value heads differ)");
 }
 
 int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dpas_memory *out,

@@ -189,34 +189,31 @@ static void per_replica(const dpas_memory *m, char *buf, size_t cap)
     dpas__fmt_double(m->accelerators_per_replica, false, buf, cap);
 }
 
-void dpas__memory_where(const dpas_memory *m, int zero, char *buf, size_t cap)
+void dpas__memory_where(const dpas_memory *m, int zero, dpas__buf *out)
 {
-    char from[96] = "", stage[40] = "", dp[64] = "", rec[40] = "";
+    const char *rec = NULL;
     if (m->smallest_recompute >= 0 && m->recompute &&
         strcmp(m->recompute, dpas_recompute_name((dpas_recompute)m->smallest_recompute)) &&
         !m->fits)
-        snprintf(rec, sizeof rec, "with recompute %s",
-                 dpas_recompute_name((dpas_recompute)m->smallest_recompute));
-    buf[0] = '\0';
-    if (m->smallest_dp_degree >= 1) {
-        double acc = (double)m->smallest_dp_degree * m->accelerators_per_replica;
-        snprintf(from, sizeof from, "from dp_degree %lld (%.6g accelerators)",
-                 (long long)m->smallest_dp_degree, acc);
-    }
-    if (m->smallest_zero_stage > zero)
-        snprintf(stage, sizeof stage, "with ZeRO stage %d", m->smallest_zero_stage);
-    if (m->largest_dp_degree >= 1)
-        snprintf(dp, sizeof dp, "at dp_degree <= %lld", (long long)m->largest_dp_degree);
-    const char *p[4] = {from, stage, rec, dp};
-    size_t n = 0, k = 0;
-    for (int i = 0; i < 4; i++)
-        n += *p[i] != '\0';
+        rec = dpas_recompute_name((dpas_recompute)m->smallest_recompute);
+    const bool has[4] = {m->smallest_dp_degree >= 1, m->smallest_zero_stage > zero, rec != NULL,
+                         m->largest_dp_degree >= 1};
+    int n = has[0] + has[1] + has[2] + has[3], k = 0;
     for (int i = 0; i < 4; i++) {
-        if (!*p[i])
+        if (!has[i])
             continue;
-        size_t l = strlen(buf);
-        snprintf(buf + l, cap - l, "%s%s%s", k ? (k + 1 == n ? ", or " : ", ") : "", "", p[i]);
+        dpas__buf_puts(out, k ? (k + 1 == n ? ", or " : ", ") : "");
         k++;
+        if (i == 0)
+            dpas__buf_printf(out, "from dp_degree %lld (%.6g accelerators)",
+                             (long long)m->smallest_dp_degree,
+                             (double)m->smallest_dp_degree * m->accelerators_per_replica);
+        else if (i == 1)
+            dpas__buf_printf(out, "with ZeRO stage %d", m->smallest_zero_stage);
+        else if (i == 2)
+            dpas__buf_printf(out, "with recompute %s", rec);
+        else
+            dpas__buf_printf(out, "at dp_degree <= %lld", (long long)m->largest_dp_degree);
     }
 }
 
@@ -285,8 +282,10 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
     state_name(c, zero, name, sizeof name);
     per_replica(m, apr, sizeof apr);
     /* where it would fit, as dpas_memory_check found it */
-    char where[240], act[96] = "";
-    dpas__memory_where(m, zero, where, sizeof where);
+    char act[96] = "";
+    dpas__buf wb = {0};
+    dpas__memory_where(m, zero, &wb);
+    const char *where = wb.data ? wb.data : "";
     if (m->activations_counted) {
         char ah[64];
         dpas_format_bytes_human(m->activations, DPAS_UNITS_SI, ah, sizeof ah);
@@ -301,6 +300,7 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
                                 *where ? where : "at no dp_degree on this fleet",
                                 *where || !(zero16 && zero < 3) ? "" : " and no ZeRO stage");
     free(ex.data);
+    free(wb.data);
     return n;
 }
 

@@ -55,16 +55,19 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
         dpas__buf_printf(b, "baseline  mean under allreduce: %.6g s per step\n", st->baseline_s);
     if (st->have_memory) {
         const dpas_memory *m = &st->memory;
-        char tot[64], cap[64], sth[64], act[64], where[200];
+        char tot[64], cap[64], sth[64], act[64];
+        dpas__buf wb = {0};
         dpas_format_bytes_human(m->total, v->units, tot, sizeof tot);
         dpas_format_bytes_human(m->capacity, v->units, cap, sizeof cap);
         dpas_format_bytes_human(m->state, v->units, sth, sizeof sth);
         dpas_format_bytes_human(m->activations, v->units, act, sizeof act);
-        dpas__memory_where(m, st->zero, where, sizeof where);
+        dpas__memory_where(m, st->zero, &wb);
+        const char *where = wb.data ? wb.data : "";
         dpas__buf_printf(b, "memory    %s per replica of %s: state %s + activations %s%s; %s%s%s\n",
                          tot, cap, sth, m->activations_counted ? act : "not counted",
                          m->activations_counted ? "" : " (see the note)",
                          m->fits ? "fits" : "does not fit", *where ? "; it fits " : "", where);
+        free(wb.data);
     }
     dpas__buf_puts(b, "\n");
 }
