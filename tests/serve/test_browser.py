@@ -603,6 +603,10 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
             T.check(rc == 0 and json.loads(out) == ev, "the CLI's eval command gives the page's attributes")
             T.check([c[0] for c in by_cmd["memory"]] == [2, 2, 0, 0],
                     "the CLI's memory commands: exit 2, 2, 0, 0 as the page's no, no, yes, yes")
+            rc, out = by_cmd["step"][0]
+            _, _, stp = srv.get_json("/api/v1/step?" + REF + "&tokens=4M", "POST", body, {"Content-Type": ct})
+            T.check(rc == 0 and json.loads(out) == stp, "the CLI's step command (with the log) gives the "
+                    "page's step table")
             rc, out = by_cmd["sweep"][1]
             _, _, swt = srv.get_json("/api/v1/sweep?" + REF.replace("&dp_degree=128", "") +
                                      "&dp_degree=2,4,8,16,32,64,128,256,512,1024&schedule=" +
@@ -618,17 +622,20 @@ import json
 print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is not None else None for r in cost],
                   "ratio": report["attributes"]["gather_traffic_ratio"],
                   "fits": [m.fits for m in memory],
+                  "step": [r["step_s"] for r in step["rows"]],
                   "curve": [r.bytes_per_worker.bytes for r in curves[128] if r.realisable]}))
 """
             p = subprocess.run(["/usr/bin/python3", "-c", check], env=env, capture_output=True, timeout=120)
             got = json.loads(p.stdout or b"null") if p.returncode == 0 else None
             _, _, plain = srv.get_json("/api/v1/cost?" + REF + "&f=10")
+            _, _, plain_step = srv.get_json("/api/v1/step?" + REF + "&tokens=4M")
             _, _, swb = srv.get_json("/api/v1/sweep?" + REF.replace("&dp_degree=128", "") +
                                      "&dp_degree=128&schedule=allreduce,allgather,ps,ps_separate,sharded,"
                                      "sharded_distance,innetwork&rule=median&attr=bytes_per_worker")
             T.check(got is not None and got["bytes"] == [r["bytes_per_worker"] for r in plain["rows"]]
                     and got["ratio"] == 64 and got["fits"] == [False, False, True, True]
-                    and got["curve"] == [r["bytes_per_worker"] for r in swb["rows"]],
+                    and got["curve"] == [r["bytes_per_worker"] for r in swb["rows"]]
+                    and got["step"] == [r["step_s"] for r in plain_step["rows"]],
                     "the Python gives the page's numbers: %r %r" % (got, p.stderr[-400:]))
 
         # the log survives a reload (the tab's session), and is forgotten on request

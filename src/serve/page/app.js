@@ -1257,10 +1257,12 @@ function cliText(v) {
   const lines = [];
   if (logFile) lines.push('# ' + state.log.name + ': the nccl-tests log you gave the page, saved under that name');
   lines.push('dpas eval ' + s + ' --explain');
-  for (let z = 0; z < 4; z++) lines.push('dpas memory ' + s + ' --zero ' + z + ' # exits 2 when it does not fit');
+  const mem = memoryPairs().length ? ' ' + cliArgs(memoryPairs()) : '';
+  for (let z = 0; z < 4; z++) lines.push('dpas memory ' + s + mem + ' --zero ' + z + ' # exits 2 when it does not fit');
   lines.push('dpas inventory ' + s);
   lines.push('dpas rules --n ' + shellWord(v.n) + (v.f !== '' ? ' --f ' + shellWord(v.f) : ''));
   lines.push('dpas cost ' + s + (v.f !== '' ? ' --f ' + shellWord(v.f) : '') + cal);
+  lines.push('dpas step ' + s + ' ' + cliArgs(stepPairs()) + cal);
   const plot = v.plot;
   const base = cliArgs(v.pairs.filter(([k]) => k !== 'dp_degree'));
   const sweep = 'dpas sweep ' + base + ' --dp ' + plot.ns.join(',') + ' --schedule ' + plot.schedules.join(',') +
@@ -1272,6 +1274,11 @@ function cliText(v) {
 
 function pyString(v) {
   return JSON.stringify(String(v));
+}
+
+// Keyword arguments of the step's fields: counts and stages as ints, the rest as the text given.
+function pyKeys(pairs) {
+  return pairs.map(([k, x]) => ', ' + k + '=' + ((k === 'zero' || k === 'micro_batch') && /^[0-9]+$/.test(x) ? x : pyString(x))).join('');
 }
 
 function pythonText(v) {
@@ -1294,10 +1301,11 @@ function pythonText(v) {
   const lines = ['import dpas', '', 'kw = dict(' + kw.join(',\n          ') + ')',
     's = dpas.DataParallelAttackSurfaceScenario(**kw)',
     'report = s.report(explain=True)             # the seed\'s attributes',
-    'memory = [s.memory(zero=z) for z in range(4)]  # without ZeRO, then stages 1 to 3',
+    'memory = [s.memory(zero=z' + pyKeys(memoryPairs()) + ') for z in range(4)]  # without ZeRO, then stages 1 to 3',
     'inventory = s.inventory()',
     'rules = dpas.rules(n=' + v.n + (f ? ', ' + f : '') + ')',
-    'cost = s.cost(' + f + ')'];
+    'cost = s.cost(' + f + ')',
+    'step = s.step(' + pyKeys(stepPairs()).slice(2) + ')  # the training step (a dict, as dpas step -o json)'];
   if (state.log) lines.push('# times from your nccl-tests log: the CLI commands take it (--calibration); the Python package does not yet');
   const plot = v.plot;
   lines.push('# the plots: each schedule at each N',
