@@ -75,6 +75,10 @@ typedef struct dpas_memory_opts {
     uint64_t micro_batch;            /* sequences per replica per forward; 0: not counted */
     uint64_t sequence;               /* tokens per sequence; 0: the shape's */
     dpas_recompute recompute;
+    /* Tokens per step over every replica; nonzero (with micro_batch 0): the micro-batch is each
+     * replica's share, ceil(step_tokens / (N x sequence)), at the scenario's dp_degree and at
+     * every dp_degree the search for where it fits tries (as `dpas step` defaults it). */
+    uint64_t step_tokens;
 } dpas_memory_opts;
 
 /* One replica's training state and activations against the memory of its accelerators.
@@ -83,14 +87,17 @@ typedef struct dpas_memory_opts {
  * stage 3 (K + 4)/N; K = 12 for Adam); stages above 0 need the "zero16" convention. */
 typedef struct dpas_memory {
     dpas_bytes state;    /* bytes of training state per replica */
-    dpas_bytes capacity; /* bytes of accelerator memory per replica (a mean when unequal) */
+    dpas_bytes capacity; /* bytes of accelerator memory of the smallest replica: when dp_degree
+                            does not divide the accelerators A, A mod N replicas have one more
+                            than floor(A/N) and the rest floor(A/N); the state must fit them */
     dpas_bytes headroom; /* |capacity - total|: free memory when it fits, else the shortfall */
     double utilisation;  /* total / capacity */
     int fits;            /* total <= capacity */
-    double accelerators_per_replica; /* the seed's accelerators / dp_degree (a mean when unequal) */
+    double accelerators_per_replica; /* the smallest replica's accelerators, floor(A / N) */
     /* Where it would fit: the smallest ZeRO stage (0 to 3; stages need zero16) that fits at this
-     * dp_degree, -1 when none does; the largest dp_degree (1 to the accelerators) that fits at
-     * this stage, 0 when none does. */
+     * dp_degree, -1 when none does; the largest X (up to the accelerators) such that every
+     * dp_degree from 1 to X fits on this fleet at this stage (X + 1 does not), 0 when 1 does not
+     * (then none does). */
     int smallest_zero_stage;
     int64_t largest_dp_degree;
     /* Activations (dpas_activation_bytes x micro_batch's sequences), when counted. */
@@ -102,13 +109,17 @@ typedef struct dpas_memory {
     const char *recompute;          /* "none", "selective" or "full" */
     int64_t layers;                 /* the shape's L (0 without activations) */
     uint64_t micro_batch, sequence; /* as counted (0 without activations) */
-    /* The fewest replicas that fit at this stage with this many accelerators each (the fleet
-     * grown or shrunk to N x accelerators_per_replica), 0 when none up to 2^40 does. */
+    /* The fewest replicas that fit at this stage with accelerators_per_replica accelerators each
+     * on whole nodes (the fleet grown or shrunk to smallest_nodes nodes = N x
+     * accelerators_per_replica accelerators; N a multiple of what makes the nodes whole), 0 when
+     * none up to 2^40 does: `--nodes smallest_nodes --dp N` fits, and the whole-node fleet one
+     * step smaller does not. */
     int64_t smallest_dp_degree;
     /* The least activation recomputation (a dpas_recompute) that fits at this stage and
      * dp_degree, -1 when none does or activations are not counted. */
     int smallest_recompute;
     char activations_note[240]; /* how they are counted, or why they are not */
+    int64_t smallest_nodes;     /* the nodes of smallest_dp_degree (0 with it) */
 } dpas_memory;
 
 /* DPAS_ERANGE names "state_bytes", "capacity_bytes" or "headroom_bytes"; an accelerator of 0 B

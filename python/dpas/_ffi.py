@@ -177,7 +177,8 @@ class Memory(ctypes.Structure):
                 ("activations", Bytes), ("total", Bytes), ("optimizer", c_char_p),
                 ("optimizer_bytes", c_u64), ("recompute", c_char_p), ("layers", c_i64),
                 ("micro_batch", c_u64), ("sequence", c_u64), ("smallest_dp_degree", c_i64),
-                ("smallest_recompute", c_int), ("activations_note", ctypes.c_char * 240)]
+                ("smallest_recompute", c_int), ("activations_note", ctypes.c_char * 240),
+                ("smallest_nodes", c_i64)]
 
 
 class InventoryRow(ctypes.Structure):

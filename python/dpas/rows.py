@@ -300,6 +300,7 @@ class MemoryCheck(_Row):
     smallest_zero_stage_that_fits: Optional[int]
     largest_dp_degree_that_fits: Optional[int]
     smallest_dp_degree_that_fits: Optional[int]
+    smallest_nodes_that_fits: Optional[int]
     smallest_recompute_that_fits: Optional[str]
     optimizer: Optional[str]
     optimizer_bytes_per_param: int
@@ -327,7 +328,8 @@ class MemoryCheck(_Row):
         "scenario", "state", "zero_stage", "state_bytes", "capacity_bytes",
         "accelerators_per_replica", "accelerator", "headroom_bytes", "utilisation", "fits",
         "smallest_zero_stage_that_fits", "largest_dp_degree_that_fits",
-        "smallest_dp_degree_that_fits", "smallest_recompute_that_fits", "optimizer",
+        "smallest_dp_degree_that_fits", "smallest_nodes_that_fits", "smallest_recompute_that_fits",
+        "optimizer",
         "optimizer_bytes_per_param",
         "activations_counted", "activations_bytes", "activations_per_layer_bytes", "activations",
         "recompute", "micro_batch", "sequence", "layers", "total_bytes", "source")
@@ -347,6 +349,8 @@ class MemoryCheck(_Row):
                                                 if m.largest_dp_degree >= 1 else None),
                    smallest_dp_degree_that_fits=(m.smallest_dp_degree
                                                  if m.smallest_dp_degree >= 1 else None),
+                   smallest_nodes_that_fits=(m.smallest_nodes
+                                             if m.smallest_dp_degree >= 1 else None),
                    smallest_recompute_that_fits=(
                        ("none", "selective", "full")[m.smallest_recompute]
                        if m.smallest_recompute >= 0 else None),

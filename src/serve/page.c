@@ -6,7 +6,7 @@
  *
  * The document carries, in a JSON data block (never executed, so the policy holds), what the
  * page needs before it can ask for its first result: the part of the API's description it reads
- * (the eval and cost parameters, but their sentences: the inputs, their fields and CLI flags, the
+ * (the eval, cost and step parameters, but their sentences: the inputs, their fields and CLI flags, the
  * names of rules, schedules and network models) and the server's own answers to the registry's lists and the
  * rule catalogue. The page's first request is then the view's data: one round trip after the
  * page, with no OpenAPI document (built by running every example request) and no list before
@@ -32,7 +32,7 @@ static const char *const carried[] = {"/api/v1/registry/models",     "/api/v1/re
 /* The operations whose parameters it carries, as the OpenAPI document nests them. */
 static const struct {
     const char *path, *method;
-} described[] = {{"/api/v1/eval", "get"}, {"/api/v1/cost", "post"}};
+} described[] = {{"/api/v1/eval", "get"}, {"/api/v1/cost", "post"}, {"/api/v1/step", "get"}};
 
 /* Where the data goes: the content of this element of index.html. */
 static const char slot[] = "<script type=\"application/json\" id=\"dpas-data\">";

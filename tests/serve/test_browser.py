@@ -18,6 +18,11 @@ Debian's python3-selenium. One browser, the page at three sizes (390x844, 800x11
   the exact value on hover and in a copy, the plots (N marked and inside the range, axis titles
   in words, overlapping lines named, only the schedules that realise the chosen rule, values on
   hover and by keyboard, a table of the same numbers);
+- the training step (issue 32): a row per realisable rule x schedule with the API's step and
+  share, the compute's basis, the notes, and the memory in the step (its micro-batch's
+  activations); a micro-batch given: the memory table counts activations (96 x 2sbh for GPT-3
+  under full recomputation, by Korthikanti et al.'s formula) and both verdicts say where it
+  would fit, as the API;
 - your cluster: a real nccl-tests log pasted changes a time, to the value the API gives for the
   same log (a consistency test), kept in the tab's session; exports equal to the API's answers;
   the CLI commands and the Python the page writes give the page's numbers;
@@ -598,6 +603,10 @@ with Server(DPAS, "--threads", "2") as srv, tempfile.TemporaryDirectory() as pro
             T.check(rc == 0 and json.loads(out) == ev, "the CLI's eval command gives the page's attributes")
             T.check([c[0] for c in by_cmd["memory"]] == [2, 2, 0, 0],
                     "the CLI's memory commands: exit 2, 2, 0, 0 as the page's no, no, yes, yes")
+            rc, out = by_cmd["step"][0]
+            _, _, stp = srv.get_json("/api/v1/step?" + REF + "&tokens=4M", "POST", body, {"Content-Type": ct})
+            T.check(rc == 0 and json.loads(out) == stp, "the CLI's step command (with the log) gives the "
+                    "page's step table")
             rc, out = by_cmd["sweep"][1]
             _, _, swt = srv.get_json("/api/v1/sweep?" + REF.replace("&dp_degree=128", "") +
                                      "&dp_degree=2,4,8,16,32,64,128,256,512,1024&schedule=" +
@@ -613,17 +622,20 @@ import json
 print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is not None else None for r in cost],
                   "ratio": report["attributes"]["gather_traffic_ratio"],
                   "fits": [m.fits for m in memory],
+                  "step": [r["step_s"] for r in step["rows"]],
                   "curve": [r.bytes_per_worker.bytes for r in curves[128] if r.realisable]}))
 """
             p = subprocess.run(["/usr/bin/python3", "-c", check], env=env, capture_output=True, timeout=120)
             got = json.loads(p.stdout or b"null") if p.returncode == 0 else None
             _, _, plain = srv.get_json("/api/v1/cost?" + REF + "&f=10")
+            _, _, plain_step = srv.get_json("/api/v1/step?" + REF + "&tokens=4M")
             _, _, swb = srv.get_json("/api/v1/sweep?" + REF.replace("&dp_degree=128", "") +
                                      "&dp_degree=128&schedule=allreduce,allgather,ps,ps_separate,sharded,"
                                      "sharded_distance,innetwork&rule=median&attr=bytes_per_worker")
             T.check(got is not None and got["bytes"] == [r["bytes_per_worker"] for r in plain["rows"]]
                     and got["ratio"] == 64 and got["fits"] == [False, False, True, True]
-                    and got["curve"] == [r["bytes_per_worker"] for r in swb["rows"]],
+                    and got["curve"] == [r["bytes_per_worker"] for r in swb["rows"]]
+                    and got["step"] == [r["step_s"] for r in plain_step["rows"]],
                     "the Python gives the page's numbers: %r %r" % (got, p.stderr[-400:]))
 
         # the log survives a reload (the tab's session), and is forgotten on request
@@ -652,6 +664,50 @@ print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is no
             T.check(text_of(d, "status") == "", "the error is beside its field, not in the banner")
         d.save_screenshot(root + "-error" + ext)
 
+        # ---- the training step (issue 32): its rows and the memory in it, as the API answers ----
+        # The seed's view with its default 4M tokens: each realisable rule x schedule a row whose
+        # step is the API's (a consistency test: the page draws the API's answer), the compute's
+        # basis (MFU 40%, assumed) in the lead, the notes; then a micro-batch given, so that the
+        # memory table counts the activations and both verdicts say where it would fit.
+        load(d, view)
+        _, _, want = srv.get_json("/api/v1/step?" + REF + "&tokens=4M")
+        rows = d.find_elements(By.CSS_SELECTOR, "#step tbody tr")
+        realisable = [r for r in want["rows"] if r["realisable"]]
+        T.check(len(rows) == len(realisable) and len(rows) >= 5,
+                "the step table: one row per realisable rule x schedule (%d, the API's %d)"
+                % (len(rows), len(realisable)))
+        med = [r for r in realisable if r["rule"] == "median" and r["schedule"] == "sharded"][0]
+        got = js(d, """const tr = [...document.querySelectorAll('#step tbody tr')].find((t) =>
+            t.children[0].textContent.startsWith('median') && t.children[1].textContent === 'sharded');
+            return tr ? [tr.children[7].dataset.step, tr.children[9].textContent] : null""")
+        T.check(got is not None and float(got[0]) == med["step_s"] and got[1].endswith("%"),
+                "the median under sharded: the API's step %r s and its share: %r" % (med["step_s"], got))
+        lead = text_of(d, "step-lead")
+        T.check("MFU 40%, assumed" in lead and "6 \u00d7 175000000000 parameters \u00d7 4000000 tokens" in lead,
+                "the step's compute says its basis: %r" % lead)
+        T.check(len(d.find_elements(By.CSS_SELECTOR, "#step-notes li")) >= 5, "the step's notes")
+        sm = text_of(d, "step-memory")
+        T.check("of activations (micro-batch 16 of 2048 tokens" in sm and "it does not fit" in sm,
+                "the step's memory: activations of its micro-batch, the verdict: %r" % sm)
+        if load(d, view + "&micro_batch=1&recompute=full&zero=1"):
+            _, _, m1 = srv.get_json("/api/v1/memory?" + REF + "&micro_batch=1&recompute=full&zero=0&require_fit=false")
+            cells = js(d, "return [...document.querySelectorAll('#memory tbody tr')].map((t) => t.children[2].textContent)")
+            T.check(len(cells) == 4 and all(c.endswith("GB") for c in cells),
+                    "the memory table counts a given micro-batch's activations: %r" % cells)
+            verdict = text_of(d, "verdict")
+            T.check(m1["activations_bytes"] == 96 * 2 * 2048 * 1 * 12288 and "of activations" in verdict
+                    and ("N \u2264 %d" % m1["largest_dp_degree_that_fits"]) in verdict,
+                    "the verdict: 96 x 2sbh of activations (Korthikanti, recompute full) and where "
+                    "it fits, as the API: %r" % verdict)
+            _, _, s1 = srv.get_json("/api/v1/step?" + REF + "&tokens=4M&micro_batch=1&recompute=full&zero=1")
+            sm = text_of(d, "step-memory")
+            m = s1["memory"]
+            T.check(not m["fits"] and "with ZeRO stage %d" % m["smallest_zero_stage_that_fits"] in sm
+                    and "at N \u2264 %d" % m["largest_dp_degree_that_fits"] in sm and "it does not fit" in sm,
+                    "the step's memory says where it would fit, as the API (%r): %r"
+                    % ({k: v for k, v in m.items() if "fits" in k}, sm))
+        load(d, view)
+
         # ---- the first result on the reference view: one round trip that carries the data ----
         # The document carries the inputs' description and the registry's lists (page.c): the
         # requests before the first result are the page's own resources and the view's data, the
@@ -670,7 +726,7 @@ print(json.dumps({"bytes": [r.bytes_per_worker.bytes if r.bytes_per_worker is no
             nav = js(d, "const n = performance.getEntriesByType('navigation')[0]; return [n.responseEnd, n.encodedBodySize]")
         api = [e for e in sent if e[0].startswith("/api/") and e[2] < first]
         view_paths = {"/api/v1/eval", "/api/v1/cost", "/api/v1/rules", "/api/v1/inventory", "/api/v1/memory",
-                      "/api/v1/sweep"}
+                      "/api/v1/step", "/api/v1/sweep"}
         T.check(api and api[0][0] == "/api/v1/eval" and api[0][2] < min(e[3] for e in api)
                 and {e[0] for e in api} <= view_paths,
                 "the view's data asked for in one round trip: the job's request first, sent before "

@@ -393,9 +393,45 @@ static void test_memory(void **state)
      * at N = 128 stage 2 ((2 + 14/128) x 175e9 = 369.1e9 <= 687.2e9) is the first that fits. */
     assert_int_equal(m.largest_dp_degree, 31);
     assert_int_equal(m.smallest_zero_stage, 2);
-    /* stage 1: (4N + 12) x 175e9 <= 87960930222080 when N <= (502.63 - 12) / 4 = 122.66 */
+    /* stage 1: (4 + 12/N) x 175e9 must fit the smallest replica, floor(1024/N) x 80 GiB. At
+     * N = 113, floor(1024/113) = 9: 9 x 85899345920 = 773094113280 >= 700e9 + 2100e9/113 =
+     * 718.58e9 (and every N < 113 has 9 or more and a larger need only by 12P/N, at N = 1
+     * 2.8e12 of 87.96e12); at N = 114, 114 x 9 = 1026 > 1024: floor 8, 687194767360 <
+     * 700e9 + 2100e9/114 = 718.42e9. (The mean, 1024/N x 80 GiB, would say N <= 122.66.) */
     assert_int_equal(dpas_memory_check(&s, c, 1, &m, &e), 0);
-    assert_int_equal(m.largest_dp_degree, 122);
+    assert_int_equal(m.largest_dp_degree, 113);
+    /* Unequal replicas (issue 32): N = 120 on 1024 H100s, 1024 = 120 x 8 + 64: 64 replicas
+     * have 9 accelerators and 56 have 8. Stage 1 needs (4 + 12/120) x 175e9 = 717.5e9 per
+     * replica; the 56 of 8 hold 8 x 85899345920 = 687194767360 < 717.5e9: it does not fit
+     * (the mean, 1024/120 = 8.53 H100s, 733.0e9, would have said it does). */
+    dpas_scenario u = s;
+    u.dp_degree = 120;
+    assert_int_equal(dpas_memory_check(&u, c, 1, &m, &e), 0);
+    assert_int_equal(m.state.whole, 717500000000ull);
+    assert_int_equal(m.capacity.whole, 687194767360ull);
+    assert_true(m.accelerators_per_replica == 8.0);
+    assert_false(m.fits);
+    assert_int_equal(m.headroom.whole, 717500000000ull - 687194767360ull);
+    assert_int_equal(m.largest_dp_degree, 113); /* as above: 113 fits, 114 does not */
+    /* replicas of 8: 4P = 700e9 alone exceeds 687.2e9, at any N */
+    assert_int_equal(m.smallest_dp_degree, 0);
+    assert_int_equal(m.smallest_zero_stage, 2);
+    /* stage 2 at N = 120: (2 + 14/120) x 175e9 = 370416666666.67 <= 687194767360. Replicas of
+     * 8 H100s (8 to a node) fit from 350e9 + 2450e9/D <= 687194767360, D >= 2450e9 /
+     * 337194767360 = 7.27: 8 replicas on 8 nodes; 7 need 700e9 > 687.2e9 */
+    assert_int_equal(dpas_memory_check(&u, c, 2, &m, &e), 0);
+    assert_true(m.fits);
+    assert_int_equal(m.smallest_dp_degree, 8);
+    assert_int_equal(m.smallest_nodes, 8);
+    /* stage 2, largest N: 350e9 + 2450e9/N <= floor(1024/N) x 85899345920. N = 204: floor 5,
+     * 429496729600 >= 362.01e9; N = 205: 205 x 5 = 1025 > 1024, floor 4, 343597383680 <
+     * 361.95e9 (the mean would have said 244: 4.197 x 80 GiB = 360.5e9 >= 360.04e9) */
+    assert_int_equal(m.largest_dp_degree, 204);
+    char um[512];
+    assert_int_equal(dpas_memory_check(&u, c, 1, &m, &e), 0);
+    dpas_memory_message(&u, c, 1, &m, um, sizeof um);
+    assert_non_null(strstr(um, "exceeds the memory of its 8 H100 accelerators (687.195 GB)"));
+    assert_non_null(strstr(um, "it fits with ZeRO stage 2, or at dp_degree <= 113"));
     /* stage 3: 16 x 175e9 <= 87960930222080 at any N, up to all 1024 accelerators */
     assert_int_equal(dpas_memory_check(&s, c, 3, &m, &e), 0);
     assert_int_equal(m.largest_dp_degree, 1024);

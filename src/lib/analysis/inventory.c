@@ -184,8 +184,11 @@ static int memory_check(const dpas_scenario *s, const dpas_memory_opts *o, int z
     if (zero_stage < 0 || zero_stage > 3)
         return dpas__fail(err, DPAS_EINVAL, "zero", "zero stage must be 0, 1, 2 or 3, got %d",
                           zero_stage);
-    out->accelerators_per_replica = dpas__ratio(
-        (uint64_t)s->nodes * (uint64_t)s->accelerators_per_node, (uint64_t)s->dp_degree);
+    /* the smallest replica: A mod N replicas have floor(A/N) + 1 accelerators, the rest
+     * floor(A/N) (>= 1: the validation holds N <= A); a state must fit every replica */
+    const uint64_t per =
+        (uint64_t)s->nodes * (uint64_t)s->accelerators_per_node / (uint64_t)s->dp_degree;
+    out->accelerators_per_replica = (double)per;
     const bool zero16 = !strcmp(c->name, "zero16");
     if (zero_stage && !zero16)
         return dpas__fail(err, DPAS_EINVAL, "zero",
@@ -210,11 +213,10 @@ static int memory_check(const dpas_scenario *s, const dpas_memory_opts *o, int z
                                 "total_bytes", err)))
         return rc;
     const dpas_hardware *hw = s->node_entry->accelerator;
-    int64_t acc = s->nodes * s->accelerators_per_node; /* checked by dpas_scenario_validate */
-    /* memory x acc / n in 128 bits (memory x acc alone can pass 2^64); a registry memory is a
-     * whole number of bytes (its reader accepts no fraction) */
-    if ((rc = dpas__bytes_scaled(hw->memory.whole, (dpas_rational){(uint64_t)acc, 1}, 1,
-                                 (uint64_t)s->dp_degree, &out->capacity, err)))
+    /* memory x floor(A/N) in 128 bits; a registry memory is a whole number of bytes (its reader
+     * accepts no fraction) */
+    if ((rc = dpas__bytes_scaled(hw->memory.whole, (dpas_rational){per, 1}, 1, 1, &out->capacity,
+                                 err)))
         return dpas__bytes_field(rc, "capacity_bytes", err);
     double st = dpas_bytes_to_double(out->total), cap = dpas_bytes_to_double(out->capacity);
     /* a zero capacity (a registry accelerator of 0 B) would make inf or NaN, which no JSON holds */
@@ -227,26 +229,55 @@ static int memory_check(const dpas_scenario *s, const dpas_memory_opts *o, int z
                              "headroom_bytes", err);
 }
 
-/* Does it fit at dp_degree n and this stage? A check that fails (a byte count out of range)
- * counts as not fitting. */
+/* The micro-batch at dp_degree n: the one given, or (step_tokens) the replica's share of the
+ * step's tokens, ceil(step_tokens / (n x sequence)), as `dpas step` defaults it. */
+static uint64_t micro_at(const dpas_memory_opts *o, uint64_t n)
+{
+    if (o->micro_batch || !o->step_tokens || !o->shape || o->shape->layers < 1)
+        return o->micro_batch;
+    uint64_t seq = o->sequence ? o->sequence : (uint64_t)o->shape->sequence;
+    if (!seq)
+        return 0;
+    dpas__u128 d = (dpas__u128)n * seq;
+    dpas__u128 q = o->step_tokens / d + (o->step_tokens % d != 0);
+    return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+/* The activations at dp_degree n: those of the check when the micro-batch does not move with
+ * n, else counted again; nonzero when they cannot be counted (past 2^64 B). */
+static int act_at(const dpas_memory_opts *o, const dpas_memory *m, uint64_t n, dpas_bytes *act)
+{
+    dpas_bytes pl;
+    if (!m->activations_counted || o->micro_batch || !o->step_tokens) {
+        *act = m->activations;
+        return 0;
+    }
+    return dpas_activation_bytes(o->shape, micro_at(o, n), o->sequence, o->recompute, &pl, act,
+                                 NULL);
+}
+
+/* Does it fit at dp_degree n on this fleet and this stage (its smallest replica)? A check that
+ * fails (a byte count out of range) counts as not fitting. */
 static bool fits_at(const dpas_scenario *s, const dpas_memory_opts *o, const dpas_memory *m,
                     int zero_stage, int64_t n)
 {
     dpas_scenario t = *s;
-    dpas_memory x = {.activations = m->activations};
+    dpas_memory x = {0};
     t.dp_degree = n;
-    return !memory_check(&t, o, zero_stage, false, &x, NULL) && x.fits;
+    return !act_at(o, m, (uint64_t)n, &x.activations) &&
+           !memory_check(&t, o, zero_stage, false, &x, NULL) && x.fits;
 }
 
-/* Does it fit on n replicas of this capacity each (the fleet scaled to n replicas)? */
+/* Does it fit on n replicas of the smallest replica's capacity each (the fleet scaled to n
+ * replicas)? */
 static bool fits_scaled(const dpas_memory_opts *o, const dpas_scenario *s, const dpas_memory *m,
                         int zero_stage, uint64_t n)
 {
-    dpas_bytes st, tot;
+    dpas_bytes st, tot, act;
     const uint64_t K = o->optimizer ? o->optimizer->state_bytes : 12;
-    return !state_at(o->state, K, zero_stage, s->parameters, n, &st, NULL) &&
-           !dpas__bytes_add(st, m->activations, &tot, NULL) &&
-           dpas__bytes_cmp(tot, m->capacity) <= 0;
+    return !act_at(o, m, n, &act) &&
+           !state_at(o->state, K, zero_stage, s->parameters, n, &st, NULL) &&
+           !dpas__bytes_add(st, act, &tot, NULL) && dpas__bytes_cmp(tot, m->capacity) <= 0;
 }
 
 /* The activations' note; over its room an error, never a cut. */
@@ -312,7 +343,10 @@ int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dp
     memset(out, 0, sizeof *out);
     if (!oo.state && (rc = dpas_convention_find("zero16", &oo.state, err)))
         return rc;
-    if ((rc = activations(&oo, out, err)) || (rc = memory_check(s, &oo, oo.zero, true, out, err)))
+    /* the micro-batch at this dp_degree (the step's share when it moves with N) */
+    dpas_memory_opts here = oo;
+    here.micro_batch = micro_at(&oo, (uint64_t)(s->dp_degree > 0 ? s->dp_degree : 1));
+    if ((rc = activations(&here, out, err)) || (rc = memory_check(s, &oo, oo.zero, true, out, err)))
         return rc;
     const int zero_stage = oo.zero;
     /* The smallest ZeRO stage that fits at this dp_degree (stages partition zero16 only). */
@@ -321,23 +355,26 @@ int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dp
          z++)
         if (z == zero_stage ? out->fits : fits_at(s, &oo, out, z, s->dp_degree))
             out->smallest_zero_stage = z;
-    /* The largest dp_degree that fits at this stage. Per replica the state is a + b/N bytes
-     * (b = 0 at stage 0, a = 0 at stage 3) plus the activations c and the memory M x A/N, so it
-     * fits when (a + c) N + b <= M A: a condition that holds for every N up to a bound, or for
-     * none, or for all. A bisection over 1..accelerators finds the bound. */
-    int64_t lo = 0, hi = s->nodes * s->accelerators_per_node; /* checked by the validation */
-    if (fits_at(s, &oo, out, zero_stage, hi))
-        lo = hi;
-    while (hi - lo > 1) { /* fits at lo (or lo = 0), not at hi */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (fits_at(s, &oo, out, zero_stage, mid))
-            lo = mid;
-        else
-            hi = mid;
+    /* The largest X such that every dp_degree 1..X fits on this fleet at this stage. At N the
+     * smallest replica has k = floor(A/N) accelerators and needs a + b/N bytes of state (b = 0
+     * at stage 0, a = 0 at stage 3) plus its activations (constant, or falling with N when the
+     * micro-batch is the replica's share): within a run of N with the same k the need falls as
+     * N grows, so the first N that does not fit starts a run. Runs start at N = 1 and at
+     * floor(A/k) + 1: at most 2 sqrt(A) checks. */
+    const int64_t A = s->nodes * s->accelerators_per_node; /* checked by the validation */
+    int64_t first_miss = A + 1;
+    for (int64_t n = 1; n <= A;) {
+        if (!fits_at(s, &oo, out, zero_stage, n)) {
+            first_miss = n;
+            break;
+        }
+        n = A / (A / n) + 1;
     }
-    out->largest_dp_degree = lo;
-    /* The fewest replicas of this capacity each that fit: a + c + b/N <= C falls with N, so a
-     * bisection over 1..2^40 finds the first N that fits, when one does. */
+    out->largest_dp_degree = first_miss - 1;
+    /* The fewest replicas of the smallest replica's accelerators each that fit: the need falls
+     * with N and the capacity is fixed, so a bisection over 1..2^40 finds the first N that fits,
+     * when one does. Rounded up to a multiple of q = node / gcd(k, node), so that N x k
+     * accelerators are whole nodes (the fleet one can ask for with --nodes). */
     uint64_t flo = 0, fhi = 1ull << 40; /* fits at fhi (when at all), not at flo */
     if (fits_scaled(&oo, s, out, zero_stage, fhi)) {
         while (fhi - flo > 1) {
@@ -347,14 +384,21 @@ int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dp
             else
                 flo = mid;
         }
-        out->smallest_dp_degree = (int64_t)fhi;
+        const uint64_t k = (uint64_t)out->accelerators_per_replica,
+                       node = (uint64_t)s->accelerators_per_node, q = node / dpas__gcd(k, node);
+        const dpas__u128 d = ((dpas__u128)fhi + q - 1) / q * q,
+                         nodes = d * k / node; /* exact: q x k is a multiple of node */
+        if (d <= INT64_MAX && nodes <= INT64_MAX) {
+            out->smallest_dp_degree = (int64_t)d;
+            out->smallest_nodes = (int64_t)nodes;
+        }
     }
     /* The least recomputation that fits here (activations fall from none to full). */
     out->smallest_recompute = -1;
     for (int r = 0; out->activations_counted && r < DPAS_RECOMPUTE_COUNT; r++) {
         dpas_bytes pl, act, tot;
         if (r == (int)oo.recompute ? out->fits
-                                   : !dpas_activation_bytes(oo.shape, oo.micro_batch, oo.sequence,
+                                   : !dpas_activation_bytes(oo.shape, here.micro_batch, oo.sequence,
                                                             (dpas_recompute)r, &pl, &act, NULL) &&
                                          !dpas__bytes_add(out->state, act, &tot, NULL) &&
                                          dpas__bytes_cmp(tot, out->capacity) <= 0) {

@@ -370,7 +370,8 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
 }
 
 /* One replica's memory at the step's stage: its micro-batch the one given, or its share of the
- * batch rounded up (sequences: global_batch / N, or tokens / (N x the model's sequence)). */
+ * batch rounded up (sequences: global_batch / N, or tokens / (N x the model's sequence)), at
+ * this dp_degree and at each one where-it-fits tries. */
 static int step_memory(const dpas_scenario *s, const dpas_step_opts *o, dpas_step *st,
                        dpas_error *err)
 {
@@ -380,16 +381,8 @@ static int step_memory(const dpas_scenario *s, const dpas_step_opts *o, dpas_ste
                            .no_shape_why = o->no_shape_why,
                            .micro_batch = o->micro_batch,
                            .sequence = o->tokens ? 0 : o->sequence,
-                           .recompute = (dpas_recompute)o->recompute};
-    const uint64_t n = (uint64_t)s->dp_degree;
-    if (!mo.micro_batch && o->shape && o->shape->layers) {
-        if (!o->tokens) {
-            mo.micro_batch = o->global_batch / n + (o->global_batch % n != 0);
-        } else {
-            dpas__u128 per = (dpas__u128)n * (uint64_t)o->shape->sequence;
-            mo.micro_batch = (uint64_t)(o->tokens / per + (o->tokens % per != 0));
-        }
-    }
+                           .recompute = (dpas_recompute)o->recompute,
+                           .step_tokens = o->micro_batch ? 0 : st->tokens};
     /* a memory that cannot be computed (activations past 2^64 B) is refused as memory refuses
      * it, not dropped from the answer */
     if (!s->node_entry)

@@ -183,7 +183,7 @@ static void state_name(const dpas_convention *c, int zero, char *buf, size_t cap
         snprintf(buf, cap, "%s", c->name);
 }
 
-/* The accelerators of one replica, as the check computed them (a mean when unequal). */
+/* The accelerators of the smallest replica, as the check counted them. */
 static void per_replica(const dpas_memory *m, char *buf, size_t cap)
 {
     dpas__fmt_double(m->accelerators_per_replica, false, buf, cap);
@@ -205,9 +205,10 @@ void dpas__memory_where(const dpas_memory *m, int zero, dpas__buf *out)
         dpas__buf_puts(out, k ? (k + 1 == n ? ", or " : ", ") : "");
         k++;
         if (i == 0)
-            dpas__buf_printf(out, "from dp_degree %lld (%.6g accelerators)",
-                             (long long)m->smallest_dp_degree,
-                             (double)m->smallest_dp_degree * m->accelerators_per_replica);
+            dpas__buf_printf(out, "from dp_degree %lld on %lld node%s (%lld x %.0f accelerators)",
+                             (long long)m->smallest_dp_degree, (long long)m->smallest_nodes,
+                             m->smallest_nodes == 1 ? "" : "s", (long long)m->smallest_dp_degree,
+                             m->accelerators_per_replica);
         else if (i == 1)
             dpas__buf_printf(out, "with ZeRO stage %d", m->smallest_zero_stage);
         else if (i == 2)
@@ -245,6 +246,8 @@ void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *ind)
     dpas__buf_json_bytes(b, "total_bytes", m->total);
     dpas__buf_printf(b, ",\n%s  ", ind);
     dpas__buf_json_bytes(b, "capacity_bytes", m->capacity);
+    dpas__buf_printf(b, ",\n%s  \"accelerators_per_replica\": %.0f", ind,
+                     m->accelerators_per_replica);
     dpas__fmt_double(m->utilisation, false, u, sizeof u);
     dpas__buf_printf(b, ",\n%s  \"utilisation\": %s,\n%s  \"fits\": %s,\n", ind, u, ind,
                      m->fits ? "true" : "false");
@@ -259,10 +262,15 @@ void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *ind)
     else
         dpas__buf_printf(b, "%s  \"largest_dp_degree_that_fits\": null,\n", ind);
     if (m->smallest_dp_degree >= 1)
-        dpas__buf_printf(b, "%s  \"smallest_dp_degree_that_fits\": %lld,\n", ind,
-                         (long long)m->smallest_dp_degree);
+        dpas__buf_printf(b,
+                         "%s  \"smallest_dp_degree_that_fits\": %lld,\n%s  "
+                         "\"smallest_nodes_that_fits\": %lld,\n",
+                         ind, (long long)m->smallest_dp_degree, ind, (long long)m->smallest_nodes);
     else
-        dpas__buf_printf(b, "%s  \"smallest_dp_degree_that_fits\": null,\n", ind);
+        dpas__buf_printf(b,
+                         "%s  \"smallest_dp_degree_that_fits\": null,\n%s  "
+                         "\"smallest_nodes_that_fits\": null,\n",
+                         ind, ind);
     dpas__buf_printf(b, "%s  \"smallest_recompute_that_fits\": ", ind);
     if (m->smallest_recompute >= 0)
         dpas__buf_json_str(b, dpas_recompute_name((dpas_recompute)m->smallest_recompute));
@@ -370,10 +378,13 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
         else
             dpas__buf_puts(&b, "  \"largest_dp_degree_that_fits\": null,\n");
         if (m->smallest_dp_degree >= 1)
-            dpas__buf_printf(&b, "  \"smallest_dp_degree_that_fits\": %lld,\n",
-                             (long long)m->smallest_dp_degree);
+            dpas__buf_printf(&b,
+                             "  \"smallest_dp_degree_that_fits\": %lld,\n  "
+                             "\"smallest_nodes_that_fits\": %lld,\n",
+                             (long long)m->smallest_dp_degree, (long long)m->smallest_nodes);
         else
-            dpas__buf_puts(&b, "  \"smallest_dp_degree_that_fits\": null,\n");
+            dpas__buf_puts(&b, "  \"smallest_dp_degree_that_fits\": null,\n  "
+                               "\"smallest_nodes_that_fits\": null,\n");
         dpas__buf_puts(&b, "  \"smallest_recompute_that_fits\": ");
         if (m->smallest_recompute >= 0)
             dpas__buf_json_str(&b, dpas_recompute_name((dpas_recompute)m->smallest_recompute));
@@ -415,16 +426,25 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
                    bytes_value(sign, m->headroom, sign, hhum)};
     dpas__buf x = {0};
     dpas__buf_printf(&x, "%s x %s", apr, s->node_entry->accelerator->name);
+    {
+        const int64_t A = s->nodes * s->accelerators_per_node, N = s->dp_degree;
+        if (N > 0 && A % N) /* unequal replicas: the check holds the smallest */
+            dpas__buf_printf(&x,
+                             " (the smallest replica: %lld of the %lld have %lld, %lld have %lld)",
+                             (long long)(N - A % N), (long long)N, (long long)(A / N),
+                             (long long)(A % N), (long long)(A / N + 1));
+    }
     v[3] = dpas__buf_finish(&x, NULL);
     v[5] = strdup(util);
     v[6] = strdup(m->fits ? "yes" : "no");
-    char zs[32] = "none", dps[32] = "none", sdp[32] = "none", opt[160], ha[64], ht[64];
+    char zs[32] = "none", dps[32] = "none", sdp[64] = "none", opt[160], ha[64], ht[64];
     if (m->smallest_zero_stage >= 0)
         snprintf(zs, sizeof zs, "%d", m->smallest_zero_stage);
     if (m->largest_dp_degree >= 1)
         snprintf(dps, sizeof dps, "%lld", (long long)m->largest_dp_degree);
     if (m->smallest_dp_degree >= 1)
-        snprintf(sdp, sizeof sdp, "%lld", (long long)m->smallest_dp_degree);
+        snprintf(sdp, sizeof sdp, "%lld (on %lld node%s)", (long long)m->smallest_dp_degree,
+                 (long long)m->smallest_nodes, m->smallest_nodes == 1 ? "" : "s");
     v[7] = strdup(zs);
     v[8] = strdup(dps);
     v[9] = strdup(sdp);

@@ -14,7 +14,8 @@ size_t dpas_warning_message(const dpas_report *r, unsigned warning, char *buf, s
         return (size_t)snprintf(buf, cap,
                                 "dp_degree %lld does not divide accelerators %lld: replicas are "
                                 "unequal (the scenario assumes equal replicas; "
-                                "accelerators_per_replica is a mean)",
+                                "accelerators_per_replica is a mean; a memory check holds the "
+                                "smallest replica)",
                                 (long long)(r->gather_factor + 1), (long long)r->accelerators);
     return (size_t)snprintf(buf, cap, "unknown warning %u", warning);
 }

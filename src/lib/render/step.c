@@ -63,10 +63,15 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
         dpas_format_bytes_human(m->activations, v->units, act, sizeof act);
         dpas__memory_where(m, st->zero, &wb);
         const char *where = wb.data ? wb.data : "";
-        dpas__buf_printf(b, "memory    %s per replica of %s: state %s + activations %s%s; %s%s%s\n",
+        dpas__buf_printf(b, "memory    %s per replica of %s: state %s + activations %s%s; %s%s%s",
                          tot, cap, sth, m->activations_counted ? act : "not counted",
                          m->activations_counted ? "" : " (see the note)",
                          m->fits ? "fits" : "does not fit", *where ? "; it fits " : "", where);
+        if (!m->fits && !*where)
+            dpas__buf_printf(b, "; it fits at no dp_degree on this fleet%s%s",
+                             st->zero < 3 ? ", no ZeRO stage" : "",
+                             m->activations_counted ? " and no recomputation" : "");
+        dpas__buf_puts(b, "\n");
         free(wb.data);
     }
     dpas__buf_puts(b, "\n");

@@ -234,15 +234,30 @@ function modelPair() {
     ? [['network_model', value('network_model')]] : [];
 }
 
+// The training step's fields (issue 32), by their API names: empty ones are left out (the
+// step's defaults: the replica's share as micro-batch, no recomputation, no ZeRO).
+const STEP_FIELDS = ['tokens', 'mfu', 'micro_batch', 'recompute', 'zero'];
+
+function stepPairs() {
+  return STEP_FIELDS.filter((k) => value(k) !== '').map((k) => [k, value(k)]);
+}
+
+// The memory check's activations: counted when a micro-batch is given (with its recomputation),
+// as `dpas memory --micro-batch` counts them.
+function memoryPairs() {
+  if (value('micro_batch') === '') return [];
+  return [['micro_batch', value('micro_batch')]].concat(value('recompute') !== '' ? [['recompute', value('recompute')]] : []);
+}
+
 function pagePairs() {
   const pairs = scenarioPairs();
-  for (const k of ['rule', 'f']) if (value(k) !== '') pairs.push([k, value(k)]);
+  for (const k of ['rule', 'f'].concat(STEP_FIELDS)) if (value(k) !== '') pairs.push([k, value(k)]);
   return pairs;
 }
 
 function fromAddress() {
   const q = new URLSearchParams(location.search);
-  for (const k of state.inputs.concat(['rule', 'f'])) {
+  for (const k of state.inputs.concat(['rule', 'f'], STEP_FIELDS)) {
     const v = q.get(k === 'model' && !q.has('model') ? 'workload' : k);
     if (v === null) continue;
     const el = $(k);
@@ -375,6 +390,23 @@ function renderAttributes(r) {
   }
 }
 
+// Where a memory check says it would fit, each as the command that fits when run: ZeRO's stage
+// and recomputation at this N, every N up to the largest, or N replicas of this size on whole
+// nodes (the library's smallest_* and largest_* fields).
+function whereItFits(m, zero) {
+  const where = [];
+  if (m.smallest_zero_stage_that_fits !== null && m.smallest_zero_stage_that_fits > zero) where.push('with ZeRO stage ' + m.smallest_zero_stage_that_fits);
+  if (!m.fits && m.smallest_recompute_that_fits !== null && m.smallest_recompute_that_fits !== undefined &&
+      m.smallest_recompute_that_fits !== m.recompute) where.push('with recompute ' + m.smallest_recompute_that_fits);
+  if (m.largest_dp_degree_that_fits !== null) where.push('at N \u2264 ' + m.largest_dp_degree_that_fits);
+  if (m.smallest_dp_degree_that_fits !== null && m.smallest_dp_degree_that_fits !== undefined) {
+    where.push('from N = ' + m.smallest_dp_degree_that_fits + ' on ' + m.smallest_nodes_that_fits + ' node' +
+      (Number(m.smallest_nodes_that_fits) === 1 ? '' : 's') + ' (' + m.smallest_dp_degree_that_fits + ' \u00d7 ' +
+      exact(m.accelerators_per_replica) + ' accelerators)');
+  }
+  return where;
+}
+
 // The memory check without ZeRO and at each stage (require_fit=false: a state that does not fit
 // is an answer with fits false), and where it would fit, as the library found it.
 function renderMemory(answers) {
@@ -401,22 +433,23 @@ function renderMemory(answers) {
     if (ans.ok) {
       const m = ans.body;
       cell(tr, fmtBytes(m.state_bytes), 'num', exact(m.state_bytes) + ' B');
+      cell(tr, m.activations_counted ? fmtBytes(m.activations_bytes) : 'not counted', 'num',
+        m.activations_counted ? exact(m.activations_bytes) + ' B: ' + m.activations : m.activations);
       cell(tr, fmtBytes(m.capacity_bytes), 'num', exact(m.capacity_bytes) + ' B: ' +
-        exact(m.accelerators_per_replica) + ' \u00d7 ' + m.accelerator);
+        exact(m.accelerators_per_replica) + ' \u00d7 ' + m.accelerator + ' (the smallest replica)');
       cell(tr, pct(m), 'num', exact(m.utilisation));
       cell(tr, m.fits ? 'yes' : 'no', m.fits ? 'yes' : 'no');
     } else {
       const td = cell(tr, ans.body.detail || ans.body.title, 'note');
-      td.colSpan = 4;
+      td.colSpan = 5;
     }
     body.appendChild(tr);
   });
   const m = first.body;
-  const where = [];
-  if (m.smallest_zero_stage_that_fits !== null && m.smallest_zero_stage_that_fits > 0) where.push('with ZeRO stage ' + m.smallest_zero_stage_that_fits);
-  if (m.largest_dp_degree_that_fits !== null) where.push('at N \u2264 ' + m.largest_dp_degree_that_fits);
+  const where = whereItFits(m, 0);
   const p = document.createElement('p');
-  const need = ': one replica needs ' + fmtBytes(m.state_bytes) + ' of training state (' + m.state + '); its ' +
+  const need = ': one replica needs ' + fmtBytes(m.state_bytes) + ' of training state (' + m.state + ')' +
+    (m.activations_counted ? ' and ' + fmtBytes(m.activations_bytes) + ' of activations' : '') + '; its ' +
     sig(Number(m.accelerators_per_replica)) + ' ' + shortName(m.accelerator) + ' accelerators hold ' + fmtBytes(m.capacity_bytes);
   if (m.fits) {
     verdict.classList.add('yes');
@@ -607,6 +640,99 @@ function renderCost(c, rule) {
     li.textContent = text;
     notes.appendChild(li);
   }
+}
+
+// ---- the training step (issue 32) ----
+
+// A time with its band (the MFU's and a calibration's), readable, exact on hover.
+function timeWithBand(v, lo, hi) {
+  if (v === null || v === undefined) return readable('span', '\u2014', 'not known');
+  const band = lo !== null && lo !== undefined && hi !== null && hi !== undefined;
+  return readable('span', fmtTime(v) + (band ? ' (' + fmtTime(lo) + '\u2013' + fmtTime(hi) + ')' : ''),
+    exact(v) + ' s' + (band ? '; band ' + exact(lo) + ' to ' + exact(hi) + ' s' : ''));
+}
+
+// The step of every default rule x schedule: the compute and its basis, then a row per
+// realisable combination (all of them, with why, when "say why" is ticked), the notes, and the
+// memory of one replica in the step (its micro-batch's activations, where it would fit).
+function renderStep(st) {
+  const lead = $('step-lead');
+  lead.textContent = '';
+  lead.append('Compute ', timeWithBand(st.compute_s, st.compute_band_low_s, st.compute_band_high_s),
+    ' per step (forward ', readable('span', fmtTime(st.forward_s), exact(st.forward_s) + ' s'), ', backward ',
+    readable('span', fmtTime(st.backward_s), exact(st.backward_s) + ' s'), '): ' + exact(st.flops_factor) +
+    ' \u00d7 ' + exact(st.parameters) + ' parameters \u00d7 ' + exact(st.tokens) + ' tokens on ' +
+    exact(st.accelerators) + ' accelerators at ', readable('span', sig(Number(st.peak_flops) / 1e12) + ' TFLOP/s',
+      exact(st.peak_flops) + ' FLOP/s (' + st.peak_source + ')'),
+    ' \u00d7 MFU ' + sig(Number(st.mfu) * 100, 3) + '%, ' + st.mfu_basis +
+    (st.mfu_basis === 'assumed' ? ' (' + sig(Number(st.mfu_band_low) * 100, 3) + '\u2013' + sig(Number(st.mfu_band_high) * 100, 3) + '%: ' + st.mfu_source + ')' : '') +
+    '. ' + exact(st.buckets) + ' buckets of ', readable('span', fmtBytes(st.bucket_bytes), exact(st.bucket_bytes) + ' B'),
+    (Number(st.zero) ? ', ZeRO stage ' + exact(st.zero) : '') + '; the mean under allreduce (plain DDP): ',
+    timeWithBand(st.baseline_s), ' per step.');
+  const all = $('show-all').checked;
+  const body = $('step').tBodies[0];
+  body.textContent = '';
+  for (const r of st.rows) {
+    if (!r.realisable && !all) continue;
+    const tr = document.createElement('tr');
+    if (r.rule === value('rule')) tr.className = 'chosen';
+    rowHead(tr, r.rule + (r.convention === 'standard' ? '' : ' (' + r.convention + ')'));
+    cell(tr, r.schedule);
+    if (!r.realisable) {
+      const td = cell(tr, 'cannot: ' + r.why, 'cannot');
+      td.colSpan = 9;
+      body.appendChild(tr);
+      continue;
+    }
+    cell(tr, fmtBytes(r.bytes_per_worker), 'num', exact(r.bytes_per_worker) + ' B');
+    const ex = document.createElement('td');
+    ex.className = 'num';
+    ex.appendChild(timeWithBand(r.exchange_s, r.exchange_band_low_s, r.exchange_band_high_s));
+    tr.appendChild(ex);
+    for (const k of ['exposed_s', 'zero_s', 'rule_s']) {
+      const v = r[k];
+      cell(tr, v === null ? '\u2014' : fmtTime(v), 'num', v === null ? 'not known' : exact(v) + ' s' +
+        (k === 'rule_s' && r.rule_bound ? ' (' + r.rule_bound + '-bound)' : ''));
+    }
+    const stc = document.createElement('td');
+    stc.className = 'num';
+    stc.dataset.step = r.step_s === null ? '' : exact(r.step_s);
+    stc.appendChild(timeWithBand(r.step_s, r.step_band_low_s, r.step_band_high_s));
+    tr.appendChild(stc);
+    cell(tr, r.added_s === null ? '\u2014' : fmtTime(r.added_s), 'num', r.added_s === null ? 'not known' : exact(r.added_s) + ' s');
+    cell(tr, r.share === null ? '\u2014' : sig(Number(r.share) * 100, 3) + '%', 'num', r.share === null ? 'not known' : exact(r.share));
+    const basis = [r.exchange_model ? String(r.exchange_model).replace(/_/g, ' ') : 'no times'];
+    if (r.exchange_basis) basis.push(String(r.exchange_basis).replace(/_/g, ' '));
+    cell(tr, basis.join(', '), 'basis');
+    body.appendChild(tr);
+  }
+  const notes = $('step-notes');
+  notes.textContent = '';
+  for (const text of st.notes || []) {
+    const li = document.createElement('li');
+    li.textContent = text;
+    notes.appendChild(li);
+  }
+  // one replica's memory in this step: the state at the step's ZeRO stage and the activations
+  // of its micro-batch, and where it would fit, as the library found it
+  const box = $('step-memory');
+  box.textContent = '';
+  box.className = 'verdict';
+  const m = st.memory;
+  if (!m) return;
+  const p = document.createElement('p');
+  const acts = m.activations_counted
+    ? fmtBytes(m.activations_bytes) + ' of activations (micro-batch ' + exact(m.micro_batch) + ' of ' + exact(m.sequence) +
+      ' tokens, recompute ' + m.recompute + ': ' + m.activations + ')'
+    : 'activations ' + m.activations;
+  const head = 'In this step of ' + exact(st.tokens) + ' tokens, one replica holds ' + fmtBytes(m.state_bytes) +
+    ' of state (' + m.optimizer + (Number(st.zero) ? ', ZeRO stage ' + exact(st.zero) : '') + ') and ' + acts +
+    ', ' + fmtBytes(m.total_bytes) + ' of the ' + fmtBytes(m.capacity_bytes) + ' of its ' + exact(m.accelerators_per_replica) + ' accelerators: ';
+  const where = whereItFits(m, Number(st.zero));
+  box.classList.add(m.fits ? 'yes' : 'no');
+  p.append(head, readable('span', m.fits ? 'it fits' : 'it does not fit', undefined, m.fits ? 'yes-text' : 'no-text'),
+    m.fits ? '.' : '; ' + (where.length ? 'it fits ' + where.join(', or ') + '.' : 'it fits at no N on this fleet, with no ZeRO stage or recomputation.'));
+  box.appendChild(p);
 }
 
 // ---- plots: SVG drawn here from the API's rows ----
@@ -1131,10 +1257,12 @@ function cliText(v) {
   const lines = [];
   if (logFile) lines.push('# ' + state.log.name + ': the nccl-tests log you gave the page, saved under that name');
   lines.push('dpas eval ' + s + ' --explain');
-  for (let z = 0; z < 4; z++) lines.push('dpas memory ' + s + ' --zero ' + z + ' # exits 2 when it does not fit');
+  const mem = memoryPairs().length ? ' ' + cliArgs(memoryPairs()) : '';
+  for (let z = 0; z < 4; z++) lines.push('dpas memory ' + s + mem + ' --zero ' + z + ' # exits 2 when it does not fit');
   lines.push('dpas inventory ' + s);
   lines.push('dpas rules --n ' + shellWord(v.n) + (v.f !== '' ? ' --f ' + shellWord(v.f) : ''));
   lines.push('dpas cost ' + s + (v.f !== '' ? ' --f ' + shellWord(v.f) : '') + cal);
+  lines.push('dpas step ' + s + ' ' + cliArgs(stepPairs()) + cal);
   const plot = v.plot;
   const base = cliArgs(v.pairs.filter(([k]) => k !== 'dp_degree'));
   const sweep = 'dpas sweep ' + base + ' --dp ' + plot.ns.join(',') + ' --schedule ' + plot.schedules.join(',') +
@@ -1146,6 +1274,11 @@ function cliText(v) {
 
 function pyString(v) {
   return JSON.stringify(String(v));
+}
+
+// Keyword arguments of the step's fields: counts and stages as ints, the rest as the text given.
+function pyKeys(pairs) {
+  return pairs.map(([k, x]) => ', ' + k + '=' + ((k === 'zero' || k === 'micro_batch') && /^[0-9]+$/.test(x) ? x : pyString(x))).join('');
 }
 
 function pythonText(v) {
@@ -1168,10 +1301,11 @@ function pythonText(v) {
   const lines = ['import dpas', '', 'kw = dict(' + kw.join(',\n          ') + ')',
     's = dpas.DataParallelAttackSurfaceScenario(**kw)',
     'report = s.report(explain=True)             # the seed\'s attributes',
-    'memory = [s.memory(zero=z) for z in range(4)]  # without ZeRO, then stages 1 to 3',
+    'memory = [s.memory(zero=z' + pyKeys(memoryPairs()) + ') for z in range(4)]  # without ZeRO, then stages 1 to 3',
     'inventory = s.inventory()',
     'rules = dpas.rules(n=' + v.n + (f ? ', ' + f : '') + ')',
-    'cost = s.cost(' + f + ')'];
+    'cost = s.cost(' + f + ')',
+    'step = s.step(' + pyKeys(stepPairs()).slice(2) + ')  # the training step (a dict, as dpas step -o json)'];
   if (state.log) lines.push('# times from your nccl-tests log: the CLI commands take it (--calibration); the Python package does not yet');
   const plot = v.plot;
   lines.push('# the plots: each schedule at each N',
@@ -1253,7 +1387,8 @@ async function update() {
     cost: req('/api/v1/cost', pairs.concat(extra, modelPair()), true),
     rules: req('/api/v1/rules', (n !== '' ? [['n', n]] : []).concat(extra)),
     inventory: req('/api/v1/inventory', pairs),
-    memory: [0, 1, 2, 3].map((z) => req('/api/v1/memory', pairs.concat([['zero', String(z)], ['require_fit', 'false']]))),
+    memory: [0, 1, 2, 3].map((z) => req('/api/v1/memory', pairs.concat(memoryPairs(), [['zero', String(z)], ['require_fit', 'false']]))),
+    step: req('/api/v1/step', pairs.concat(stepPairs(), modelPair()), true),
   };
   // every request at once, in the order they are drawn (a browser opens six connections to a
   // server: the job's request first, the plots' sweeps, the slowest, last); each section is
@@ -1261,7 +1396,7 @@ async function update() {
   const plotFor = (b) => (Number.isInteger(nNum) && b >= 1 ? plotRequests(pairs, nNum, b, rule) : null);
   const evP = api(requests.eval);
   const rest = Promise.all([api(requests.cost), api(requests.rules), api(requests.inventory),
-    Promise.all(requests.memory.map(api))]);
+    Promise.all(requests.memory.map(api)), api(requests.step)]);
   let plot = plotFor(bound);
   let plotAnswers = plot ? Promise.all([api(plot.bytes), api(plot.time)]) : null;
   const ev = await evP;
@@ -1287,15 +1422,23 @@ async function update() {
     plotAnswers = plot ? Promise.all([api(plot.bytes), api(plot.time)]) : null;
   }
   setBounds(bound);
-  const [cost, rules, inv, mem] = await rest;
+  const [cost, rules, inv, mem, step] = await rest;
   if (mine !== state.generation) return;
-  state.last = { eval: ev.body, cost: cost.body, rules: rules.body, inventory: inv.body, requests: requests, plot: plot };
+  state.last = { eval: ev.body, cost: cost.body, rules: rules.body, inventory: inv.body, step: step.body, requests: requests, plot: plot };
   renderMemory(mem);
   if (inv.ok) renderInventory(inv.body);
   if (rules.ok) renderRules(rules.body.rows, n, f, rule);
   else showError(rules.body);
   if (cost.ok) renderCost(cost.body, rule);
   else showError(cost.body);
+  if (step.ok) renderStep(step.body);
+  else {
+    $('step').tBodies[0].textContent = '';
+    $('step-lead').textContent = 'No step: ' + (step.body.detail || step.body.title);
+    $('step-memory').textContent = '';
+    showError(step.body);
+  }
+  state.exports.step = [{ req: requests.step }];
   state.exports.attrs = [{ req: requests.eval }];
   state.exports.memory = requests.memory.map((r) => ({ req: r }));
   state.exports.inventory = [{ req: requests.inventory }];
@@ -1346,6 +1489,14 @@ function learn(doc) {
     if (p['x-dpas-values']) state.values[p.name] = p['x-dpas-values'];
     if (p.name === 'network_model') state.networkModels = p.schema.enum || [];
   }
+  // the step's own inputs: their errors beside their fields, their CLI flags
+  const step = doc.paths['/api/v1/step'];
+  for (const p of step ? step.get.parameters : []) {
+    if (!STEP_FIELDS.includes(p.name)) continue;
+    state.fieldOf[p.name] = p.name;
+    if (p['x-dpas-cli-flag']) state.flagOf[p.name] = p['x-dpas-cli-flag'];
+  }
+  for (const k of STEP_FIELDS) state.fieldOf[k] = k;
 }
 
 // An option for a name the address gave before the registry's list came (or one the registry
@@ -1427,7 +1578,7 @@ async function start() {
   if (window.matchMedia('(max-width: 600px)').matches) $('scenario-fields').open = false;
   const dp = Number(value('dp_degree'));
   if (Number.isInteger(dp) && dp >= 1) $('dp_degree_slider').value = String(dp);
-  for (const id of state.inputs.concat(['rule', 'f'])) {
+  for (const id of state.inputs.concat(['rule', 'f'], STEP_FIELDS)) {
     if (id === 'dp_degree') continue;
     $(id).addEventListener($(id).tagName === 'SELECT' ? 'change' : 'input', () => later(250));
   }
