@@ -785,7 +785,11 @@ class _Engine:
             self.comm.echo = None
         if error is not None:
             return None, error
-        return [j.result.to(j.dtype) for j in jobs], None
+        # each bucket's aggregate into DDP's own bucket (the sends are done, and the rows are
+        # gone): DDP keeps a hook's result until the next step's end, so a fresh tensor would
+        # hold a second gradient's worth through the next step; the bucket is what DDP's
+        # AllReduce hook returns too
+        return [j.buf.copy_(j.result.view(-1).to(j.device, j.dtype)) for j in jobs], None
 
     def _finish_allgather(self, jobs):
         """The outcome first, then the echo on the outcome: every rank aggregates what it

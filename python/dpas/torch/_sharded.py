@@ -410,7 +410,9 @@ def finish(eng, jobs):
     with eng.comm.timed("non-finite check"):
         for k, o in enumerate(active):
             for b, j in enumerate(jobs):
-                if o not in banned and not bool(torch.isfinite(pub[b][k]).all()):
+                if o not in banned and not bool(torch.isfinite(
+                        pub[b][k].sum(dtype=torch.float64))):  # (finite exactly when every
+                    # value is: float32 values cannot overflow a float64 sum)
                     banned[o] = f"published a value that is not finite (bucket {b})"
 
     # ---- recomputation at the audited coordinates: every rank, every owner ----
