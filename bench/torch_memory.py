@@ -7,7 +7,9 @@ buffers) and the model's gradients exist, then resets the kernel's peak (writing
 /proc/self/clear_refs) and reads the peak (VmHWM) after STEPS steps: the difference is what the
 hook's steps added, in gradients (4 D bytes), beside dpas.torch.host_bytes's bound.
 Usage: python3 bench/torch_memory.py [N] [STEPS] [CONFIG,...] [WARM]   (CONFIG:
-schedule:rule[:pre]; schedule stream: allgather with stream=True, DDP's buckets at 1 MB; WARM:
+schedule:rule[:pre]; schedule stream: allgather with stream=True, DDP's buckets at 1 MB;
+allreduce:mean (DDP's own AllReduce, no hook: what DDP and the step hold without the hook),
+allreduce:mean:1mb (the same with stream's 1 MB buckets); WARM:
 steps run before the peak is reset, 0 by default: DDP's bucket rebuild in the first step is then
 left out)"""
 import json
@@ -46,9 +48,11 @@ def _worker(rank, world, port, steps, config, out, warm=0):
     loss_fn(model(x), y).backward()  # (the model's own gradients, before the hook)
     stream = schedule == "stream"  # allgather, each bucket through the rule as it comes
     # (with DDP's buckets at 1 MB: the bound is 2 G + 2 N x the largest bucket)
-    ddp = DDP(model, broadcast_buffers=False, **({"bucket_cap_mb": 1} if stream else {}))
-    state = dt.register(ddp, rule, 0, schedule="allgather" if stream else schedule, pre=pre,
-                        stream=stream)
+    small = stream or pre == ["1mb"]  # (allreduce:mean:1mb: DDP alone, with stream's buckets)
+    ddp = DDP(model, broadcast_buffers=False, **({"bucket_cap_mb": 1} if small else {}))
+    state = None if schedule == "allreduce" else \
+        dt.register(ddp, rule, 0, schedule="allgather" if stream else schedule, pre=pre,
+                    stream=stream)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     d = sum(p.numel() for p in model.parameters())
     for _ in range(warm):  # (steps before the peak is reset: DDP's rebuild left out)
@@ -66,14 +70,18 @@ def _worker(rank, world, port, steps, config, out, warm=0):
     peak = _kb("VmHWM")
     got = [None] * world
     dist.all_gather_object(got, {"base": base, "peak": peak, "d": d,
-                                 "buckets": state.bucket_sizes,
-                                 "bound": dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre,
-                                                        stream=stream)})
-    state.close()
+                                 "bound": None if state is None else
+                                 dt.host_bytes(world, d, ddp.bucket_bytes_cap, pre,
+                                               stream=stream)})
+    if state is not None:
+        state.close()
     if rank == 0:
         with open(out, "w") as fh:
             json.dump(got, fh)
-    dist.destroy_process_group()
+    dist.barrier()
+    # (no destructors: torch 1.13 can deadlock here, DDP's reducer destroying its gloo group
+    # while a gloo thread waits for the GIL to free a tensor; seen with stream's 17 buckets)
+    os._exit(0)
 
 
 def main(argv):

@@ -116,6 +116,9 @@ class Comm:
         self.seconds: typing.Dict[str, float] = collections.defaultdict(float)  # by phase
         self.echo: typing.Optional[list] = None  # the step's digests, one per sender
         self.eig_bytes = EIG_BYTES  # (a test lowers it to run the phase king)
+        self.abstained: typing.List[int] = []  # the last confirm's: the ranks that reported
+        # only zeros (they could not hold what they received), when every sender is consistent
+        # without their reports (the step's failure is theirs, not an equivocation)
 
     def timed(self, key: str):
         """Adds the time of a with-block to seconds[key] (state.seconds: where a step's time
@@ -171,6 +174,13 @@ class Comm:
             return table[r][ECHO_DIGEST * s:ECHO_DIGEST * (s + 1)]
         split, proven = self._judge(report, active, f_left)
         ok = all(s not in split for s in active if s not in proven)
+        self.abstained = []
+        if not ok and not proven:  # (the table is agreed: every honest rank finds the same)
+            zero = bytes(ECHO_DIGEST)
+            ab = [r for r in active if all(report(r, s) == zero for s in active)]
+            rest = [r for r in active if r not in ab]
+            if ab and rest and all(len({report(r, s) for r in rest}) == 1 for s in active):
+                self.abstained = ab
         return ok, proven, split
 
     @staticmethod
@@ -195,11 +205,17 @@ class Comm:
                         active: typing.Optional[typing.Sequence[int]] = None) -> bool:
         """Whether every active rank ends the step with the same outcome (digest: 16 bytes of
         this rank's), from every rank's digest agreed (agree_blocks): the same answer on every
-        honest rank; True only if every honest rank's outcome is the same bytes."""
+        honest rank; True only if every honest rank's outcome is the same bytes. When False,
+        self.outliers: the active ranks whose outcome is not the most common one (the lowest
+        such digest on a tie), the same list on every honest rank."""
         active = list(range(self.world)) if active is None else list(active)
         with self.timed("agreement"):
             table = self.agree_blocks(digest, f)
-        return len({table[r] for r in active}) == 1
+        votes = collections.Counter(table[r] for r in active)
+        top = max(votes.values())
+        common = min(d for d, c in votes.items() if c == top)
+        self.outliers = [r for r in active if table[r] != common]
+        return len(votes) == 1
 
     def agree_blocks(self, block: bytes, f: int) -> typing.List[bytes]:
         """Interactive consistency on every rank's block (all of one size): every honest rank
@@ -363,6 +379,10 @@ class Comm:
         messages (counted as protocol)."""
         to = range(self.world) if to is None else to
         frm = range(self.world) if frm is None else frm
+        if out is None:  # (this rank could not hold the rows: it takes part in the exchange,
+            # receiving each peer's bytes into one scratch piece, and keeps none of them)
+            self._discard(x, purpose, to, frm, block, blocks)
+            return
         if block is None:
             sends = {p: x for p in to if p != self.rank}
             recvs = {p: out[p] for p in frm if p != self.rank}
@@ -379,6 +399,26 @@ class Comm:
                 self.note(p, out[p])
                 if block is not None:
                     self.note(p, blocks[p])
+
+    def _discard(self, x, purpose, to, frm, block, blocks) -> None:
+        """allgather_rows without a place for the rows: x goes to every peer as usual; each
+        peer's row arrives, in the same pieces, into one scratch buffer of at most chunk_bytes
+        (its contents are not used), its block (if any) into blocks."""
+        nbytes = x.numel() * x.element_size()
+        scratch = torch.empty(min(self.chunk_bytes, max(nbytes, 1)), dtype=torch.uint8)
+        pieces = [(purpose, scratch[:min(self.chunk_bytes, nbytes - off)])
+                  for off in range(0, nbytes, self.chunk_bytes)]
+        if block is None:
+            sends = {p: x for p in to if p != self.rank}
+            recvs = {p: pieces for p in frm if p != self.rank}
+        else:
+            sends = {p: [(purpose, x), ("protocol", block)] for p in to if p != self.rank}
+            recvs = {p: pieces + [("protocol", blocks[p])] for p in frm if p != self.rank}
+            blocks[self.rank].copy_(block)
+        self.exchange(sends, recvs, purpose)
+        if purpose != "simulation" and block is not None:
+            for p in sorted(frm):
+                self.note(p, blocks[p])
 
     def allgather_bytes(self, block: bytes, purpose: str = "protocol") -> typing.List[bytes]:
         """Every rank's block (all of one size): one all_gather of uint8."""

@@ -279,7 +279,7 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
             raise InvalidValue(f"audit_shards must be at most the {world} shards, got "
                                f"{audit_shards}", "audit_shards")
     elif schedule == "sharded":
-        audit_shards = default_audit_shards(world)  # a strict majority: p > 1/2
+        audit_shards = default_audit_shards(world)  # ceil(N/2): p >= 1/2
     _check.flag("stream", stream)
     if stream:
         if schedule != "allgather":
@@ -305,10 +305,14 @@ def robust_hook(rule: str, f: int, *, schedule: str = "allgather",
 
 
 def default_audit_shards(world: int) -> int:
-    """The shards audited whole per step by default: a strict majority, floor(N/2) + 1 of the N
-    (none at N = 1), so that a lie on any one coordinate is caught in a step with probability
-    at least (floor(N/2) + 1)/N > 1/2 (3 of 4: 0.75; 5 of 8: 0.625)."""
-    return world // 2 + 1 if world > 1 else 0
+    """The shards audited whole per step by default: ceil(N/2) of the N (none at N = 1), the
+    fewest for which a lie on any one coordinate is caught in a step with probability at least
+    1/2: p = 1 - (1 - A/N)(1 - m/c) (A shards drawn whole, m of a shard's c coordinates
+    reported) is 1/2 + m/(2c) at A = N/2 and falls below 1/2 at A = N/2 - 1 unless m/c
+    >= 2/(N + 2) (a third of every shard reported at N = 4). Each audited shard moves its N - 1
+    inputs to an auditor: A/N of the gradient's coordinates checked costs (A/N)(N - 1)/N of it
+    per rank, 1 + A/(2N) times the AllReduce's bytes (1.25 at even N)."""
+    return (world + 1) // 2 if world > 1 else 0
 
 
 def _check_sharded(rule: str, convention, world: int, pre) -> None:
@@ -473,6 +477,7 @@ class _Engine:
         self.matrix: typing.Optional[torch.Tensor] = None  # the allgather's (N, D), kept
         self.layout: typing.List[int] = []                   # its buckets' sizes
         self.jobs: typing.List[_Job] = []
+        self.reserved: typing.Optional[torch.Tensor] = None  # _reserve_matrix's
         self.failure: typing.Optional[str] = None
         self.step = 0
         self.q: "queue.Queue" = queue.Queue()
@@ -613,8 +618,15 @@ class _Engine:
 
     def _exchange(self, job: _Job) -> None:
         if self.state.schedule == "allgather":
-            job.rows = torch.empty((self.world, job.d), dtype=job.dtype) if self.state.stream \
-                else self._rows_target(job)
+            # where the rows land; a rank that cannot hold them (the allocation fails: torch's
+            # RuntimeError, numpy's MemoryError) says so in its status, which goes with the last
+            # bucket, and takes part in the exchange keeping nothing: every rank then fails the
+            # step alike, with this rank's reason (issue 28: host memory)
+            job.rows = self._local("holding the rows it receives", lambda: torch.empty(
+                (self.world, job.d), dtype=job.dtype) if self.state.stream else
+                self._rows_target(job))
+            if job.last and not self.state.stream and self.failure is None:
+                self._local("holding the step's matrix", self._reserve_matrix)
             # the unbanned ranks send to each other; a banned rank sends and takes nothing
             to, frm = (self.active, self.active) if self.rank in self.active else \
                 ((), (self.rank,))
@@ -626,7 +638,8 @@ class _Engine:
                                          block=block, blocks=self.statuses)
             else:
                 self.comm.allgather_rows(job.sent, job.rows, "schedule", to=to, frm=frm)
-            if self.state.stream:  # the rule on this bucket now, its rows released
+            if self.state.stream and job.rows is not None:  # the rule on this bucket now,
+                # its rows released
                 self._stream_bucket(job)
         else:
             from . import _sharded
@@ -703,6 +716,11 @@ class _Engine:
                     f"longer holds")
         if ok:
             return None
+        ab = self.comm.abstained
+        if ab:  # (every sender consistent without the reports of ranks that reported zeros)
+            return (f"dpas.torch: step {self.step}: rank{'s' if len(ab) > 1 else ''} "
+                    f"{', '.join(map(str, ab))} could not hold what it received (a local "
+                    f"failure after the statuses); no rank uses this step's data")
         return (f"dpas.torch: step {self.step}: the ranks did not all receive the same bytes "
                 f"from every rank (a rank equivocated, or misreported what it received); no "
                 f"rank uses this step's data")
@@ -767,7 +785,11 @@ class _Engine:
             self.comm.echo = None
         if error is not None:
             return None, error
-        return [j.result.to(j.dtype) for j in jobs], None
+        # each bucket's aggregate into DDP's own bucket (the sends are done, and the rows are
+        # gone): DDP keeps a hook's result until the next step's end, so a fresh tensor would
+        # hold a second gradient's worth through the next step; the bucket is what DDP's
+        # AllReduce hook returns too
+        return [j.buf.copy_(j.result.view(-1).to(j.device, j.dtype)) for j in jobs], None
 
     def _finish_allgather(self, jobs):
         """The outcome first, then the echo on the outcome: every rank aggregates what it
@@ -782,25 +804,62 @@ class _Engine:
         statuses = self.statuses
         for j in jobs:  # (rows holds the only reference: _matrix releases each bucket's)
             j.rows = None
-        m = self._local("gathering the rows", lambda: self._matrix(rows))
+        m = None if any(r is None for r in rows) else \
+            self._local("gathering the rows", lambda: self._matrix(rows))
+        self.reserved = None
         active = list(self.active)
-        error, agg = self._outcome(m, statuses)
-        with self.comm.timed("digest"):
-            h = hashlib.sha256(b"E" + error.encode() if error is not None else b"A")
-            if error is None:
-                h.update(agg.numpy().data)
-        if self.comm.confirm_outcome(h.digest()[:ECHO_DIGEST], self.state.f, active):
-            return (None, error) if error is not None else (self._split(agg, jobs), None)
+        error, parts, h = self._outcome_parts(m, statuses, jobs)
+        if self.comm.confirm_outcome(h, self.state.f, active):
+            return (None, error) if error is not None else (parts, None)
         # the outcomes differ: which rank's bytes? (the rows' and statuses' digests, per sender)
         with self.comm.timed("digest"):
             mine = b"".join(self._row_digest(m, statuses, r) for r in range(self.world))
+        outliers = self.comm.outliers
         echo = self.confirm(mine)
         if echo is not None:
             return None, echo
         if self.active != active:  # every sender left holds the same bytes on every honest
             # rank: the outcome on them, without the banned rank
-            error, agg = self._outcome(m, statuses)
-        return (None, error) if error is not None else (self._split(agg, jobs), None)
+            error, parts, _ = self._outcome_parts(m, statuses, jobs)
+            return (None, error) if error is not None else (parts, None)
+        # every rank received the same bytes from every rank, yet the outcomes differ: a rank's
+        # own computation failed after its status had gone (an allocation, the kernel's
+        # memory); every rank fails the step alike rather than that rank alone
+        return None, (f"dpas.torch: step {self.step}: rank{'s' if len(outliers) > 1 else ''} "
+                      f"{', '.join(map(str, outliers))} could not compute the outcome the "
+                      f"others did from the same rows (a local failure after the statuses: "
+                      f"memory, or a fault); no rank uses this step's data")
+
+    def _outcome_parts(self, m, statuses, jobs):
+        """(error or None, each bucket's part of the aggregate, the outcome's 16-byte digest):
+        the parts are made before the agreement, so that nothing left to allocate after it
+        can fail one rank alone."""
+        error, agg = self._outcome(m, statuses)
+        parts = None
+        if error is None:
+            try:
+                parts = self._split(agg, jobs)
+            except (MemoryError, RuntimeError) as e:
+                error = (f"dpas.torch: step {self.step} failed on rank {self.rank}: holding "
+                         f"the aggregate: {_message(e)}")
+        with self.comm.timed("digest"):
+            h = hashlib.sha256(b"E" + error.encode() if error is not None else b"A")
+            if error is None:
+                h.update(agg.numpy().data)
+        return error, parts, h.digest()[:ECHO_DIGEST]
+
+    def _reserve_matrix(self) -> None:
+        """Before the last bucket's status goes: the (N, D) matrix the step's rows will be
+        copied into when they did not land in the kept one (the first step, a new layout), so
+        that a rank that cannot hold it says so in its status (every rank then fails the step
+        with its reason) instead of failing alone after it. The same peak as allocating it
+        after the last bucket: its rows' buffer is already allocated."""
+        self.reserved = None
+        rows = [j.rows for j in self.jobs]
+        if any(r is None for r in rows) or self._kept(rows) or \
+                (len(rows) == 1 and rows[0].dtype == torch.float32):
+            return
+        self.reserved = torch.empty((rows[0].shape[0], sum(r.shape[1] for r in rows)))
 
     def _row_digest(self, m, statuses, r: int) -> bytes:
         """This rank's digest of what sender r sent it in the step: its row of the matrix (the
@@ -814,22 +873,28 @@ class _Engine:
 
     def _outcome(self, m, statuses):
         """(the step's error or None, the aggregate) from the matrix and the statuses."""
+        if m is not None and self.rank not in self.active:  # banned: it takes no rank's rows
+            # (its own result, its own vector: a Byzantine rank's gradient is nobody's concern)
+            return None, m[self.rank].clone()
+        if self.rank in self.active:  # (first: a rank that could not hold the rows said so)
+            error = self._error_from([status_message(bytes(statuses[r].numpy().tobytes()))
+                                      if r in self.active else None
+                                      for r in range(self.world)])
+            if error is not None:
+                return error, None
         if m is None:  # (this rank could not even hold the rows: its own error, which the
             # outcome's echo finds different from the others')
             return (f"dpas.torch: step {self.step} failed on rank {self.rank}: "
                     f"{self.failure}"), None
-        if self.rank not in self.active:  # banned: it takes no rank's rows (its own result,
-            # its own vector: a Byzantine rank's gradient is nobody's concern)
-            return None, m[self.rank].clone()
-        error = self._error_from([status_message(bytes(statuses[r].numpy().tobytes()))
-                                  if r in self.active else None for r in range(self.world)])
-        if error is not None:
-            return error, None
         try:
             return None, self._aggregate_whole(m, self.active)
-        except (ValueError, TypeError, MemoryError) as e:  # the same rows on every rank: the
-            # same error on every rank
+        except (ValueError, TypeError) as e:  # the same rows on every rank: the same error
+            # on every rank
             return f"dpas.torch: step {self.step}: {_message(e)}", None
+        except (MemoryError, RuntimeError) as e:  # (an allocation: this rank's alone; the
+            # outcomes' agreement sees it differ and fails every rank alike)
+            return (f"dpas.torch: step {self.step} failed on rank {self.rank}: "
+                    f"aggregating: {_message(e)}"), None
 
     def _rows_target(self, job: _Job) -> torch.Tensor:
         """Where bucket job's N rows are received: float32 buckets straight into their columns
@@ -867,10 +932,18 @@ class _Engine:
         sizes = [r.shape[1] for r in rows]
         keep = self._keep(rows)
         if len(rows) == 1 and rows[0].dtype == torch.float32:
-            if keep:  # (its pages are touched only when the next step's rows land in it)
-                self.layout, self.matrix = sizes, torch.empty((self.world, sizes[0]))
+            if keep:  # (its pages are touched only when the next step's rows land in it; one
+                # that cannot be had is not kept: the next step receives into a buffer of its
+                # own, as this one did)
+                try:
+                    self.layout, self.matrix = sizes, torch.empty((self.world, sizes[0]))
+                except (MemoryError, RuntimeError):
+                    self.layout, self.matrix = [], None
             return rows[0].contiguous()
-        m = torch.empty((rows[0].shape[0], sum(sizes)))
+        m = self.reserved
+        self.reserved = None
+        if m is None or tuple(m.shape) != (rows[0].shape[0], sum(sizes)):
+            m = torch.empty((rows[0].shape[0], sum(sizes)))
         if keep:
             self.layout, self.matrix = sizes, m  # (the next steps receive straight into it)
         off = 0

@@ -162,15 +162,18 @@ def finish(eng, jobs):
                     r = active[i]
                     if col >= 0 and proofs[r][0] < 0:
                         proofs[r] = (b, col)
-        eng._local("non-finite check", find)
+        with eng.comm.timed("non-finite check"):
+            eng._local("non-finite check", find)
     secret = _status.new_secret()
     # the shards' commitments: a digest of what this rank sent each owner (every bucket's
     # shard k, as sent), and of what it received as owner from each sender
     sent_d, got_d = [bytes(DIGEST)] * world, [bytes(DIGEST)] * world
     if owner:
-        for k in range(n):
-            sent_d[k] = _digest(_shard(j, k, n) for j in jobs)
-            got_d[k] = _digest(j.rows[k] for j in jobs)
+        with eng.comm.timed("digest"):
+            for k in range(n):
+                sent_d[k] = _digest(_shard(j, k, n) for j in jobs)
+                # (its own shard, received from itself, is the same bytes: hashed once)
+                got_d[k] = sent_d[k] if k == me else _digest(j.rows[k] for j in jobs)
     block = _status.status_block(eng.failure) + hashlib.sha256(secret).digest() + \
         b"".join(struct.pack("<ii", b, c) for b, c in proofs) + b"".join(sent_d + got_d)
     a1 = eng.comm.allgather_bytes(block)
@@ -348,7 +351,9 @@ def finish(eng, jobs):
         eng.comm.exchange(sends, recvs, "protocol")
         for k in mine:
             for i in range(n):  # a sender whose input differs from its commitment
-                if i != me and _digest(t[i] for t in inputs[k]) != sent_digest(i, k):
+                with eng.comm.timed("digest"):
+                    differs = i != me and _digest(t[i] for t in inputs[k]) != sent_digest(i, k)
+                if differs:
                     objections[active[i]] = 1
             for b, j in enumerate(jobs):
                 m = inputs[k][b].float().numpy()
@@ -402,10 +407,13 @@ def finish(eng, jobs):
                                  f"a finite one")
 
     # ---- a published value that is not finite bans its owner at once ----
-    for k, o in enumerate(active):
-        for b, j in enumerate(jobs):
-            if o not in banned and not bool(torch.isfinite(pub[b][k]).all()):
-                banned[o] = f"published a value that is not finite (bucket {b})"
+    with eng.comm.timed("non-finite check"):
+        for k, o in enumerate(active):
+            for b, j in enumerate(jobs):
+                if o not in banned and not bool(torch.isfinite(
+                        pub[b][k].sum(dtype=torch.float64))):  # (finite exactly when every
+                    # value is: float32 values cannot overflow a float64 sum)
+                    banned[o] = f"published a value that is not finite (bucket {b})"
 
     # ---- recomputation at the audited coordinates: every rank, every owner ----
     for k, o in enumerate(active):

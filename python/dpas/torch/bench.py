@@ -294,6 +294,44 @@ def _esc(t: str) -> str:
     return str(t).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def svg_curves(runs, title, label) -> str:
+    """The test accuracy over steps, one line per run (the demonstration's --svg)."""
+    W, H, L, B, T, R = 760, 340, 50, 40, 30, 330
+    steps = max((s for r in runs for s, _ in r["accuracy_by_step"]), default=1) or 1
+    colours = ["#000000", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+
+    def x(s):
+        return L + (W - L - R) * s / steps
+
+    def y(a):
+        return H - B - (H - B - T) * a
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{L}" y="18" font-size="13">{_esc(title)}</text>',
+           f'<line x1="{L}" y1="{y(0)}" x2="{W - R}" y2="{y(0)}" stroke="black"/>',
+           f'<line x1="{L}" y1="{y(0)}" x2="{L}" y2="{y(1)}" stroke="black"/>']
+    for a in (0, 0.25, 0.5, 0.75, 1):
+        out.append(f'<text x="{L - 6}" y="{y(a) + 4}" text-anchor="end">{a:g}</text>')
+        out.append(f'<line x1="{L}" y1="{y(a)}" x2="{W - R}" y2="{y(a)}" stroke="#ddd"/>')
+    for s in range(0, steps + 1, max(1, steps // 6)):
+        out.append(f'<text x="{x(s)}" y="{H - B + 15}" text-anchor="middle">{s}</text>')
+    out.append(f'<text x="{(L + W - R) / 2}" y="{H - 8}" text-anchor="middle">step</text>')
+    out.append(f'<text x="14" y="{(T + H - B) / 2}" transform="rotate(-90 14 '
+               f'{(T + H - B) / 2})" text-anchor="middle">test accuracy</text>')
+    for i, r in enumerate(runs):
+        c = colours[i % len(colours)]
+        dash = ' stroke-dasharray="5,3"' if (i // len(colours)) % 2 else ""
+        pts = " ".join(f"{x(s):.1f},{y(a):.1f}" for s, a in r["accuracy_by_step"])
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="1.5"'
+                   f'{dash}/>')
+        out.append(f'<text x="{W - R + 8}" y="{T + 14 * i + 10}" fill="{c}">'
+                   f'{_esc(label(r))}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def svg_worst(result) -> str:
     """The worst-case table as a heat map: rows the oracle and the rules, columns (N, f)."""
     cfg = result["config"]

@@ -67,7 +67,7 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
     the transport's bytes per message, "total"}. f: the hook's f, which sets the
     agreements' rounds (_comm.echo_rounds: f + 1 all_gathers by EIG, or the phase king's
     3 (f + 1) after one past EIG_BYTES; allgather's with every outcome alike). audit_shards
-    (sharded; None: the hook's default, a strict majority of the shards, N // 2 + 1): the
+    (sharded; None: the hook's default, half the shards rounded up, ceil(N/2)): the
     shards audited whole, whose inputs go to their auditors; which ranks send them is drawn
     each step, so the figures are then the mean over the ranks (a Fraction where it is not
     whole). schedule "allreduce" is DDP's own AllReduce (gloo's ring: 2 (N - 1)/N of each
@@ -112,7 +112,7 @@ def hook_bytes(schedule: str, world: int, buckets: typing.Sequence[typing.Tuple[
         sched += n1 * sum(published)  # the publication, every bucket's shard at the end
         frame += n1 * message_count(published, chunk_bytes) * fr.message
         rounds = [_sharded.a1_bytes(world), 1 + world]  # the agreement, the objections
-        A = (world // 2 + 1 if world > 1 else 0) if audit_shards is None else \
+        A = ((world + 1) // 2 if world > 1 else 0) if audit_shards is None else \
             min(_check.int64("audit_shards", audit_shards), world)
         A = A if world > 1 else 0
         if audit > 0 or A > 0:
