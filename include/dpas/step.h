@@ -81,7 +81,7 @@ typedef struct dpas_step {
     size_t nrows, unrealisable;
     int64_t dp_degree, accelerators, iterations;
     uint64_t parameters, tokens;
-    double flops;                      /* 6 x parameters x tokens */
+    double flops;                      /* 6 x parameters x tokens + attention_flops */
     double peak_flops;                 /* per accelerator */
     const char *peak_source;           /* "compute_rate" or the accelerator's registry path */
     double mfu, mfu_lo, mfu_hi;        /* mfu_lo/hi: the band (mfu itself when given) */
@@ -107,6 +107,10 @@ typedef struct dpas_step {
     dpas_memory memory;
     int recompute;       /* a dpas_recompute */
     double flops_factor; /* 6, or 8 with full recomputation (the forward runs twice) */
+    /* attention's score and value products where the workload has a shape (0 without one):
+     * flops_factor x 2 x layers x sequence x hidden x tokens, as PaLM's MFU counts them */
+    double attention_flops;
+    uint64_t attention_sequence; /* the s it used: the sequence given, or the shape's */
 } dpas_step;
 
 /* The step of every rule x schedule for the scenario. *out is the caller's: dpas_step_free.

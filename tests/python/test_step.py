@@ -17,8 +17,12 @@ KEYS = dict(model="Llama3_8B", fleet="Lab_64_H100", dp_degree=64,
 class Step(unittest.TestCase):
     def test_compute_and_buckets_by_hand(self):
         d = dpas.step(tokens=4_000_000, mfu=0.45, rule=["median"], schedule="sharded", **KEYS)
-        # 6 x 8.03e9 x 4e6 FLOP over 64 H100 at 989e12 x 0.45
-        self.assertAlmostEqual(d["compute_s"], 6 * 8.03e9 * 4e6 / (64 * 989e12 * 0.45),
+        # (6 x 8.03e9 + 12 x 32 x 8192 x 4096) x 4e6 FLOP over 64 H100 at 989e12 x 0.45:
+        # 6PT plus attention's 12 L s h per token (PaLM, Chowdhery et al. 2022, Appendix B)
+        # for Llama 3 8B's 32 layers, hidden 4096 and sequence 8192
+        per_token = 6 * 8.03e9 + 12 * 32 * 8192 * 4096
+        self.assertAlmostEqual(d["attention_flops"], 12 * 32 * 8192 * 4096 * 4e6, delta=1e3)
+        self.assertAlmostEqual(d["compute_s"], per_token * 4e6 / (64 * 989e12 * 0.45),
                                delta=1e-12)
         self.assertEqual(d["mfu_basis"], "given")
         # 16.06e9 B of bf16 gradients in buckets of 25 MiB = 13107200 parameters: 613

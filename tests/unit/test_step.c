@@ -299,10 +299,14 @@ static void test_assumed_mfu(void **state)
     assert_string_equal(st->mfu_basis, "assumed");
     assert_non_null(st->mfu_source);
     near(st->mfu, 0.40);
-    /* 6 x 8.03e9 x 4e6 over 64 x 989e12 x 0.40, and at 0.43 and 0.38 */
-    near(st->compute_s, 6 * 8.03e9 * 4e6 / (64 * 989e12 * 0.40));
-    near(st->compute_lo_s, 6 * 8.03e9 * 4e6 / (64 * 989e12 * 0.43));
-    near(st->compute_hi_s, 6 * 8.03e9 * 4e6 / (64 * 989e12 * 0.38));
+    /* (6 x 8.03e9 + 12 x 32 x 8192 x 4096) x 4e6 over 64 x 989e12 x 0.40, and at 0.43 and
+     * 0.38: Llama 3 8B's 32 layers, hidden 4096, sequence 8192 (the registry's shape); the
+     * attention term is PaLM's 12 L H Q T per token (Chowdhery et al. 2022, Appendix B) */
+    const double per_token = 6 * 8.03e9 + 12.0 * 32 * 8192 * 4096;
+    near(st->attention_flops, 12.0 * 32 * 8192 * 4096 * 4e6);
+    near(st->compute_s, per_token * 4e6 / (64 * 989e12 * 0.40));
+    near(st->compute_lo_s, per_token * 4e6 / (64 * 989e12 * 0.43));
+    near(st->compute_hi_s, per_token * 4e6 / (64 * 989e12 * 0.38));
     const dpas_step_row *r = row(st, "krum", DPAS_SCHED_SHARDED_DISTANCE);
     assert_true(r->step_lo_s < r->step_s && r->step_s < r->step_hi_s);
     /* the notes' room (DPAS_STEP_MAX_NOTES of 400 bytes) holds every note whole, with a byte
@@ -639,8 +643,10 @@ static void test_step_memory_recompute(void **state)
     dpas_error e = {0};
     if (step_of(kv, sizeof kv / sizeof *kv, &st, &e))
         fail_msg("%s", e.message);
-    near(st->flops, 8 * 8.03e9 * 512 * 8192);
-    near(st->compute_s, 8 * 8.03e9 * 512 * 8192 / (64 * 989e12 * 0.4));
+    /* full recomputation runs attention's forward again too: 16 L s h per token */
+    const double per_token = 8 * 8.03e9 + 16.0 * 32 * 8192 * 4096;
+    near(st->flops, per_token * 512 * 8192);
+    near(st->compute_s, per_token * 512 * 8192 / (64 * 989e12 * 0.4));
     near(st->forward_s, st->compute_s / 4);
     assert_true(st->have_memory);
     assert_int_equal(st->memory.micro_batch, 8);

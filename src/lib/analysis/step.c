@@ -286,6 +286,18 @@ static int step_head(const dpas_scenario *s, const dpas_step_opts *o, const dpas
     st->recompute = o->recompute;
     st->flops_factor = o->recompute == DPAS_RECOMPUTE_FULL ? 8 : 6;
     st->flops = st->flops_factor * (double)s->parameters * (double)st->tokens;
+    /* with the model's shape, attention's two products over the sequence (Q K^T and the
+     * scores times V: 2 x 2 x s x h FLOP per token and layer in the forward) are counted as
+     * PaLM's MFU counts them (Chowdhery et al. 2022, Appendix B: 6N + 12 L H Q T per token);
+     * they run once more in the backward's recomputation like the rest of the forward */
+    st->attention_flops = 0;
+    if (o->shape && o->shape->layers > 0) {
+        const uint64_t seq = o->tokens ? (uint64_t)o->shape->sequence : o->sequence;
+        st->attention_sequence = seq;
+        st->attention_flops = st->flops_factor * 2 * (double)o->shape->layers * (double)seq *
+                              (double)o->shape->hidden * (double)st->tokens;
+        st->flops += st->attention_flops;
+    }
     const double rate = (double)st->accelerators * st->peak_flops;
     st->compute_s = st->flops / (rate * st->mfu);
     st->compute_lo_s = st->flops / (rate * st->mfu_hi);
@@ -317,10 +329,11 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
     char bb[64];
     dpas_format_bytes_human((dpas_bytes){st->bucket_bytes, 0, 1}, DPAS_UNITS_IEC, bb, sizeof bb);
     note(n,
-         "compute: %g x %llu parameter%s x %llu token%s = %.4g FLOP over %lld accelerator%s at "
-         "%.4g FLOP/s x MFU %g (%s%s%s); %s",
+         "compute: %g x %llu parameter%s x %llu token%s%s = %.4g FLOP over %lld accelerator%s "
+         "at %.4g FLOP/s x MFU %g (%s%s%s); %s",
          st->flops_factor, (unsigned long long)st->parameters, st->parameters == 1 ? "" : "s",
-         (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s", st->flops,
+         (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s",
+         st->attention_flops > 0 ? " + attention" : "", st->flops,
          (long long)st->accelerators, st->accelerators == 1 ? "" : "s", st->peak_flops, st->mfu,
          st->mfu_basis, st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "",
          st->recompute == DPAS_RECOMPUTE_FULL

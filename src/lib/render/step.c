@@ -30,9 +30,14 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
                      st->forward_s, st->backward_s);
     if (st->compute_lo_s != st->compute_hi_s) /* a band only from an assumed MFU */
         dpas__buf_printf(b, "; band %.6g-%.6g", st->compute_lo_s, st->compute_hi_s);
-    dpas__buf_printf(b, "): %g x %llu parameter%s x %llu token%s\n", st->flops_factor,
+    dpas__buf_printf(b, "): %g x %llu parameter%s x %llu token%s", st->flops_factor,
                      (unsigned long long)st->parameters, st->parameters == 1 ? "" : "s",
                      (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s");
+    if (st->attention_flops > 0)
+        dpas__buf_printf(b, " + attention %.6g FLOP (%g x layers x sequence %llu x hidden per token)",
+                         st->attention_flops, st->flops_factor * 2,
+                         (unsigned long long)st->attention_sequence);
+    dpas__buf_puts(b, "\n");
     dpas__buf_printf(b, "          on %lld accelerator%s at %.6g TFLOP/s (",
                      (long long)st->accelerators, st->accelerators == 1 ? "" : "s",
                      st->peak_flops / 1e12);
@@ -264,6 +269,7 @@ static int json_doc(const dpas_step *st, const dpas_step_view *v, dpas__buf *b, 
         (long long)st->dp_degree, (long long)st->accelerators, (unsigned long long)st->parameters,
         (unsigned long long)st->tokens);
     json_real(b, "flops", st->flops);
+    json_real(b, "attention_flops", st->attention_flops);
     json_real(b, "peak_flops", st->peak_flops);
     json_str(b, "peak_source", st->peak_source);
     json_real(b, "mfu", st->mfu);
