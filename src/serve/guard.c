@@ -190,6 +190,19 @@ static int list_parse(const char *flag, const char *text, char **out, size_t *n,
             return dpas_error_set(err, DPAS_EINVAL, flag, "%s: %s is not %s", flag,
                                   dpas_quote(part, q, sizeof q), rule);
         }
+        /* a name given twice, in any case (hosts and origins are read in any case), is refused
+         * as every list of names is (issue 29) */
+        for (size_t j = 0; j < *n; j++)
+            if (!strcasecmp(out[j], item)) {
+                char r[120];
+                snprintf(part, sizeof part, "%.*s",
+                         (int)(len < sizeof part - 1 ? len : sizeof part - 1), p);
+                int rc =
+                    dpas_error_set(err, DPAS_EINVAL, flag, "%s: %s is given twice (as %s)", flag,
+                                   dpas_quote(part, q, sizeof q), dpas_quote(out[j], r, sizeof r));
+                free(item);
+                return rc;
+            }
         out[(*n)++] = item;
         p = comma ? comma + 1 : NULL;
     }

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int method_of(const char *m)
 {
@@ -54,6 +55,60 @@ int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq
     if (rq->body && rq->method != SRV_POST && rq->method) {
         srv_fail(r, 400, DPAS_EINVAL, "body", "%s takes no request body", in->method);
         return -1;
+    }
+    return 0;
+}
+
+/* The headers the server reads, and those that frame a request, each of which must come once
+ * (issue 29: two Sec-Fetch-Site headers, the first same-origin and the second cross-site, were
+ * judged by the first; two Transfer-Encoding headers were framed by the first). */
+static const char *const single_headers[SRV_NSINGLE] = {"Host",
+                                                        "Origin",
+                                                        "Access-Control-Request-Method",
+                                                        "Content-Type",
+                                                        "Content-Length",
+                                                        "Accept",
+                                                        "Accept-Encoding",
+                                                        "If-None-Match",
+                                                        "Sec-Fetch-Site",
+                                                        "Transfer-Encoding",
+                                                        "Connection"};
+enum { H_CONTENT_LENGTH = 4, H_TRANSFER_ENCODING = 9 };
+
+void srv_headers_count(srv_header_tally *t, const char *name, const char *value)
+{
+    for (size_t i = 0; name && i < SRV_NSINGLE; i++)
+        if (!strcasecmp(name, single_headers[i])) {
+            if (i == H_TRANSFER_ENCODING && !t->seen[i])
+                t->transfer_encoding = value ? value : "";
+            t->seen[i]++;
+        }
+}
+
+int srv_headers_check(const srv_header_tally *t, srv_response *r)
+{
+    for (size_t i = 0; i < SRV_NSINGLE; i++)
+        if (t->seen[i] > 1) {
+            srv_fail(r, 400, DPAS_EINVAL, "header",
+                     "the header %s is given %u times; give it once (which one counts would be "
+                     "a guess)",
+                     single_headers[i], t->seen[i]);
+            return 400;
+        }
+    if (t->seen[H_TRANSFER_ENCODING] && t->seen[H_CONTENT_LENGTH]) {
+        srv_fail(r, 400, DPAS_EINVAL, "header",
+                 "the headers Transfer-Encoding and Content-Length are both given; give one "
+                 "(which one frames the body would be a guess)");
+        return 400;
+    }
+    const char *te = t->transfer_encoding;
+    if (te && strcasecmp(te, "chunked")) {
+        char q[96];
+        srv_fail(r, 501, DPAS_EINVAL, "header",
+                 "the header Transfer-Encoding is %s; dpas serve takes chunked alone (or a "
+                 "Content-Length)",
+                 dpas_quote(te, q, sizeof q));
+        return 501;
     }
     return 0;
 }

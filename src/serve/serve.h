@@ -139,6 +139,25 @@ int srv_screen(const srv_guard *g, const srv_incoming *in, const srv_request *rq
  * page): -1 with r the 403, so that another site's page cannot make the server compute; else 0. */
 int srv_guard_heavy(const srv_incoming *in, srv_response *r);
 
+/* The request's headers as a whole, judged as soon as they are in, before anything reads them
+ * (handle.c; the server and fuzz_http both count every header through srv_headers_count):
+ *   - a header the server reads, or one that frames the request (Transfer-Encoding,
+ *     Connection, Content-Length), given twice: 400 naming it (libmicrohttpd's lookup gives the
+ *     first and the other would be ignored: which one counts would be a guess);
+ *   - Transfer-Encoding beside Content-Length: 400 naming both (which one frames the body would
+ *     be a guess; RFC 9112 6.3), on every method alike;
+ *   - a Transfer-Encoding other than chunked alone ("gzip, chunked", "identity"): 501 naming the
+ *     header (libmicrohttpd decodes chunked alone, and would read any other coding until the
+ *     connection closes: the client waited for the timeout). */
+enum { SRV_NSINGLE = 11 };
+typedef struct srv_header_tally {
+    unsigned seen[SRV_NSINGLE];
+    const char *transfer_encoding; /* the first one's value, or NULL */
+} srv_header_tally;
+void srv_headers_count(srv_header_tally *t, const char *name, const char *value);
+/* 0, or the status with r the answer. */
+int srv_headers_check(const srv_header_tally *t, srv_response *r);
+
 /* An error response: the library's error object (dpas_render_error_json) with this status. */
 void srv_error(srv_response *r, int status, const dpas_error *e);
 /* The same with the server's hint on how to give what is missing ("give dp_degree=N ..."). */

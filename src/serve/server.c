@@ -323,42 +323,12 @@ static void job_done(srv_job *job)
     S->mhd.MHD_resume_connection(mc);
 }
 
-/* The headers the server reads, each of which must come once: with two, libmicrohttpd's lookup
- * gives the first and the other would be ignored (two Sec-Fetch-Site headers, the first
- * same-origin and the second cross-site, were judged by the first; issue 29). */
-static const char *const single_headers[] = {"Host",
-                                             "Origin",
-                                             "Access-Control-Request-Method",
-                                             "Content-Type",
-                                             "Content-Length",
-                                             "Accept",
-                                             "Accept-Encoding",
-                                             "If-None-Match",
-                                             "Sec-Fetch-Site"};
-enum { NSINGLE = sizeof single_headers / sizeof single_headers[0] };
-
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                     const char *value)
 {
-    unsigned *seen = cls;
-    (void)kind, (void)value;
-    for (size_t i = 0; key && i < NSINGLE; i++)
-        if (!strcasecmp(key, single_headers[i]))
-            seen[i]++;
+    (void)kind;
+    srv_headers_count(cls, key, value);
     return MHD_YES;
-}
-
-/* 0, or the index + 1 of the first header given more than once (its count in *times). */
-static size_t repeated_header(srv_server *S, struct MHD_Connection *c, unsigned *times)
-{
-    unsigned seen[NSINGLE] = {0};
-    S->mhd.MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, seen);
-    for (size_t i = 0; i < NSINGLE; i++)
-        if (seen[i] > 1) {
-            *times = seen[i];
-            return i + 1;
-        }
-    return 0;
 }
 
 /* A complete request: check who asks, route it and answer, or hand it to the heavy lane. */
@@ -371,16 +341,6 @@ static enum MHD_Result dispatch(srv_server *S, struct MHD_Connection *c, srv_req
     }
     if (q->body)
         q->body[q->body_len] = '\0';
-    unsigned times = 0;
-    size_t dup = repeated_header(S, c, &times);
-    if (dup) {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "the header %s is given %u times; give it once (which one counts would be a "
-                 "guess)",
-                 single_headers[dup - 1], times);
-        return refuse(S, c, q, 400, DPAS_EINVAL, "header", msg);
-    }
     srv_incoming in = {
         .method = q->method,
         .target = q->uri,
@@ -475,6 +435,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                      q->uri_len, SRV_MAX_URL);
             return refuse(S, c, q, 414, DPAS_ERANGE, "url", msg);
         }
+        /* the headers as a whole (srv_headers_check): a repeated one, Transfer-Encoding beside
+         * Content-Length or a coding libmicrohttpd does not decode are answered now, before a
+         * body framed by a guess is read (or waited for until the timeout) */
+        srv_header_tally tally;
+        memset(&tally, 0, sizeof tally);
+        S->mhd.MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &tally);
+        srv_response hr;
+        memset(&hr, 0, sizeof hr);
+        if (srv_headers_check(&tally, &hr))
+            return respond(S, c, q, &hr);
         const char *cl = S->mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         if (cl) {
             char *end;

@@ -8,7 +8,8 @@ Arguments may name files made for the run in a scratch directory: {fifo} a FIFO 
 (a read that blocked would hang the case: the timeout fails it), {big} a 2 MiB YAML file, {tmp}
 the directory itself (a refused case must leave it as it was made: no partial output); for output paths (issue 21: a write that blocked would hang the case too)
 {fifo_svg} and {fifo_png} FIFOs with no reader, {sock_svg} and {sock_png} UNIX sockets, {null_svg}
-and {null_png} links to /dev/null, {dir_png} a directory.
+and {null_png} links to /dev/null, {dir_png} a directory; {old_svg} and {old_csv} files holding
+"old", {link_csv} and {link_svg} links to them (two outputs that are one file: both kept as made).
 
 Usage: python3 bad_inputs.py DPAS CASE   ('list' prints the case names)"""
 import json
@@ -56,9 +57,15 @@ def main():
             s.bind(os.path.join(tmp, "sock." + ext))  # bound, not listening: nobody reads
             socks.append(s)
         os.mkdir(os.path.join(tmp, "dir.png"))
+        # two outputs that are one file: a link to the other output, whose old content stays
+        for old, link in (("old.svg", "link.csv"), ("old.csv", "link.svg")):
+            with open(os.path.join(tmp, old), "w") as f:
+                f.write("old\n")
+            os.symlink(old, os.path.join(tmp, link))
         names = {"fifo": "fifo.yaml", "big": "big.yaml", "fifo_svg": "fifo.svg", "fifo_png": "fifo.png",
                  "sock_svg": "sock.svg", "sock_png": "sock.png", "null_svg": "null.svg",
-                 "null_png": "null.png", "dir_png": "dir.png"}
+                 "null_png": "null.png", "dir_png": "dir.png", "old_svg": "old.svg",
+                 "link_csv": "link.csv", "old_csv": "old.csv", "link_svg": "link.svg"}
         for k, v in names.items():
             args = [a.replace("{%s}" % k, os.path.join(tmp, v)) for a in args]
         args = [a.replace("{tmp}", tmp) for a in args]
@@ -102,6 +109,10 @@ def main():
     after = sorted(os.listdir(tmp))
     if after != before:
         problems.append(f"files left behind in the scratch folder: {sorted(set(after) - set(before))}")
+    for old, link in (("old.svg", "link.csv"), ("old.csv", "link.svg")):
+        if old in before and (not os.path.islink(os.path.join(tmp, link))
+                              or open(os.path.join(tmp, old)).read() != "old\n"):
+            problems.append(f"{old} or its link {link} was changed")
     for pr in problems:
         print(pr)
     return 1 if problems else 0

@@ -8,6 +8,9 @@
  * with --allow-host dpas.example and --allow-origin http://app.example:8080. What libmicrohttpd
  * refuses itself (a NUL, a CR or an LF in the request line or a header, an HTTP version other
  * than 1.0 and 1.1) is left out; fuzz_http_wire runs the same corpus through libmicrohttpd.
+ * Every header is counted as the server counts it when the headers are in (srv_headers_count,
+ * srv_headers_check): a header it reads given twice is refused (400) here as there, never
+ * judged by the first of the two.
  *
  * Properties of every answer: a status the server documents, never 500; a type (but a 204's); a
  * JSON type has a body that is strict JSON (no NaN, no Infinity) and an error status an error
@@ -33,8 +36,8 @@ static const env *environment(void)
         dpas_error err;
         memset(&err, 0, sizeof err);
         if (dpas_registry_builtin(&E.reg, &err) ||
-            !(E.guard = srv_guard_new("127.0.0.1", "dpas.example", "http://app.example:8080",
-                                      &err))) {
+            !(E.guard =
+                  srv_guard_new("127.0.0.1", "dpas.example", "http://app.example:8080", &err))) {
             fprintf(stderr, "fuzz_http: %s\n", err.message);
             abort();
         }
@@ -60,7 +63,7 @@ static char *line(const char **p, const char *end, size_t *n)
 
 static void check(const srv_response *r, int head)
 {
-    static const int known[] = {200, 204, 400, 403, 404, 405, 413, 414, 421, 422};
+    static const int known[] = {200, 204, 400, 403, 404, 405, 406, 413, 414, 421, 422, 501};
     int ok = 0;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok |= r->status == known[i];
@@ -74,8 +77,7 @@ static void check(const srv_response *r, int head)
     /* every error is an RFC 9457 problem (application/problem+json) with its status */
     PROPERTY(r->status < 400 || !strcmp(r->type, "application/problem+json"),
              "status %d is not a problem: %s", r->status, r->type);
-    if (!strncmp(r->type, "application/json", 16) ||
-        !strcmp(r->type, "application/problem+json")) {
+    if (!strncmp(r->type, "application/json", 16) || !strcmp(r->type, "application/problem+json")) {
         json_error_t je;
         json_t *j = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &je);
         PROPERTY(j != NULL, "status %d: the body is not JSON (%s): %.300s", r->status, je.text,
@@ -126,13 +128,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     srv_incoming in = {.method = method, .target = target};
     char *hdr[64];
     size_t nh = 0;
+    srv_header_tally tally;
+    memset(&tally, 0, sizeof tally);
     int bad = 0;
     for (char *h; !bad && (h = line(&p, end, &n));) {
         if (!*h) { /* the blank line: the body follows */
             free(h);
             break;
         }
-        if (nh == sizeof hdr / sizeof hdr[0] || !strchr(h, ':') || strlen(h) != n || strchr(h, '\r')) {
+        if (nh == sizeof hdr / sizeof hdr[0] || !strchr(h, ':') || strlen(h) != n ||
+            strchr(h, '\r')) {
             free(h);
             bad = 1;
             break;
@@ -150,11 +155,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             : !strcasecmp(h, "Access-Control-Request-Method") ? &in.acrm
                             : !strcasecmp(h, "Content-Type")                  ? &in.content_type
                             : !strcasecmp(h, "Sec-Fetch-Site")                ? &in.sec_fetch_site
+                            : !strcasecmp(h, "Accept")                        ? &in.accept
+                            : !strcasecmp(h, "Accept-Encoding")               ? &in.accept_encoding
+                            : !strcasecmp(h, "If-None-Match")                 ? &in.if_none_match
                                                                               : NULL;
-        if (slot && *slot) /* libmicrohttpd hands the first of a repeated header */
-            slot = NULL;
-        if (slot)
+        /* a header the server reads given twice is refused whole (srv_headers_check), as the
+         * server refuses it: which one it holds here does not matter */
+        if (slot && !*slot)
             *slot = v;
+        srv_headers_count(&tally, h, v);
     }
     /* HTTP/1.1 without Host is libmicrohttpd's 400; a NUL in a header never reaches the server */
     if (bad || (!in.host && !strcmp(version, "HTTP/1.1"))) {
@@ -178,10 +187,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&r, 0, sizeof r);
     if (srv_request_init(&rq, &in, E->reg))
         abort();
-    /* as the server's dispatch: the screen, then a heavy request sent cross-site without CORS
-     * refused before it would reach the lane */
-    if (!srv_screen(E->guard, &in, &rq, &r) && !(srv_request_heavy(&rq) && srv_guard_heavy(&in, &r)))
+    /* as the server: the headers as a whole when they are in (a repeated one, Transfer-Encoding
+     * beside Content-Length or another coding than chunked refused), then at dispatch the
+     * screen, then a heavy request sent cross-site without CORS refused before the lane */
+    if (!srv_headers_check(&tally, &r) && !srv_screen(E->guard, &in, &rq, &r) &&
+        !(srv_request_heavy(&rq) && srv_guard_heavy(&in, &r)))
         srv_route(&rq, &r);
+    PROPERTY(tally.seen[0] < 2 || r.status == 400, "two Host headers answered %d", r.status);
     check(&r, !strcmp(method, "HEAD"));
     if (r.free_body && r.body)
         r.free_body(r.body);

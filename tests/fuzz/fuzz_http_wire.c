@@ -86,7 +86,7 @@ static void check_answer(const char *buf, size_t n, int head_request)
         return;
     }
     int status = atoi(buf + 9);
-    static const int known[] = {200, 204, 400, 403, 404, 405, 413, 414, 421, 422};
+    static const int known[] = {200, 204, 304, 400, 403, 404, 405, 406, 413, 414, 421, 422, 501};
     int ok = 0;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok |= status == known[i];

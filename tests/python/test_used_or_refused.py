@@ -49,5 +49,35 @@ class UsedOrRefused(unittest.TestCase):
         self.assertTrue(dpas.sweep(**REF, dp_degree=[8, 16], rule="krum", convention="byzfl"))
 
 
+class EmptyOrTwice(unittest.TestCase):
+    """Issue 29 round 4: a label given empty and a name given twice in two cases are refused as
+    the CLI (tests/cli/bad_inputs.txt) and the server refuse them, by the request layer."""
+
+    def refused(self, fn, field, message, **keys):
+        with self.assertRaises(dpas.InvalidValue) as cm:
+            fn(**keys)
+        self.assertEqual(cm.exception.field, field)
+        self.assertEqual(str(cm.exception), message)
+
+    def test_empty_labels(self):
+        # every TEXT key of the key table (name, workload_name, fleet_name; title: plot only)
+        for key in ("name", "workload_name", "fleet_name"):
+            self.refused(dpas.cost, key, key + " is empty; give a value or leave the key out",
+                         **REF, **{key: ""})
+        self.refused(dpas.plot, "title", "title is empty; give a value or leave the key out",
+                     **REF, dp_degree="2,4", title="")
+
+    def test_a_name_twice_in_two_cases(self):
+        step = dict(model="Llama3_8B", fleet="Lab_64_H100", dp_degree=8,
+                    gradient_bytes_per_param="bf16", checkpoint_bytes_per_param="14B",
+                    tokens="4M")
+        self.refused(dpas.step, "parallelism", 'parallelism: "DATA" is given twice (as "data")',
+                     **step, parallelism=["data", "DATA"])
+        self.refused(dpas.cost, "rule", 'rule: "MEDIAN" is given twice (as "median")', **REF,
+                     rule=["median", "MEDIAN"])
+        self.refused(dpas.cost, "schedule", 'schedule: "AllGather" is given twice (as "allgather")',
+                     **REF, schedule="allgather,AllGather")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

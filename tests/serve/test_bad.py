@@ -81,6 +81,33 @@ def chunked(data, size=4096):
     return out + b"0\r\n\r\n"
 
 
+# (name, raw request, status, a sentence the detail holds): refused with field "header"
+FRAMING = [
+    # issue 29 round 4: the framing headers, judged as soon as the headers are in, alike on every
+    # method: Transfer-Encoding beside Content-Length (a GET was answered 200, a POST 400); a
+    # coding other than chunked (the client waited for the timeout: libmicrohttpd read the body
+    # until the connection closed); Transfer-Encoding or Connection given twice
+    ("GET with Transfer-Encoding and Content-Length",
+     req("GET", "/api/v1/rules", [("Transfer-Encoding", "chunked"), ("Content-Length", "5")],
+         b"0\r\n\r\n"), 400, "Transfer-Encoding and Content-Length are both given"),
+    ("POST with Transfer-Encoding and Content-Length",
+     req("POST", "/api/v1/eval", [("Transfer-Encoding", "chunked"), ("Content-Length", "5")],
+         b"0\r\n\r\n"), 400, "Transfer-Encoding and Content-Length are both given"),
+    ("Transfer-Encoding gzip, chunked",
+     req("POST", "/api/v1/eval", [("Transfer-Encoding", "gzip, chunked")], chunked(b"x: 1\n")), 501,
+     'the header Transfer-Encoding is "gzip, chunked"; dpas serve takes chunked alone'),
+    ("Transfer-Encoding identity on GET",
+     req("GET", "/api/v1/rules", [("Transfer-Encoding", "identity")]), 501,
+     'the header Transfer-Encoding is "identity"'),
+    ("two Transfer-Encoding headers",
+     req("POST", "/api/v1/eval", [("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")],
+         chunked(b"x: 1\n")), 400, "the header Transfer-Encoding is given 2 times; give it once"),
+    ("two Connection headers",
+     req("GET", "/api/v1/rules", [("Connection", "keep-alive"), ("Connection", "close")], close=False),
+     400, "the header Connection is given 2 times; give it once"),
+]
+
+
 # (name, raw request, status, field the error names or None, ours: the server's JSON object)
 CASES = [
     # malformed query strings
@@ -283,7 +310,7 @@ CASES = [
      False),
     ("HTTP/1.1 without Host", b"GET /api/v1 HTTP/1.1\r\nConnection: close\r\n\r\n", 400, None, False),
     ("100 KB header", req("GET", "/api/v1", [("X-Big", "b" * 100_000)]), 431, None, False),
-]
+] + [(name, data, status, "header", True) for name, data, status, _ in FRAMING]
 
 
 with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
@@ -312,6 +339,10 @@ with Server(DPAS, "--timeout", str(TIMEOUT), "--threads", "2") as srv:
             T.check(bool(hd.get("allow")), "%s: an Allow header" % name)
         T.check(srv.alive(), "%s: the server is alive" % name)
     T.check(ours >= 40, "at least 40 bad requests answered with the error object (%d)" % ours)
+    for name, data, status, needle in FRAMING:  # each with its sentence
+        st, _, body, _ = exchange(srv.port, data)
+        reason = json.loads(body).get("detail", "") if st == status else ""
+        T.check(needle in reason, "%s: %s %r lacks %r" % (name, st, reason, needle))
     # the cut of a long path or method is marked, and the rest of the sentence is kept
     # (issue 29: and says how many bytes it cut)
     import re

@@ -220,11 +220,61 @@ static void unstage(staged *s)
     s->tmp = s->target = NULL;
 }
 
+/* The file a path would write: an existing file by its device and inode (stat follows links:
+ * link.csv naming p.svg is p.svg), a new one by its folder's device and inode and its own name
+ * (a/../p.svg is p.svg). 0 when it cannot tell (the staging then says why). */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    const char *name; /* a new file's name in its folder; NULL for an existing file */
+} file_id;
+
+static int identify(const char *path, file_id *id)
+{
+    struct stat st;
+    if (!path || !*path)
+        return 0;
+    if (stat(path, &st) == 0) {
+        *id = (file_id){st.st_dev, st.st_ino, NULL};
+        return 1;
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    int ok = dir && stat(dir, &st) == 0;
+    free(dir);
+    if (ok)
+        *id = (file_id){st.st_dev, st.st_ino, slash ? slash + 1 : path};
+    return ok;
+}
+
+static int same_file(const file_id *a, const file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && !a->name == !b->name &&
+           (!a->name || !strcmp(a->name, b->name));
+}
+
 int dpas_write_outputs(const dpas_output *outs, size_t n, dpas_error *err)
 {
     if (n > DPAS_MAX_OUTPUTS)
         return dpas__fail(err, DPAS_EINVAL, "outputs", "at most %d outputs at once, got %zu",
                           DPAS_MAX_OUTPUTS, n);
+    /* two outputs that are one file (the same path, a link to the other, a/../b): the second
+     * rename would leave the first's content lost and the other's in its place (a CSV in the
+     * plot), so they are refused before anything is written */
+    file_id ids[DPAS_MAX_OUTPUTS];
+    int known[DPAS_MAX_OUTPUTS];
+    for (size_t i = 0; i < n; i++) {
+        known[i] = identify(outs[i].path, &ids[i]);
+        for (size_t j = 0; known[i] && j < i; j++)
+            if (known[j] && same_file(&ids[i], &ids[j])) {
+                char q[160], r[160];
+                return dpas__fail(err, DPAS_EINVAL, outs[i].field,
+                                  "%s and %s name the same file (%s and %s); give two files",
+                                  outs[j].field, outs[i].field,
+                                  dpas_quote(outs[j].path, q, sizeof q),
+                                  dpas_quote(outs[i].path, r, sizeof r));
+            }
+    }
     staged s[DPAS_MAX_OUTPUTS];
     int rc = 0;
     size_t k = 0;

@@ -39,6 +39,12 @@ int dpas__request_split(const char *field, const char *text, char ***items, size
             *p = '\0';
             v[k++] = p + 1;
         }
+    /* names (every ENUM list of the key table: rule, schedule, attr, parallelism) are read in
+     * any case (data and DATA, median and Median are one item, as allgather,AllGather is one
+     * schedule): one given twice in two cases is refused as one given twice is. File names and
+     * quantities (1Mb and 1MB) keep their case; their values are compared where they are read. */
+    int fk = dpas_key_from_name(field);
+    bool exact = fk < 0 || dpas_key_type_of((dpas_key)fk) != DPAS_TYPE_ENUM;
     int rc = 0;
     for (size_t i = 0; !rc && i < k; i++) {
         if (!*v[i])
@@ -48,6 +54,11 @@ int dpas__request_split(const char *field, const char *text, char ***items, size
             if (!strcmp(v[i], v[j]))
                 rc = dpas__fail(err, DPAS_EINVAL, field, "%s: %s is given twice", field,
                                 dpas__quote(v[i], q, sizeof q));
+            else if (!exact && !dpas__strcasecmp(v[i], v[j])) {
+                char r[96];
+                rc = dpas__fail(err, DPAS_EINVAL, field, "%s: %s is given twice (as %s)", field,
+                                dpas__quote(v[i], q, sizeof q), dpas__quote(v[j], r, sizeof r));
+            }
     }
     if (rc) {
         free(copy), free(v);
