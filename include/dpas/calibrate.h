@@ -425,6 +425,11 @@ typedef struct dpas_net_step {
                                 scenario's fabric (its link's bandwidth and latency, one link per
                                 rank) made a collective slower than the calibration's answer: the
                                 slower is taken (model: "..., inter-node link from the fabric") */
+    int accelerator_used;    /* one node asked, no curve measured inside one node, and the
+                                scenario's accelerator has an NVLink bandwidth (nvlink_GBps):
+                                the collective is timed on the node's links from it, not from
+                                the network's fit (model: "..., intra-node link from the
+                                accelerator"); a curve inside one node wins over it */
 } dpas_net_step;
 DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
                                     const dpas_rule *rule, int64_t iterations,
