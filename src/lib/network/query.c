@@ -308,8 +308,7 @@ static double run_spread_at(const dpas_curve *cv, double x)
  * it: the transfer's ratio (the model at the scale asked over the model at the curve's scale,
  * which is what the anchored answer carries) with every hop latency halved and doubled, its
  * largest |ln| departure from the fitted ratio. 0 when the hops were determined. */
-static double model_spread(const dpas_scale_fit *sf, const dpas_curve *cv, double x,
-                           dpas_scale at)
+static double model_spread(const dpas_scale_fit *sf, const dpas_curve *cv, double x, dpas_scale at)
 {
     if (!sf || !sf->defined || (sf->determined & DPAS_SCALEFIT_HOPS))
         return 0;
@@ -399,8 +398,8 @@ static void band(const dpas_band_constants *bc, const dpas_scale_fit *sf, const 
              * the curve's own noise or its runs' spread; the open side as far as such
              * transfers were off, never narrower than a transfer inside a regime */
             int k = bound_kind(out);
-            double near = fmax(fmax(bc->bound_near[k], BOUND_NEAR_MIN),
-                               fmax(own, run_spread_at(cv, x)));
+            double near =
+                fmax(fmax(bc->bound_near[k], BOUND_NEAR_MIN), fmax(own, run_spread_at(cv, x)));
             double far = fmax(h, bc->bound_far[k]);
             if (k == BOUND_NODE)
                 far = fmax(far, physical_span(sf, out));

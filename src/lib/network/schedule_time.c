@@ -108,9 +108,9 @@ static double fabric_time(const dpas_fabric *f, int coll, double bytes, int64_t 
  * the same time, so c of M bytes on n ranks takes what the source measured at
  * M x factor_c(n) / factor_src(n); its basis is transferred and its band widened by
  * transfer_band. DPAS_ENOENT / DPAS_EUNDEF: no collective of the calibration can answer. */
-static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, const dpas_node *node,
-                    int coll, int kind, double bytes, dpas_scale at, double count,
-                    dpas_net_step *out, dpas_error *err)
+static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, const dpas_node *node, int coll,
+                    int kind, double bytes, dpas_scale at, double count, dpas_net_step *out,
+                    dpas_error *err)
 {
     dpas_net_time t;
     if (count <= 0 || bytes <= 0 || at.ranks <= 1)
@@ -177,10 +177,10 @@ static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, const dpas_n
     out->extrapolated |= t.extrapolated;
     out->rescaled |= t.rescaled;
     out->notes |= t.notes;
-    out->model = out->transferred   ? transferred_text[t.kind][out->transferred_from]
+    out->model = out->transferred        ? transferred_text[t.kind][out->transferred_from]
                  : out->fabric_used      ? fabric_text[t.kind]
                  : out->accelerator_used ? accelerator_text[t.kind]
-                                    : dpas_netmodel_kind_name(t.kind);
+                                         : dpas_netmodel_kind_name(t.kind);
     return 0;
 }
 
@@ -289,8 +289,8 @@ int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, cons
     if ((rc = collectives_of(sched, s, rule, iterations, runs, &n, err)))
         return rc;
     for (size_t i = 0; i < n; i++) {
-        rc = add_time(m, s->fabric_entry, s->node_entry, runs[i].collective, kind, runs[i].bytes, runs[i].at,
-                      runs[i].count, out, err);
+        rc = add_time(m, s->fabric_entry, s->node_entry, runs[i].collective, kind, runs[i].bytes,
+                      runs[i].at, runs[i].count, out, err);
         if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) /* no collective the calibration can use */
             return from_links(sched, s, rule, iterations, m, links,
                               "alpha_beta (links: no usable curve)", out, err);
