@@ -114,6 +114,8 @@ typedef struct point {
     bool cross; /* transferred into a regime no file of the calibration measured */
     int cat;    /* of a bounded point: 1 between one node and several, 2 between 2 nodes and
                    more, 3 to ranks per node none measured; 0 not bounded */
+    bool oos_inside; /* the band with constants learned on the other families (second pass) */
+    double oos_width;
 } point;
 /* The case kinds: leave one scale out; from one file at about 4x the nodes (the same ranks per
  * node: the issue's goal); from one file at about 4x the ranks at other ranks per node (the
@@ -124,6 +126,11 @@ static const char *const kind_names[NKINDS] = {
     "from one file at ~4x the ranks, other GPUs per node"};
 static point pts[8192];
 static size_t npts;
+/* The second pass predicts every case again with the band's constants learned on the other
+ * families (learned[family]); its points are the first pass's, in the same order (next_pt). */
+static int pass;
+static dpas_band_constants learned[16];
+static size_t next_pt;
 static const char *families[16];
 static int nfamilies;
 static int cur_family, cur_x4;
@@ -200,7 +207,19 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
     size_t np = 0;
     dpas_error e = {0};
     if (dpas_netmodel_predict_at(m, truth->bytes, truth->n, &at, 1, &p, &np, &e)) {
-        printf("| %s | error: %s |\n", label, e.message);
+        if (pass == 0)
+            printf("| %s | error: %s |\n", label, e.message);
+        return;
+    }
+    if (pass == 1) { /* the same points, the band of the constants learned without the family */
+        for (size_t i = 0; i < np && i < truth->n; i++) {
+            if (truth->bytes[i] < (1u << 20) || next_pt >= npts)
+                continue;
+            double meas = truth->seconds[i];
+            pts[next_pt].oos_inside = meas >= p[i].band_lo && meas <= p[i].band_hi;
+            pts[next_pt++].oos_width = p[i].band_hi / p[i].band_lo;
+        }
+        dpas_free(p);
         return;
     }
     double err[4096], width[4096], errc[4096], errab[4096];
@@ -242,7 +261,9 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
                                   : p[i].regime == DPAS_REGIME_ONE_NODE ||
                                           p[i].from_regime == DPAS_REGIME_ONE_NODE
                                       ? 1
-                                      : 2};
+                                      : 2,
+                                  false,
+                                  NAN};
         if (!(pred > 0)) { /* unanswered: counted, kept out of the medians */
             t->unanswered++;
             continue;
@@ -297,74 +318,63 @@ static double quantile(double *v, size_t n, double q)
     return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - (double)i) : v[n - 1];
 }
 
-/* The band learned out of sample (leave one cluster out): the library's band, its two sides
- * (ln(t / low), ln(high / t): one-sided where the library gives a bound) each scaled by a
- * factor c per kind of answer (not bounded; bounded between one node and several, between 2
- * nodes and more, to other ranks per node: point.cat), the 90th percentile over the OTHER
- * families' points of that kind of |ln(measured / predicted)| over the side the error falls
- * on. Covered when the point's own ratio is <= c; width exp(c (w_lo + w_hi)). A kind the other
- * families never showed has no band (its points count as outside). c < 1: the library band is
- * wider than the other clusters needed; > 1: narrower. */
-static double side_ratio(const point *p)
+/* The band learned out of sample (leave one cluster out): the library's own band with its
+ * constants (dpas_band_constants) learned on the points of every family but `skip` (-1: all):
+ * the transfer floor, the 90th percentile of |ln(measured / predicted)| over the unbounded
+ * points; per kind of bound (point.cat), the closed and open sides, the 5th and 90th
+ * percentiles of ln(measured / predicted) oriented to the side the bound leaves open (a kind
+ * no other family showed: 0, the band then the model's own uncertainty alone). The library
+ * keeps its floors (its curve's noise, runs' spread, the model's undetermined parameters), so
+ * a constant learned on few points narrows the band only down to them. */
+static void learn_constants(int skip, dpas_band_constants *bc, size_t used[4])
 {
-    double e = -p->ln_model, w = e > 0 ? p->w_hi : p->w_lo;
-    if (!isfinite(e) || !isfinite(w))
-        return INFINITY;
-    return e == 0 ? 0 : w > 0 ? fabs(e) / w : INFINITY;
-}
-
-/* c learned on the points of every family but `skip` (-1: all), of answer kind `cat` */
-static double learn_scale(int skip, int cat, size_t *used)
-{
-    static double r[8192];
+    static double o[8192];
     size_t n = 0;
     for (size_t i = 0; i < npts; i++)
-        if (pts[i].family != skip && pts[i].cat == cat && isfinite(pts[i].ln_model))
-            r[n++] = side_ratio(&pts[i]);
-    if (used)
-        *used = n;
-    return quantile(r, n, 0.9);
-}
-
-/* The library's constants for bounded transfers (query.c bound_near, bound_far): per kind of
- * bound, the 5th and 90th percentiles of ln(measured / predicted) oriented to the side the
- * bound leaves open, over the bounded points of every family but `skip` (-1: all) */
-static void bound_percentiles(int skip)
-{
-    static const char *const names[4] = {"", "one node / several", "2 nodes / more",
-                                         "ranks per node"};
-    static double o[8192];
+        if (pts[i].family != skip && pts[i].cat == 0 && isfinite(pts[i].ln_model))
+            o[n++] = fabs(pts[i].ln_model);
+    memset(bc, 0, sizeof *bc);
+    bc->transfer_floor = n ? quantile(o, n, 0.9) : 0;
+    used[0] = n;
     for (int q = 1; q < 4; q++) {
-        size_t n = 0;
+        n = 0;
         for (size_t i = 0; i < npts; i++)
             if (pts[i].family != skip && pts[i].bound && pts[i].cat == q &&
                 isfinite(pts[i].ln_model))
                 o[n++] = -pts[i].bound * pts[i].ln_model;
-        double nr = n ? fmax(0, -quantile(o, n, 0.05)) : NAN;
-        double fr = n ? fmax(0, quantile(o, n, 0.9)) : NAN;
-        printf(" %s: near %.3f, far %.3f (%zu points);", names[q], nr, fr, n);
+        bc->bound_near[q] = n ? fmax(0, -quantile(o, n, 0.05)) : 0;
+        bc->bound_far[q] = n ? fmax(0, quantile(o, n, 0.9)) : 0;
+        used[q] = n;
     }
+}
+
+static void print_constants(const dpas_band_constants *bc, const size_t used[4])
+{
+    static const char *const names[4] = {"", "one node / several", "2 nodes / more",
+                                         "ranks per node"};
+    printf(" floor (not bounded) %.3f (%zu points);", bc->transfer_floor, used[0]);
+    for (int q = 1; q < 4; q++)
+        printf(" %s: near %.3f, far %.3f (%zu points);", names[q], bc->bound_near[q],
+               bc->bound_far[q], used[q]);
     printf("\n");
 }
 
 /* Per cluster family and case kind: the medians of the errors over its points (>= 1 MiB), the
  * library band's coverage and width; and the band learned out of sample on the OTHER
- * families' points (learn_scale), its coverage and median width on this family. */
+ * families' points (learn_constants, the second pass), its coverage and median width on
+ * this family. */
 static void by_family(void)
 {
     static double a[8192], b[8192], c[8192], w[8192], lw[8192];
     printf("\n## By cluster family (leave one cluster out)\n\n"
            "| family | case | points (unanswered) | median error | constant busbw | alpha-beta | "
            "better than constant | library band: inside | median width | bounded or across "
-           "regimes (points) | band learned on the other clusters: c (not bounded) | inside | "
+           "regimes (points) | band learned on the other clusters: floor (not bounded) | inside | "
            "median width |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int f = 0; f < nfamilies; f++)
         for (int k = 0; k < NKINDS; k++) {
             size_t n = 0, in = 0, un = 0, nb = 0, cov = 0, cases = 0;
-            double cs[4];
-            for (int q = 0; q < 4; q++)
-                cs[q] = learn_scale(f, q, NULL);
             for (size_t i = 0; i < npts; i++) {
                 if (pts[i].x4 != k || pts[i].family != f)
                     continue;
@@ -376,9 +386,8 @@ static void by_family(void)
                 a[n] = pts[i].err_model, b[n] = pts[i].err_const, c[n] = pts[i].err_ab;
                 w[n] = pts[i].width, in += pts[i].inside;
                 nb += pts[i].bound != 0 || pts[i].cross;
-                double cq = cs[pts[i].cat];
-                cov += side_ratio(&pts[i]) <= cq; /* NaN: outside */
-                lw[n] = isfinite(cq) ? exp(cq * (pts[i].w_lo + pts[i].w_hi)) : INFINITY;
+                cov += pts[i].oos_inside;
+                lw[n] = pts[i].oos_width;
                 n++;
             }
             if (!n) {
@@ -391,31 +400,23 @@ static void by_family(void)
             }
             double ma = median(a, n), mb = median(b, n), mc = median(c, n);
             printf("| %s | %s | %zu (%zu) | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.0f%% | x%.2f | %zu | "
-                   "%.2f | %.0f%% | x%.2f |\n",
+                   "%.3f | %.0f%% | x%.2f |\n",
                    families[f], kind_names[k], n, un, ma * 100, mb * 100, mc * 100, mb / ma,
-                   100.0 * (double)in / (double)n, median(w, n), nb, cs[0],
+                   100.0 * (double)in / (double)n, median(w, n), nb, learned[f].transfer_floor,
                    100.0 * (double)cov / (double)n, median(lw, n));
         }
-    static const char *const cat_names[4] = {"not bounded", "bounded, one node / several",
-                                             "bounded, 2 nodes / more",
-                                             "bounded, other ranks per node"};
-    size_t used;
-    printf("\nBounded points, every family (the library's bound_near and bound_far), "
-           "ln(measured / predicted) toward the open side, 5th and 90th percentiles:");
-    bound_percentiles(-1);
-    printf("\nc learned on every family (points):");
-    for (int q = 0; q < 4; q++) {
-        double c4 = learn_scale(-1, q, &used);
-        printf(" %s %.2f (%zu);", cat_names[q], c4, used);
-    }
-    printf("\n\n");
+    size_t used[4];
+    dpas_band_constants all;
+    printf("\nBand constants learned on every family (the library's shipped ones: query.c), "
+           "ln; bounded: ln(measured / predicted) toward the open side, 5th and 90th "
+           "percentiles:");
+    learn_constants(-1, &all, used);
+    print_constants(&all, used);
+    printf("\n");
     for (int f = 0; f < nfamilies; f++) {
         printf("Learned without %s:", families[f]);
-        for (int q = 0; q < 4; q++) {
-            double c4 = learn_scale(f, q, &used);
-            printf(" %s %.2f (%zu);", cat_names[q], c4, used);
-        }
-        printf("\n");
+        learn_constants(f, &learned[f], used);
+        print_constants(&learned[f], used);
     }
     printf("\n");
 }
@@ -439,6 +440,89 @@ static bool same_scale(dpas_scale a, const dpas_curve *c)
     return a.ranks == c->ranks && a.per_node == c->per_node;
 }
 
+/* A series opened: its files counted, each file's scale, and the model of all of them. */
+static int open_series(const series *S, size_t *nf, dpas_scale sc[16], dpas_netmodel **whole)
+{
+    *nf = 0;
+    while (*nf < 16 && S->files[*nf])
+        (*nf)++;
+    cur_family = family_of(S->family);
+    return file_scales(S, *nf, sc) || load(S->files, *nf, S->collective, whole) ? -1 : 0;
+}
+
+/* One case: the model of `names`, predicting the curve `truth`; in the second pass with the
+ * band's constants learned without the series' family. */
+static void run_case(const series *S, const char *const *names, size_t n, const dpas_curve *truth,
+                     const char *label, double goal, tally *t)
+{
+    dpas_netmodel *m;
+    if (load(names, n, S->collective, &m))
+        return;
+    if (pass == 1)
+        m->band = &learned[cur_family];
+    score(label, m, truth, goal, t);
+    dpas_netmodel_free(m);
+}
+
+/* Every case of every kind, in one order (the second pass meets the first's points in it). */
+static void run_cases(void)
+{
+    static const double goals[NKINDS] = {0.25, 0.30, 0.30};
+    for (int kind = K_LOSO; kind < NKINDS; kind++) {
+        tally t = {0};
+        if (pass == 0)
+            printf("## %c%s\n\n%s", 'L' + (kind != K_LOSO) * ('F' - 'L'), kind_names[kind] + 1,
+                   head);
+        cur_x4 = kind;
+        for (size_t s = 0; s < NSERIES; s++) {
+            const series *S = &serieses[s];
+            size_t nf;
+            dpas_scale sc[16];
+            dpas_netmodel *whole;
+            if (open_series(S, &nf, sc, &whole))
+                continue;
+            char label[256];
+            const char *use[16];
+            size_t nu = 0;
+            for (size_t a = 0; a < whole->ncurves; a++)
+                for (size_t b = 0; b < whole->ncurves; b++) {
+                    const dpas_curve *from = &whole->curves[a], *to = &whole->curves[b];
+                    nu = 0;
+                    if (kind == K_LOSO) { /* every file but those measured at that scale */
+                        if (a)
+                            break;
+                        for (size_t f = 0; f < nf; f++)
+                            if (!same_scale(sc[f], to))
+                                use[nu++] = S->files[f];
+                        label_fit(snprintf(label, sizeof label, "%s %s, %lld x %lld", S->name,
+                                           S->collective, (long long)(to->ranks / to->per_node),
+                                           (long long)to->per_node),
+                                  sizeof label);
+                    } else { /* the files (runs) of one scale, 3.5-4.5x the ranks below */
+                        double r = (double)to->ranks / (double)from->ranks;
+                        bool same = to->per_node == from->per_node; /* r: the nodes' ratio */
+                        if (r < 3.5 || r > 4.5 || same != (kind == K_NODES))
+                            continue;
+                        for (size_t f = 0; f < nf; f++)
+                            if (same_scale(sc[f], from))
+                                use[nu++] = S->files[f];
+                        label_fit(snprintf(label, sizeof label, "%s %s, %lldx%lld from %lldx%lld",
+                                           S->name, S->collective,
+                                           (long long)(to->ranks / to->per_node),
+                                           (long long)to->per_node,
+                                           (long long)(from->ranks / from->per_node),
+                                           (long long)from->per_node),
+                                  sizeof label);
+                    }
+                    run_case(S, use, nu, to, label, goals[kind], &t);
+                }
+            dpas_netmodel_free(whole);
+        }
+        if (pass == 0)
+            summary(kind_names[kind], &t, goals[kind]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -446,83 +530,12 @@ int main(int argc, char **argv)
         return 2;
     }
     dir = argv[1];
-    tally loro = {0};
-    printf("## Leave one scale out\n\n%s", head);
-    cur_x4 = 0;
-    for (size_t s = 0; s < NSERIES; s++) {
-        const series *S = &serieses[s];
-        cur_family = family_of(S->family);
-        size_t nf = 0;
-        while (nf < 16 && S->files[nf])
-            nf++;
-        dpas_netmodel *whole;
-        dpas_scale sc[16];
-        if (file_scales(S, nf, sc) || load(S->files, nf, S->collective, &whole))
-            continue;
-        for (size_t c = 0; c < whole->ncurves; c++) {
-            const dpas_curve *cv = &whole->curves[c];
-            const char *rest[16];
-            size_t nr = 0;
-            for (size_t f = 0; f < nf; f++) /* every file but those measured at that scale */
-                if (!same_scale(sc[f], cv))
-                    rest[nr++] = S->files[f];
-            dpas_netmodel *m;
-            if (load(rest, nr, S->collective, &m))
-                continue;
-            char label[256];
-            label_fit(snprintf(label, sizeof label, "%s %s, %lld x %lld", S->name, S->collective,
-                               (long long)(cv->ranks / cv->per_node), (long long)cv->per_node),
-                      sizeof label);
-            score(label, m, cv, 0.25, &loro);
-            dpas_netmodel_free(m);
-        }
-        dpas_netmodel_free(whole);
-    }
-    summary("leave one scale out", &loro, 0.25);
-    tally x4[NKINDS] = {{0}};
-    for (int kind = K_NODES; kind <= K_RANKS; kind++) {
-        printf("## %c%s\n\n%s", 'F', kind_names[kind] + 1, head);
-        cur_x4 = kind;
-        for (size_t s = 0; s < NSERIES; s++) {
-            const series *S = &serieses[s];
-            cur_family = family_of(S->family);
-            size_t nf = 0;
-            while (nf < 16 && S->files[nf])
-                nf++;
-            dpas_netmodel *whole;
-            dpas_scale sc[16];
-            if (file_scales(S, nf, sc) || load(S->files, nf, S->collective, &whole))
-                continue;
-            for (size_t a = 0; a < whole->ncurves; a++)
-                for (size_t b = 0; b < whole->ncurves; b++) {
-                    const dpas_curve *from = &whole->curves[a], *to = &whole->curves[b];
-                    double r = (double)to->ranks / (double)from->ranks;
-                    bool same = to->per_node == from->per_node; /* then r is the nodes' ratio */
-                    if (r < 3.5 || r > 4.5 || same != (kind == K_NODES))
-                        continue;
-                    const char *one[16]; /* the files (runs) of that one scale */
-                    size_t no = 0;
-                    for (size_t f = 0; f < nf; f++)
-                        if (same_scale(sc[f], from))
-                            one[no++] = S->files[f];
-                    dpas_netmodel *m;
-                    if (load(one, no, S->collective, &m))
-                        continue;
-                    char label[256];
-                    label_fit(snprintf(label, sizeof label, "%s %s, %lldx%lld from %lldx%lld",
-                                       S->name, S->collective,
-                                       (long long)(to->ranks / to->per_node),
-                                       (long long)to->per_node,
-                                       (long long)(from->ranks / from->per_node),
-                                       (long long)from->per_node),
-                              sizeof label);
-                    score(label, m, to, 0.30, &x4[kind]);
-                    dpas_netmodel_free(m);
-                }
-            dpas_netmodel_free(whole);
-        }
-        summary(kind_names[kind], &x4[kind], 0.30);
-    }
+    run_cases();
+    size_t used[4];
+    for (int f = 0; f < nfamilies; f++)
+        learn_constants(f, &learned[f], used);
+    pass = 1;
+    run_cases();
     by_family();
     /* the time of one calibration of the 2160-rank file (median of 21) */
     double ms[21];

@@ -204,6 +204,18 @@ typedef struct dpas_scale_fit {
                                      remaining scale: |ln ranks ratio| + |ln per-node ratio| */
 } dpas_scale_fit;
 
+/* The constants of a transferred time's band (dpas_netmodel_time), ln half-widths: learned
+ * across clusters (docs/calibration.md, "Leave one cluster out"). transfer_floor: the least
+ * band of a transfer the model does not bound; bound_near[k], bound_far[k]: a bounded
+ * transfer's closed and open side, per kind of bound k (1 between one node and several, 2
+ * between 2 nodes and more, 3 to ranks per node none measured across nodes; [0] unused). */
+typedef struct dpas_band_constants {
+    double transfer_floor;
+    double bound_near[4], bound_far[4];
+} dpas_band_constants;
+/* The constants the library ships (learned on every cluster family scored). */
+DPAS_API const dpas_band_constants *dpas_band_constants_shipped(void);
+
 typedef struct dpas_netmodel {
     size_t nlogs;
     dpas_nccl_log **logs; /* owned, one per file, in the order given; none when from points */
@@ -211,6 +223,9 @@ typedef struct dpas_netmodel {
     dpas_curve *curves; /* one per test of the logs, in order */
     size_t nscalefits;
     dpas_scale_fit *scalefits; /* one per collective measured, in the order first seen */
+    /* borrowed; NULL (as loaded): dpas_band_constants_shipped(). A benchmark sets constants
+     * learned on other clusters to score the band out of sample. */
+    const dpas_band_constants *band;
 } dpas_netmodel;
 
 /* The piecewise fit: dynamic programming over the splits of the sizes into consecutive
@@ -410,6 +425,11 @@ typedef struct dpas_net_step {
                                 scenario's fabric (its link's bandwidth and latency, one link per
                                 rank) made a collective slower than the calibration's answer: the
                                 slower is taken (model: "..., inter-node link from the fabric") */
+    int accelerator_used;    /* one node asked, no curve measured inside one node, and the
+                                scenario's accelerator has an NVLink bandwidth (nvlink_GBps):
+                                the collective is timed on the node's links from it, not from
+                                the network's fit (model: "..., intra-node link from the
+                                accelerator"); a curve inside one node wins over it */
 } dpas_net_step;
 DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
                                     const dpas_rule *rule, int64_t iterations,

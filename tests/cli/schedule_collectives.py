@@ -191,6 +191,39 @@ for fabric, bw, lat in (("InfiniBand_HDR", 25e9, 7e-6), ("InfiniBand_NDR", 50e9,
     if "inter-node link from the fabric" not in row["time_model"]:
         failures.append(f"{fabric}: model {row['time_model']!r}")
 
+# The NVLink domain from the registry's accelerator when no curve measured inside one node (the
+# 10 x 8 H100 log alone), one node of 8 asked: all_reduce of G = 2 B x 1073741824 = 2147483648 B
+# on 8 ranks, the ring on the accelerator's NVLink: 2 x 7 steps x DGX_H100's 500 ns + 2 x 7/8 x G
+# / (900e9 / 2) B/s (H100 nvlink_GBps 900, bidirectional) = 8.358325e-3 s; its band 0.933x to
+# 1.293x (the one-node H100 curves' busbw against 450 GB/s). With the 1 x 8 log beside it, the
+# file wins: the measured all_reduce at 2 GiB (that log's line 26: 7891.00 us; the prior said
+# 8358 us, 5.9% above it)
+def one_node(files):
+    p = subprocess.run([DPAS, "cost", "--params", "1073741824", "--grad", "2B", "--ckpt", "14B",
+                        "--nodes", "1", "--accelerators-per-node", "8", "--dp", "8", "--node",
+                        "DGX_H100", "--rule", "mean", "--schedule", "allreduce", "--calibration",
+                        ",".join(files), "-o", "json"], capture_output=True, text=True)
+    if p.returncode:
+        failures.append(f"one node {files}: exit {p.returncode}: {p.stderr.strip()}")
+        return None
+    return [r for r in json.loads(p.stdout)["rows"] if r["realisable"]][0]
+
+
+nv = 14 * 500e-9 + 1.75 * 2147483648 / 450e9
+row = one_node([H100])
+if row:
+    check("NVLink prior", time_of(row), nv)
+    check("NVLink prior band low", row["time_band_low_s"], nv * 0.933)
+    check("NVLink prior band high", row["time_band_high_s"], nv * 1.293)
+    if row["time_model"] != "nccl, intra-node link from the accelerator":
+        failures.append(f"NVLink prior: model {row['time_model']!r}")
+row = one_node([H100, H100_1NODE])
+if row:
+    check("one-node file wins", time_of(row), 7891.00e-6)  # its line 26, out-of-place time
+    if "accelerator" in row["time_model"] or row["time_basis"] != "measured":
+        failures.append(f"one-node file beside the prior: {row['time_model']!r}, "
+                        f"{row['time_basis']!r}")
+
 for f in failures:
     print("FAIL:", f)
 print(f"{'FAILED' if failures else 'ok'}: schedule_collectives")

@@ -1134,6 +1134,34 @@ static void test_regime_bounds(void **state)
     dpas_netmodel_free(two);
 }
 
+/* Between one node and several, the open side of the band is never narrower than the span
+ * physics allows for the regime no curve measured (query.c physical_span): a node's network at
+ * least 25 GB/s (one 200 Gb/s card), a node's bus bandwidth at most 900 GB/s (NVLink 5 each
+ * way). By hand: one node of 8 at busbw 800 GB/s, asked at 2 x 8: the network assumed as fast
+ * as the links, so the time can be up to 800 / 25 = 32x it: ln 32 = 3.4657 > the learned far
+ * 3.280. Two nodes of 8 at 20 GB/s, asked on one node: its links assumed as fast, so the time
+ * can be down to 20 / 900 of it: ln 45 = 3.8067. Within 0.02: the fitted bandwidths (the nccl
+ * model's Simple protocol over 256 MiB - 4 GiB, no latency in the times) are within 2%. */
+static void test_band_physical_span(void **state)
+{
+    (void)state;
+    const double x = 1073741824.0;
+    dpas_netmodel *one = bw_curve((dpas_scale){8, 8}, 800e9);
+    dpas_net_time t = time_at(one, 0, x, 16, 8);
+    assert_true(t.notes & DPAS_NETTIME_LOWER_BOUND);
+    double above = log(t.band_hi / t.seconds), below = log(t.seconds / t.band_lo);
+    if (!(fabs(above - log(32.0)) < 0.02 && below >= 0.101 - 1e-12 && below < 0.2))
+        fail_msg("band ln %.6g below, %.6g above; want >= 0.101, ~%.6g", below, above, log(32.0));
+    dpas_netmodel_free(one);
+    dpas_netmodel *two = bw_curve((dpas_scale){16, 8}, 20e9);
+    t = time_at(two, 0, x, 8, 8);
+    assert_true(t.notes & DPAS_NETTIME_UPPER_BOUND);
+    above = log(t.band_hi / t.seconds), below = log(t.seconds / t.band_lo);
+    if (!(fabs(below - log(45.0)) < 0.02 && above >= 0.101 - 1e-12 && above < 0.2))
+        fail_msg("band ln %.6g below, %.6g above; want ~%.6g, >= 0.101", below, above, log(45.0));
+    dpas_netmodel_free(two);
+}
+
 /* Two nodes and more are fitted apart: files at 2 x 4 (busbw 40 GB/s) and 8 x 4 (20 GB/s),
  * times size x factor / busbw. By hand: at 4 nodes, between the two log-linearly in the node
  * count, w = ln(4/2) / ln(8/2) = 1/2, busbw sqrt(40 x 20) = 28.28 GB/s; at 32 nodes, beyond
@@ -1320,6 +1348,7 @@ int main(void)
         cmocka_unit_test(test_order_independent),
         cmocka_unit_test(test_order_independent_runs),
         cmocka_unit_test(test_regime_bounds),
+        cmocka_unit_test(test_band_physical_span),
         cmocka_unit_test(test_two_node_regime),
         cmocka_unit_test(test_few_sizes),
         cmocka_unit_test(test_nvlink_domain),

@@ -32,8 +32,13 @@
  * one node and several only the H100 cluster00 series (NVLink against one network card per
  * node, 25x) and MI325X (about 1x) measured it: the far side is that cluster's. Values of
  * the run after alltoall and sendrecv moved only their share across nodes (ncclmodel.c). */
-static const double bound_near[4] = {0, 0.101, 0.537, 0.078};
-static const double bound_far[4] = {0, 3.280, 0.375, 0.504};
+static const dpas_band_constants shipped = {
+    .transfer_floor = TRANSFER_FLOOR,
+    .bound_near = {0, 0.101, 0.537, 0.078},
+    .bound_far = {0, 3.280, 0.375, 0.504},
+};
+
+const dpas_band_constants *dpas_band_constants_shipped(void) { return &shipped; }
 /* The closed side of a bound is never narrower than this: a bound of the model, not of the
  * hardware (MI325X: one node's all_reduce 9% slower than across 2 to 8 nodes, where the model
  * holds a node's links at least as fast as its cards) */
@@ -297,10 +302,77 @@ static double run_spread_at(const dpas_curve *cv, double x)
     return s > 1 ? log(s) : 0;
 }
 
-static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, double d,
-                 dpas_net_time *out)
+/* The model's own uncertainty of a transfer (ln): what its parameters that the curves did not
+ * determine could change. One scale cannot tell a base latency from a hop latency (the fit
+ * leans on NCCL's constants for the split), so a time carried to another hop count moves with
+ * it: the transfer's ratio (the model at the scale asked over the model at the curve's scale,
+ * which is what the anchored answer carries) with every hop latency halved and doubled, its
+ * largest |ln| departure from the fitted ratio. 0 when the hops were determined. */
+static double model_spread(const dpas_scale_fit *sf, const dpas_curve *cv, double x, dpas_scale at)
 {
-    double t = out->seconds, h = 0;
+    if (!sf || !sf->defined || (sf->determined & DPAS_SCALEFIT_HOPS))
+        return 0;
+    int c = cv->collective;
+    double r = (double)at.ranks, g = (double)at.per_node;
+    double r0 = (double)cv->ranks, g0 = (double)cv->per_node;
+    double nominal = dpas__ncclm_time(&sf->p, c, x, r, g) / dpas__ncclm_time(&sf->p, c, x, r0, g0);
+    double worst = 0;
+    for (int a = 0; a < 2; a++) {
+        dpas_nccl_params q = sf->p;
+        for (int k = 0; k < 3; k++)
+            q.hop_s[k] *= a ? 2.0 : 0.5;
+        double alt = dpas__ncclm_time(&q, c, x, r, g) / dpas__ncclm_time(&q, c, x, r0, g0);
+        double e = fabs(log(alt / nominal));
+        if (isfinite(e))
+            worst = fmax(worst, e);
+    }
+    return worst;
+}
+
+/* The nccl model's own misfit at x on the curve a transfer is anchored on: |ln(measured /
+ * model)| at the measured sizes around x (and one more on each side). The anchored answer
+ * carries that departure to the scale asked; where the model's structure does not explain a
+ * curve (NCCL switching protocol or algorithm at mid sizes), the departure at another scale
+ * is not known to within about its own size. */
+static double misfit_at(const dpas_curve *cv, double x)
+{
+    const double *r = cv->fits[DPAS_NETMODEL_NCCL - 1].rel_residual;
+    if (!r || cv->n < 2 || !cv->fits[DPAS_NETMODEL_NCCL - 1].defined)
+        return 0;
+    size_t i = x <= (double)cv->bytes[0] ? 0 : last_le(cv, x);
+    size_t lo = i ? i - 1 : 0, hi = i + 2 < cv->n ? i + 2 : cv->n - 1;
+    double h = 0;
+    for (size_t j = lo; j <= hi; j++)
+        h = fmax(h, lnerr(r[j]));
+    return h;
+}
+
+/* Bandwidths a GPU cluster is not outside (bytes/s), for a regime whose bandwidth no curve
+ * measured: a node's network at least one 200 Gb/s card (25 GB/s: HDR InfiniBand and
+ * Slingshot 11, the slowest cards of the multi-node series scored; the model's bandwidth
+ * across nodes is the node's, inter_bw x g^kappa); inside a node a bus bandwidth at most
+ * NVLink 5's 900 GB/s per GPU each way (NVIDIA's 1.8 TB/s per GPU, both directions). */
+#define NET_BW_MIN 25e9
+#define INTRA_BW_MAX 900e9
+
+/* The open side of a transfer between one node and several, from the model's own
+ * uncertainty: the bandwidth of the regime not measured can be anywhere physics allows, so
+ * the time can be off by the ratio of the assumed bandwidth to that limit. */
+static double physical_span(const dpas_scale_fit *sf, const dpas_net_time *out)
+{
+    if (!sf || !sf->defined)
+        return 0;
+    if (out->regime == DPAS_REGIME_ONE_NODE) /* inside a node: as fast as NVLink allows */
+        return fmax(0, log(INTRA_BW_MAX / sf->p.intra_bw));
+    double g = (double)out->at.per_node; /* across nodes: as slow as one card per node */
+    double net = sf->p.inter_bw * pow(g > 0 ? g : 1, sf->p.kappa);
+    return fmax(0, log(net / NET_BW_MIN));
+}
+
+static void band(const dpas_band_constants *bc, const dpas_scale_fit *sf, const dpas_curve *cv,
+                 double x, double d, dpas_net_time *out)
+{
+    double t = out->seconds, h = 0, own = 0;
     double per_octave =
         isfinite(cv->extrapolation_per_octave) ? cv->extrapolation_per_octave : OCTAVE_PRIOR;
     switch (out->basis) {
@@ -316,23 +388,28 @@ static void band(const dpas_scale_fit *sf, const dpas_curve *cv, double x, doubl
     case DPAS_BASIS_TRANSFERRED:
         h = sf->loro_points ? sf->loro_q90 * sqrt(fmax(1, d / sf->loro_distance))
                             : TRANSFER_PER_DISTANCE * d;
-        h = fmax(h, TRANSFER_FLOOR);
-        h = fmax(h, noise_at(cv, x)) + per_octave * octaves_out(cv, x);
+        h = fmax(h, bc->transfer_floor);
+        /* never narrower than the model's own uncertainty: its undetermined parameters, the
+         * curve's noise */
+        own = fmax(fmax(model_spread(sf, cv, x, out->at), misfit_at(cv, x)), noise_at(cv, x));
+        h = fmax(h, own) + per_octave * octaves_out(cv, x);
         if (out->notes & (DPAS_NETTIME_LOWER_BOUND | DPAS_NETTIME_UPPER_BOUND)) {
             /* a bound: the closed side as far as such bounds were crossed, never narrower than
              * the curve's own noise or its runs' spread; the open side as far as such
              * transfers were off, never narrower than a transfer inside a regime */
             int k = bound_kind(out);
-            double near = fmax(fmax(bound_near[k], BOUND_NEAR_MIN),
-                               fmax(noise_at(cv, x), run_spread_at(cv, x)));
-            double far = fmax(h, bound_far[k]);
+            double near =
+                fmax(fmax(bc->bound_near[k], BOUND_NEAR_MIN), fmax(own, run_spread_at(cv, x)));
+            double far = fmax(h, bc->bound_far[k]);
+            if (k == BOUND_NODE)
+                far = fmax(far, physical_span(sf, out));
             bool lower = out->notes & DPAS_NETTIME_LOWER_BOUND;
             out->band_lo = t * exp(-(lower ? near : far));
             out->band_hi = t * exp(lower ? far : near);
             return;
         }
         if (out->notes & DPAS_NETTIME_OTHER_REGIME) /* bounds that disagree: both sides open */
-            h = fmax(h, bound_far[bound_kind(out)]);
+            h = fmax(h, bc->bound_far[bound_kind(out)]);
         break;
     default: out->band_lo = out->band_hi = NAN; return;
     }
@@ -544,7 +621,7 @@ static int answer(const dpas_netmodel *m, int coll, int kind, double bytes, dpas
     } else if (kind == DPAS_NETMODEL_DEFAULT) {
         rc = answer_default(sf, cvs, n, exact, bytes, at, out, err);
         if (!rc)
-            band(sf, out->curve, bytes, d, out);
+            band(m->band ? m->band : &shipped, sf, out->curve, bytes, d, out);
     } else {
         out->kind = kind;
         rc = answer_kind(sf, exact, bytes, at, out, err);

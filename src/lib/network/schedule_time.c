@@ -76,6 +76,22 @@ static const char *const fabric_text[DPAS_NETMODEL_KINDS + 1] = {
     "piecewise, inter-node link from the fabric", "empirical, inter-node link from the fabric",
     "nccl, inter-node link from the fabric"};
 
+static const char *const accelerator_text[DPAS_NETMODEL_KINDS + 1] = {
+    "default, intra-node link from the accelerator",
+    "alpha_beta, intra-node link from the accelerator",
+    "piecewise, intra-node link from the accelerator",
+    "empirical, intra-node link from the accelerator",
+    "nccl, intra-node link from the accelerator"};
+
+/* How far a collective inside one node is from the ring on the accelerator's NVLink at its
+ * nominal rate (half its bidirectional nvlink_GBps each way, the bus bandwidth of a ring
+ * through it): measured / nominal time, the range over the one-node curves of the H100 series
+ * (tests/data/nccl-scaling xxrjun_h100_1node_x{4,8} and nccl-scaling-extra's cluster00 1-node
+ * logs, five collectives each, 20 curves): peak busbw 348.0 to 482.3 GB/s against 450 GB/s,
+ * so 450 / 482.3 = 0.933 (NVLink SHARP's all_reduce beats the ring) to 450 / 348.0 = 1.293. */
+#define NVLINK_BAND_LO 0.933
+#define NVLINK_BAND_HI 1.293
+
 /* A collective across nodes on the fabric's links alone (the ring of dpas_collective_ring, one
  * link per rank: latency per step, bus bytes over the link's bandwidth). */
 static double fabric_time(const dpas_fabric *f, int coll, double bytes, int64_t ranks)
@@ -92,8 +108,9 @@ static double fabric_time(const dpas_fabric *f, int coll, double bytes, int64_t 
  * the same time, so c of M bytes on n ranks takes what the source measured at
  * M x factor_c(n) / factor_src(n); its basis is transferred and its band widened by
  * transfer_band. DPAS_ENOENT / DPAS_EUNDEF: no collective of the calibration can answer. */
-static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, int coll, int kind,
-                    double bytes, dpas_scale at, double count, dpas_net_step *out, dpas_error *err)
+static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, const dpas_node *node, int coll,
+                    int kind, double bytes, dpas_scale at, double count, dpas_net_step *out,
+                    dpas_error *err)
 {
     dpas_net_time t;
     if (count <= 0 || bytes <= 0 || at.ranks <= 1)
@@ -135,15 +152,35 @@ static int add_time(const dpas_netmodel *m, const dpas_fabric *fab, int coll, in
             out->fabric_used = 1;
         }
     }
+    /* one node asked and no curve measured inside one: the calibration's time takes the node's
+     * links as fast as its network (the only bandwidth it measured); the accelerator's NVLink
+     * says how fast they are, and times the collective instead: the ring's steps x the node's
+     * link latency + bus bytes over half the bidirectional NVLink bandwidth */
+    const dpas_hardware *acc = node ? node->accelerator : NULL;
+    bool one_node = at.per_node >= at.ranks;
+    if (one_node && (t.notes & DPAS_NETTIME_NO_INTRA) && acc && acc->nvlink_bandwidth > 0) {
+        double steps, factor;
+        if (!dpas_collective_ring(coll, at.ranks, &steps, &factor, NULL)) {
+            double lat = node->intra_latency > 0 ? node->intra_latency : 0;
+            double tn = steps * lat + factor * bytes / (acc->nvlink_bandwidth / 2);
+            t.seconds = tn;
+            t.band_lo = tn * NVLINK_BAND_LO, t.band_hi = tn * NVLINK_BAND_HI;
+            t.basis = DPAS_BASIS_TRANSFERRED;
+            t.notes &= ~(unsigned)(DPAS_NETTIME_OTHER_REGIME | DPAS_NETTIME_LOWER_BOUND |
+                                   DPAS_NETTIME_UPPER_BOUND);
+            out->accelerator_used = 1;
+        }
+    }
     out->seconds += count * t.seconds;
     out->band_lo += count * t.band_lo, out->band_hi += count * t.band_hi;
     out->basis = t.basis > out->basis ? t.basis : out->basis;
     out->extrapolated |= t.extrapolated;
     out->rescaled |= t.rescaled;
     out->notes |= t.notes;
-    out->model = out->transferred   ? transferred_text[t.kind][out->transferred_from]
-                 : out->fabric_used ? fabric_text[t.kind]
-                                    : dpas_netmodel_kind_name(t.kind);
+    out->model = out->transferred        ? transferred_text[t.kind][out->transferred_from]
+                 : out->fabric_used      ? fabric_text[t.kind]
+                 : out->accelerator_used ? accelerator_text[t.kind]
+                                         : dpas_netmodel_kind_name(t.kind);
     return 0;
 }
 
@@ -252,8 +289,8 @@ int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, cons
     if ((rc = collectives_of(sched, s, rule, iterations, runs, &n, err)))
         return rc;
     for (size_t i = 0; i < n; i++) {
-        rc = add_time(m, s->fabric_entry, runs[i].collective, kind, runs[i].bytes, runs[i].at,
-                      runs[i].count, out, err);
+        rc = add_time(m, s->fabric_entry, s->node_entry, runs[i].collective, kind, runs[i].bytes,
+                      runs[i].at, runs[i].count, out, err);
         if (rc == DPAS_ENOENT || rc == DPAS_EUNDEF) /* no collective the calibration can use */
             return from_links(sched, s, rule, iterations, m, links,
                               "alpha_beta (links: no usable curve)", out, err);
