@@ -884,6 +884,18 @@ static void test_count_column_and_rank_pattern(void **state)
     assert_int_equal(g->tests[0].nodes, 3);
     assert_int_equal(g->tests[0].ranks_per_node, 4);
     dpas_nccl_log_free(g);
+    /* nccl-synthetic's GB300 log (its README: 18 hosts x 4; lines 0-3 on one host, devices 0-3,
+     * 68-71 on another, devices 0-3): 68 mod G = 0 and 71 mod G = 3 leave G = 4, 17, 34 and 68
+     * (G divides 68, above 3); of those only 4 divides 72 below it: 18 hosts x 4 */
+    dpas_error e2 = {0};
+    if (dpas_nccl_read_file(DPAS_TEST_DATA "/nccl-synthetic/gb300_nvl72_72ranks_elided_rank_"
+                                           "lines.log",
+                            NULL, 0, &g, &e2))
+        fail_msg("%s", e2.message);
+    assert_int_equal(g->tests[0].nodes, 18);
+    assert_int_equal(g->tests[0].ranks_per_node, 4);
+    assert_int_equal(g->tests[1].nodes, 18);
+    dpas_nccl_log_free(g);
 }
 
 int main(void)
