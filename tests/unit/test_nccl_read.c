@@ -898,6 +898,69 @@ static void test_count_column_and_rank_pattern(void **state)
     dpas_nccl_log_free(g);
 }
 
+/* The vendor series of nccl-scaling-public (its README), by hand from the files' lines: GB300
+ * files of 16 rows (512 KiB to 16 GiB), the column header at line 12 (1 host: 4 whole Rank
+ * lines on GPU-3882) or 13 (4 Rank lines around "...": ranks 0, 1 on one host, devices 0, 1, and
+ * the last two on another, devices 2, 3); busbw/algbw at 16 GiB 685.19 / 456.79 = 1.5 (4),
+ * 841.63 / 480.93 = 1.75 (8), 930.48 / 472.63 = 1.96875 (64), 738.39 / 372.10 = 1.984 (128);
+ * alltoall 666.92 / 677.51 = 0.9844 (64), 685.06 / 782.92 = 0.875 (8); the 128-rank alltoall
+ * from its count column, 17179869184 / (33554432 x 4) = 128. 4 ranks a host (the lines' devices
+ * 0-3). MI355X files: 2 rows (8 and 16 GiB), no Rank lines, the header at line 3 (1-node
+ * all_reduce) or 2; busbw/algbw 408.80 / 233.60 = 1.75 (8), 370.34 / 197.52 = 1.875 (16),
+ * 370.51 / 191.23 = 1.9375 (32); alltoall 361.13 / 412.72 = 0.875, 86.73 / 92.51 = 0.9375,
+ * 50.63 / 52.26 = 0.969. */
+static void test_public_vendor_series(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        int collective;
+        int64_t ranks, nodes, per_node;
+        int ranks_from, header_line;
+        size_t sizes;
+    } want[] = {
+        {"oci_gb300_1node_x4_all_reduce.log", AR, 4, 1, 4, DPAS_NCCL_RANK_LINES, 12, 16},
+        {"oci_gb300_2nodes_x4_all_reduce.log", AR, 8, 2, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_16nodes_x4_all_reduce.log", AR, 64, 16, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_32nodes_x4_all_reduce.log", AR, 128, 32, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_1node_x4_alltoall.log", A2A, 4, 1, 4, DPAS_NCCL_RANK_LINES, 12, 16},
+        {"oci_gb300_2nodes_x4_alltoall.log", A2A, 8, 2, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_16nodes_x4_alltoall.log", A2A, 64, 16, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_32nodes_x4_alltoall.log", A2A, 128, 32, 4, DPAS_NCCL_COUNT_COLUMN, 13, 16},
+        {"oci_mi355x_pollara_1node_x8_all_reduce_8G-16G.log", AR, 8, 0, 0, DPAS_NCCL_BUS_RATIO, 3,
+         2},
+        {"oci_mi355x_pollara_2nodes_x8_all_reduce_8G-16G.log", AR, 16, 0, 0, DPAS_NCCL_BUS_RATIO,
+         2, 2},
+        {"oci_mi355x_pollara_4nodes_x8_all_reduce_8G-16G.log", AR, 32, 0, 0, DPAS_NCCL_BUS_RATIO,
+         2, 2},
+        {"oci_mi355x_pollara_1node_x8_alltoall_8G-16G.log", A2A, 8, 0, 0, DPAS_NCCL_BUS_RATIO, 2,
+         2},
+        {"oci_mi355x_pollara_2nodes_x8_alltoall_8G-16G.log", A2A, 16, 0, 0, DPAS_NCCL_BUS_RATIO, 2,
+         2},
+        {"oci_mi355x_pollara_4nodes_x8_alltoall_8G-16G.log", A2A, 32, 0, 0, DPAS_NCCL_BUS_RATIO, 2,
+         2},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/nccl-scaling-public/%s", DPAS_TEST_DATA, want[i].file);
+        dpas_nccl_log *g = NULL;
+        dpas_error e = {0};
+        if (dpas_nccl_read_file(path, NULL, 0, &g, &e))
+            fail_msg("%s: %s", want[i].file, e.message);
+        assert_int_equal(g->ntests, 1);
+        const dpas_nccl_test *t = &g->tests[0];
+        if (t->collective != want[i].collective || t->ranks != want[i].ranks ||
+            t->nodes != want[i].nodes || t->ranks_per_node != want[i].per_node ||
+            t->ranks_from != want[i].ranks_from || t->header_line != want[i].header_line ||
+            t->npoints != want[i].sizes)
+            fail_msg("%s: %s on %lld ranks (from %d), %lld nodes x %lld, header %d, %zu sizes",
+                     want[i].file, dpas_collective_name(t->collective), (long long)t->ranks,
+                     t->ranks_from, (long long)t->nodes, (long long)t->ranks_per_node,
+                     t->header_line, t->npoints);
+        dpas_nccl_log_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -913,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_test_skipped),
         cmocka_unit_test(test_gb_style_logs),
         cmocka_unit_test(test_count_column_and_rank_pattern),
+        cmocka_unit_test(test_public_vendor_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
