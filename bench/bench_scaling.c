@@ -99,6 +99,27 @@ static const series serieses[] = {
       "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-006.log"}}
     C00("alltoall"),
     C00("sendrecv"),
+    /* OCI's reference documents (../nccl-scaling-public/README.md): GB300 NVL72 hosts of 4 at
+     * 1, 2, 16 (one rack) and 32 (two racks) hosts; MI355X with Pollara NICs at 1, 2, 4 nodes */
+#define OCI_GB300(c)                                                                               \
+    {"GB300 (OCI)",                                                                                \
+     "GB300 x 1-32 hosts",                                                                         \
+     c,                                                                                            \
+     {"../nccl-scaling-public/oci_gb300_1node_x4_" c ".log",                                       \
+      "../nccl-scaling-public/oci_gb300_2nodes_x4_" c ".log",                                      \
+      "../nccl-scaling-public/oci_gb300_16nodes_x4_" c ".log",                                     \
+      "../nccl-scaling-public/oci_gb300_32nodes_x4_" c ".log"}}
+    OCI_GB300("all_reduce"),
+    OCI_GB300("alltoall"),
+#define OCI_MI355X(c)                                                                              \
+    {"MI355X (OCI Pollara)",                                                                       \
+     "MI355X x 1-4 nodes",                                                                         \
+     c,                                                                                            \
+     {"../nccl-scaling-public/oci_mi355x_pollara_1node_x8_" c "_8G-16G.log",                       \
+      "../nccl-scaling-public/oci_mi355x_pollara_2nodes_x8_" c "_8G-16G.log",                      \
+      "../nccl-scaling-public/oci_mi355x_pollara_4nodes_x8_" c "_8G-16G.log"}}
+    OCI_MI355X("all_reduce"),
+    OCI_MI355X("alltoall"),
 };
 #define NSERIES (sizeof serieses / sizeof *serieses)
 

@@ -67,13 +67,15 @@ DPAS_API int dpas_collective_ring(int coll, int64_t n, double *steps, double *fa
 /* Where a test's collective or rank count came from. */
 typedef enum dpas_nccl_source {
     DPAS_NCCL_UNKNOWN = 0,
-    DPAS_NCCL_GIVEN,      /* the caller's collective / ranks (--collective, --ranks) */
-    DPAS_NCCL_TEST_NAME,  /* "# Collective test starting: all_gather_perf" */
-    DPAS_NCCL_RANK_LINES, /* the "#  Rank  0 Group  0 Pid ..." lines, counted */
-    DPAS_NCCL_BUS_RATIO,  /* busbw / algbw, with the redop and root columns */
-    DPAS_NCCL_CSV_COLUMN, /* a CSV column (name, gpus) */
-    DPAS_NCCL_COMMAND,    /* a "*_perf" command line or banner above the table, e.g.
+    DPAS_NCCL_GIVEN,        /* the caller's collective / ranks (--collective, --ranks) */
+    DPAS_NCCL_TEST_NAME,    /* "# Collective test starting: all_gather_perf" */
+    DPAS_NCCL_RANK_LINES,   /* the "#  Rank  0 Group  0 Pid ..." lines, counted */
+    DPAS_NCCL_BUS_RATIO,    /* busbw / algbw, with the redop and root columns */
+    DPAS_NCCL_CSV_COLUMN,   /* a CSV column (name, gpus) */
+    DPAS_NCCL_COMMAND,      /* a "*_perf" command line or banner above the table, e.g.
                              "mpirun ... ./build/all_gather_perf -b 8 -e 8G" */
+    DPAS_NCCL_COUNT_COLUMN, /* size / (count x type bytes): the count column of all_gather,
+                               reduce_scatter, alltoall, gather and scatter, which is per rank */
 } dpas_nccl_source;
 
 /* Warnings of a test: bits of dpas_nccl_test.warnings. */

@@ -818,6 +818,149 @@ static void test_gb_style_logs(void **state)
     dpas_nccl_log_free(g);
 }
 
+/* Elided Rank lines of a real kind (the OCI GB300 doc, 32 nodes x 4: ranks 0, 1 on one host,
+ * devices 0, 1; "..."; ranks 126, 127 on another, devices 2, 3) over two rows of its alltoall.
+ * By hand: busbw/algbw 47.30 / 47.67 and 47.67 / 48.04 allow n from 127.85 to 129.58 at the
+ * printed precision (127 < n: 128 or 129); the count column decides: 8589934592 B / (16777216 x
+ * 4 B) = 128 and 17179869184 / (33554432 x 4) = 128. The nodes: rank r on device r mod G holds
+ * for G = 4, 31, 62 and 124 (126 mod G = 2, 127 mod G = 3, 1 mod G = 1; hosts: 0 and 1 together,
+ * 0 and 126 apart); of those only 4 divides 128 below it: 32 nodes x 4. */
+#define RANKD(n, host, d)                                                                          \
+    "#  Rank " #n " Group  0 Pid   100 on " host " device  " #d " [0x01] GPU\n"
+#define A2A_ROWS                                                                                   \
+    "  8589934592      16777216     float    none      -1   180191   47.67   47.30      0   "      \
+    "179150   47.95   47.57    N/A\n"                                                              \
+    " 17179869184      33554432     float    none      -1   357610   48.04   47.67      0   "      \
+    "358715   47.89   47.52    N/A\n"
+static void test_count_column_and_rank_pattern(void **state)
+{
+    (void)state;
+    const char *name = "# Collective test starting: alltoall_perf\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s%s#  ...\n%s%s%s%s", name, RANKD(0, "A", 0), RANKD(1, "A", 1),
+             RANKD(126, "B", 2), RANKD(127, "B", 3), HDR, A2A_ROWS);
+    dpas_nccl_log *g = read_text(text, NULL, 0);
+    const dpas_nccl_test *t = &g->tests[0];
+    assert_int_equal(t->collective, DPAS_COLL_ALLTOALL);
+    assert_int_equal(t->ranks, 128);
+    assert_int_equal(t->ranks_from, DPAS_NCCL_COUNT_COLUMN);
+    assert_int_equal(t->ratio_ranks, 0); /* 128 or 129: busbw/algbw alone cannot tell */
+    assert_int_equal(t->nodes, 32);
+    assert_int_equal(t->ranks_per_node, 4);
+    assert_int_equal(t->nodes_from, DPAS_NCCL_RANK_LINES);
+    assert_true(t->warnings & DPAS_NCCL_WARN_RANK_LINES_PARTIAL);
+    dpas_nccl_log_free(g);
+    /* a count that is no whole share of the size (a hand-edited row: 4294967296 B, 107374124
+     * float) says nothing: busbw/algbw and the lines cannot tell, refused as before */
+    snprintf(text, sizeof text, "%s%s%s#  ...\n%s%s%s%s", name, RANKD(0, "A", 0), RANKD(1, "A", 1),
+             RANKD(126, "B", 2), RANKD(127, "B", 3), HDR,
+             "  4294967296     107374124     float    none      -1    89190   48.16   47.78      0"
+             "    89046   48.23   47.86    N/A\n");
+    dpas_error e = read_error(text, NULL, 0);
+    assert_string_equal(e.field, "ranks");
+    /* rows whose counts give other rank counts (128, then 64) decide nothing either */
+    snprintf(text, sizeof text, "%s%s%s#  ...\n%s%s%s%s%s", name, RANKD(0, "A", 0),
+             RANKD(1, "A", 1), RANKD(126, "B", 2), RANKD(127, "B", 3), HDR, A2A_ROWS,
+             "  4294967296      16777216     float    none      -1    89190   48.16   47.78      0"
+             "    89046   48.23   47.86    N/A\n");
+    e = read_error(text, NULL, 0);
+    assert_string_equal(e.field, "ranks");
+    /* devices all 0 (each rank sees only its GPU): no node count from the lines. Ranks 0 and 3
+     * on hosts a and b would fit G = 1 (and 3) by device alone */
+    g = read_text(RANK(0, "a") RANK(3, "b") HDR ROW1, NULL, 0);
+    assert_int_equal(g->tests[0].ranks, 4);
+    assert_int_equal(g->tests[0].nodes, 0);
+    assert_int_equal(g->tests[0].nodes_from, DPAS_NCCL_UNKNOWN);
+    dpas_nccl_log_free(g);
+    /* all_reduce on 12 ranks (busbw/algbw 19.23 / 10.49 = 1.833 = 2 x 11 / 12), lines 0, 1 on A
+     * (devices 0, 1) and 6, 7 on B (devices 2, 3): 6 mod G = 2 and 7 mod G = 3 leave G = 4 (G
+     * divides 4, is above 3, and at most 7), which divides 12: 3 nodes x 4 */
+    snprintf(text, sizeof text, "%s%s#  ...\n%s%s%s%s", RANKD(0, "A", 0), RANKD(1, "A", 1),
+             RANKD(6, "B", 2), RANKD(7, "B", 3), HDR,
+             "     1048576        262144     float     sum      -1    100.0   10.49   19.23      0"
+             "    100.0   10.49   19.23      0\n");
+    g = read_text(text, NULL, 0);
+    assert_int_equal(g->tests[0].ranks, 12);
+    assert_int_equal(g->tests[0].nodes, 3);
+    assert_int_equal(g->tests[0].ranks_per_node, 4);
+    dpas_nccl_log_free(g);
+    /* nccl-synthetic's GB300 log (its README: 18 hosts x 4; lines 0-3 on one host, devices 0-3,
+     * 68-71 on another, devices 0-3): 68 mod G = 0 and 71 mod G = 3 leave G = 4, 17, 34 and 68
+     * (G divides 68, above 3); of those only 4 divides 72 below it: 18 hosts x 4 */
+    dpas_error e2 = {0};
+    if (dpas_nccl_read_file(DPAS_TEST_DATA "/nccl-synthetic/gb300_nvl72_72ranks_elided_rank_"
+                                           "lines.log",
+                            NULL, 0, &g, &e2))
+        fail_msg("%s", e2.message);
+    assert_int_equal(g->tests[0].nodes, 18);
+    assert_int_equal(g->tests[0].ranks_per_node, 4);
+    assert_int_equal(g->tests[1].nodes, 18);
+    dpas_nccl_log_free(g);
+}
+
+/* The vendor series of nccl-scaling-public (its README), by hand from the files' lines: GB300
+ * files of 16 rows (512 KiB to 16 GiB), the column header at line 12 (1 host: 4 whole Rank
+ * lines on GPU-3882) or 13 (4 Rank lines around "...": ranks 0, 1 on one host, devices 0, 1, and
+ * the last two on another, devices 2, 3); busbw/algbw at 16 GiB 685.19 / 456.79 = 1.5 (4),
+ * 841.63 / 480.93 = 1.75 (8), 930.48 / 472.63 = 1.96875 (64), 738.39 / 372.10 = 1.984 (128);
+ * alltoall 666.92 / 677.51 = 0.9844 (64), 685.06 / 782.92 = 0.875 (8); the 128-rank alltoall
+ * from its count column, 17179869184 / (33554432 x 4) = 128. 4 ranks a host (the lines' devices
+ * 0-3). MI355X files: 2 rows (8 and 16 GiB), no Rank lines, the header at line 3 (1-node
+ * all_reduce) or 2; busbw/algbw 408.80 / 233.60 = 1.75 (8), 370.34 / 197.52 = 1.875 (16),
+ * 370.51 / 191.23 = 1.9375 (32); alltoall 361.13 / 412.72 = 0.875, 86.73 / 92.51 = 0.9375,
+ * 50.63 / 52.26 = 0.969. */
+static void test_public_vendor_series(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        int collective;
+        int64_t ranks, nodes, per_node;
+        int ranks_from, header_line;
+        size_t sizes;
+    } want[] = {
+        {"oci_gb300_1node_x4_all_reduce.log", AR, 4, 1, 4, DPAS_NCCL_RANK_LINES, 12, 16},
+        {"oci_gb300_2nodes_x4_all_reduce.log", AR, 8, 2, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_16nodes_x4_all_reduce.log", AR, 64, 16, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_32nodes_x4_all_reduce.log", AR, 128, 32, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_1node_x4_alltoall.log", A2A, 4, 1, 4, DPAS_NCCL_RANK_LINES, 12, 16},
+        {"oci_gb300_2nodes_x4_alltoall.log", A2A, 8, 2, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_16nodes_x4_alltoall.log", A2A, 64, 16, 4, DPAS_NCCL_BUS_RATIO, 13, 16},
+        {"oci_gb300_32nodes_x4_alltoall.log", A2A, 128, 32, 4, DPAS_NCCL_COUNT_COLUMN, 13, 16},
+        {"oci_mi355x_pollara_1node_x8_all_reduce_8G-16G.log", AR, 8, 0, 0, DPAS_NCCL_BUS_RATIO, 3,
+         2},
+        {"oci_mi355x_pollara_2nodes_x8_all_reduce_8G-16G.log", AR, 16, 0, 0, DPAS_NCCL_BUS_RATIO,
+         2, 2},
+        {"oci_mi355x_pollara_4nodes_x8_all_reduce_8G-16G.log", AR, 32, 0, 0, DPAS_NCCL_BUS_RATIO,
+         2, 2},
+        {"oci_mi355x_pollara_1node_x8_alltoall_8G-16G.log", A2A, 8, 0, 0, DPAS_NCCL_BUS_RATIO, 2,
+         2},
+        {"oci_mi355x_pollara_2nodes_x8_alltoall_8G-16G.log", A2A, 16, 0, 0, DPAS_NCCL_BUS_RATIO, 2,
+         2},
+        {"oci_mi355x_pollara_4nodes_x8_alltoall_8G-16G.log", A2A, 32, 0, 0, DPAS_NCCL_BUS_RATIO, 2,
+         2},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/nccl-scaling-public/%s", DPAS_TEST_DATA, want[i].file);
+        dpas_nccl_log *g = NULL;
+        dpas_error e = {0};
+        if (dpas_nccl_read_file(path, NULL, 0, &g, &e))
+            fail_msg("%s: %s", want[i].file, e.message);
+        assert_int_equal(g->ntests, 1);
+        const dpas_nccl_test *t = &g->tests[0];
+        if (t->collective != want[i].collective || t->ranks != want[i].ranks ||
+            t->nodes != want[i].nodes || t->ranks_per_node != want[i].per_node ||
+            t->ranks_from != want[i].ranks_from || t->header_line != want[i].header_line ||
+            t->npoints != want[i].sizes)
+            fail_msg("%s: %s on %lld ranks (from %d), %lld nodes x %lld, header %d, %zu sizes",
+                     want[i].file, dpas_collective_name(t->collective), (long long)t->ranks,
+                     t->ranks_from, (long long)t->nodes, (long long)t->ranks_per_node,
+                     t->header_line, t->npoints);
+        dpas_nccl_log_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -832,6 +975,8 @@ int main(void)
         cmocka_unit_test(test_ranks_from_numbers),
         cmocka_unit_test(test_unreadable_test_skipped),
         cmocka_unit_test(test_gb_style_logs),
+        cmocka_unit_test(test_count_column_and_rank_pattern),
+        cmocka_unit_test(test_public_vendor_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -413,7 +413,15 @@ typedef struct tpriv {
     int64_t csv_ranks; /* the CSV ranks column, 0 when none */
     int64_t min_ranks; /* the largest rank id its Rank lines name, plus 1 (0: no lines): a run
                           that shows rank 5 had at least 6 ranks, whatever lines are missing */
-    size_t cap;        /* of the test's points */
+    /* the count column: in the tables of all_gather, reduce_scatter, alltoall, gather and
+     * scatter nccl-tests prints each rank's element count, so size = count x the type's bytes x
+     * the ranks on every row (e.g. 524288 B, 1024 float: 128 ranks) */
+    int64_t cnt_n;    /* size / (count x type bytes), the same on every row read so far */
+    size_t cnt_rows;  /* rows that gave it */
+    int cnt_conflict; /* a row whose size is no whole multiple, or that gives another value */
+    size_t cap;       /* of the test's points */
+    int64_t pat[32];  /* the reader's t_pat and t_npat for its Rank lines */
+    int npat;
 } tpriv;
 
 /* Where a table's columns are. */
@@ -426,8 +434,9 @@ typedef struct layout {
 
 typedef struct rank_ent {
     int64_t id;
-    char *host; /* NULL when the line names none */
-    size_t seq; /* order in the file */
+    int64_t device; /* the "device D" of its line, -1 when none */
+    char *host;     /* NULL when the line names none */
+    size_t seq;     /* order in the file */
 } rank_ent;
 
 typedef struct reader {
@@ -457,6 +466,8 @@ typedef struct reader {
     int64_t t_rank_lines, t_nodes, t_rpn, t_rpn_min, t_rpn_max; /* its Rank lines */
     int t_partial, t_elided_line;
     int64_t t_min_ranks;   /* the largest rank id of its Rank lines plus 1; 0 when none */
+    int64_t t_pat[32];     /* partial lines: the ranks per node their hosts and devices allow */
+    int t_npat;            /* entries of t_pat; 0 when none or too many to list */
     dpas_error unreadable; /* the first test skipped as unreadable: its error (code 0: none) */
     char *t_name;          /* its name, and where the name came from */
     int t_name_from, t_name_line;
@@ -501,6 +512,47 @@ static void forget_ranks(reader *r)
     r->elided_line = 0;
 }
 
+/* Partial Rank lines ("#  Rank 0 ... on A device 0", "#  Rank 1 ... on A device 1", "...",
+ * "#  Rank 62 ... on B device 2", "#  Rank 63 ... on B device 3") still say how many ranks a node
+ * holds when the run placed them as mpirun and srun do by default, G consecutive ranks a node and
+ * rank r on device r mod G: every G with each shown rank's device r mod G, and two shown ranks on
+ * one host exactly when they are in one block of G (at least two hosts and two devices shown).
+ * The G that also divide the rank count are chosen among when the count is known (finish_test). */
+static void rank_pattern(reader *r)
+{
+    int64_t top = r->ranks[r->nranks - 1].id; /* G <= top: two hosts, so two blocks */
+    bool two_hosts = false, two_devices = false;
+    for (size_t i = 0; i < r->nranks; i++) {
+        if (r->ranks[i].device < 0)
+            return;
+        two_hosts |= strcmp(r->ranks[i].host, r->ranks[0].host) != 0;
+        two_devices |= r->ranks[i].device != r->ranks[0].device;
+    }
+    /* one device shown on every line: each rank may see only its own GPU (CUDA_VISIBLE_DEVICES
+     * or srun --gpus-per-task), as device 0; the devices then say nothing of the node */
+    if (!two_hosts || !two_devices || top > 1000000 || r->nranks > 256)
+        return;
+    for (int64_t g = 1; g <= top; g++) {
+        bool ok = true;
+        for (size_t i = 0; i < r->nranks && ok; i++) /* the devices first: few g pass */
+            ok = r->ranks[i].device == r->ranks[i].id % g;
+        for (size_t i = 0; i < r->nranks && ok; i++) {
+            const rank_ent *a = &r->ranks[i];
+            for (size_t j = i + 1; j < r->nranks && ok; j++) {
+                const rank_ent *b = &r->ranks[j];
+                ok = (a->id / g == b->id / g) == !strcmp(a->host, b->host);
+            }
+        }
+        if (!ok)
+            continue;
+        if (r->t_npat == (int)(sizeof r->t_pat / sizeof r->t_pat[0])) {
+            r->t_npat = 0; /* too many to tell */
+            return;
+        }
+        r->t_pat[r->t_npat++] = g;
+    }
+}
+
 /* What the Rank lines of the run say: distinct ranks, and, when every line names its host, the
  * nodes (distinct hosts) and ranks per node. */
 static int rank_facts(reader *r)
@@ -530,6 +582,9 @@ static int rank_facts(reader *r)
     r->t_elided_line = r->elided_line;
     r->t_partial = r->elided_line || r->ranks[r->nranks - 1].id + 1 != (int64_t)n;
     r->t_min_ranks = r->ranks[r->nranks - 1].id + 1;
+    r->t_npat = 0;
+    if (r->t_partial && all_hosts)
+        rank_pattern(r);
     if (all_hosts) {
         qsort(hosts, n, sizeof *hosts, cmp_host);
         int64_t lo = INT64_MAX, hi = 0, run = 0;
@@ -751,6 +806,26 @@ static int decide_collective(reader *r, dpas_nccl_test *t, tpriv *p, const dpas_
                          o, first, what, fits, m[0] == 'a' ? "an" : "a", m, m, m, others);
 }
 
+/* The rank count the count column gives (see tpriv), when busbw/algbw could not decide one and
+ * no whole Rank lines counted them: every row's size is count x type bytes x the same n, n >= 2,
+ * n at least the largest rank a Rank line names plus 1, and n's bus factor within what every
+ * row's busbw/algbw allows. Only for the collectives whose count is per rank; 0 otherwise. */
+static int64_t count_ranks(const dpas_nccl_test *t, const tpriv *p, const dpas__nccl_obs *obs)
+{
+    int c = t->collective;
+    if (c != DPAS_COLL_ALL_GATHER && c != DPAS_COLL_REDUCE_SCATTER && c != DPAS_COLL_ALLTOALL &&
+        c != DPAS_COLL_GATHER && c != DPAS_COLL_SCATTER)
+        return 0;
+    if (!p->cnt_rows || p->cnt_conflict || p->cnt_n < 2 || p->cnt_n < p->min_ranks)
+        return 0;
+    if (obs->ratio) { /* the factor (n-1)/n */
+        double v = (double)(p->cnt_n - 1) / (double)p->cnt_n;
+        if (v < obs->rlo - 1e-12 || v > obs->rhi + 1e-12)
+            return 0;
+    }
+    return p->cnt_n;
+}
+
 /* Decide a finished test's collective and rank count: 0 kept, 1 left out (it does not match the
  * caller's choice), 2 skipped (noted in log->skipped), or an error. */
 static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
@@ -788,6 +863,8 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
     } else if (listed > 0 && !doubtful) {
         t->ranks = listed;
         t->ranks_from = listed_from;
+    } else if ((t->ranks = count_ranks(t, p, &obs)) > 0) {
+        t->ranks_from = DPAS_NCCL_COUNT_COLUMN;
     }
     if (r->want_ranks > 0) {
         /* a Rank line of id k says the run had at least k + 1 ranks, whatever lines are
@@ -852,6 +929,20 @@ static int finish_test(reader *r, dpas_nccl_test *t, tpriv *p)
                              : p->iv_empty ? "differs between rows: no rank count fits every row"
                                            : "fits no single rank count at the printed "
                                              "precision");
+    /* partial Rank lines whose hosts and devices allow one ranks-per-node that divides the
+     * count into two nodes or more: the nodes (rank_pattern) */
+    if (t->rank_lines_partial && t->ranks > 1 && p->npat > 0) {
+        int64_t g = 0;
+        int found = 0;
+        for (int i = 0; i < p->npat; i++)
+            if (p->pat[i] < t->ranks && t->ranks % p->pat[i] == 0)
+                g = p->pat[i], found++;
+        if (found == 1) {
+            t->nodes = t->ranks / g;
+            t->ranks_per_node = t->ranks_per_node_min = t->ranks_per_node_max = g;
+            t->nodes_from = DPAS_NCCL_RANK_LINES;
+        }
+    }
     /* a size measured twice (a repeated sweep): merged when fitted */
     uint64_t *sizes = malloc(t->npoints * sizeof *sizes);
     if (!sizes)
@@ -981,6 +1072,8 @@ static int test_for(reader *r, tok type, bool has_type, tok redop, bool has_redo
         t->rank_lines_partial = r->t_partial;
         t->elided_line = r->t_elided_line;
         p->min_ranks = r->t_min_ranks;
+        p->npat = r->t_npat;
+        memcpy(p->pat, r->t_pat, sizeof p->pat);
         if (r->t_partial) { /* hosts of some ranks only: no node count */
             t->nodes = t->ranks_per_node = t->ranks_per_node_min = t->ranks_per_node_max = 0;
             t->nodes_from = DPAS_NCCL_UNKNOWN;
@@ -1159,6 +1252,46 @@ static int row_algbw(reader *r, const int *col, uint64_t size, double seconds, d
                o, pl_, pc_, b_, unit, (unsigned long long)size, implied, alg);
 }
 
+/* Bytes of one element of a type nccl-tests names (its src/common.cu), 0 when unknown. */
+static uint64_t type_bytes(tok t)
+{
+    static const struct {
+        const char *name;
+        uint64_t bytes;
+    } types[] = {{"int8", 1},  {"uint8", 1},    {"f8e4m3", 1}, {"f8e5m2", 1},
+                 {"half", 2},  {"bfloat16", 2}, {"int32", 4},  {"uint32", 4},
+                 {"float", 4}, {"int64", 8},    {"uint64", 8}, {"double", 8}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (tok_is(t, types[i].name))
+            return types[i].bytes;
+    return 0;
+}
+
+/* What a row's count column says of the ranks when the count is per rank (see tpriv). */
+static void row_count(reader *r, tpriv *p, const int *col, uint64_t size)
+{
+    const tok *f = r->tk.t;
+    size_t nf = r->tk.n;
+    uint64_t count, tb;
+    if (col[C_COUNT] < 0 || (size_t)col[C_COUNT] >= nf || col[C_TYPE] < 0 ||
+        (size_t)col[C_TYPE] >= nf || !tok_u64(f[col[C_COUNT]], &count) || !count ||
+        !(tb = type_bytes(f[col[C_TYPE]])))
+        return;
+    if (count > size / tb || size % (count * tb)) {
+        p->cnt_conflict = 1;
+        return;
+    }
+    uint64_t q = size / (count * tb);
+    if (q > 1000000000) {
+        p->cnt_conflict = 1;
+        return;
+    }
+    if (p->cnt_rows && p->cnt_n != (int64_t)q)
+        p->cnt_conflict = 1;
+    p->cnt_n = (int64_t)q;
+    p->cnt_rows++;
+}
+
 /* One data row of the open table (its tokens in r->tk). */
 static int data_row(reader *r, int line)
 {
@@ -1240,6 +1373,7 @@ static int data_row(reader *r, int line)
                                                       .wrong = wrong};
     test->wrong_rows += wrong;
     row_facts(r, p, col, line, alg, bus, ea, eb);
+    row_count(r, p, col, size);
     return 0;
 }
 #undef FIELD_FAIL
@@ -1433,6 +1567,14 @@ static int rank_line(reader *r, int line, bool *ours)
     e->id = (int64_t)id;
     e->seq = r->rank_seq++;
     e->host = NULL;
+    e->device = -1;
+    for (size_t i = on + 1; i + 1 < nf; i++) {
+        uint64_t d;
+        if (tok_is(f[i], "device") && tok_u64(f[i + 1], &d) && d <= (uint64_t)INT64_MAX) {
+            e->device = (int64_t)d;
+            break;
+        }
+    }
     if (on + 1 < nf && !tok_is(f[on + 1], "device") && !(e->host = dup_tok(f[on + 1])))
         return oom(r);
     r->nranks++;

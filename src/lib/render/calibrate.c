@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const source_names[] = {"unknown",     "given",      "test name",   "Rank lines",
-                                           "busbw/algbw", "CSV column", "command line"};
-static const char *const source_keys[] = {NULL,          "given",      "test_name",   "rank_lines",
-                                          "busbw_algbw", "csv_column", "command_line"};
+static const char *const source_names[] = {
+    "unknown",     "given",      "test name",    "Rank lines",
+    "busbw/algbw", "CSV column", "command line", "size / (count x type bytes)"};
+static const char *const source_keys[] = {NULL,           "given",       "test_name",
+                                          "rank_lines",   "busbw_algbw", "csv_column",
+                                          "command_line", "count_column"};
 static const char *const prefix_names[] = {"",
                                            "srun --label \"N: \"",
                                            "mpirun --tag-output \"[J,R]<stdout>:\"",
@@ -23,11 +25,11 @@ static const char *const prefix_names[] = {"",
 
 static const char *source_name(int s)
 {
-    return s >= 0 && s <= DPAS_NCCL_COMMAND ? source_names[s] : "?";
+    return s >= 0 && s <= DPAS_NCCL_COUNT_COLUMN ? source_names[s] : "?";
 }
 static const char *source_key(int s)
 {
-    return s > 0 && s <= DPAS_NCCL_COMMAND ? source_keys[s] : NULL;
+    return s > 0 && s <= DPAS_NCCL_COUNT_COLUMN ? source_keys[s] : NULL;
 }
 
 /* A byte count as "8 GiB" when it is a whole number of a binary unit, else "123456 B". */
@@ -148,7 +150,16 @@ static void test_warnings(dpas__buf *b, const char *lead, const char *origin,
         else
             dpas__buf_puts(b, "whose ids skip some");
         dpas__buf_printf(b, "; %lld ranks from %s%s", (long long)t->ranks,
-                         t->ranks_from == DPAS_NCCL_GIVEN ? "ranks as given" : "busbw/algbw", end);
+                         t->ranks_from == DPAS_NCCL_GIVEN          ? "ranks as given"
+                         : t->ranks_from == DPAS_NCCL_COUNT_COLUMN ? "size / (count x type bytes)"
+                                                                   : "busbw/algbw",
+                         t->nodes_from && t->ranks_per_node ? "" : end);
+        if (t->nodes_from && t->ranks_per_node)
+            dpas__buf_printf(b,
+                             "; %lld nodes x %lld from the hosts and devices of the lines shown "
+                             "(rank r on device r mod %lld)%s",
+                             (long long)t->nodes, (long long)t->ranks_per_node,
+                             (long long)t->ranks_per_node, end);
     }
     if (t->warnings & DPAS_NCCL_WARN_RANKS_GIVEN)
         dpas__buf_printf(b,
@@ -339,8 +350,9 @@ char *dpas_netmodel_notes(const dpas_netmodel *m, const dpas_net_prediction *pre
         const dpas_nccl_test *t = cv->test;
         if (!t)
             continue;
-        bool guessed =
-            t->collective_from == DPAS_NCCL_BUS_RATIO || t->ranks_from == DPAS_NCCL_BUS_RATIO;
+        bool guessed = t->collective_from == DPAS_NCCL_BUS_RATIO ||
+                       t->ranks_from == DPAS_NCCL_BUS_RATIO ||
+                       t->ranks_from == DPAS_NCCL_COUNT_COLUMN;
         if (guessed || verbose) {
             dpas__buf_printf(&b, "note: %s:%d: %s on %lld ranks: ", origin_of(m, cv),
                              t->header_line, dpas_collective_name(t->collective),
