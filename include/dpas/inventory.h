@@ -41,7 +41,8 @@ DPAS_API int dpas_optimizer_find(const char *name, const dpas_optimizer **out, d
 
 /* Activation recomputation (checkpointing) of a transformer layer. */
 typedef enum dpas_recompute {
-    DPAS_RECOMPUTE_NONE = 0,  /* every activation kept: sbh(34 + 5as/h) bytes per layer */
+    DPAS_RECOMPUTE_UNKNOWN = -1, /* none: dpas_memory.smallest_recompute when none fits */
+    DPAS_RECOMPUTE_NONE = 0,     /* every activation kept: sbh(34 + 5as/h) bytes per layer */
     DPAS_RECOMPUTE_SELECTIVE, /* attention's softmax, dropout and score inputs recomputed: 34sbh */
     DPAS_RECOMPUTE_FULL,      /* only each layer's input kept: 2sbh; the forward runs twice */
     DPAS_RECOMPUTE_COUNT
@@ -105,9 +106,9 @@ typedef struct dpas_memory {
     /* The fewest replicas that fit at this stage with this many accelerators each (the fleet
      * grown or shrunk to N x accelerators_per_replica), 0 when none up to 2^40 does. */
     int64_t smallest_dp_degree;
-    /* The least activation recomputation (a dpas_recompute) that fits at this stage and
-     * dp_degree, -1 when none does or activations are not counted. */
-    int smallest_recompute;
+    /* The least activation recomputation that fits at this stage and dp_degree,
+     * DPAS_RECOMPUTE_UNKNOWN when none does or activations are not counted. */
+    dpas_recompute smallest_recompute;
     char activations_note[240]; /* how they are counted, or why they are not */
 } dpas_memory;
 
