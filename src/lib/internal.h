@@ -34,6 +34,11 @@ typedef struct dpas__buf {
 void dpas__buf_append(dpas__buf *b, const char *s, size_t n);
 void dpas__buf_puts(dpas__buf *b, const char *s);
 void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
+/* The conventions' names (DPAS_RULE_CONVENTION_MAP) as constants a static table can hold:
+ * dpas__conv_STANDARD, dpas__conv_BLANCHARD, dpas__conv_BYZFL. */
+#define DPAS__CONV_NAME(id, name) static const char dpas__conv_##id[] = name;
+DPAS_RULE_CONVENTION_MAP(DPAS__CONV_NAME)
+#undef DPAS__CONV_NAME
 /* Item i of n of a list in a sentence: "a", "a or b", "a, b or c" (its separator, then name). */
 void dpas__buf_list_item(dpas__buf *b, size_t i, size_t n, const char *name);
 /* s as a JSON string literal, quotes included. */
