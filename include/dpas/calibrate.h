@@ -29,6 +29,7 @@ extern "C" {
 /* ---- models ---------------------------------------------------------------------------------- */
 
 typedef enum dpas_netmodel_kind {
+    DPAS_NETMODEL_NONE = -1,      /* no network model (dpas_cost.net_kind without one) */
     DPAS_NETMODEL_DEFAULT = 0,    /* at a measured scale the empirical curve inside its sizes,
                                      elsewhere the nccl model anchored on the curves (see
                                      dpas_netmodel_time_at) */
@@ -43,9 +44,9 @@ typedef enum dpas_netmodel_kind {
 #define DPAS_NETMODEL_KINDS 4 /* alpha_beta, piecewise, empirical, nccl: fits[kind - 1] */
 
 /* "default", "alpha_beta", "piecewise", "empirical", "nccl"; NULL out of range. */
-DPAS_API const char *dpas_netmodel_kind_name(int kind);
+DPAS_API const char *dpas_netmodel_kind_name(dpas_netmodel_kind kind);
 /* The reverse; DPAS_EINVAL naming the accepted names. */
-DPAS_API int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err);
+DPAS_API int dpas_netmodel_kind_parse(const char *text, dpas_netmodel_kind *kind, dpas_error *err);
 
 /* One alpha-beta line over a range of measured sizes. */
 typedef struct dpas_regime {
@@ -84,7 +85,7 @@ typedef enum dpas_time_basis {
     DPAS_BASIS_TRANSFERRED = 4,       /* at a scale (ranks, ranks per node) no curve measured */
 } dpas_time_basis;
 /* "measured", "interpolated", "extrapolated_size", "transferred"; NULL for NONE or out of range. */
-DPAS_API const char *dpas_time_basis_name(int basis);
+DPAS_API const char *dpas_time_basis_name(dpas_time_basis basis);
 
 /* A scale: ranks and ranks per node (nodes = ranks / per_node). per_node 0 means "as the
  * calibration measured": the ranks per node its curves share (an error when they differ). */
@@ -110,7 +111,7 @@ typedef enum dpas_topology_source {
 typedef struct dpas_curve {
     const dpas_nccl_test *test; /* borrowed from the model's logs; NULL when built from points */
     size_t log;                 /* index of its log in the model's logs */
-    int collective;
+    dpas_collective collective;
     int64_t ranks;
     int64_t per_node; /* ranks per node (ranks when one node) */
     dpas_topology_source per_node_from;
@@ -183,12 +184,12 @@ typedef enum dpas_net_regime {
     DPAS_REGIME_MORE_NODES = 3,
 } dpas_net_regime;
 /* "one_node", "two_nodes", "more_nodes"; NULL for anything else. */
-DPAS_API const char *dpas_net_regime_name(int regime);
+DPAS_API const char *dpas_net_regime_name(dpas_net_regime regime);
 
 /* The nccl model of one collective, fitted to all its curves, and how far it is from the
  * measurements it did not see. */
 typedef struct dpas_scale_fit {
-    int collective;
+    dpas_collective collective;
     int defined; /* 0: reason says why (fewer than 4 sizes in all) */
     char reason[256];
     dpas_nccl_params p;
@@ -273,12 +274,12 @@ DPAS_API int dpas_netmodel_load(const char *path, const char *collective, int64_
                                 dpas_netmodel **out, dpas_error *err);
 /* One curve from n measured (bytes, seconds) points, in any order, on `ranks` ranks, per_node
  * per node (0: one node). */
-DPAS_API int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
-                                       const double *seconds, size_t n, dpas_netmodel **out,
-                                       dpas_error *err);
-DPAS_API int dpas_netmodel_from_points_at(int collective, dpas_scale at, const uint64_t *bytes,
-                                          const double *seconds, size_t n, dpas_netmodel **out,
-                                          dpas_error *err);
+DPAS_API int dpas_netmodel_from_points(dpas_collective collective, int64_t ranks,
+                                       const uint64_t *bytes, const double *seconds, size_t n,
+                                       dpas_netmodel **out, dpas_error *err);
+DPAS_API int dpas_netmodel_from_points_at(dpas_collective collective, dpas_scale at,
+                                          const uint64_t *bytes, const double *seconds, size_t n,
+                                          dpas_netmodel **out, dpas_error *err);
 DPAS_API void dpas_netmodel_free(dpas_netmodel *m);
 
 /* ---- links: which curve answers for a link ----------------------------------------------------- */
@@ -293,7 +294,8 @@ typedef enum dpas_link_scope {
  * (<= 0: the most ranks); on a tie the more ranks, then the more nodes, then one whose
  * alpha-beta line is defined. NULL when none. Decided by the curves' facts, never their
  * position: the answer depends on the set of files, not their order. Borrowed from m. */
-DPAS_API const dpas_curve *dpas_netmodel_link_curve(const dpas_netmodel *m, int collective,
+DPAS_API const dpas_curve *dpas_netmodel_link_curve(const dpas_netmodel *m,
+                                                    dpas_collective collective,
                                                     dpas_link_scope scope, int64_t ranks);
 
 /* A calibration's links, as every front end takes them: the inter-node link is the alpha-beta
@@ -367,11 +369,13 @@ typedef struct dpas_net_time {
  *
  * For a training step (what `dpas cost --calibration FILE` uses) see dpas_schedule_collectives:
  * the collectives each schedule runs, each timed here. */
-DPAS_API int dpas_netmodel_time_at(const dpas_netmodel *m, int collective, int kind, double bytes,
-                                   dpas_scale at, dpas_net_time *out, dpas_error *err);
+DPAS_API int dpas_netmodel_time_at(const dpas_netmodel *m, dpas_collective collective,
+                                   dpas_netmodel_kind kind, double bytes, dpas_scale at,
+                                   dpas_net_time *out, dpas_error *err);
 /* The same at `ranks` ranks with the curves' ranks per node (0: the first curve's scale). */
-DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
-                                int64_t ranks, dpas_net_time *out, dpas_error *err);
+DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, dpas_collective collective,
+                                dpas_netmodel_kind kind, double bytes, int64_t ranks,
+                                dpas_net_time *out, dpas_error *err);
 
 /* The collectives a schedule runs in one step, as dpas-measure runs them (src/measure/step.c,
  * flat), for N replicas of G gradient bytes each (a replica's share when it spans nodes), at the
@@ -390,8 +394,8 @@ DPAS_API int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind
  * N = 1: none. docs/calibration.md tabulates them and where dpas-measure differs. */
 #define DPAS_SCHEDULE_MAX_COLLECTIVES 3
 typedef struct dpas_schedule_collective {
-    int collective; /* dpas_collective */
-    double bytes;   /* nccl-tests' size column */
+    dpas_collective collective;
+    double bytes; /* nccl-tests' size column */
     dpas_scale at;
     double count; /* times per step */
 } dpas_schedule_collective;
@@ -419,9 +423,10 @@ typedef struct dpas_net_step {
     unsigned notes;          /* DPAS_NETTIME_* of its collectives */
     unsigned transferred;    /* bits (1 << dpas_collective) of its collectives the calibration
                                 lacked, timed from transferred_from's curves */
-    int transferred_from;    /* the dpas_collective they were timed from; -1 when none (then
+    dpas_collective
+        transferred_from; /* the collective they were timed from; DPAS_COLL_UNKNOWN when none (then
                                 model says "..., transferred from all_reduce" otherwise) */
-    int fabric_used;         /* several nodes asked, no curve measured across nodes, and the
+    int fabric_used;      /* several nodes asked, no curve measured across nodes, and the
                                 scenario's fabric (its link's bandwidth and latency, one link per
                                 rank) made a collective slower than the calibration's answer: the
                                 slower is taken (model: "..., inter-node link from the fabric") */
@@ -433,18 +438,18 @@ typedef struct dpas_net_step {
 } dpas_net_step;
 DPAS_API int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s,
                                     const dpas_rule *rule, int64_t iterations,
-                                    const dpas_netmodel *m, int kind, const dpas_links *links,
-                                    dpas_net_step *out, dpas_error *err);
+                                    const dpas_netmodel *m, dpas_netmodel_kind kind,
+                                    const dpas_links *links, dpas_net_step *out, dpas_error *err);
 
 /* The same for one curve of the model (any test, not only the first of its collective), at its
  * own scale or, ranks != its own, transferred with its own collective's fit. */
-DPAS_API int dpas_curve_time(const dpas_netmodel *m, const dpas_curve *cv, int kind, double bytes,
-                             int64_t ranks, dpas_net_time *out, dpas_error *err);
+DPAS_API int dpas_curve_time(const dpas_netmodel *m, const dpas_curve *cv, dpas_netmodel_kind kind,
+                             double bytes, int64_t ranks, dpas_net_time *out, dpas_error *err);
 
 /* Predictions: for every scale asked (or, with none, every curve's own scale) and every size,
  * the time under each model and the default's answer with its basis and band. */
 typedef struct dpas_net_prediction {
-    int collective;
+    dpas_collective collective;
     dpas_scale at; /* the scale of the prediction */
     uint64_t bytes;
     double seconds[DPAS_NETMODEL_KINDS]; /* [kind - 1]; NaN where the model is undefined */

@@ -80,10 +80,10 @@ typedef struct dpas_cost {
     int64_t dp_degree, steps, iterations, f;
     double compute_rate;
     dpas_bytes gradient_bytes;
-    int have_links; /* times are known */
-    int have_intra; /* hierarchical times are known */
-    int calibrated; /* the inter-node links came from opts.links */
-    int net_kind;   /* the network model asked for, when opts.net; -1 otherwise */
+    int have_links;              /* times are known */
+    int have_intra;              /* hierarchical times are known */
+    int calibrated;              /* the inter-node links came from opts.links */
+    dpas_netmodel_kind net_kind; /* the network model asked for, when opts.net; else NONE */
     dpas_links links;
     const char *fabric, *node, *links_source; /* registry paths (borrowed) or NULL */
     const char *fabric_name, *node_name;

@@ -41,7 +41,8 @@ DPAS_API int dpas_optimizer_find(const char *name, const dpas_optimizer **out, d
 
 /* Activation recomputation (checkpointing) of a transformer layer. */
 typedef enum dpas_recompute {
-    DPAS_RECOMPUTE_NONE = 0,  /* every activation kept: sbh(34 + 5as/h) bytes per layer */
+    DPAS_RECOMPUTE_UNKNOWN = -1, /* none: dpas_memory.smallest_recompute when none fits */
+    DPAS_RECOMPUTE_NONE = 0,     /* every activation kept: sbh(34 + 5as/h) bytes per layer */
     DPAS_RECOMPUTE_SELECTIVE, /* attention's softmax, dropout and score inputs recomputed: 34sbh */
     DPAS_RECOMPUTE_FULL,      /* only each layer's input kept: 2sbh; the forward runs twice */
     DPAS_RECOMPUTE_COUNT
@@ -115,9 +116,9 @@ typedef struct dpas_memory {
      * none up to 2^40 does: `--nodes smallest_nodes --dp N` fits, and the whole-node fleet one
      * step smaller does not. */
     int64_t smallest_dp_degree;
-    /* The least activation recomputation (a dpas_recompute) that fits at this stage and
-     * dp_degree, -1 when none does or activations are not counted. */
-    int smallest_recompute;
+    /* The least activation recomputation that fits at this stage and dp_degree,
+     * DPAS_RECOMPUTE_UNKNOWN when none does or activations are not counted. */
+    dpas_recompute smallest_recompute;
     char activations_note[240]; /* how they are counted, or why they are not */
     int64_t smallest_nodes;     /* the nodes of smallest_dp_degree (0 with it) */
 } dpas_memory;

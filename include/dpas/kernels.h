@@ -211,9 +211,9 @@ DPAS_API int dpas_aggregate_f64(const dpas_rule *rule, const double *const *x, s
                                 const dpas_agg_opts *o, double *out, int64_t *selected,
                                 size_t *nselected, dpas_error *err);
 /* Either type, for bindings: x holds n row pointers to elements of dtype, out d of them. */
-DPAS_API int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, int dtype, size_t n,
-                                  size_t d, const dpas_agg_opts *o, void *out, int64_t *selected,
-                                  size_t *nselected, dpas_error *err);
+DPAS_API int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, dpas_dtype dtype,
+                                  size_t n, size_t d, const dpas_agg_opts *o, void *out,
+                                  int64_t *selected, size_t *nselected, dpas_error *err);
 
 /* Nearest neighbour mixing alone: out[i][0..d) = the mean of the n - f rows nearest to x[i]
  * (x[i] included), for each finite row i; the rows of non-finite gradients are excluded as by
@@ -227,7 +227,7 @@ DPAS_API int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_
  * gradients (at most f; excluded and counted against f as by dpas_aggregate) NaN; with it,
  * its buckets. opts takes f, threads, isa, workspace, nnm and pre here. The output rows must not
  * overlap the input rows (the last step writes into them as it reads its input). */
-DPAS_API int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
+DPAS_API int dpas_preaggregate_typed(const void *const *x, dpas_dtype dtype, size_t n, size_t d,
                                      const dpas_agg_opts *o, void *const *out, size_t *nout,
                                      dpas_error *err);
 
@@ -241,14 +241,14 @@ DPAS_API int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, 
  * and seeds for every set). The first set that fails stops the call with its error, the
  * message prefixed "set b of the batch of B: "; the outputs of the sets before it are written,
  * the others are not (a binding throws the whole output away). */
-DPAS_API int dpas_aggregate_batch(const dpas_rule *rule, const void *base, int dtype, size_t batch,
-                                  size_t n, size_t d, ptrdiff_t set_step, ptrdiff_t row_step,
-                                  const dpas_agg_opts *o, void *out, ptrdiff_t out_step,
-                                  dpas_error *err);
-DPAS_API int dpas_preaggregate_batch(const void *base, int dtype, size_t batch, size_t n, size_t d,
-                                     ptrdiff_t set_step, ptrdiff_t row_step, const dpas_agg_opts *o,
-                                     void *out, ptrdiff_t out_set_step, ptrdiff_t out_row_step,
-                                     size_t *nout, dpas_error *err);
+DPAS_API int dpas_aggregate_batch(const dpas_rule *rule, const void *base, dpas_dtype dtype,
+                                  size_t batch, size_t n, size_t d, ptrdiff_t set_step,
+                                  ptrdiff_t row_step, const dpas_agg_opts *o, void *out,
+                                  ptrdiff_t out_step, dpas_error *err);
+DPAS_API int dpas_preaggregate_batch(const void *base, dpas_dtype dtype, size_t batch, size_t n,
+                                     size_t d, ptrdiff_t set_step, ptrdiff_t row_step,
+                                     const dpas_agg_opts *o, void *out, ptrdiff_t out_set_step,
+                                     ptrdiff_t out_row_step, size_t *nout, dpas_error *err);
 
 /* Squared distances ||x_i - x_j||^2 of the rows, added into D (n x n, row-major, symmetric,
  * zero diagonal): call once per shard with the same D to sum over shards. In double, finite for
@@ -282,7 +282,7 @@ DPAS_API int dpas_nonfinite_check(const dpas_rule *rule, const unsigned char *ba
 /* Which instruction set the kernels use here by default: "avx512", "avx2" or "generic". */
 DPAS_API const char *dpas_kernel_isa(void);
 /* Is this instruction set available here (DPAS_ISA_GENERIC always is)? */
-DPAS_API int dpas_kernel_isa_available(int isa);
+DPAS_API int dpas_kernel_isa_available(dpas_kernel_isa_id isa);
 
 /* sizeof of the kernel API's structs by name ("dpas_agg_opts", "dpas_attack_opts",
  * "dpas_attack"), 0 when unknown: for bindings, as dpas_sizeof. */
@@ -364,16 +364,17 @@ DPAS_API int dpas_attack_find(const char *name, const dpas_attack **out, dpas_er
 DPAS_API int dpas_attack_default(const dpas_attack *a, size_t h, size_t f, double *value,
                                  dpas_error *err);
 DPAS_API int dpas_attack_parameter_default(const dpas_attack *a, size_t k, size_t h, size_t f,
-                                           int dtype, double *value, dpas_error *err);
+                                           dpas_dtype dtype, double *value, dpas_error *err);
 /* The f Byzantine rows out[0..f)[0..d) made from the h honest rows honest[0..h)[0..d). */
 DPAS_API int dpas_attack_rows(const dpas_attack *a, const float *const *honest, size_t h, size_t d,
                               size_t f, const dpas_attack_opts *o, float *const *out,
                               dpas_error *err);
 /* Either type; *used (may be NULL) gets the value of the first parameter the rows were made
  * with: the given one, its default, or the factor an optimal_* search found. */
-DPAS_API int dpas_attack_rows_typed(const dpas_attack *a, const void *const *honest, int dtype,
-                                    size_t h, size_t d, size_t f, const dpas_attack_opts *o,
-                                    void *const *out, double *used, dpas_error *err);
+DPAS_API int dpas_attack_rows_typed(const dpas_attack *a, const void *const *honest,
+                                    dpas_dtype dtype, size_t h, size_t d, size_t f,
+                                    const dpas_attack_opts *o, void *const *out, double *used,
+                                    dpas_error *err);
 
 #ifdef __cplusplus
 }

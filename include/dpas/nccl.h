@@ -25,26 +25,34 @@ extern "C" {
 
 /* ---- collectives ----------------------------------------------------------------------------- */
 
+/* The collectives, by name: the one name table (X-macro, as DPAS_FORMAT_MAP) that the reader,
+ * the calibration's messages, the key table (the CLI's help, OpenAPI's enum) and dpas-measure
+ * read. X(id, name): name as nccl-tests spells its program ("all_reduce" for all_reduce_perf). */
+#define DPAS_COLLECTIVE_MAP(X)                                                                     \
+    X(ALL_REDUCE, "all_reduce")                                                                    \
+    X(ALL_GATHER, "all_gather")                                                                    \
+    X(REDUCE_SCATTER, "reduce_scatter")                                                            \
+    X(BROADCAST, "broadcast")                                                                      \
+    X(REDUCE, "reduce")                                                                            \
+    X(ALLTOALL, "alltoall") /* every rank a block to every rank (alltoall_perf) */                 \
+    X(GATHER, "gather")     /* every rank's block to one root */                                   \
+    X(SCATTER, "scatter")   /* one root's blocks, one to every rank */                             \
+    X(SENDRECV, "sendrecv") /* every rank sends to the next, receives from the previous */
+
 typedef enum dpas_collective {
-    DPAS_COLL_UNKNOWN = -1, /* not decided yet (a test being read) */
-    DPAS_COLL_ALL_REDUCE = 0,
-    DPAS_COLL_ALL_GATHER,
-    DPAS_COLL_REDUCE_SCATTER,
-    DPAS_COLL_BROADCAST,
-    DPAS_COLL_REDUCE,
-    DPAS_COLL_ALLTOALL, /* every rank sends a block to every rank (nccl-tests' alltoall_perf) */
-    DPAS_COLL_GATHER,   /* every rank's block to one root */
-    DPAS_COLL_SCATTER,  /* one root's blocks, one to every rank */
-    DPAS_COLL_SENDRECV, /* every rank sends its buffer to the next, receives from the previous */
-    DPAS_COLL_COUNT
+    DPAS_COLL_UNKNOWN = -1, /* not decided yet (a test being read); "any" where a query says so */
+#define DPAS__COLLECTIVE_ENUM(id, name) DPAS_COLL_##id,
+    DPAS_COLLECTIVE_MAP(DPAS__COLLECTIVE_ENUM)
+#undef DPAS__COLLECTIVE_ENUM
+        DPAS_COLL_COUNT
 } dpas_collective;
 
 /* "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "gather",
  * "scatter", "sendrecv"; NULL when coll is out of range. */
-DPAS_API const char *dpas_collective_name(int coll);
+DPAS_API const char *dpas_collective_name(dpas_collective coll);
 /* A collective from its name as users and nccl-tests write it: all_reduce, allreduce, AllReduce,
  * all_reduce_perf, ./build/all_reduce_perf_mpi. DPAS_EINVAL naming the accepted names. */
-DPAS_API int dpas_collective_parse(const char *text, int *coll, dpas_error *err);
+DPAS_API int dpas_collective_parse(const char *text, dpas_collective *coll, dpas_error *err);
 /* The ring model of a collective on n ranks, with nccl-tests' bus factor (busbw / algbw, as
  * the GetBw function of each of nccl-tests' src/<collective>.cu computes it):
  * time = steps x alpha + factor x bytes / beta.
@@ -59,7 +67,7 @@ DPAS_API int dpas_collective_parse(const char *text, int *coll, dpas_error *err)
  *   scatter         steps n-1     factor (n-1)/n   (bytes: the root's whole buffer)
  *   sendrecv        steps 1       factor 1         (bytes: the buffer each rank sends)
  * n = 1 gives 0 and 0 (nothing crosses a link). DPAS_EINVAL for n < 1 or an unknown coll. */
-DPAS_API int dpas_collective_ring(int coll, int64_t n, double *steps, double *factor,
+DPAS_API int dpas_collective_ring(dpas_collective coll, int64_t n, double *steps, double *factor,
                                   dpas_error *err);
 
 /* ---- reading nccl-tests output --------------------------------------------------------------- */
@@ -114,10 +122,10 @@ typedef struct dpas_nccl_point {
 typedef struct dpas_nccl_test {
     dpas_collective collective;
     int64_t ranks;
-    int collective_from, ranks_from; /* dpas_nccl_source */
-    char *name;                      /* the test's own name ("all_reduce_perf"), or NULL */
-    char *type;                      /* the type column ("float"), or NULL */
-    char *redop;                     /* the redop column ("sum", "none"), or NULL */
+    dpas_nccl_source collective_from, ranks_from;
+    char *name;       /* the test's own name ("all_reduce_perf"), or NULL */
+    char *type;       /* the type column ("float"), or NULL */
+    char *redop;      /* the redop column ("sum", "none"), or NULL */
     double bus_ratio; /* busbw/algbw of the row read for inference (largest algbw); NaN if none */
     int ratio_line;   /* that row's line, 0 when none */
     int64_t ratio_ranks; /* the rank count busbw/algbw gives, 0 when it gives none */

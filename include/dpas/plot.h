@@ -27,8 +27,8 @@ typedef struct dpas_series {
 
 typedef struct dpas_plot_spec {
     const char *title, *xlabel, *ylabel;
-    int xlog, ylog;    /* 0 linear, 2 log base 2, 10 log base 10 */
-    int xunit, yunit;  /* dpas_axis_unit */
+    int xlog, ylog; /* 0 linear, 2 log base 2, 10 log base 10 */
+    dpas_axis_unit xunit, yunit;
     int width, height; /* pixels (PDF: points) of one panel; 0 = 800 x 500 */
     const char *font;  /* font family; NULL = DejaVu Sans (SVG lists fallbacks), sans-serif */
     double font_size;  /* the tick labels' size; the others scale with it; 0 = 12 */

@@ -19,7 +19,10 @@ typedef enum dpas_kind {
     DPAS_KIND_FABRIC,
     DPAS_KIND_FLEET,
     DPAS_KIND_SCENARIO,
-    DPAS_KIND_COUNT
+    DPAS_KIND_COUNT,
+    /* Listings that are not registry kinds: the precision names, and the keys of a request. */
+    DPAS_LIST_PRECISIONS = -1,
+    DPAS_LIST_KEYS = -2
 } dpas_kind;
 
 /* A transformer's shape, where the model is public: what the activations' memory needs
@@ -133,12 +136,9 @@ DPAS_API int dpas_registry_find(const dpas_registry *reg, dpas_kind kind, const 
 
 /* "model", "hardware", "node", "fabric", "fleet", "scenario"; NULL when out of range. */
 DPAS_API const char *dpas_kind_name(dpas_kind kind);
-/* Listings that are not registry kinds: the precision names, and the keys of a request. */
-#define DPAS_LIST_PRECISIONS (-1)
-#define DPAS_LIST_KEYS (-2)
 /* A listing's kind by name, singular or plural ("models", "fleet", ...): a dpas_kind,
  * DPAS_LIST_PRECISIONS for "precisions", DPAS_LIST_KEYS for "keys", or DPAS_ENOENT naming them. */
-DPAS_API int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err);
+DPAS_API int dpas_kind_from_listing(const char *name, dpas_kind *kind, dpas_error *err);
 
 #ifdef __cplusplus
 }

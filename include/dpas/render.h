@@ -89,10 +89,11 @@ DPAS_API char *dpas_render_error_json(const dpas_error *err, int status, const c
 /* Render a listing: a registry kind, DPAS_LIST_PRECISIONS or DPAS_LIST_KEYS (every key of a
  * request: its CLI flag, query parameter, Python keyword and file key, and the analyses that
  * take it). */
-DPAS_API char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err);
+DPAS_API char *dpas_render_list(const dpas_registry *reg, dpas_kind kind, dpas_format format,
+                                dpas_error *err);
 /* The columns dpas_render_list writes for kind (static storage), with their count; NULL (and 0)
  * for an unknown kind. */
-DPAS_API const dpas_column *dpas_list_columns(int kind, size_t *ncols);
+DPAS_API const dpas_column *dpas_list_columns(dpas_kind kind, size_t *ncols);
 
 /* ---- rendering a calibration ------------------------------------------------------------------------------- */
 
@@ -104,7 +105,7 @@ DPAS_API const dpas_column *dpas_list_columns(int kind, size_t *ncols);
  * "piecewise_s", "empirical_s", ...}], "notes", "warnings"}, null where undefined. CSV: one row
  * per model and regime, or with predictions the predictions. */
 DPAS_API char *dpas_render_netmodel(const dpas_netmodel *m, const dpas_net_prediction *pred,
-                                    size_t npred, int format, dpas_error *err);
+                                    size_t npred, dpas_format format, dpas_error *err);
 /* The notes (how each collective and rank count was found; with verbose, the lines skipped
  * and the first of them) and warnings, one "note: ..." or "warning: ..." line each, for a
  * front end's stderr. "" when there are none. */

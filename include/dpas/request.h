@@ -191,7 +191,7 @@ typedef struct dpas_request_opts {
     const char *const *calibration; /* the calibration files, as given */
     size_t ncalibration;
     const dpas_optimizer *optimizer; /* memory, step: adam unless asked */
-    int recompute;                   /* memory, step: a dpas_recompute */
+    dpas_recompute recompute;        /* memory, step */
     uint64_t micro_batch;            /* memory, step: 0 when not given */
     uint64_t sequence;               /* memory: tokens per sequence, 0: the model's */
 } dpas_request_opts;

@@ -16,6 +16,13 @@ extern "C" {
  * Byzantine); "mean" tolerates none (a = 0: only f = 0). Where libraries disagree (Krum:
  * n >= 2f + 3 in Blanchard et al. and Garfield, 2f < n in ByzFL), each convention is a row of
  * its own and one is the rule's default. */
+/* The conventions of the conditions, by name: the one name table (X-macro, as DPAS_FORMAT_MAP) of
+ * dpas_rule.convention, read by the catalogue and the key table (the CLI's help, OpenAPI's enum). */
+#define DPAS_RULE_CONVENTION_MAP(X)                                                                \
+    X(STANDARD, "standard")   /* the libraries agree: the rule's one row */                        \
+    X(BLANCHARD, "blanchard") /* Blanchard et al. 2017 and Garfield: Krum n >= 2f + 3 (default) */ \
+    X(BYZFL, "byzfl")         /* ByzFL: Krum 2f < n */
+
 /* The rules, by id: code dispatches on the id and on capability flags, never on a name. */
 typedef enum dpas_rule_id {
     DPAS_RULE_MEAN = 0,

@@ -13,15 +13,23 @@ extern "C" {
 
 /* ---- schedules: bytes and time ---------------------------------------------------------------- */
 
+/* The schedules, by name: the one name table (X-macro, as DPAS_FORMAT_MAP) that the library,
+ * the key table (the CLI's help, OpenAPI's enum) and the messages read. X(id, name). */
+#define DPAS_SCHEDULE_MAP(X)                                                                       \
+    X(ALLREDUCE, "allreduce")     /* ring AllReduce of the sum */                                  \
+    X(ALLGATHER, "allgather")     /* all-gather every gradient, the rule locally (the seed's) */   \
+    X(PS, "ps")                   /* parameter server on one of the workers */                     \
+    X(PS_SEPARATE, "ps_separate") /* parameter server on a separate node */                        \
+    X(SHARDED, "sharded")         /* all-to-all of shards, rule per shard, all-gather (BTARD) */   \
+    X(SHARDED_DISTANCE, "sharded_distance") /* sharded + AllReduce of partial distances */         \
+    X(INNETWORK, "innetwork")               /* in-network AllReduce (SHARP) */
+
 typedef enum dpas_schedule_id {
-    DPAS_SCHED_ALLREDUCE = 0, /* ring AllReduce of the sum */
-    DPAS_SCHED_ALLGATHER,     /* all-gather every gradient, the rule locally (the seed's gather) */
-    DPAS_SCHED_PS,            /* parameter server on one of the workers */
-    DPAS_SCHED_PS_SEPARATE,   /* parameter server on a separate node */
-    DPAS_SCHED_SHARDED,       /* all-to-all of shards, rule per shard, all-gather (BTARD) */
-    DPAS_SCHED_SHARDED_DISTANCE, /* sharded + AllReduce of partial pairwise distances */
-    DPAS_SCHED_INNETWORK,        /* in-network AllReduce (SHARP) */
-    DPAS_SCHED_COUNT
+    DPAS_SCHED_NONE = -1, /* none given (dpas_sweep.schedule) */
+#define DPAS__SCHEDULE_ENUM(id, name) DPAS_SCHED_##id,
+    DPAS_SCHEDULE_MAP(DPAS__SCHEDULE_ENUM)
+#undef DPAS__SCHEDULE_ENUM
+        DPAS_SCHED_COUNT
 } dpas_schedule_id;
 
 DPAS_API const char *dpas_schedule_name(dpas_schedule_id s);    /* "allreduce", ... */

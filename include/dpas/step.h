@@ -44,7 +44,7 @@ typedef struct dpas_step_opts {
      * of the batch, rounded up), the workload's shape (NULL: activations not counted, and
      * no_shape_why says why) */
     const dpas_optimizer *optimizer;
-    int recompute;
+    dpas_recompute recompute;
     uint64_t micro_batch;
     const dpas_model_shape *shape;
     const char *no_shape_why;
@@ -105,7 +105,7 @@ typedef struct dpas_step {
      * and where it would fit (have_memory 0: the fleet has no known accelerator) */
     int have_memory;
     dpas_memory memory;
-    int recompute;       /* a dpas_recompute */
+    dpas_recompute recompute;
     double flops_factor; /* 6, or 8 with full recomputation (the forward runs twice) */
     /* attention's score and value products where the workload has a shape (0 without one):
      * flops_factor x 2 x layers x sequence x hidden x tokens, as PaLM's MFU counts them */

@@ -30,6 +30,7 @@ typedef enum dpas_sweep_input {
 /* What a sweep reports: the seed's attributes (0 .. DPAS_ATTR_COUNT - 1, as dpas_attr), then
  * the schedule's bytes and times and the rule's max_f. */
 typedef enum dpas_metric {
+    DPAS_METRIC_NONE = -1, /* no metric: what dpas_metric_from_name answers for an unknown name */
     DPAS_METRIC_BYTES_PER_WORKER = 10, /* = DPAS_ATTR_COUNT */
     DPAS_METRIC_BYTES_RECEIVED,
     DPAS_METRIC_SCALAR_BYTES,
@@ -58,13 +59,13 @@ typedef enum dpas_metric {
  * key table spells it for each front end). */
 DPAS_API const char *dpas_sweep_input_name(dpas_sweep_input in);
 /* The metric's name ("gradient_bytes", "time_flat_s"), or NULL; -1 for an unknown name. */
-DPAS_API const char *dpas_metric_name(int metric);
+DPAS_API const char *dpas_metric_name(dpas_metric metric);
 DPAS_API int dpas_metric_from_name(const char *name);
 /* How a plot labels the metric's axis (dpas_axis_unit: seconds, bytes or plain). */
-DPAS_API int dpas_metric_axis_unit(int metric);
+DPAS_API dpas_axis_unit dpas_metric_axis_unit(dpas_metric metric);
 /* Does the metric need a schedule (bytes, times) or a rule (max_f)? */
-DPAS_API int dpas_metric_needs_schedule(int metric);
-DPAS_API int dpas_metric_needs_rule(int metric);
+DPAS_API int dpas_metric_needs_schedule(dpas_metric metric);
+DPAS_API int dpas_metric_needs_rule(dpas_metric metric);
 
 /* One axis: its values, never materialised for a numeric range (a range of 10^8 values costs
  * nothing until it is walked). */
@@ -79,7 +80,7 @@ typedef struct dpas_sweep_axis {
     uint64_t *u;        /* a parameters list */
     const void **entry; /* models, fleets, rules */
     dpas_rational *width;
-    int *schedule;
+    dpas_schedule_id *schedule;
     char **label; /* the value as the output shows it (widths: as given) */
 } dpas_sweep_axis;
 
@@ -101,7 +102,7 @@ DPAS_API double dpas_sweep_axis_x(const dpas_sweep_axis *a, size_t i);
 typedef struct dpas_sweep {
     dpas_scenario base;          /* the inputs that do not vary */
     const dpas_rule *rule;       /* fixed rule, or NULL */
-    int schedule;                /* fixed schedule, or -1 */
+    dpas_schedule_id schedule;   /* fixed schedule, or DPAS_SCHED_NONE */
     int64_t iterations;          /* of iterative rules; 0 = 10 */
     const dpas_links *links;     /* a calibration's inter-node links, or NULL (the fleet's) */
     const dpas_netmodel *net;    /* a calibration's network model: flat times from its curves */
@@ -111,7 +112,7 @@ typedef struct dpas_sweep {
     int has_f;    /* a fixed f (no f axis): f */
     int64_t f;    /* >= 0 */
     int n_from_f; /* no dp_degree given and f given: each point's N is min_n(f) of its rule */
-    int metrics[DPAS_METRIC_COUNT];
+    dpas_metric metrics[DPAS_METRIC_COUNT];
     int nmetrics;
 } dpas_sweep;
 
@@ -148,10 +149,10 @@ DPAS_API int dpas_sweep_rows(const dpas_sweep *sw, dpas_sweep_fn fn, void *ctx,
  * not NULL, the metric `ymetric` as a double (NAN when null). A point whose inputs break a rule
  * returns DPAS_EINVAL (or another code) with the reason in err: it is left out of the sweep. */
 DPAS_API int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells,
-                              int ymetric, double *y, dpas_error *err);
+                              dpas_metric ymetric, double *y, dpas_error *err);
 /* The same at the point idx[0], idx[1], idx[2] (an index past an axis the sweep lacks is 0). */
 DPAS_API int dpas_sweep_point_at(const dpas_sweep *sw, const size_t idx[DPAS_SWEEP_MAX_AXES],
-                                 dpas_cell *cells, int ymetric, double *y, dpas_error *err);
+                                 dpas_cell *cells, dpas_metric ymetric, double *y, dpas_error *err);
 
 /* ---- a sweep as a figure: the numbers a plot draws ---- */
 
@@ -165,7 +166,7 @@ DPAS_API int dpas_sweep_point_at(const dpas_sweep *sw, const size_t idx[DPAS_SWE
  * metric ymetric, NAN where the point was left out or has no value. series[f * nseries + k] is
  * series k of facet f; its name the value of the second input (NULL with one series). */
 typedef struct dpas_sweep_figure {
-    int ymetric;
+    dpas_metric ymetric;
     size_t npoints, nseries, nfacets;       /* per series; per facet; facets */
     double *x, *y;                          /* nfacets * nseries * npoints */
     dpas_series *series;                    /* nfacets * nseries, pointing into x and y */
@@ -174,15 +175,15 @@ typedef struct dpas_sweep_figure {
     const char *xname, *yname;              /* the input's and the metric's names */
     const char *series_input, *facet_input; /* the inputs' names, or NULL */
     int xlog, ylog;                         /* as a plot draws them by default (0, 2, 10) */
-    int xunit, yunit;                       /* dpas_axis_unit */
+    dpas_axis_unit xunit, yunit;
     uint64_t kept, skipped;
     char first[512]; /* why the first point left out was */
 } dpas_sweep_figure;
 
 /* The figure of a sweep of one to three axes (the first numeric). Errors: a first axis that is
  * not a number, more than the limits above, every point left out. *out: dpas_sweep_figure_free. */
-DPAS_API int dpas_sweep_figure_new(const dpas_sweep *sw, int ymetric, dpas_sweep_figure **out,
-                                   dpas_error *err);
+DPAS_API int dpas_sweep_figure_new(const dpas_sweep *sw, dpas_metric ymetric,
+                                   dpas_sweep_figure **out, dpas_error *err);
 DPAS_API void dpas_sweep_figure_free(dpas_sweep_figure *fig);
 
 #ifdef __cplusplus

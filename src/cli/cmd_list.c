@@ -35,7 +35,7 @@ int cmd_list(cli *c, int argc, char **argv)
                          "list takes one KIND: models, hardware, nodes, fabrics, "
                          "fleets, scenarios or precisions");
     dpas_error err = {0};
-    int kind;
+    dpas_kind kind;
     if (dpas_kind_from_listing(argv[optind], &kind, NULL))
         return cli_usage(c, "list",
                          "unknown KIND %s; expected models, hardware, nodes, fabrics, fleets, "

@@ -34,6 +34,13 @@ typedef struct dpas__buf {
 void dpas__buf_append(dpas__buf *b, const char *s, size_t n);
 void dpas__buf_puts(dpas__buf *b, const char *s);
 void dpas__buf_printf(dpas__buf *b, const char *fmt, ...) DPAS__PRINTF(2, 3);
+/* The conventions' names (DPAS_RULE_CONVENTION_MAP) as constants a static table can hold:
+ * dpas__conv_STANDARD, dpas__conv_BLANCHARD, dpas__conv_BYZFL. */
+#define DPAS__CONV_NAME(id, name) static const char dpas__conv_##id[] = name;
+DPAS_RULE_CONVENTION_MAP(DPAS__CONV_NAME)
+#undef DPAS__CONV_NAME
+/* Item i of n of a list in a sentence: "a", "a or b", "a, b or c" (its separator, then name). */
+void dpas__buf_list_item(dpas__buf *b, size_t i, size_t n, const char *name);
 /* s as a JSON string literal, quotes included. */
 void dpas__buf_json_str(dpas__buf *b, const char *s);
 /* The schema of the JSON documents (objects) the renderers write; raised when a field changes
@@ -199,8 +206,6 @@ typedef struct dpas__table {
 char (*dpas__table_row(dpas__table *t))[DPAS__CELL];
 /* Render the table into b (an out-of-memory table marks b) and free its cells. */
 void dpas__table_emit(dpas__table *t, int format, dpas__buf *b);
-/* Render and free the table; the caller owns the string. */
-char *dpas__table_finish(dpas__table *t, int format, dpas_error *err);
 void dpas__table_render(const dpas__table *t, int format, dpas__buf *b);
 
 #endif

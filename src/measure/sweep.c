@@ -36,8 +36,6 @@ typedef struct sweep {
     rank_info *info; /* rank 0: every rank's */
 } sweep;
 
-static const char *const coll_name[] = {"all_reduce", "all_gather"};
-
 static int cmpd(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -129,7 +127,7 @@ static void cell(FILE *f, double v, int width)
 static void text_block_head(const sweep *s, FILE *f, int coll)
 {
     const opts *o = s->o;
-    fprintf(f, "# Collective test starting: %s\n", coll_name[coll]);
+    fprintf(f, "# Collective test starting: %s\n", dpas_collective_name((dpas_collective)coll));
     fprintf(f,
             "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) warmup iters: %d "
             "iters: %d "
@@ -179,7 +177,7 @@ static void render_text(const sweep *s, FILE *f)
         }
         fprintf(f, "# %-20s : %lld %s\n# %-20s : %g \n#\n# Collective test concluded: %s\n",
                 "Out of bounds values", wrong, wrong ? "FAILED" : "OK", "Avg bus bandwidth",
-                n ? bw / (double)n : 0.0, coll_name[coll]);
+                n ? bw / (double)n : 0.0, dpas_collective_name((dpas_collective)coll));
     }
 }
 
@@ -216,7 +214,7 @@ static int render_rows(const sweep *s, FILE *f, dpas_format format)
                              &w, &e);
     for (size_t i = 0; i < s->nrows && !rc; i++) {
         const sweep_row *r = &s->rows[i];
-        dpas_cell c[] = {dpas_cell_text(coll_name[r->coll]),
+        dpas_cell c[] = {dpas_cell_text(dpas_collective_name((dpas_collective)r->coll)),
                          dpas_cell_int(s->L->nranks),
                          dpas_cell_uint(r->size),
                          dpas_cell_uint(r->count),

@@ -40,23 +40,6 @@ static dpas_request *refused(srv_request *rq, srv_response *r, dpas_request *req
     return NULL;
 }
 
-int srv_input_of(const char *key)
-{
-    int k = dpas_key_from_name(key);
-    return k >= 0 && k < DPAS_INPUT_COUNT && dpas_key_query((dpas_key)k) ? k : -1;
-}
-
-const char *srv_input_key(size_t i)
-{
-    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
-        if (dpas_key_query((dpas_key)k) && !i--)
-            return dpas_key_query((dpas_key)k);
-    for (int k = 0; k < DPAS_INPUT_COUNT; k++)
-        if (dpas_key_query((dpas_key)k) && dpas_key_alias((dpas_key)k) && !i--)
-            return dpas_key_alias((dpas_key)k);
-    return NULL;
-}
-
 /* The body's scenario file and its calibration parts, below the query's keys. */
 static int body_of(srv_request *rq, dpas_request *req, dpas_error *err)
 {
@@ -125,32 +108,6 @@ dpas_request *srv_request_of(srv_request *rq, srv_response *r, dpas_analysis a)
 }
 
 /* ---- options ---------------------------------------------------------------------------------- */
-
-int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, int64_t max,
-                int64_t *out)
-{
-    const char *v = srv_query_get(rq->query, key);
-    if (!v)
-        return 0;
-    dpas_error err;
-    int64_t x;
-    memset(&err, 0, sizeof err);
-    if (dpas_parse_int(key, v, &x, &err)) {
-        srv_error(r, 400, &err);
-        return -1;
-    }
-    if (x < min || x > max) {
-        if (x < min)
-            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be >= %lld, got %lld", key, (long long)min,
-                     (long long)x);
-        else
-            srv_fail(r, 400, DPAS_EINVAL, key, "%s must be <= %lld, got %lld", key, (long long)max,
-                     (long long)x);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
 
 int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out)
 {
@@ -310,7 +267,7 @@ void srv_api_memory(srv_request *rq, srv_response *r)
 void srv_api_registry(srv_request *rq, srv_response *r)
 {
     dpas_error err;
-    int kind;
+    dpas_kind kind;
     memset(&err, 0, sizeof err);
     if (dpas_kind_from_listing(rq->rest, &kind, &err)) {
         srv_fail(r, 404, DPAS_ENOENT, "kind", "%s", err.message);

@@ -668,7 +668,7 @@ static json_t *operation(doc_ctx *x, const srv_route_info *rt, int method)
             /* the listings dpas_kind_from_listing takes, in their plural form */
             for (int k = 0; k < DPAS_KIND_COUNT; k++) {
                 char plural[32];
-                int kind;
+                dpas_kind kind;
                 snprintf(plural, sizeof plural, "%ss", dpas_kind_name((dpas_kind)k));
                 if (dpas_kind_from_listing(plural, &kind, NULL))
                     snprintf(plural, sizeof plural, "%s", dpas_kind_name((dpas_kind)k));

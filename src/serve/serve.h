@@ -230,11 +230,6 @@ int srv_budget_calibrate(const dpas_netmodel *m, size_t npredict, srv_response *
  * calibration. Resolved; NULL with the error response filled (404 for a scenario named in the
  * path that is not). */
 dpas_request *srv_request_of(srv_request *rq, srv_response *r, dpas_analysis a);
-/* The scenario input a query key names (a query name of the library's key table, or its alias
- * "model" for the workload), or -1; and the i-th of those names ("model" last), NULL past the
- * end. */
-int srv_input_of(const char *key);
-const char *srv_input_key(size_t i);
 
 void srv_api_index(srv_request *rq, srv_response *r);
 void srv_api_keys(srv_request *rq, srv_response *r);
@@ -251,10 +246,8 @@ void srv_api_calibrate(srv_request *rq, srv_response *r);
 void srv_api_sweep(srv_request *rq, srv_response *r);
 void srv_api_plot(srv_request *rq, srv_response *r);
 
-/* Options of a route that are not a request's keys (calibrate's ranks, memory's require_fit): an
- * integer (>= min, <= max) or a boolean; 0 or an error response filled. */
-int srv_opt_int(srv_request *rq, srv_response *r, const char *key, int64_t min, int64_t max,
-                int64_t *out);
+/* Options of a route that are not a request's keys (memory's require_fit): a boolean; 0 or an
+ * error response filled. */
 int srv_opt_bool(srv_request *rq, srv_response *r, const char *key, int *out);
 
 /* The embedded page resource at the request's path (index.html, app.js, app.css, favicon.svg);

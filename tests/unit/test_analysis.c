@@ -493,6 +493,71 @@ static void test_inventory(void **state)
     assert_int_equal(count, 18);
 }
 
+/* The catalogues' iterators and the XML escape a front end writes SVG with: the public API a
+ * caller walks (docs/library.md). Expected: the optimizers' state bytes K of ZeRO (Rajbhandari et
+ * al. 2019: Adam 12) and Transformer Math 101 (8-bit Adam 6, SGD with momentum 8), SGD's fp32
+ * master weights 4; the ten attacks of the header's list; XML 1.0's five escapes. */
+static int sink_text(void *ctx, const char *data, size_t len)
+{
+    char *out = ctx;
+    size_t have = strlen(out);
+    if (have + len >= 256)
+        return DPAS_ENOMEM;
+    memcpy(out + have, data, len);
+    out[have + len] = '\0';
+    return 0;
+}
+
+static void test_catalogues(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        uint64_t k;
+    } opt[] = {{"adam", 12}, {"adam_8bit", 6}, {"sgd_momentum", 8}, {"sgd", 4}};
+    assert_int_equal(dpas_optimizer_count(), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const dpas_optimizer *o = dpas_optimizer_at(i);
+        assert_non_null(o);
+        assert_string_equal(o->name, opt[i].name);
+        assert_true(o->state_bytes == opt[i].k);
+    }
+    assert_null(dpas_optimizer_at(4));
+    /* every convention by position, each found again by name; none past the count */
+    size_t nconv = dpas_convention_count();
+    assert_true(nconv >= 1);
+    for (size_t i = 0; i < nconv; i++) {
+        const dpas_convention *c = dpas_convention_at(i), *found = NULL;
+        assert_non_null(c);
+        assert_int_equal(dpas_convention_find(c->name, &found, NULL), 0);
+        assert_ptr_equal(found, c);
+    }
+    assert_null(dpas_convention_at(nconv));
+    static const char *const attacks[] = {"sign_flip",   "ipm",          "alie",  "large_value",
+                                          "nan",         "inf",          "optimal_ipm",
+                                          "optimal_alie", "mimic",       "gaussian"};
+    assert_int_equal(dpas_attack_count(), 10);
+    for (size_t i = 0; i < 10; i++) {
+        assert_non_null(dpas_attack_at(i));
+        assert_string_equal(dpas_attack_at(i)->name, attacks[i]);
+        assert_int_equal(dpas_attack_at(i)->id, (int)i);
+    }
+    assert_null(dpas_attack_at(10));
+    /* each schedule has its one line and its source; none out of range */
+    for (int sc = 0; sc < DPAS_SCHED_COUNT; sc++) {
+        assert_true(dpas_schedule_summary((dpas_schedule_id)sc) &&
+                    *dpas_schedule_summary((dpas_schedule_id)sc));
+        assert_true(dpas_schedule_source((dpas_schedule_id)sc) &&
+                    *dpas_schedule_source((dpas_schedule_id)sc));
+    }
+    assert_non_null(strstr(dpas_schedule_source(DPAS_SCHED_ALLREDUCE), "Patarasuk"));
+    assert_null(dpas_schedule_summary(DPAS_SCHED_COUNT));
+    assert_null(dpas_schedule_source(DPAS_SCHED_NONE));
+    char out[256] = "";
+    assert_int_equal(dpas_write_xml_text("a<b & \"c\" 'd'>", sink_text, out), 0);
+    assert_string_equal(out, "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_rule_lookup),   cmocka_unit_test(test_schedule_bytes),
         cmocka_unit_test(test_realises),      cmocka_unit_test(test_times), cmocka_unit_test(test_roofline),
         cmocka_unit_test(test_memory),        cmocka_unit_test(test_inventory),
+        cmocka_unit_test(test_catalogues),
     };
     return cmocka_run_group_tests(tests, registry_setup, registry_teardown);
 }

@@ -787,7 +787,7 @@ static void test_parse_size(void **state)
 static void test_collective_names(void **state)
 {
     (void)state;
-    int c = -1;
+    dpas_collective c = DPAS_COLL_UNKNOWN;
     dpas_error e = {0};
     static const char *const names[] = {"all_reduce", "allreduce", "AllReduce",
                                         "all_reduce_perf", "./build/all_reduce_perf_mpi"};
@@ -824,7 +824,7 @@ static void test_collective_names(void **state)
     assert_true(steps == 15 && factor == 0.9375);
     assert_int_equal(dpas_collective_ring(DPAS_COLL_SENDRECV, 16, &steps, &factor, &e), 0);
     assert_true(steps == 1 && factor == 1);
-    int k;
+    dpas_netmodel_kind k;
     assert_int_equal(dpas_netmodel_kind_parse("piecewise", &k, &e), 0);
     assert_int_equal(k, DPAS_NETMODEL_PIECEWISE);
     assert_int_equal(dpas_netmodel_kind_parse("linear", &k, &e), DPAS_EINVAL);

@@ -284,7 +284,7 @@ static void cost_head(const dpas_scenario *s, const dpas_cost_opts *o, const dpa
     c->compute_rate = o->compute_rate;
     c->peak_flops = x->compute_rate;
     c->memory_bandwidth = x->memory_bandwidth;
-    c->net_kind = o->net ? (int)o->net_kind : -1;
+    c->net_kind = o->net ? o->net_kind : DPAS_NETMODEL_NONE;
     c->gradient_bytes = rep->gradient_bytes;
     c->accelerators_per_node = s->accelerators_per_node;
     c->links = x->links;

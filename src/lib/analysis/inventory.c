@@ -394,7 +394,7 @@ int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dp
         }
     }
     /* The least recomputation that fits here (activations fall from none to full). */
-    out->smallest_recompute = -1;
+    out->smallest_recompute = DPAS_RECOMPUTE_UNKNOWN;
     for (int r = 0; out->activations_counted && r < DPAS_RECOMPUTE_COUNT; r++) {
         dpas_bytes pl, act, tot;
         if (r == (int)oo.recompute ? out->fits
@@ -402,7 +402,7 @@ int dpas_memory_check_opts(const dpas_scenario *s, const dpas_memory_opts *o, dp
                                                             (dpas_recompute)r, &pl, &act, NULL) &&
                                          !dpas__bytes_add(out->state, act, &tot, NULL) &&
                                          dpas__bytes_cmp(tot, out->capacity) <= 0) {
-            out->smallest_recompute = r;
+            out->smallest_recompute = (dpas_recompute)r;
             break;
         }
     }

@@ -11,33 +11,43 @@
 /* Distances and norms travel as fp64 scalars. */
 #define SCALAR_BYTES 8u
 
+/* The names are the header's table (DPAS_SCHEDULE_MAP); each schedule's line and source here. */
+#define SCHED_NAME(id, name) [DPAS_SCHED_##id] = name,
+static const char *const sched_names[DPAS_SCHED_COUNT] = {DPAS_SCHEDULE_MAP(SCHED_NAME)};
+#undef SCHED_NAME
+
 static const struct {
-    const char *name, *summary, *source;
+    const char *summary, *source;
 } scheds[DPAS_SCHED_COUNT] = {
-    {"allreduce",
-     "ring AllReduce of the sum: reduce-scatter then all-gather, 2(N-1)/N s per worker",
-     "Patarasuk and Yuan 2009 (bandwidth-optimal ring); Thakur, Rabenseifner and Gropp 2005; "
-     "mlsysim"},
-    {"allgather", "all-gather every replica's gradient, then the rule locally: (N-1) s per worker",
-     "the seed's gather_factor; nccl-tests AllGather"},
-    {"ps", "parameter server on one worker: its link receives (N-1) s, then broadcasts (N-1) s",
-     "Li et al., OSDI 2014 (parameter server); incast on one link"},
-    {"ps_separate", "parameter server on its own node: its link receives N s, then sends N s",
-     "Li et al., OSDI 2014 (parameter server)"},
-    {"sharded", "all-to-all of shards, the rule per shard, all-gather of results: 2(N-1)/N s",
-     "BTARD, Gorbunov et al. 2022 (yandex-research/btard: scatter, CenteredClip per shard, "
-     "all_gather)"},
-    {"sharded_distance",
-     "sharded, plus an AllReduce of partial squared distances (N(N-1)/2 fp64) or, for iterative "
-     "rules, of N partial norms per iteration: 2(N-1)/N s + O(N^2) scalars",
-     "derived here: ||x_i - x_j||^2 is a sum over shards, so shard owners can score Krum"},
-    {"innetwork", "in-network AllReduce (SHARP): each worker sends and receives s once",
-     "Graham et al. 2016 (SHARP); nccl-tests"},
+    [DPAS_SCHED_ALLREDUCE] =
+        {"ring AllReduce of the sum: reduce-scatter then all-gather, 2(N-1)/N s per worker",
+         "Patarasuk and Yuan 2009 (bandwidth-optimal ring); Thakur, Rabenseifner and Gropp 2005; "
+         "mlsysim"},
+    [DPAS_SCHED_ALLGATHER] =
+        {"all-gather every replica's gradient, then the rule locally: (N-1) s per worker",
+         "the seed's gather_factor; nccl-tests AllGather"},
+    [DPAS_SCHED_PS] =
+        {"parameter server on one worker: its link receives (N-1) s, then broadcasts (N-1) s",
+         "Li et al., OSDI 2014 (parameter server); incast on one link"},
+    [DPAS_SCHED_PS_SEPARATE] =
+        {"parameter server on its own node: its link receives N s, then sends N s",
+         "Li et al., OSDI 2014 (parameter server)"},
+    [DPAS_SCHED_SHARDED] =
+        {"all-to-all of shards, the rule per shard, all-gather of results: 2(N-1)/N s",
+         "BTARD, Gorbunov et al. 2022 (yandex-research/btard: scatter, CenteredClip per shard, "
+         "all_gather)"},
+    [DPAS_SCHED_SHARDED_DISTANCE] =
+        {"sharded, plus an AllReduce of partial squared distances (N(N-1)/2 fp64) or, for "
+         "iterative "
+         "rules, of N partial norms per iteration: 2(N-1)/N s + O(N^2) scalars",
+         "derived here: ||x_i - x_j||^2 is a sum over shards, so shard owners can score Krum"},
+    [DPAS_SCHED_INNETWORK] = {"in-network AllReduce (SHARP): each worker sends and receives s once",
+                              "Graham et al. 2016 (SHARP); nccl-tests"},
 };
 
 const char *dpas_schedule_name(dpas_schedule_id s)
 {
-    return (unsigned)s < DPAS_SCHED_COUNT ? scheds[s].name : NULL;
+    return (unsigned)s < DPAS_SCHED_COUNT ? sched_names[s] : NULL;
 }
 const char *dpas_schedule_summary(dpas_schedule_id s)
 {
@@ -50,7 +60,7 @@ const char *dpas_schedule_source(dpas_schedule_id s)
 int dpas_schedule_from_name(const char *name)
 {
     for (int i = 0; i < DPAS_SCHED_COUNT; i++)
-        if (name && !dpas__strcasecmp(name, scheds[i].name))
+        if (name && !dpas__strcasecmp(name, sched_names[i]))
             return i;
     return -1;
 }
@@ -65,11 +75,7 @@ int dpas_schedule_parse(const char *field, const char *name, dpas_schedule_id *o
     char q[96];
     dpas__buf b = {0};
     for (int i = 0; i < DPAS_SCHED_COUNT; i++)
-        dpas__buf_printf(&b, "%s%s",
-                         i == 0                     ? ""
-                         : i + 1 < DPAS_SCHED_COUNT ? ", "
-                                                    : " or ",
-                         scheds[i].name);
+        dpas__buf_list_item(&b, (size_t)i, DPAS_SCHED_COUNT, sched_names[i]);
     int rc = dpas__fail(err, DPAS_ENOENT, field, "%s: unknown schedule %s; expected %s", field,
                         dpas__quote(name ? name : "(null)", q, sizeof q), b.data ? b.data : "");
     free(b.data);
@@ -120,7 +126,7 @@ static int add_messages(int64_t *messages, uint64_t steps, dpas_schedule_id sche
         return dpas__fail(err, DPAS_ERANGE, "messages",
                           "messages: the latency steps of %s at dp_degree %llu pass 2^63 - 1, the "
                           "largest count dpas holds",
-                          scheds[sched].name, (unsigned long long)n);
+                          sched_names[sched], (unsigned long long)n);
     *messages = m;
     return 0;
 }

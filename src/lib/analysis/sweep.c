@@ -44,9 +44,9 @@ const char *dpas_sweep_input_name(dpas_sweep_input in)
     return (unsigned)in < DPAS_SWEEP_INPUT_COUNT ? dpas_key_name(input_keys[in]) : NULL;
 }
 
-const char *dpas_metric_name(int m)
+const char *dpas_metric_name(dpas_metric m)
 {
-    if (m >= 0 && m < DPAS_ATTR_COUNT)
+    if (m >= 0 && (int)m < DPAS_ATTR_COUNT)
         return dpas_attr_name((dpas_attr)m);
     if (m >= DPAS_METRIC_BYTES_PER_WORKER && m < DPAS_METRIC_COUNT)
         return extra_metrics[m - DPAS_METRIC_BYTES_PER_WORKER];
@@ -56,17 +56,17 @@ const char *dpas_metric_name(int m)
 int dpas_metric_from_name(const char *name)
 {
     for (int m = 0; name && m < DPAS_METRIC_COUNT; m++)
-        if (!strcmp(name, dpas_metric_name(m)))
+        if (!strcmp(name, dpas_metric_name((dpas_metric)m)))
             return m;
     return -1;
 }
 
-int dpas_metric_needs_schedule(int m)
+int dpas_metric_needs_schedule(dpas_metric m)
 {
     return (m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_TIME_HIERARCHICAL_S) ||
            (m >= DPAS_METRIC_TIME_BASIS && m <= DPAS_METRIC_TIME_S);
 }
-int dpas_metric_needs_rule(int m) { return m == DPAS_METRIC_MAX_F; }
+int dpas_metric_needs_rule(dpas_metric m) { return m == DPAS_METRIC_MAX_F; }
 
 /* A count axis: dp_degree and f, int64 values. */
 static bool int_axis(dpas_sweep_input in)
@@ -74,14 +74,14 @@ static bool int_axis(dpas_sweep_input in)
     return in == DPAS_SWEEP_DP_DEGREE || in == DPAS_SWEEP_F;
 }
 
-int dpas_metric_axis_unit(int m)
+dpas_axis_unit dpas_metric_axis_unit(dpas_metric m)
 {
     if (m == DPAS_METRIC_TIME_FLAT_S || m == DPAS_METRIC_TIME_HIERARCHICAL_S ||
         m == DPAS_METRIC_TIME_BAND_LOW_S || m == DPAS_METRIC_TIME_BAND_HIGH_S ||
         m == DPAS_METRIC_TIME_S)
         return DPAS_AXIS_SECONDS;
     if ((m >= DPAS_METRIC_BYTES_PER_WORKER && m <= DPAS_METRIC_SCALAR_BYTES) ||
-        (m >= 0 && m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
+        (m >= 0 && (int)m < DPAS_ATTR_COUNT && dpas_attr_kind((dpas_attr)m) == DPAS_VALUE_BYTES))
         return DPAS_AXIS_BYTES;
     return DPAS_AXIS_PLAIN;
 }
@@ -269,17 +269,11 @@ static int parse_item(dpas_sweep_axis *a, size_t k, const char *t, const char *f
             return rc;
         label = ((const dpas_rule *)a->entry[k])->name;
         break;
-    default: {
-        char q[96];
-        a->schedule[k] = dpas_schedule_from_name(t);
-        if (a->schedule[k] < 0)
-            return dpas__fail(err, DPAS_ENOENT, field,
-                              "%s: unknown schedule %s; expected allreduce, allgather, ps, "
-                              "ps_separate, sharded, sharded_distance or innetwork",
-                              field, dpas__quote(t, q, sizeof q));
-        label = dpas_schedule_name((dpas_schedule_id)a->schedule[k]);
+    default:
+        if ((rc = dpas_schedule_parse(field, t, &a->schedule[k], err)))
+            return rc;
+        label = dpas_schedule_name(a->schedule[k]);
         break;
-    }
     }
     if (!(a->label[k] = dup_n(label, strlen(label))))
         return oom(err);
@@ -592,15 +586,15 @@ static double metric_cell(int m, const dpas_report *rep, const dpas_cost_row *ro
     return v;
 }
 
-int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells, int ymetric,
-                     double *y, dpas_error *err)
+int dpas_sweep_point(const dpas_sweep *sw, size_t i0, size_t i1, dpas_cell *cells,
+                     dpas_metric ymetric, double *y, dpas_error *err)
 {
     const size_t idx[DPAS_SWEEP_MAX_AXES] = {i0, i1, 0};
     return dpas_sweep_point_at(sw, idx, cells, ymetric, y, err);
 }
 
 int dpas_sweep_point_at(const dpas_sweep *sw, const size_t idx[DPAS_SWEEP_MAX_AXES],
-                        dpas_cell *cells, int ymetric, double *y, dpas_error *err)
+                        dpas_cell *cells, dpas_metric ymetric, double *y, dpas_error *err)
 {
     dpas_scenario s = sw->base;
     const dpas_rule *r = sw->rule;
@@ -711,7 +705,8 @@ static char *value_name(const dpas_sweep_axis *a, size_t i)
     return dup_n(num, strlen(num));
 }
 
-int dpas_sweep_figure_new(const dpas_sweep *sw, int ym, dpas_sweep_figure **out, dpas_error *err)
+int dpas_sweep_figure_new(const dpas_sweep *sw, dpas_metric ym, dpas_sweep_figure **out,
+                          dpas_error *err)
 {
     *out = NULL;
     int rc = dpas_sweep_check(sw, err);

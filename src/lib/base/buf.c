@@ -108,3 +108,9 @@ char *dpas__buf_finish(dpas__buf *b, dpas_error *err)
 }
 
 void dpas_free(void *p) { free(p); }
+
+void dpas__buf_list_item(dpas__buf *b, size_t i, size_t n, const char *name)
+{
+    dpas__buf_puts(b, i == 0 ? "" : i + 1 < n ? ", " : " or ");
+    dpas__buf_puts(b, name);
+}

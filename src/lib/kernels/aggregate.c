@@ -556,9 +556,9 @@ static int rowset_of(dpas__ws *ws, const void *const *x, size_t n, const dpas_ag
     return 0;
 }
 
-int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, int dtype, size_t n, size_t d,
-                         const dpas_agg_opts *o, void *out, int64_t *selected, size_t *nselected,
-                         dpas_error *err)
+int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, dpas_dtype dtype, size_t n,
+                         size_t d, const dpas_agg_opts *o, void *out, int64_t *selected,
+                         size_t *nselected, dpas_error *err)
 {
     if (nselected)
         *nselected = 0;
@@ -668,7 +668,7 @@ int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_opts *o, 
 
 /* Output: with bucketing in the chain, its rows (nout of them); otherwise n rows, those of
  * the non-finite gradients NaN (so that a rule after them counts them against f again). */
-int dpas_preaggregate_typed(const void *const *x, int dtype, size_t n, size_t d,
+int dpas_preaggregate_typed(const void *const *x, dpas_dtype dtype, size_t n, size_t d,
                             const dpas_agg_opts *o, void *const *out, size_t *nout, dpas_error *err)
 {
     if (nout)
@@ -752,9 +752,9 @@ static void batch_rows(const void *base, size_t b, size_t n, ptrdiff_t set_step,
         rows[i] = p + (ptrdiff_t)i * row_step;
 }
 
-int dpas_aggregate_batch(const dpas_rule *rule, const void *base, int dtype, size_t batch, size_t n,
-                         size_t d, ptrdiff_t set_step, ptrdiff_t row_step, const dpas_agg_opts *o,
-                         void *out, ptrdiff_t out_step, dpas_error *err)
+int dpas_aggregate_batch(const dpas_rule *rule, const void *base, dpas_dtype dtype, size_t batch,
+                         size_t n, size_t d, ptrdiff_t set_step, ptrdiff_t row_step,
+                         const dpas_agg_opts *o, void *out, ptrdiff_t out_step, dpas_error *err)
 {
     if (!base || !out)
         return dpas__fail(err, DPAS_EINVAL, "x", "aggregate_batch needs rows and an output");
@@ -773,7 +773,7 @@ int dpas_aggregate_batch(const dpas_rule *rule, const void *base, int dtype, siz
     return rc;
 }
 
-int dpas_preaggregate_batch(const void *base, int dtype, size_t batch, size_t n, size_t d,
+int dpas_preaggregate_batch(const void *base, dpas_dtype dtype, size_t batch, size_t n, size_t d,
                             ptrdiff_t set_step, ptrdiff_t row_step, const dpas_agg_opts *o,
                             void *out, ptrdiff_t out_set_step, ptrdiff_t out_row_step, size_t *nout,
                             dpas_error *err)

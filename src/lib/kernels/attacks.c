@@ -121,8 +121,8 @@ static size_t nparams(const dpas_attack *a)
     return k;
 }
 
-int dpas_attack_parameter_default(const dpas_attack *a, size_t k, size_t h, size_t f, int dtype,
-                                  double *value, dpas_error *err)
+int dpas_attack_parameter_default(const dpas_attack *a, size_t k, size_t h, size_t f,
+                                  dpas_dtype dtype, double *value, dpas_error *err)
 {
     if (!a || !value)
         return dpas__fail(err, DPAS_EINVAL, "attack",
@@ -424,9 +424,9 @@ static int check_args(const dpas_attack *a, const void *const *honest, int dtype
     return 0;
 }
 
-int dpas_attack_rows_typed(const dpas_attack *a, const void *const *honest, int dtype, size_t h,
-                           size_t d, size_t f, const dpas_attack_opts *o, void *const *out,
-                           double *used, dpas_error *err)
+int dpas_attack_rows_typed(const dpas_attack *a, const void *const *honest, dpas_dtype dtype,
+                           size_t h, size_t d, size_t f, const dpas_attack_opts *o,
+                           void *const *out, double *used, dpas_error *err)
 {
     params p = {{0}};
     int rc = check_args(a, honest, dtype, h, d, f, out, err);

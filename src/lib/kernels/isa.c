@@ -12,7 +12,7 @@ static int have_avx2(void)
 static int have_avx512(void) { return have_avx2() && __builtin_cpu_supports("avx512f"); }
 #endif
 
-int dpas_kernel_isa_available(int isa)
+int dpas_kernel_isa_available(dpas_kernel_isa_id isa)
 {
     switch (isa) {
     case DPAS_ISA_AUTO:

@@ -1061,7 +1061,7 @@ int dpas_netmodel_load(const char *path, const char *collective, int64_t ranks, 
     return dpas_netmodel_load_files(&path, 1, &opt, out, err);
 }
 
-int dpas_netmodel_from_points_at(int collective, dpas_scale at, const uint64_t *bytes,
+int dpas_netmodel_from_points_at(dpas_collective collective, dpas_scale at, const uint64_t *bytes,
                                  const double *seconds, size_t n, dpas_netmodel **out,
                                  dpas_error *err)
 {
@@ -1110,7 +1110,7 @@ int dpas_netmodel_from_points_at(int collective, dpas_scale at, const uint64_t *
     return 0;
 }
 
-int dpas_netmodel_from_points(int collective, int64_t ranks, const uint64_t *bytes,
+int dpas_netmodel_from_points(dpas_collective collective, int64_t ranks, const uint64_t *bytes,
                               const double *seconds, size_t n, dpas_netmodel **out, dpas_error *err)
 {
     return dpas_netmodel_from_points_at(collective, (dpas_scale){ranks, 0}, bytes, seconds, n, out,

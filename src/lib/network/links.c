@@ -43,7 +43,7 @@ static bool before(const dpas_curve *a, const dpas_curve *b, int64_t ranks, bool
     return a->collective < b->collective;
 }
 
-const dpas_curve *dpas_netmodel_link_curve(const dpas_netmodel *m, int collective,
+const dpas_curve *dpas_netmodel_link_curve(const dpas_netmodel *m, dpas_collective collective,
                                            dpas_link_scope scope, int64_t ranks)
 {
     const dpas_curve *best = NULL;

@@ -54,22 +54,14 @@ int dpas__nccl_strip_prefixes(const char **s, const char *end);
  * nccl-tests' programs, the nine that dpas reads first (their numbers are dpas_collective's),
  * and how each prints its table (src/<name>.cu: TimeTest's op name and root, GetBw's factor). */
 enum {
-    DPAS__P_ALL_REDUCE = 0,
-    DPAS__P_ALL_GATHER,
-    DPAS__P_REDUCE_SCATTER,
-    DPAS__P_BROADCAST,
-    DPAS__P_REDUCE,
-    DPAS__P_ALLTOALL, /* alltoall and alltoallv */
-    DPAS__P_GATHER,
-    DPAS__P_SCATTER,
-    DPAS__P_SENDRECV,
-    DPAS__P_HYPERCUBE,
+#define DPAS__P_ENUM(id, name) DPAS__P_##id = DPAS_COLL_##id, /* DPAS__P_ALLTOALL: alltoallv too */
+    DPAS_COLLECTIVE_MAP(DPAS__P_ENUM)
+#undef DPAS__P_ENUM
+        DPAS__P_HYPERCUBE = DPAS_COLL_COUNT,
     DPAS__P_COUNT
 };
 #define DPAS__P_MODELLED ((1u << DPAS_COLL_COUNT) - 1u)
 
-/* "sendrecv_perf" for DPAS__P_SENDRECV. */
-const char *dpas__nccl_program_name(int p);
 /* The program a name stands for ("all_reduce_perf", "./build/alltoall_perf_mpi", "AllReduce"),
  * or -1 when it names none of nccl-tests' programs. */
 int dpas__nccl_program_of(const char *text, size_t len);

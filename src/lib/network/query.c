@@ -60,7 +60,7 @@ static int bound_kind(const dpas_net_time *out)
 
 static const char *const regime_names[] = {NULL, "one_node", "two_nodes", "more_nodes"};
 
-const char *dpas_net_regime_name(int regime)
+const char *dpas_net_regime_name(dpas_net_regime regime)
 {
     return regime >= DPAS_REGIME_ONE_NODE && regime <= DPAS_REGIME_MORE_NODES ? regime_names[regime]
                                                                               : NULL;
@@ -70,12 +70,12 @@ static const char *const kind_names[] = {"default", "alpha_beta", "piecewise", "
 static const char *const basis_names[] = {NULL, "measured", "interpolated", "extrapolated_size",
                                           "transferred"};
 
-const char *dpas_netmodel_kind_name(int kind)
+const char *dpas_netmodel_kind_name(dpas_netmodel_kind kind)
 {
     return kind >= 0 && kind <= DPAS_NETMODEL_KINDS ? kind_names[kind] : NULL;
 }
 
-int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err)
+int dpas_netmodel_kind_parse(const char *text, dpas_netmodel_kind *kind, dpas_error *err)
 {
     char q[96];
     for (int k = 0; text && k <= DPAS_NETMODEL_KINDS; k++)
@@ -89,7 +89,7 @@ int dpas_netmodel_kind_parse(const char *text, int *kind, dpas_error *err)
                       dpas__quote(text ? text : "", q, sizeof q));
 }
 
-const char *dpas_time_basis_name(int basis)
+const char *dpas_time_basis_name(dpas_time_basis basis)
 {
     return basis > 0 && basis <= DPAS_BASIS_TRANSFERRED ? basis_names[basis] : NULL;
 }
@@ -645,8 +645,9 @@ static void clear(dpas_net_time *out)
     out->seconds = out->band_lo = out->band_hi = NAN;
 }
 
-int dpas_netmodel_time_at(const dpas_netmodel *m, int collective, int kind, double bytes,
-                          dpas_scale at, dpas_net_time *out, dpas_error *err)
+int dpas_netmodel_time_at(const dpas_netmodel *m, dpas_collective collective,
+                          dpas_netmodel_kind kind, double bytes, dpas_scale at, dpas_net_time *out,
+                          dpas_error *err)
 {
     clear(out);
     int rc;
@@ -668,8 +669,8 @@ int dpas_netmodel_time_at(const dpas_netmodel *m, int collective, int kind, doub
     return answer(m, collective, kind, bytes, s, NULL, out, err);
 }
 
-int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double bytes,
-                       int64_t ranks, dpas_net_time *out, dpas_error *err)
+int dpas_netmodel_time(const dpas_netmodel *m, dpas_collective collective, dpas_netmodel_kind kind,
+                       double bytes, int64_t ranks, dpas_net_time *out, dpas_error *err)
 {
     if (ranks < 0) {
         clear(out);
@@ -679,8 +680,8 @@ int dpas_netmodel_time(const dpas_netmodel *m, int collective, int kind, double 
     return dpas_netmodel_time_at(m, collective, kind, bytes, (dpas_scale){ranks, 0}, out, err);
 }
 
-int dpas_curve_time(const dpas_netmodel *m, const dpas_curve *cv, int kind, double bytes,
-                    int64_t ranks, dpas_net_time *out, dpas_error *err)
+int dpas_curve_time(const dpas_netmodel *m, const dpas_curve *cv, dpas_netmodel_kind kind,
+                    double bytes, int64_t ranks, dpas_net_time *out, dpas_error *err)
 {
     clear(out);
     int rc;

@@ -27,9 +27,10 @@
 
 /* ---- collectives ---------------------------------------------------------------------------- */
 
-static const char *const coll_names[DPAS_COLL_COUNT] = {
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-    "alltoall",   "gather",     "scatter",        "sendrecv"};
+/* The names are the header's table (DPAS_COLLECTIVE_MAP). */
+#define COLL_NAME(id, name) [DPAS_COLL_##id] = name,
+static const char *const coll_names[DPAS_COLL_COUNT] = {DPAS_COLLECTIVE_MAP(COLL_NAME)};
+#undef COLL_NAME
 
 /* The program a name stands for when dpas reads its table: one of dpas_collective, or -1.
  * alltoallv shares alltoall's columns but not its algbw (not size / time): not read. */
@@ -56,25 +57,30 @@ static int read_program(const char *text, size_t len)
     return p;
 }
 
-const char *dpas_collective_name(int coll)
+const char *dpas_collective_name(dpas_collective coll)
 {
     return coll >= 0 && coll < DPAS_COLL_COUNT ? coll_names[coll] : NULL;
 }
 
-int dpas_collective_parse(const char *text, int *coll, dpas_error *err)
+int dpas_collective_parse(const char *text, dpas_collective *coll, dpas_error *err)
 {
     char q[96];
     int c = text ? read_program(text, strlen(text)) : -1;
-    if (c < 0)
-        return dpas__fail(err, DPAS_EINVAL, "collective",
-                          "collective must be one of all_reduce, all_gather, reduce_scatter, "
-                          "broadcast, reduce, alltoall, gather, scatter or sendrecv, got %s",
-                          dpas__quote(text ? text : "", q, sizeof q));
-    *coll = c;
-    return 0;
+    if (c >= 0) {
+        *coll = (dpas_collective)c;
+        return 0;
+    }
+    dpas__buf b = {0};
+    for (int i = 0; i < DPAS_COLL_COUNT; i++)
+        dpas__buf_list_item(&b, (size_t)i, DPAS_COLL_COUNT, coll_names[i]);
+    int rc = dpas__fail(err, DPAS_EINVAL, "collective", "collective must be one of %s, got %s",
+                        b.data ? b.data : "", dpas__quote(text ? text : "", q, sizeof q));
+    free(b.data);
+    return rc;
 }
 
-int dpas_collective_ring(int coll, int64_t n, double *steps, double *factor, dpas_error *err)
+int dpas_collective_ring(dpas_collective coll, int64_t n, double *steps, double *factor,
+                         dpas_error *err)
 {
     if (coll < 0 || coll >= DPAS_COLL_COUNT)
         return dpas__fail(err, DPAS_EINVAL, "collective", "unknown collective %d", coll);

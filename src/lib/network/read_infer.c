@@ -26,47 +26,41 @@
 
 enum { F_AR, F_AG, F_ONE };
 
+/* The programs' names: the collectives' (DPAS_COLLECTIVE_MAP), then those dpas does not model. */
+#define PROGRAM_NAME(id, name) [DPAS__P_##id] = name,
+static const char *const program_names[DPAS__P_COUNT] = {
+    DPAS_COLLECTIVE_MAP(PROGRAM_NAME)[DPAS__P_HYPERCUBE] = "hypercube"};
+#undef PROGRAM_NAME
+/* alltoallv prints alltoall's columns: its name is read as alltoall's program */
+#define ALLTOALLV "alltoallv"
+
 static const struct {
-    const char *name;
     int redop; /* DPAS__REDOP_NONE or DPAS__REDOP_OP */
     int root;  /* DPAS__ROOT_NONE or DPAS__ROOT_SET */
     int factor;
 } programs[DPAS__P_COUNT] = {
-    {"all_reduce", DPAS__REDOP_OP, DPAS__ROOT_NONE, F_AR},
-    {"all_gather", DPAS__REDOP_NONE, DPAS__ROOT_NONE, F_AG},
-    {"reduce_scatter", DPAS__REDOP_OP, DPAS__ROOT_NONE, F_AG},
-    {"broadcast", DPAS__REDOP_NONE, DPAS__ROOT_SET, F_ONE},
-    {"reduce", DPAS__REDOP_OP, DPAS__ROOT_SET, F_ONE},
-    {"alltoall", DPAS__REDOP_NONE, DPAS__ROOT_NONE, F_AG},
-    {"gather", DPAS__REDOP_NONE, DPAS__ROOT_SET, F_AG},
-    {"scatter", DPAS__REDOP_NONE, DPAS__ROOT_SET, F_AG},
-    {"sendrecv", DPAS__REDOP_OP, DPAS__ROOT_NONE, F_ONE},
-    {"hypercube", DPAS__REDOP_EMPTY, DPAS__ROOT_NONE, F_ONE},
+    [DPAS__P_ALL_REDUCE] = {DPAS__REDOP_OP, DPAS__ROOT_NONE, F_AR},
+    [DPAS__P_ALL_GATHER] = {DPAS__REDOP_NONE, DPAS__ROOT_NONE, F_AG},
+    [DPAS__P_REDUCE_SCATTER] = {DPAS__REDOP_OP, DPAS__ROOT_NONE, F_AG},
+    [DPAS__P_BROADCAST] = {DPAS__REDOP_NONE, DPAS__ROOT_SET, F_ONE},
+    [DPAS__P_REDUCE] = {DPAS__REDOP_OP, DPAS__ROOT_SET, F_ONE},
+    [DPAS__P_ALLTOALL] = {DPAS__REDOP_NONE, DPAS__ROOT_NONE, F_AG},
+    [DPAS__P_GATHER] = {DPAS__REDOP_NONE, DPAS__ROOT_SET, F_AG},
+    [DPAS__P_SCATTER] = {DPAS__REDOP_NONE, DPAS__ROOT_SET, F_AG},
+    [DPAS__P_SENDRECV] = {DPAS__REDOP_OP, DPAS__ROOT_NONE, F_ONE},
+    [DPAS__P_HYPERCUBE] = {DPAS__REDOP_EMPTY, DPAS__ROOT_NONE, F_ONE},
 };
-
-const char *dpas__nccl_program_name(int p)
-{
-    return p >= 0 && p < DPAS__P_COUNT ? programs[p].name : "?";
-}
 
 /* ---- names ---------------------------------------------------------------------------------- */
 
-static const struct {
-    const char *compact; /* lower case, without '_' and '-' */
-    int program;
-} compact_names[] = {
-    {"allreduce", DPAS__P_ALL_REDUCE},
-    {"allgather", DPAS__P_ALL_GATHER},
-    {"reducescatter", DPAS__P_REDUCE_SCATTER},
-    {"broadcast", DPAS__P_BROADCAST},
-    {"reduce", DPAS__P_REDUCE},
-    {"alltoall", DPAS__P_ALLTOALL},
-    {"alltoallv", DPAS__P_ALLTOALL},
-    {"gather", DPAS__P_GATHER},
-    {"scatter", DPAS__P_SCATTER},
-    {"sendrecv", DPAS__P_SENDRECV},
-    {"hypercube", DPAS__P_HYPERCUBE},
-};
+/* Is t (lower case, without '_' and '-') the program's name without its '_'? */
+static bool compact_is(const char *t, const char *name)
+{
+    for (; *name; name++)
+        if (*name != '_' && *name != *t++)
+            return false;
+    return *t == '\0';
+}
 
 int dpas__nccl_program_of(const char *text, size_t len)
 {
@@ -94,10 +88,10 @@ int dpas__nccl_program_of(const char *text, size_t len)
             break;
         }
     }
-    for (size_t i = 0; i < sizeof compact_names / sizeof compact_names[0]; i++)
-        if (!strcmp(t, compact_names[i].compact))
-            return compact_names[i].program;
-    return -1;
+    for (int p = 0; p < DPAS__P_COUNT; p++)
+        if (compact_is(t, program_names[p]))
+            return p;
+    return compact_is(t, ALLTOALLV) ? DPAS__P_ALLTOALL : -1;
 }
 
 static bool word_char(char c)
@@ -107,9 +101,6 @@ static bool word_char(char c)
 
 int dpas__nccl_command_program(const char *s, const char *end, const char **word, size_t *wlen)
 {
-    static const char *const stems[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
-                                        "reduce",     "alltoall",   "alltoallv",      "gather",
-                                        "scatter",    "sendrecv",   "hypercube"};
     int found = -1;
     while (s < end) {
         while (s < end && !word_char(*s))
@@ -123,8 +114,9 @@ int dpas__nccl_command_program(const char *s, const char *end, const char **word
                                                               : 0;
         if (!stem)
             continue;
-        for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
-            if (strlen(stems[i]) != stem || memcmp(w, stems[i], stem))
+        for (int i = 0; i <= DPAS__P_COUNT; i++) { /* every program, then alltoallv */
+            const char *name = i < DPAS__P_COUNT ? program_names[i] : ALLTOALLV;
+            if (strlen(name) != stem || memcmp(w, name, stem))
                 continue;
             int p = dpas__nccl_program_of(w, stem);
             if (found >= 0 && p != found)
@@ -197,7 +189,7 @@ void dpas__nccl_describe_set(unsigned set, char *buf, size_t cap)
             continue;
         count++;
         const char *sep = count == 1 ? "" : count == total ? " or " : ", ";
-        int w = snprintf(buf + len, cap - len, "%s%s", sep, programs[p].name);
+        int w = snprintf(buf + len, cap - len, "%s%s", sep, program_names[p]);
         if (w < 0 || (size_t)w >= cap - len) {
             dpas__mark_cut(buf, cap, (int)cap);
             return;

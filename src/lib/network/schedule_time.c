@@ -59,18 +59,24 @@ static void transfer_band(int coll, int src, double *lo, double *hi)
 
 /* "empirical, transferred from all_reduce", ...: the model text of a step that timed a
  * collective from another's curves (static, as dpas_net_step.model is). */
-#define TR_ROW(k)                                                                                  \
-    {                                                                                              \
-        k ", transferred from all_reduce", k ", transferred from all_gather",                      \
-            k ", transferred from reduce_scatter", k ", transferred from broadcast",               \
-            k ", transferred from reduce", k ", transferred from alltoall",                        \
-            k ", transferred from gather", k ", transferred from scatter",                         \
-            k ", transferred from sendrecv"                                                        \
-    }
+#define TR_TEXT(k, name) k ", transferred from " name,
+#define TR_DEFAULT(id, name) TR_TEXT("default", name)
+#define TR_ALPHA_BETA(id, name) TR_TEXT("alpha_beta", name)
+#define TR_PIECEWISE(id, name) TR_TEXT("piecewise", name)
+#define TR_EMPIRICAL(id, name) TR_TEXT("empirical", name)
+#define TR_NCCL(id, name) TR_TEXT("nccl", name)
 static const char *const transferred_text[DPAS_NETMODEL_KINDS + 1][DPAS_COLL_COUNT] = {
-    TR_ROW("default"), TR_ROW("alpha_beta"), TR_ROW("piecewise"), TR_ROW("empirical"),
-    TR_ROW("nccl")};
-#undef TR_ROW
+    {DPAS_COLLECTIVE_MAP(TR_DEFAULT)},
+    {DPAS_COLLECTIVE_MAP(TR_ALPHA_BETA)},
+    {DPAS_COLLECTIVE_MAP(TR_PIECEWISE)},
+    {DPAS_COLLECTIVE_MAP(TR_EMPIRICAL)},
+    {DPAS_COLLECTIVE_MAP(TR_NCCL)}};
+#undef TR_TEXT
+#undef TR_DEFAULT
+#undef TR_ALPHA_BETA
+#undef TR_PIECEWISE
+#undef TR_EMPIRICAL
+#undef TR_NCCL
 static const char *const fabric_text[DPAS_NETMODEL_KINDS + 1] = {
     "default, inter-node link from the fabric", "alpha_beta, inter-node link from the fabric",
     "piecewise, inter-node link from the fabric", "empirical, inter-node link from the fabric",
@@ -197,7 +203,7 @@ static int from_links(dpas_schedule_id sched, const dpas_scenario *s, const dpas
                            .band_lo = NAN,
                            .band_hi = NAN,
                            .rescaled = 1,
-                           .transferred_from = -1};
+                           .transferred_from = DPAS_COLL_UNKNOWN};
     for (size_t i = 0; i < m->ncurves; i++)
         if (m->curves[i].collective == DPAS_COLL_ALL_REDUCE && m->curves[i].ranks == s->dp_degree)
             out->rescaled = 0;
@@ -285,7 +291,8 @@ int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, cons
     int rc;
     dpas_schedule_collective runs[DPAS_SCHEDULE_MAX_COLLECTIVES];
     size_t n = 0;
-    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind), .transferred_from = -1};
+    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind),
+                           .transferred_from = DPAS_COLL_UNKNOWN};
     if ((rc = collectives_of(sched, s, rule, iterations, runs, &n, err)))
         return rc;
     for (size_t i = 0; i < n; i++) {
@@ -301,11 +308,12 @@ int dpas__schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, cons
 }
 
 int dpas_schedule_time_net(dpas_schedule_id sched, const dpas_scenario *s, const dpas_rule *rule,
-                           int64_t iterations, const dpas_netmodel *m, int kind,
+                           int64_t iterations, const dpas_netmodel *m, dpas_netmodel_kind kind,
                            const dpas_links *links, dpas_net_step *out, dpas_error *err)
 {
     int rc;
-    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind), .transferred_from = -1};
+    *out = (dpas_net_step){.model = dpas_netmodel_kind_name(kind),
+                           .transferred_from = DPAS_COLL_UNKNOWN};
     if ((rc = dpas_scenario_validate(s, err)))
         return rc;
     return dpas__schedule_time_net(sched, s, rule, iterations, m, kind, links, out, err);

@@ -1080,7 +1080,7 @@ static char *render_json(const dpas_netmodel *m, const dpas_net_prediction *p, s
 }
 
 char *dpas_render_netmodel(const dpas_netmodel *m, const dpas_net_prediction *pred, size_t npred,
-                           int format, dpas_error *err)
+                           dpas_format format, dpas_error *err)
 {
     if (format == DPAS_FORMAT_JSON)
         return render_json(m, pred, npred, err);

@@ -177,7 +177,7 @@ static void cells_of(const dpas_registry *reg, int kind, size_t i, dpas_cell *c)
 }
 
 #define N(a) (sizeof a / sizeof a[0])
-const dpas_column *dpas_list_columns(int kind, size_t *ncols)
+const dpas_column *dpas_list_columns(dpas_kind kind, size_t *ncols)
 {
     static const struct {
         const dpas_column *cols;
@@ -199,7 +199,8 @@ const dpas_column *dpas_list_columns(int kind, size_t *ncols)
 }
 #undef N
 
-char *dpas_render_list(const dpas_registry *reg, int kind, int format, dpas_error *err)
+char *dpas_render_list(const dpas_registry *reg, dpas_kind kind, dpas_format format,
+                       dpas_error *err)
 {
     size_t ncols;
     const dpas_column *cols = dpas_list_columns(kind, &ncols);

@@ -72,12 +72,3 @@ void dpas__table_emit(dpas__table *t, int format, dpas__buf *b)
     free(t->cells);
     t->cells = NULL;
 }
-
-char *dpas__table_finish(dpas__table *t, int format, dpas_error *err)
-{
-    dpas__buf b = {0};
-    dpas__table_emit(t, format, &b);
-    if (format == DPAS_FORMAT_JSON)
-        dpas__buf_puts(&b, "\n");
-    return dpas__buf_finish(&b, err);
-}

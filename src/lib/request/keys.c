@@ -39,7 +39,10 @@ enum {
 
 /* Which rules use a key that only some rules use (issue 29: a convention given for the median, or
  * iterations for Krum, was silently ignored; the request refuses a key no chosen rule uses). */
-static bool has_conventions(const dpas_rule *r) { return strcmp(r->convention, "standard") != 0; }
+static bool has_conventions(const dpas_rule *r)
+{
+    return strcmp(r->convention, dpas__conv_STANDARD) != 0;
+}
 static bool iterates(const dpas_rule *r) { return (r->caps & DPAS_RULE_CAP_ITERATIVE) != 0; }
 
 /* The names an ENUM key takes, read from the library's own tables (the i-th; NULL past the
@@ -62,7 +65,7 @@ static const char *convention_name(dpas_analysis a, size_t i)
     size_t n = 0;
     for (size_t r = 0; r < dpas_rule_count(); r++) {
         const char *c = dpas_rule_at(r)->convention;
-        bool seen = !strcmp(c, "standard");
+        bool seen = !strcmp(c, dpas__conv_STANDARD);
         for (size_t j = 0; j < r && !seen; j++)
             seen = !strcmp(dpas_rule_at(j)->convention, c);
         if (!seen && n++ == i)
@@ -188,7 +191,7 @@ static const struct key_row {
                            .analyses = C | S | P | T, .flags = LIST | AXIS, KIND(ENUM),
                            .value = schedule_name, .help = "schedules; cost: default all"},
     [DPAS_KEY_CONVENTION] = {"convention", .flag = "--convention", .metavar = "NAME", ALL,
-                             .analyses = C | R | S | P | T, KIND(ENUM), .def = "blanchard",
+                             .analyses = C | R | S | P | T, KIND(ENUM), .def = dpas__conv_BLANCHARD,
                              .value = convention_name,
                              .help = "blanchard (default) or byzfl for Krum and Multi-Krum; "
                                      "rules: all",

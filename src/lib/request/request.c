@@ -25,7 +25,7 @@ int dpas_request_new(dpas_analysis a, dpas_request **out, dpas_error *err)
     rq->missing = -1;
     rq->opts.n = rq->opts.f = -1;
     rq->opts.cost.f = -1;
-    rq->sweep.schedule = -1;
+    rq->sweep.schedule = DPAS_SCHED_NONE;
     *out = rq;
     return 0;
 }
@@ -495,7 +495,8 @@ static int calibrate_opts(dpas_request *rq, dpas_error *err)
 {
     const char *coll = text_of(rq, DPAS_KEY_COLLECTIVE), *first;
     int64_t ranks = 0, per_node = 0;
-    int k, rc;
+    dpas_collective k;
+    int rc;
     size_t ntests = 0;
     if ((coll && (rc = dpas_collective_parse(coll, &k, err))) ||
         (rc = count_opt(rq, DPAS_KEY_RANKS, &ranks, err)) ||
@@ -523,7 +524,8 @@ static int network(dpas_request *rq, dpas_error *err)
     if (rq->analysis == DPAS_ANALYSIS_CALIBRATE)
         return calibrate_opts(rq, err);
     const char *model = text_of(rq, DPAS_KEY_NETWORK_MODEL);
-    int kind = DPAS_NETMODEL_DEFAULT, rc;
+    dpas_netmodel_kind kind = DPAS_NETMODEL_DEFAULT;
+    int rc;
     if (rq->ncal_texts) {
         rq->opts.calibration = (const char *const *)rq->cal_origins;
         rq->opts.ncalibration = rq->ncal_texts;

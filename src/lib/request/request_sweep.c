@@ -38,11 +38,7 @@ static int find_axes(dpas_request *rq, dpas_error *err)
     if (!sw->naxes) {
         dpas__buf b = {0};
         for (int i = 0; i < DPAS_SWEEP_INPUT_COUNT; i++)
-            dpas__buf_printf(&b, "%s%s",
-                             i == 0                           ? ""
-                             : i + 1 < DPAS_SWEEP_INPUT_COUNT ? ", "
-                                                              : " or ",
-                             dpas_key_name(axis_key(i)));
+            dpas__buf_list_item(&b, (size_t)i, DPAS_SWEEP_INPUT_COUNT, dpas_key_name(axis_key(i)));
         int rc = dpas__fail(err, DPAS_EINVAL, "axes",
                             "nothing varies: give a list (8,16,32), or for a number a range "
                             "(2..4096), to one, two or three of %s",

@@ -34,7 +34,7 @@ const char *dpas_kind_name(dpas_kind kind)
     return (unsigned)kind < DPAS_KIND_COUNT ? kind_names[kind] : NULL;
 }
 
-int dpas_kind_from_listing(const char *name, int *kind, dpas_error *err)
+int dpas_kind_from_listing(const char *name, dpas_kind *kind, dpas_error *err)
 {
     static const struct {
         const char *name;
