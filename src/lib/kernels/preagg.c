@@ -126,14 +126,19 @@ typedef struct clip_job {
  * with ||2^rexp x|| in [0.5, 1): the scaling by a power of two is exact (no value overflows; one
  * that underflows is below 2^-1074 ||x||, its output below 2^-1074 thr), and factor is thr over
  * that norm. */
-/* y = x a over [0, d): the SIMD store kernel for float64 (x is a row of doubles), a loop the
- * compiler vectorises for float32; y may be x (in place: each element is read before it is
- * written). */
+/* y = x a over [0, d): the SIMD store kernel for float64 (x is a row of doubles), for float32
+ * a loop the compiler vectorises, through a block on the stack so that y may be x (in place)
+ * without the compiler falling back to its scalar loop for overlapping pointers. */
 __attribute__((optimize("tree-vectorize"))) static void scale_f32(const float *x, float *y,
                                                                   size_t d, double a)
 {
-    for (size_t t = 0; t < d; t++)
-        y[t] = (float)((double)x[t] * a);
+    float tmp[256];
+    for (size_t t = 0; t < d; t += 256) {
+        size_t len = d - t < 256 ? d - t : 256;
+        for (size_t k = 0; k < len; k++)
+            tmp[k] = (float)((double)x[t + k] * a);
+        memcpy(y + t, tmp, len * sizeof *tmp);
+    }
 }
 
 static void clip_part(void *ctx, size_t p)
