@@ -11,7 +11,11 @@ vector times X) after the distances from the Gram matrix (X X^T, or X x_idx), Bu
 faster of two formulations (the rows gathered in the permuted order and averaged by a reshape,
 or each bucket summed in place into its output row). The NumPy and ByzFL versions of ARC,
 Clipping and Bucketing that write in place get a fresh copy per call, made outside the timing;
-dpas writes new rows and leaves the input as it is.
+dpas writes new rows and leaves the input as it is, or, in the rows 'in place', writes over a
+fresh copy as they do (preaggregate(..., inplace=True)). 'Clip+mean' and 'ARC+mean' are the
+pre-aggregation followed by the mean: dpas fused (aggregate("mean", pre=[...]): the norms, then
+one read that scales and sums, nothing written), NumPy's in-place clipping then X.mean(axis=0),
+ByzFL's class then its Average.
 
 The three are timed in turns, call after call (dpas, NumPy, ByzFL, dpas, ...), so that a machine
 shared with other work slows them alike; the figure is the best of REPEATS rounds, and the
@@ -117,19 +121,39 @@ def monna(X, f, idx=0):
     return w @ X
 
 
+def then_average(pre):
+    avg = real.Average()
+    return lambda X: avg(pre(X))
+
+
 def cases(rng, d):
-    """(name, dpas object, NumPy call, ByzFL object or None, mutates its input). ByzFL's NNM is
-    left out above 2 GB of its n x (n - f) x d copy (vectors[indices]: 6.4 GB at d = 2^22)."""
+    """(name, dpas object, NumPy call, ByzFL object or None, NumPy and ByzFL mutate their input,
+    dpas mutates its input). ByzFL's NNM is left out above 2 GB of its n x (n - f) x d copy
+    (vectors[indices]: 6.4 GB at d = 2^22)."""
     big = N * (N - F) * d * 8 > 2 << 30
     seeded = np.random.default_rng(7)
     return [
-        ("ARC", dpb.ARC(f=F), lambda X: arc(X, F), real and real.ARC(f=F), True),
+        ("ARC", dpb.ARC(f=F), lambda X: arc(X, F), real and real.ARC(f=F), True, False),
+        ("  in place", dpb.ARC(f=F, inplace=True), lambda X: arc(X, F), real and real.ARC(f=F),
+         True, True),
         ("Clipping", dpb.Clipping(c=2.0), lambda X: clipping(X, 2.0),
-         real and real.Clipping(c=2.0), True),
-        ("Bucketing", dpb.Bucketing(s=2, seed=1), None, real and real.Bucketing(s=2), True),
-        ("NNM", dpb.NNM(f=F), lambda X: nnm(X, F), real and not big and real.NNM(f=F), False),
-        ("MoNNA", dpb.MoNNA(f=F), lambda X: monna(X, F), real and real.MoNNA(f=F), False),
-        ("Average", dpb.Average(), lambda X: X.mean(axis=0), real and real.Average(), False),
+         real and real.Clipping(c=2.0), True, False),
+        ("  in place", dpb.Clipping(c=2.0, inplace=True), lambda X: clipping(X, 2.0),
+         real and real.Clipping(c=2.0), True, True),
+        ("Bucketing", dpb.Bucketing(s=2, seed=1), None, real and real.Bucketing(s=2), True,
+         False),
+        ("  in place", dpb.Bucketing(s=2, seed=1, inplace=True), None,
+         real and real.Bucketing(s=2), True, True),
+        ("Clip+mean", lambda X: dpas.aggregate("mean", X, pre=[("clipping", {"c": 2.0})]),
+         lambda X: clipping(X, 2.0).mean(axis=0),
+         real and then_average(real.Clipping(c=2.0)), True, False),
+        ("ARC+mean", lambda X: dpas.aggregate("mean", X, pre=[("arc", {"f": F})]),
+         lambda X: arc(X, F).mean(axis=0), real and then_average(real.ARC(f=F)), True, False),
+        ("NNM", dpb.NNM(f=F), lambda X: nnm(X, F), real and not big and real.NNM(f=F), False,
+         False),
+        ("MoNNA", dpb.MoNNA(f=F), lambda X: monna(X, F), real and real.MoNNA(f=F), False, False),
+        ("Average", dpb.Average(), lambda X: X.mean(axis=0), real and real.Average(), False,
+         False),
     ], [lambda X: bucketing_gather(X, 2, seeded), lambda X: bucketing_inplace(X, 2, seeded)]
 
 
@@ -176,12 +200,12 @@ def run(d, repeats):
               f"{'byzfl/dpas':>10} {'dpas':>14} {'numpy':>14} {'byzfl':>14}")
         print(f"{'passes of:':10} {'':>9} {'':>9} {'':>9} {'':>10} {'':>10} {'mean  read':>14} "
               f"{'mean  read':>14} {'mean  read':>14}")
-    for name, mine, ref, theirs, mutates in table:
-        mine(X)  # dpas's workspace grows to this size once, outside the timing
-        fns = [("dpas", mine, False)]
+    for name, mine, ref, theirs, mutates, mine_mutates in table:
+        mine(X.copy() if mine_mutates else X)  # dpas's workspace grows once, outside the timing
+        fns = [("dpas", mine, mine_mutates)]
         if not small:  # the units of the passes, in the same rounds (the load changes)
             fns += [("mean", lambda Y: dpas.aggregate("mean", Y), False), ("read", sqnorms, False)]
-        if small:
+        if small and not mine_mutates and not name.endswith("+mean"):
             mine(XB)
             fns.append(("batch", lambda _, mine=mine: mine(XB), False))
         if ref is None:  # Bucketing: NumPy's faster formulation of this run
@@ -198,9 +222,10 @@ def run(d, repeats):
         bcol = f"{b:9.1f}" if b else f"{'-':>9}"
         bratio = f"{b / t['dpas']:9.2f}x" if b else f"{'-':>10}"
         if small:
-            print(f"{name:10} {t['dpas']:9.1f} {t['batch']:9.1f} {t['numpy']:9.1f} {bcol} "
-                  f"{t['numpy'] / t['dpas']:9.2f}x {bratio} "
-                  f"{(b / t['batch'] if b else 0):10.2f}x")
+            tb = t.get("batch")
+            print(f"{name:10} {t['dpas']:9.1f} " + (f"{tb:9.1f}" if tb else f"{'-':>9}") +
+                  f" {t['numpy']:9.1f} {bcol} {t['numpy'] / t['dpas']:9.2f}x {bratio} " +
+                  (f"{b / tb:10.2f}x" if b and tb else f"{'-':>11}"))
         else:
             def passes(k):
                 if k not in best:
@@ -211,6 +236,28 @@ def run(d, repeats):
                   f"{passes('numpy')} {passes('byzfl')}")
 
 
+def bandwidth(d, repeats):
+    """The machine's memory bandwidth as this process sees it: GB/s of one read of the n x d
+    float64 matrix (dpas's mean: the 16 rows side by side; NumPy's einsum of the row norms) and
+    of a copy (np.copyto into memory already mapped: bytes read + bytes written), the best of
+    REPEATS in turns."""
+    X = np.random.default_rng(3).standard_normal((N, d))
+    Y = np.empty_like(X)
+    Y.fill(0.0)
+    size = X.nbytes
+    fns = [("mean", lambda: dpas.aggregate("mean", X)), ("read", lambda: sqnorms(X)),
+           ("copy", lambda: np.copyto(Y, X))]
+    best = {k: float("inf") for k, _ in fns}
+    for _ in range(repeats):
+        for k, fn in fns:
+            t0 = time.perf_counter()
+            fn()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    print(f"memory: one read of the {size / 2**20:.0f} MiB matrix at "
+          f"{size / best['mean'] / 1e9:.2f} GB/s (dpas mean), {size / best['read'] / 1e9:.2f} "
+          f"GB/s (einsum); np.copyto {2 * size / best['copy'] / 1e9:.2f} GB/s read + written")
+
+
 def main():
     lg = int(sys.argv[1]) if len(sys.argv) > 1 else 22
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -219,6 +266,7 @@ def main():
     run(1000, repeats)
     print()
     run(2 ** lg, repeats)
+    bandwidth(2 ** lg, repeats)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -225,8 +225,11 @@ DPAS_API int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_
  * x (elements of dtype): out holds n row pointers of d elements each; *nout gets how many rows
  * were made. Without bucketing in the chain they are the n rows in order, those of non-finite
  * gradients (at most f; excluded and counted against f as by dpas_aggregate) NaN; with it,
- * its buckets. opts takes f, threads, isa, workspace, nnm and pre here. The output rows must not
- * overlap the input rows (the last step writes into them as it reads its input). */
+ * its buckets. opts takes f, threads, isa, workspace, nnm and pre here. In place: out[i] may
+ * be x[i] itself (every i, or some); clipping and ARC then rewrite only the rows they clip,
+ * bucketing writes its buckets over out[0..nout), NNM works in the workspace and is copied back;
+ * the result is bit for bit the one into separate rows. An output row that is another row's
+ * input, or overlaps an input row without being it, is refused (EINVAL, field "out"). */
 DPAS_API int dpas_preaggregate_typed(const void *const *x, dpas_dtype dtype, size_t n, size_t d,
                                      const dpas_agg_opts *o, void *const *out, size_t *nout,
                                      dpas_error *err);

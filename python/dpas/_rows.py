@@ -141,6 +141,21 @@ def _address(arr: Any) -> int:
         return arr.ctypes.data
 
 
+def mixed_dtypes(name: str, seq: Any) -> Optional[ArgumentTypeError]:
+    """The error for rows of more than one dtype, the same whatever their order (the dtypes
+    sorted by name, each with its first row), or None when they share one."""
+    first: dict = {}
+    for i, row in enumerate(seq):
+        dt = str(getattr(row, "dtype", type(row).__name__)).replace("torch.", "")
+        first.setdefault(dt, i)
+    if len(first) < 2:
+        return None
+    kinds = ", ".join(f"{dt} ({name}[{first[dt]}] first)" for dt in sorted(first))
+    return ArgumentTypeError(f"the rows of {name} must share one dtype, got {len(first)}: {kinds}"
+                             f"; convert them to one (float32 or float64; float16 and bfloat16 "
+                             f"are computed in float32)", name)
+
+
 def _list_rows(np: Any, name: str, seq: Any, allow_empty: bool) -> Rows:
     n = len(seq)
     if n == 0:
@@ -166,10 +181,10 @@ def _list_rows(np: Any, name: str, seq: Any, allow_empty: bool) -> Rows:
                                     f"dimensions", name)
         dt = arr.dtype
         if dt0 is None or dt != dt0:
+            mixed = mixed_dtypes(name, seq)  # checked before any one row's dtype: one message
+            if mixed is not None:            # whatever the rows' order
+                raise mixed
             t = _check_dtype(np, f"{name}[{i}]", arr)
-            if dt0 is not None:
-                raise ArgumentTypeError(f"{name}[{i}] is {np.dtype(t)} and {name}[0] is "
-                                        f"{np.dtype(dtype)}: give rows of one dtype", name)
             dt0, dtype, size = dt, t, dt.itemsize
         length = arr.shape[0]
         if length != d and d is not None:

@@ -280,11 +280,18 @@ class CenteredClipping(_Aggregator):
 # ---- pre-aggregators ------------------------------------------------------------------------
 
 class _Pre:
-    """A pre-aggregator: __call__(vectors) -> vectors of the input's kind."""
+    """A pre-aggregator: __call__(vectors) -> vectors of the input's kind. inplace=True (dpas,
+    not ByzFL's keyword; ByzFL's Clipping and ARC scale their input in place): the result is
+    written over vectors (float32/float64) and returned as a view of them."""
     name = ""
 
     def __init__(self, f=0, **extras):
         self.f = _k._int("f", f, minimum=0)
+        inplace = extras.pop("inplace", False)
+        if inplace is not True and inplace is not False:
+            raise ArgumentTypeError(f"inplace must be True or False, got {inplace!r:.80}",
+                                    "inplace")
+        self.inplace = inplace
         self._extras = _extras(extras)
 
     def _entry(self):
@@ -300,6 +307,8 @@ class _Pre:
         return prep[1]
 
     def __call__(self, vectors):
+        if self.inplace:  # float16/bfloat16 are refused there (a float32 copy is not in place)
+            return self._prepared(self._entry())(vectors, inplace=True)
         vectors, back = _half(vectors)
         out = self._prepared(self._entry())(vectors)
         return back(out) if back else out

@@ -107,7 +107,9 @@ def aggregate_layers(aggregator, clients, pre_aggregators=(), weights=None):
             # numpy would read "3" or True as a weight
             raise ArgumentTypeError(f"weights must be a list of {len(clients)} numbers, got "
                                     f"{weights!r:.80}", "weights")
-        w = numpy.asarray(wl, dtype=numpy.float64)
+        from .kernels import _weight
+        w = numpy.asarray([_weight(i, x, type(aggregator).__name__)
+                           for i, x in enumerate(wl)], dtype=numpy.float64)
         if w.shape != (len(clients),) or not numpy.isfinite(w).all() or (w < 0).any() or \
                 not w.max() > 0:
             raise InvalidValue(f"weights must be {len(clients)} finite numbers >= 0, not all 0, "

@@ -234,7 +234,7 @@ def _opts(lib, rp, r, f, threads, options, what, np, rows, keep):
             keep.append(arr)
             o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
         elif key == "weights":
-            w = _weights(np, v, rows.n)
+            w = _weights(np, v, rows.n, r.name.decode())
             keep.append(w)
             o.weights = w.ctypes.data
         else:
@@ -242,11 +242,15 @@ def _opts(lib, rp, r, f, threads, options, what, np, rows, keep):
     return o
 
 
-def _weights(np, v, n):
-    """n weights as float64 (a sequence, numpy array or tensor of reals; the C library checks
-    that they are finite, >= 0 and not all 0)."""
+def _weights(np, v, n, rule="the rule"):
+    """n weights as float64 (a sequence, numpy array or tensor of reals, float16 and bfloat16
+    included; the C library checks that they are finite, >= 0 and not all 0). A weight beyond
+    the float64 range (an int of 2^1024 or more) is refused naming it and the rule."""
     if _rows._is_tensor(v):
-        v = v.detach().cpu().numpy()
+        v = v.detach().cpu()
+        if v.is_floating_point():
+            v = v.double()  # float16 / bfloat16 / float32: exact in float64 (numpy has no bf16)
+        v = v.numpy()
     if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
         raise ArgumentTypeError(f"weights must be a sequence of {n} reals, one per row, got "
                                 f"{type(v).__name__}", "weights")
@@ -258,7 +262,20 @@ def _weights(np, v, n):
     if len(items) != n:
         raise InvalidValue(f"weights must hold one weight per row: {n} rows, got {len(items)} "
                            f"weights", "weights")
-    return np.ascontiguousarray(np.asarray(items, dtype=np.float64))
+    return np.ascontiguousarray(np.asarray([_weight(i, x, rule) for i, x in enumerate(items)],
+                                           dtype=np.float64))
+
+
+def _weight(i, x, rule):
+    """One weight as a float, or the error naming it (an int past the float64 range)."""
+    try:
+        return float(x)
+    except OverflowError:
+        bits = int(x).bit_length()
+        raise InvalidValue(f"weights[{i}] = {_check._show(x)} (an integer of {bits} bits) is "
+                           f"beyond the float64 range (about 1.8e308) that {rule}'s weights are "
+                           f"computed in: weights must be finite; scale them down (only their "
+                           f"ratios matter)", "weights") from None
 
 
 def _run(what, rule, grads, f, convention, threads, workspace, options, want_selection):
@@ -301,11 +318,9 @@ def _half(vectors, name="grads"):
     if what not in ("float16", "torch.float16", "torch.bfloat16"):
         return vectors, None
     if isinstance(vectors, (list, tuple)):  # one dtype for the result: every row's
-        other = [str(getattr(v, "dtype", type(v).__name__)) for v in vectors
-                 if str(getattr(v, "dtype", None)) != what]
-        if other:
-            raise InvalidValue(f"{name} must share one dtype: the first is {what}, another "
-                               f"{other[0]}", name)
+        mixed = _rows.mixed_dtypes(name, vectors)
+        if mixed is not None:
+            raise mixed
     import numpy
     if what == "float16":
         m = numpy.asarray(numpy.stack(vectors) if isinstance(vectors, (list, tuple))
@@ -396,30 +411,37 @@ class _Prepared:
                 x.dtype == self.f64) and x.flags.c_contiguous and x.shape[-2] > 0 and
                 x.size > 0)
 
-    def __call__(self, x):
+    def __call__(self, x, inplace=False):
         """The aggregate of x (n x d), or of each set of a batch x (B x n x d: B aggregates in
-        one C call, which pays the fixed cost of a call once)."""
+        one C call, which pays the fixed cost of a call once). inplace (pre-aggregations): the
+        result written over x, x[..., :n', :] returned."""
         if not self.fast or not self._ok(x) or not self.lock.acquire(blocking=False):
             if getattr(x, "ndim", 2) == 3 or _rows._is_tensor(x) and x.dim() == 3:
-                return self._batch_other(x)
-            return self._slow(x)
+                return self._batch_other(x, inplace)
+            return self._slow(x, inplace)
         try:
             base = x.ctypes.data
             if base % x.itemsize:  # unaligned: the full path says so
-                return self._slow(x)
-            return self._call(x, base)
+                return self._slow(x, inplace)
+            if inplace and not x.flags.writeable:
+                raise InvalidValue("inplace=True: grads is a read-only array; give "
+                                   "inplace=False or a writable copy", "inplace")
+            return self._call(x, base, inplace)
         finally:
             self.lock.release()
 
-    def _batch_other(self, x):
+    def _batch_other(self, x, inplace=False):
         """A batch that is not a C-contiguous aligned numpy array: a CPU tensor goes through its
         numpy view (no copy) and back; anything else is refused saying what to do."""
         if _rows._is_tensor(x):
+            if inplace:
+                _writable(self.np, x)
             arr = _rows._tensor_numpy("grads", x)
             if self._ok(arr) and self.fast and arr.ctypes.data % arr.itemsize == 0:
                 import torch
                 with self.lock:
-                    return torch.from_numpy(self._call(arr, arr.ctypes.data))
+                    r = self._call(arr, arr.ctypes.data, inplace)
+                    return x[:, :r.shape[1]] if inplace else torch.from_numpy(r)
         if not self.fast:
             raise ArgumentTypeError("a batch (B x n x d) cannot take start= or weights= (one "
                                     "set's): give the sets one at a time", "grads")
@@ -429,13 +451,14 @@ class _Prepared:
                                 "(numpy.ascontiguousarray copies); dpas does not copy "
                                 "silently", "grads")
 
-    def _slow(self, x):
+    def _slow(self, x, inplace=False):
         if self.what == "aggregate":
             return aggregate(self.rule, x, self.f, convention=self.convention,
                              threads=self.threads, workspace=self.workspace, **self.options)
-        return preaggregate(self.rule, x, self.f, threads=self.threads, workspace=self.workspace)
+        return preaggregate(self.rule, x, self.f, threads=self.threads, workspace=self.workspace,
+                            inplace=inplace)
 
-    def _call(self, x, base):
+    def _call(self, x, base, inplace=False):
         batch = x.shape[0] if x.ndim == 3 else 1
         n, d = x.shape[-2:]
         code = 1 if x.dtype == self.f64 else 0
@@ -457,7 +480,7 @@ class _Prepared:
                 rc = self.fn(self.rp, base, code, batch, n, d, set_step, st[-2], self.opts_at,
                              out.ctypes.data, d * x.itemsize, self.err_at)
             else:
-                out = self.np.empty(x.shape, dtype=x.dtype)
+                out = x if inplace else self.np.empty(x.shape, dtype=x.dtype)
                 ost = out.strides
                 rc = self.fn(base, code, batch, n, d, set_step, st[-2], self.opts_at,
                              out.ctypes.data, ost[0] if x.ndim == 3 else 0, ost[-2],
@@ -565,13 +588,16 @@ def attack(name, honest, f, *, seed=None, rule=None, convention=None, rule_optio
     return rows.result(out)
 
 
-def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
+def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, inplace=False, **parameters):
     """The rows a pre-aggregation makes of grads (n x d, as for aggregate): nnm, clipping (c),
     arc, bucketing (s, seed), or a list of them applied in order (names or (name, {parameter:
     value}) pairs, as aggregate's pre=; each may take its own f, else f). The result has the input's kind and dtype: n rows, those
     of non-finite gradients (at most f, counted against it) NaN; with bucketing, its buckets.
     A batch B x n x d (one C-contiguous numpy array or CPU tensor) gives B x n' x d in one
-    call."""
+    call. inplace=True writes the result over grads (float32/float64, writable) and returns
+    grads[:n'] (a view): Clipping and ARC then read each row once for its norm and rewrite only
+    the clipped rows, Bucketing writes its buckets over the first rows; NNM works in dpas's
+    workspace and copies back."""
     np = _numpy("preaggregate")
     lib = _lib()
     if isinstance(pre, str):
@@ -579,11 +605,22 @@ def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     elif parameters:
         raise ArgumentTypeError("parameters go with one pre-aggregation named by a str; for a "
                                 "list give (name, {parameter: value}) pairs", "pre")
+    if inplace is not True and inplace is not False:
+        raise ArgumentTypeError(f"inplace must be True or False, got {_check._show(inplace)}",
+                                "inplace")
     grads, back = _half(grads)
     if back:
+        if inplace:
+            raise ArgumentTypeError("inplace=True needs float32 or float64 gradients: float16 "
+                                    "and bfloat16 ones are computed in a float32 copy; give "
+                                    "inplace=False (the result comes back in their dtype)",
+                                    "inplace")
         return back(preaggregate(pre, grads, f, threads=threads, workspace=workspace))
+    if inplace:
+        _writable(np, grads)
     if _is_batch(grads):  # B x n x d: B x n' x d in one C call
-        return _Prepared("preaggregate", pre, f, None, threads, workspace, {})(grads)
+        return _Prepared("preaggregate", pre, f, None, threads, workspace, {})(grads,
+                                                                                 inplace=inplace)
     ws = _workspace(workspace)
     rows = _rows.rows(np, "grads", grads)
     o = _ffi.AggOpts()
@@ -591,9 +628,16 @@ def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
     o.threads = _int("threads", threads, minimum=0, maximum=256)
     arr, count = _pre(lib, pre)
     o.pre, o.npre = ctypes.cast(arr, ctypes.c_void_p), count
-    out = np.empty((rows.n, rows.d), dtype=rows.dtype)
-    base, step = out.ctypes.data, rows.d * out.itemsize
-    orows = (ctypes.c_void_p * max(rows.n, 1))(*[base + i * step for i in range(rows.n)])
+    if inplace:
+        for k in rows.keep:
+            if isinstance(k, np.ndarray) and not k.flags.writeable:
+                raise InvalidValue("inplace=True: grads is read-only (a read-only array or "
+                                   "buffer); give inplace=False or a writable copy", "inplace")
+        out, orows = None, rows.rows
+    else:
+        out = np.empty((rows.n, rows.d), dtype=rows.dtype)
+        base, step = out.ctypes.data, rows.d * out.itemsize
+        orows = (ctypes.c_void_p * max(rows.n, 1))(*[base + i * step for i in range(rows.n)])
     nout = ctypes.c_size_t(0)
     err = _ffi.Error()
     with _Held(ws) as wsp:
@@ -601,4 +645,20 @@ def preaggregate(pre, grads, f=0, *, threads=1, workspace=None, **parameters):
         if lib.dpas_preaggregate_typed(rows.rows, rows.code, rows.n, rows.d, ctypes.byref(o),
                                        orows, ctypes.byref(nout), ctypes.byref(err)):
             _raise(err)
+    if inplace:
+        return grads[:nout.value]
     return rows.result(out[:nout.value])
+
+
+def _writable(np, grads):
+    """inplace=True: a tensor that autograd tracks is refused (dpas would write behind its
+    back); read-only numpy memory is refused by the callers."""
+    items = grads if isinstance(grads, (list, tuple)) else (grads,)
+    for g in items:
+        if _rows._is_tensor(g) and g.requires_grad:
+            raise InvalidValue("inplace=True on a tensor that requires grad: dpas would change "
+                               "it behind autograd's back; pass .detach() or inplace=False",
+                               "inplace")
+        if isinstance(g, np.ndarray) and not g.flags.writeable:
+            raise InvalidValue("inplace=True: grads is a read-only array; give inplace=False or "
+                               "a writable copy", "inplace")

@@ -61,7 +61,7 @@ CASES = {
     "select_after_bucketing": (lambda: dpas.select("krum", G, 1, pre=[("bucketing", {"s": 1})]), ValueError, "krum selected buckets, not gradients"),
     "preaggregate_parameters_with_list": (lambda: dpas.preaggregate(["clipping"], G, c=1.0), TypeError, "parameters go with one pre-aggregation named by a str"),
     # gradients that would need a copy
-    "grads_float16_mixed": (lambda: dpas.aggregate("median", [G[0].astype(np.float16), G[1]], 0), ValueError, "grads must share one dtype: the first is float16, another float32"),
+    "grads_float16_mixed": (lambda: dpas.aggregate("median", [G[0].astype(np.float16), G[1]], 0), TypeError, "the rows of grads must share one dtype, got 2: float16 (grads[0] first), float32 (grads[1] first)"),
     "grads_int64": (lambda: dpas.aggregate("median", G.astype(np.int64), 1), TypeError, "grads must be float32 or float64, got int64"),
     "grads_big_endian": (lambda: dpas.aggregate("median", G.astype(">f4"), 1), TypeError, "not this machine's"),
     "grads_transposed": (lambda: dpas.aggregate("median", G.T, 1), TypeError, "the rows of grads are not contiguous"),
@@ -70,7 +70,7 @@ CASES = {
     "grads_one_dimension": (lambda: dpas.aggregate("median", G[0], 0), TypeError, "grads must be 2-D"),
     "grads_none": (lambda: dpas.aggregate("median", None, 0), TypeError, "grads must be a 2-D float32 or float64 array"),
     "grads_list_of_lists": (lambda: dpas.aggregate("median", [[1.0, 2.0], [3.0, 4.0]], 0), TypeError, "grads[0] is a list"),
-    "grads_list_mixed_dtypes": (lambda: dpas.aggregate("median", [G[0], H[1]], 0), TypeError, "grads[1] is float64 and grads[0] is float32"),
+    "grads_list_mixed_dtypes": (lambda: dpas.aggregate("median", [G[0], H[1]], 0), TypeError, "the rows of grads must share one dtype, got 2: float32 (grads[0] first), float64 (grads[1] first)"),
     "grads_list_ragged": (lambda: dpas.aggregate("median", [G[0], G[1][:5]], 0), ValueError, "grads[1] has 5 coordinates and grads[0] has 12"),
     "grads_list_strided_row": (lambda: dpas.aggregate("median", [G[0][::2], G[1][::2]], 0), TypeError, "the coordinates of grads[0] are not contiguous"),
     "grads_empty_list": (lambda: dpas.aggregate("median", [], 0), ValueError, "grads must hold at least one gradient, got an empty list"),

@@ -186,7 +186,7 @@ class Behaviour(unittest.TestCase):
                 self.assertEqual(got.tolist(), [4, 5, 6])  # by hand: the middle row
                 self.assertEqual(b.Average()(list(t.unbind(0))).dtype, dt)
             mixed = [torch.ones(3, dtype=torch.bfloat16), torch.ones(3, dtype=torch.float16)]
-            with self.assertRaisesRegex(ValueError, "vectors must share one dtype"):
+            with self.assertRaisesRegex(TypeError, "vectors must share one dtype"):
                 b.Median()(mixed)
 
     def test_adaptive_clipping(self):

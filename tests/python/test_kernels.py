@@ -104,8 +104,8 @@ class Aggregate(unittest.TestCase):
         self.assertEqual(dpas.aggregate("median", batch, f=1).shape, (2, 37))
         self.assertEqual(dpas.aggregate("median", batch, f=1).dtype, np.float16)
         self.assertEqual(dpas.preaggregate("nnm", g, 2).dtype, np.float16)
-        with self.assertRaisesRegex(ValueError, "grads must share one dtype: the first is "
-                                    "float16, another float32"):
+        with self.assertRaisesRegex(TypeError, r"grads must share one dtype, got 2: float16 "
+                                    r"\(grads\[0\] first\), float32"):
             dpas.aggregate("median", [g[0], g[1].astype(np.float32)])
 
     def test_refusals(self):
@@ -280,7 +280,8 @@ class Inputs(unittest.TestCase):
 
     def test_list_refusals(self):
         g = self.grads()
-        with self.assertRaisesRegex(TypeError, r"grads\[1\] is float64 and grads\[0\] is float32"):
+        with self.assertRaisesRegex(TypeError, r"grads must share one dtype, got 2: float32 "
+                                    r"\(grads\[0\] first\), float64 \(grads\[1\] first\)"):
             dpas.aggregate("median", [g[0], g[1].astype(np.float64)])
         with self.assertRaisesRegex(ValueError, r"grads\[1\] has 36 coordinates and grads\[0\] has 37"):
             dpas.aggregate("median", [g[0], g[1][:-1]])
@@ -336,8 +337,8 @@ class Tensors(unittest.TestCase):
             pre = dpas.preaggregate("clipping", list(h.unbind(0)), c=1.0)
             self.assertEqual(pre.dtype, dt)
             self.assertTrue(torch.equal(pre, dpas.preaggregate("clipping", h.float(), c=1.0).to(dt)))
-        with self.assertRaisesRegex(ValueError, "grads must share one dtype: the first is "
-                                    "torch.float16, another torch.bfloat16"):
+        with self.assertRaisesRegex(TypeError, "grads must share one dtype, got 2: bfloat16 "
+                                    r"\(grads\[\d\] first\), float16"):
             dpas.aggregate("median", [t[0].half(), t[1].bfloat16()], 0)
 
     def test_tensor_refusals(self):

@@ -324,7 +324,7 @@ static void test_distances_identical(void **state)
                 double *first = calloc(n * n, sizeof *first), *D = calloc(n * n, sizeof *D);
                 for (int k = 0; k < nisas; k++) {
                     dpas_agg_opts o = {.isa = isas[k]};
-                    dpas__kenv env = {NULL, 1, NULL, NULL, NULL};
+                    dpas__kenv env = {NULL, 1, NULL, NULL, NULL, 0, NULL};
                     int own = 0;
                     assert_int_equal(dpas__isa_for(&o, dtype, &env.isa, NULL), 0);
                     assert_int_equal(dpas__ws_begin(NULL, &env.ws, &own, NULL), 0);

@@ -105,6 +105,8 @@ static int check_opts(const dpas_agg_opts *o, int dtype, dpas__kenv *env, dpas_e
     env->ws = NULL;
     env->dest = NULL;
     env->alpha = NULL;
+    env->inplace = 0;
+    env->plan = NULL;
     if (!o)
         return 0;
     if (o->threads < 0 || o->threads > MAX_THREADS)
@@ -585,13 +587,28 @@ int dpas_aggregate_typed(const dpas_rule *rule, const void *const *x, dpas_dtype
         dpas__ws_end(env.ws, own);
         return rc;
     }
-    if (!rc && o && (o->nnm || o->npre))
+    /* clipping or ARC last before the mean: fused, the rows read once more and nothing written
+     * (the same arithmetic as the two steps: bit-identical) */
+    dpas__clip_plan plan = {0, NULL};
+    if (!rc && o && (o->nnm || o->npre)) {
+        if (rule->id == DPAS_RULE_MEAN && o->npre)
+            env.plan = &plan;
         rc = dpas__run_chain(&env, o, &s, d, err);
+        env.plan = NULL;
+    }
     int64_t *sel = NULL;
     size_t nsel = 0;
     if (!rc && selected && !(sel = dpas__ws_alloc(env.ws, s.n ? s.n : 1, sizeof *sel)))
         rc = dpas__fail(err, DPAS_ENOMEM, "", "out of memory");
-    if (!rc)
+    int fused = 0;
+    if (!rc && plan.set && !(rc = dpas__check_rule(rule, s.n, (int64_t)s.f, err))) {
+        int nonfinite = 0;
+        rc = dpas__clipped_mean(&env, s.rows, plan.factor, s.n, d, out, &nonfinite, err);
+        fused = !nonfinite;
+        if (!rc && nonfinite) /* a float64 sum overflowed: the two steps, as without fusing */
+            rc = dpas__clip_apply(&env, &s, d, plan.factor, err);
+    }
+    if (!rc && !fused)
         rc = rule_on(&env, rule, &s, d, o, out, sel, &nsel, err);
     if (!rc && selected) { /* back to the caller's indices; none for merged rows (buckets) */
         int merged = 0;
@@ -666,6 +683,58 @@ int dpas_nnm(const float *const *x, size_t n, size_t d, const dpas_agg_opts *o, 
     return rc;
 }
 
+typedef struct addr_row {
+    uintptr_t at;
+    size_t i;
+} addr_row;
+
+static int cmp_addr(const void *a, const void *b)
+{
+    const addr_row *p = a, *q = b;
+    return p->at < q->at ? -1 : p->at > q->at ? 1 : (p->i > q->i) - (p->i < q->i);
+}
+
+/* The output rows against the input rows: each either apart from every input row or the input
+ * row of its own index (in place: *inplace = 1); anything else (an output row that is another
+ * row's input, or overlaps one) is refused, as the steps would read what they wrote. */
+static int check_inplace(const void *const *x, void *const *out, size_t n, size_t len, int *inplace,
+                         dpas_error *err)
+{
+    *inplace = 0;
+    addr_row *in = malloc(n * sizeof *in);
+    if (!in)
+        return dpas__fail(err, DPAS_ENOMEM, "", "out of memory: %zu row addresses", n);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (addr_row){(uintptr_t)x[i], i};
+    qsort(in, n, sizeof *in, cmp_addr);
+    int rc = 0;
+    for (size_t o = 0; o < n && !rc; o++) {
+        uintptr_t a = (uintptr_t)out[o];
+        /* the input rows starting in (a - len, a + len) overlap it */
+        size_t lo = 0, hi = n;
+        uintptr_t from = a > len ? a - len + 1 : 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (in[mid].at < from)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t t = lo; t < n && in[t].at < a + len && !rc; t++) {
+            if (in[t].at == a && in[t].i == o) {
+                *inplace = 1;
+                continue;
+            }
+            rc = dpas__fail(err, DPAS_EINVAL, "out",
+                            "output row %zu %s input row %zu: in place, output row i must be "
+                            "input row i itself and the rows distinct",
+                            o, in[t].at == a ? "is" : "overlaps", in[t].i);
+        }
+    }
+    free(in);
+    return rc;
+}
+
 /* Output: with bucketing in the chain, its rows (nout of them); otherwise n rows, those of
  * the non-finite gradients NaN (so that a rule after them counts them against f again). */
 int dpas_preaggregate_typed(const void *const *x, dpas_dtype dtype, size_t n, size_t d,
@@ -692,6 +761,8 @@ int dpas_preaggregate_typed(const void *const *x, dpas_dtype dtype, size_t n, si
     for (size_t i = 0; !rc && d && i < n; i++)
         if (!out[i])
             rc = dpas__fail(err, DPAS_EINVAL, "out", "output row %zu is NULL", i);
+    if (!rc && d)
+        rc = check_inplace(x, out, n, d * env.isa->esize, &env.inplace, err);
     if (rc)
         return rc;
     int own = 0, merged = 0;
@@ -806,7 +877,7 @@ void dpas_pairwise_sqdist_add(const float *const *x, size_t n, size_t d, double 
 {
     const dpas__isa *best = dpas__generic_of(DPAS_FLOAT32);
     dpas__isa_for(NULL, DPAS_FLOAT32, &best, NULL); /* the best this CPU has: cannot fail */
-    dpas__kenv env = {best, 1, NULL, NULL, NULL};
+    dpas__kenv env = {best, 1, NULL, NULL, NULL, 0, NULL};
     int own = 0;
     if (!dpas__ws_begin(NULL, &env.ws, &own, NULL) &&
         !dpas__sqdist(&env, (const void *const *)x, n, d, 1.0, D, NULL)) {

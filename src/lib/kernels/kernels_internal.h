@@ -117,7 +117,24 @@ typedef struct dpas__kenv {
     dpas__ws *ws;
     void *const *dest;   /* the caller's output rows, for the last pre-aggregation step (or NULL) */
     const double *alpha; /* the weighted geometric median: a weight per row (or NULL) */
+    int inplace;         /* dest[i] may be the input row i: a last step that cannot write over
+                          * its input (NNM) writes to the workspace instead */
+    struct dpas__clip_plan *plan; /* fusing: a last clipping step records its factors here */
 } dpas__kenv;
+
+/* A clipping (Clipping or ARC) as the last step before the mean, fused: instead of writing the
+ * clipped rows, the step leaves the alive rows as they are and records factor[t] (1.0: not
+ * clipped) for each; set = 1 when it did (a row needing the two-step scaling of a tiny factor
+ * is written as usual, and set stays 0). */
+typedef struct dpas__clip_plan {
+    int set;
+    double *factor;
+} dpas__clip_plan;
+/* out = the mean over t of elem(x_t factor[t]) (float32: the product in double, rounded to
+ * float; float64: rounded to double), summed in double in row order: what the mean kernel gives
+ * on the clipped rows, bit for bit, without writing them. *nonfinite as for dpas__mean. */
+int dpas__clipped_mean(const dpas__kenv *env, const void *const *x, const double *factor, size_t n,
+                       size_t d, void *out, int *nonfinite, dpas_error *err);
 
 /* Row i's element at offset off (a pointer). */
 static inline const void *dpas__at(const dpas__kenv *env, const void *row, size_t off)
@@ -245,6 +262,10 @@ int dpas__sqdist_to(const dpas__kenv *env, const void *const *x, size_t n, size_
 /* The pre-aggregation chain (opts.nnm, then opts.pre) on s, in place. */
 int dpas__run_chain(const dpas__kenv *env, const dpas_agg_opts *o, dpas__rowset *s, size_t d,
                     dpas_error *err);
+/* The fused clipping's factors applied after all (its mean overflowed): the clipped rows into
+ * the workspace, s->rows pointing at them. */
+int dpas__clip_apply(const dpas__kenv *env, dpas__rowset *s, size_t d, const double *factor,
+                     dpas_error *err);
 /* One pre-aggregation step. */
 int dpas__pre_step(const dpas__kenv *env, const dpas_preagg *p, const dpas__rowset *s, size_t d,
                    dpas__rowset *out, dpas_error *err);
