@@ -59,7 +59,7 @@ static const series serieses[] = {
       "../nccl-scaling-extra/polaris_nccl2.21_tuned_540nodes_2160ranks_all_gather.dat"}},
 #define H100(c)                                                                                    \
     {                                                                                              \
-        "H100 (xxrjun)", "H100 x 1-10 nodes", c,                                                                    \
+        "H100 (xxrjun)", "H100 x 1-10 nodes", c,                                                   \
         {                                                                                          \
             "xxrjun_h100_1node_x4gpus_five_tests.log", "xxrjun_h100_1node_x8gpus_five_tests.log",  \
                 "xxrjun_h100_10nodes_x1gpus_five_tests.log",                                       \
@@ -80,44 +80,59 @@ static const series serieses[] = {
       "../nccl-scaling-extra/hisohara_mi325x_2nodes_x8_all_reduce_4G-16G.txt",
       "../nccl-scaling-extra/hisohara_mi325x_4nodes_x8_all_reduce_4G-16G.txt",
       "../nccl-scaling-extra/hisohara_mi325x_8nodes_x8_all_reduce_4G-16G.txt"}},
-    /* another H100 cluster of the same author (cnode2), NCCL 2.28: two nodes at 1, 4 and 8
+/* another H100 cluster of the same author (cnode2), NCCL 2.28: two nodes at 1, 4 and 8
      * GPUs each (three node pairs per scale: runs of one scale, merged) and one node */
 #define C00(c)                                                                                     \
-    {"H100 (xxrjun cluster00)",                                                                    \
-     "H100 cluster00 x 1-2 nodes",                                                                 \
-     c,                                                                                            \
-     {"../nccl-scaling-extra/xxrjun_cluster00_h100_1node_x4gpus_cnode2-001.log",                   \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_1node_x8gpus_cnode2-001.log",                   \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-002.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-005.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-006.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-002.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-005.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-006.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-002.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-005.log",       \
-      "../nccl-scaling-extra/xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-006.log"}}
+    {                                                                                              \
+        "H100 (xxrjun cluster00)", "H100 cluster00 x 1-2 nodes", c,                                \
+        {                                                                                          \
+            "../nccl-scaling-extra/xxrjun_cluster00_h100_1node_x4gpus_cnode2-001.log",             \
+                "../nccl-scaling-extra/xxrjun_cluster00_h100_1node_x8gpus_cnode2-001.log",         \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-002.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-005.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x1gpus_cnode2-001_cnode2-006.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-002.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-005.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x4gpus_cnode2-001_cnode2-006.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-002.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-005.log",                   \
+                "../nccl-scaling-extra/"                                                           \
+                "xxrjun_cluster00_h100_2nodes_x8gpus_cnode2-001_cnode2-006.log"                    \
+        }                                                                                          \
+    }
     C00("alltoall"),
     C00("sendrecv"),
-    /* OCI's reference documents (../nccl-scaling-public/README.md): GB300 NVL72 hosts of 4 at
+/* OCI's reference documents (../nccl-scaling-public/README.md): GB300 NVL72 hosts of 4 at
      * 1, 2, 16 (one rack) and 32 (two racks) hosts; MI355X with Pollara NICs at 1, 2, 4 nodes */
 #define OCI_GB300(c)                                                                               \
-    {"GB300 (OCI)",                                                                                \
-     "GB300 x 1-32 hosts",                                                                         \
-     c,                                                                                            \
-     {"../nccl-scaling-public/oci_gb300_1node_x4_" c ".log",                                       \
-      "../nccl-scaling-public/oci_gb300_2nodes_x4_" c ".log",                                      \
-      "../nccl-scaling-public/oci_gb300_16nodes_x4_" c ".log",                                     \
-      "../nccl-scaling-public/oci_gb300_32nodes_x4_" c ".log"}}
+    {                                                                                              \
+        "GB300 (OCI)", "GB300 x 1-32 hosts", c,                                                    \
+        {                                                                                          \
+            "../nccl-scaling-public/oci_gb300_1node_x4_" c ".log",                                 \
+                "../nccl-scaling-public/oci_gb300_2nodes_x4_" c ".log",                            \
+                "../nccl-scaling-public/oci_gb300_16nodes_x4_" c ".log",                           \
+                "../nccl-scaling-public/oci_gb300_32nodes_x4_" c ".log"                            \
+        }                                                                                          \
+    }
     OCI_GB300("all_reduce"),
     OCI_GB300("alltoall"),
 #define OCI_MI355X(c)                                                                              \
-    {"MI355X (OCI Pollara)",                                                                       \
-     "MI355X x 1-4 nodes",                                                                         \
-     c,                                                                                            \
-     {"../nccl-scaling-public/oci_mi355x_pollara_1node_x8_" c "_8G-16G.log",                       \
-      "../nccl-scaling-public/oci_mi355x_pollara_2nodes_x8_" c "_8G-16G.log",                      \
-      "../nccl-scaling-public/oci_mi355x_pollara_4nodes_x8_" c "_8G-16G.log"}}
+    {                                                                                              \
+        "MI355X (OCI Pollara)", "MI355X x 1-4 nodes", c,                                           \
+        {                                                                                          \
+            "../nccl-scaling-public/oci_mi355x_pollara_1node_x8_" c "_8G-16G.log",                 \
+                "../nccl-scaling-public/oci_mi355x_pollara_2nodes_x8_" c "_8G-16G.log",            \
+                "../nccl-scaling-public/oci_mi355x_pollara_4nodes_x8_" c "_8G-16G.log"             \
+        }                                                                                          \
+    }
     OCI_MI355X("all_reduce"),
     OCI_MI355X("alltoall"),
 };
@@ -131,9 +146,9 @@ typedef struct point {
     bool inside;
     double width;
     double w_lo, w_hi; /* the library band's ln(t / low) and ln(high / t) */
-    int bound; /* +1: the library says the time is at least its prediction; -1: at most; 0 */
-    bool cross; /* transferred into a regime no file of the calibration measured */
-    int cat;    /* of a bounded point: 1 between one node and several, 2 between 2 nodes and
+    int bound;       /* +1: the library says the time is at least its prediction; -1: at most; 0 */
+    bool cross;      /* transferred into a regime no file of the calibration measured */
+    int cat;         /* of a bounded point: 1 between one node and several, 2 between 2 nodes and
                    more, 3 to ranks per node none measured; 0 not bounded */
     bool oos_inside; /* the band with constants learned on the other families (second pass) */
     double oos_width;
@@ -214,9 +229,21 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define MAX_CASES 1024 /* cases per tally; more is refused, never dropped from the summary */
+#define MAX_SIZES 4096 /* sizes >= 1 MiB in one curve */
+
+/* A table too small for the series given stops the bench: a summary over part of the cases
+ * would print as if it were all of them. */
+static void too_many(const char *what, size_t limit)
+{
+    fprintf(stderr, "bench_scaling: more than %zu %s; raise the limit in bench_scaling.c\n", limit,
+            what);
+    exit(1);
+}
+
 typedef struct tally {
     size_t cases, within, n_all, in_all, unanswered;
-    double meds[64], worsts[64], covers[64];
+    double meds[MAX_CASES], worsts[MAX_CASES], covers[MAX_CASES];
 } tally;
 
 /* Predict the measured curve `truth` from model m; print one row. */
@@ -243,7 +270,7 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
         dpas_free(p);
         return;
     }
-    double err[4096], width[4096], errc[4096], errab[4096];
+    double err[MAX_SIZES], width[MAX_SIZES], errc[MAX_SIZES], errab[MAX_SIZES];
     size_t n = 0, in = 0, all = 0, in_all = 0;
     double steps, factor;
     dpas_collective_ring(truth->collective, truth->ranks, &steps, &factor, NULL);
@@ -251,8 +278,10 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
         double meas = truth->seconds[i], pred = p[i].time_s;
         bool inside = meas >= p[i].band_lo && meas <= p[i].band_hi;
         all++, in_all += inside;
-        if (truth->bytes[i] < (1u << 20) || n >= 4096)
+        if (truth->bytes[i] < (1u << 20))
             continue;
+        if (n >= MAX_SIZES)
+            too_many("sizes >= 1 MiB in one curve", MAX_SIZES);
         err[n] = fabs(pred / meas - 1);
         width[n] = p[i].band_hi / p[i].band_lo;
         /* the constant-bus-bandwidth guess: size x bus factor / the peak busbw of the curve
@@ -260,31 +289,29 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
         const dpas_curve *near = &m->curves[p[i].curve];
         errc[n] = fabs((double)truth->bytes[i] * factor / near->peak_busbw / meas - 1);
         errab[n] = fabs(p[i].seconds[DPAS_NETMODEL_ALPHA_BETA - 1] / meas - 1);
-        if (npts < sizeof pts / sizeof *pts) /* a point the model did not answer: NaN */
-            pts[npts++] = (point){cur_family,
-                                  cur_x4,
-                                  log(pred / meas),
-                                  err[n],
-                                  errc[n],
-                                  errab[n],
-                                  inside,
-                                  width[n],
-                                  log(pred / p[i].band_lo),
-                                  log(p[i].band_hi / pred),
-                                  p[i].notes & DPAS_NETTIME_LOWER_BOUND   ? 1
-                                  : p[i].notes & DPAS_NETTIME_UPPER_BOUND ? -1
-                                                                          : 0,
-                                  (p[i].notes & DPAS_NETTIME_OTHER_REGIME) != 0,
-                                  !(p[i].notes & (DPAS_NETTIME_LOWER_BOUND |
-                                                  DPAS_NETTIME_UPPER_BOUND))
-                                      ? 0
-                                  : !(p[i].notes & DPAS_NETTIME_OTHER_REGIME) ? 3
-                                  : p[i].regime == DPAS_REGIME_ONE_NODE ||
-                                          p[i].from_regime == DPAS_REGIME_ONE_NODE
-                                      ? 1
-                                      : 2,
-                                  false,
-                                  NAN};
+        if (npts >= sizeof pts / sizeof *pts)
+            too_many("points", sizeof pts / sizeof *pts);
+        pts[npts++] = (point){
+            cur_family,
+            cur_x4,
+            log(pred / meas),
+            err[n],
+            errc[n],
+            errab[n],
+            inside,
+            width[n],
+            log(pred / p[i].band_lo),
+            log(p[i].band_hi / pred),
+            p[i].notes & DPAS_NETTIME_LOWER_BOUND   ? 1
+            : p[i].notes & DPAS_NETTIME_UPPER_BOUND ? -1
+                                                    : 0,
+            (p[i].notes & DPAS_NETTIME_OTHER_REGIME) != 0,
+            !(p[i].notes & (DPAS_NETTIME_LOWER_BOUND | DPAS_NETTIME_UPPER_BOUND))             ? 0
+            : !(p[i].notes & DPAS_NETTIME_OTHER_REGIME)                                       ? 3
+            : p[i].regime == DPAS_REGIME_ONE_NODE || p[i].from_regime == DPAS_REGIME_ONE_NODE ? 1
+                                                                                              : 2,
+            false,
+            NAN};
         if (!(pred > 0)) { /* unanswered: counted, kept out of the medians */
             t->unanswered++;
             continue;
@@ -298,22 +325,21 @@ static void score(const char *label, const dpas_netmodel *m, const dpas_curve *t
     for (size_t i = 0; i < n; i++)
         worst = fmax(worst, err[i]);
     double med = median(err, n), wmed = median(width, n);
-    printf("| %s | %zu | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.0f%% | %.0f%% | x%.2f |\n", label,
-           n, med * 100, mc * 100, mab * 100, worst * 100,
-           n ? 100.0 * (double)in / (double)n : NAN,
+    printf("| %s | %zu | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.0f%% | %.0f%% | x%.2f |\n", label, n,
+           med * 100, mc * 100, mab * 100, worst * 100, n ? 100.0 * (double)in / (double)n : NAN,
            all ? 100.0 * (double)in_all / (double)all : NAN, wmed);
-    if (t->cases < 64) {
-        t->meds[t->cases] = med, t->worsts[t->cases] = worst;
-        t->covers[t->cases] = n ? (double)in / (double)n : NAN;
-    }
+    if (t->cases >= MAX_CASES)
+        too_many("cases in one tally", MAX_CASES);
+    t->meds[t->cases] = med, t->worsts[t->cases] = worst;
+    t->covers[t->cases] = n ? (double)in / (double)n : NAN;
     t->cases++, t->within += med <= goal, t->n_all += all, t->in_all += in_all;
 }
 
 static void summary(const char *what, tally *t, double goal)
 {
-    double meds[64], cov[64];
+    double meds[MAX_CASES], cov[MAX_CASES];
     size_t k = 0; /* the cases answered */
-    for (size_t i = 0; i < t->cases && i < 64; i++)
+    for (size_t i = 0; i < t->cases; i++)
         if (isfinite(t->meds[i]))
             meds[k] = t->meds[i], cov[k++] = t->covers[i];
     printf("\n%s: %zu cases (%zu answered), %zu with median error <= %.0f%%; median of the "
@@ -413,18 +439,19 @@ static void by_family(void)
             }
             if (!n) {
                 printf("| %s | %s | %s |\n", families[f], kind_names[k],
-                       un ? "0 answered (no model from these files)"
-                          : k == K_NODES ? "no case: no two scales of one ranks per node 3.5 to "
-                                           "4.5 times the nodes apart"
-                                         : "no case");
+                       un             ? "0 answered (no model from these files)"
+                       : k == K_NODES ? "no case: no two scales of one ranks per node 3.5 to "
+                                        "4.5 times the nodes apart"
+                                      : "no case");
                 continue;
             }
             double ma = median(a, n), mb = median(b, n), mc = median(c, n);
-            printf("| %s | %s | %zu (%zu) | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.0f%% | x%.2f | %zu | "
-                   "%.3f | %.0f%% | x%.2f |\n",
-                   families[f], kind_names[k], n, un, ma * 100, mb * 100, mc * 100, mb / ma,
-                   100.0 * (double)in / (double)n, median(w, n), nb, learned[f].transfer_floor,
-                   100.0 * (double)cov / (double)n, median(lw, n));
+            printf(
+                "| %s | %s | %zu (%zu) | %.1f%% | %.1f%% | %.1f%% | %.2fx | %.0f%% | x%.2f | %zu | "
+                "%.3f | %.0f%% | x%.2f |\n",
+                families[f], kind_names[k], n, un, ma * 100, mb * 100, mc * 100, mb / ma,
+                100.0 * (double)in / (double)n, median(w, n), nb, learned[f].transfer_floor,
+                100.0 * (double)cov / (double)n, median(lw, n));
         }
     size_t used[4];
     dpas_band_constants all;
@@ -575,14 +602,16 @@ int main(int argc, char **argv)
            median(ms, 21));
     /* a 10-file calibration (read and fit of every collective, with its leave-one-scale-out):
      * the six H100 five-test logs, an AWS p5 log, three Polaris files */
-    static const char *const ten[] = {
-        "xxrjun_h100_1node_x4gpus_five_tests.log",   "xxrjun_h100_1node_x8gpus_five_tests.log",
-        "xxrjun_h100_10nodes_x1gpus_five_tests.log", "xxrjun_h100_10nodes_x2gpus_five_tests.log",
-        "xxrjun_h100_10nodes_x4gpus_five_tests.log", "xxrjun_h100_10nodes_x8gpus_five_tests.log",
-        "aws_p5_h100_2nodes_16ranks_v2.20.3-1.log",
-        "polaris_nccl2.18_tuned_8nodes_32ranks_all_reduce.dat",
-        "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat",
-        "polaris_nccl2.18_tuned_540nodes_2160ranks_all_gather.dat"};
+    static const char *const ten[] = {"xxrjun_h100_1node_x4gpus_five_tests.log",
+                                      "xxrjun_h100_1node_x8gpus_five_tests.log",
+                                      "xxrjun_h100_10nodes_x1gpus_five_tests.log",
+                                      "xxrjun_h100_10nodes_x2gpus_five_tests.log",
+                                      "xxrjun_h100_10nodes_x4gpus_five_tests.log",
+                                      "xxrjun_h100_10nodes_x8gpus_five_tests.log",
+                                      "aws_p5_h100_2nodes_16ranks_v2.20.3-1.log",
+                                      "polaris_nccl2.18_tuned_8nodes_32ranks_all_reduce.dat",
+                                      "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat",
+                                      "polaris_nccl2.18_tuned_540nodes_2160ranks_all_gather.dat"};
     double cpu[5];
     for (int i = 0; i < 5; i++) {
         struct timespec t0, t1, c0, c1;

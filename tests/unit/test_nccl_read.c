@@ -916,7 +916,8 @@ static void test_public_vendor_series(void **state)
         const char *file;
         int collective;
         int64_t ranks, nodes, per_node;
-        int ranks_from, header_line;
+        dpas_nccl_source ranks_from;
+        int header_line;
         size_t sizes;
     } want[] = {
         {"oci_gb300_1node_x4_all_reduce.log", AR, 4, 1, 4, DPAS_NCCL_RANK_LINES, 12, 16},
@@ -955,7 +956,7 @@ static void test_public_vendor_series(void **state)
             t->npoints != want[i].sizes)
             fail_msg("%s: %s on %lld ranks (from %d), %lld nodes x %lld, header %d, %zu sizes",
                      want[i].file, dpas_collective_name(t->collective), (long long)t->ranks,
-                     t->ranks_from, (long long)t->nodes, (long long)t->ranks_per_node,
+                     (int)t->ranks_from, (long long)t->nodes, (long long)t->ranks_per_node,
                      t->header_line, t->npoints);
         dpas_nccl_log_free(g);
     }
