@@ -95,6 +95,50 @@ DPAS_API char *dpas_render_list(const dpas_registry *reg, dpas_kind kind, dpas_f
  * for an unknown kind. */
 DPAS_API const dpas_column *dpas_list_columns(dpas_kind kind, size_t *ncols);
 
+/* ---- the fields of the JSON documents -------------------------------------------------------------- */
+
+/* What a JSON document's field holds: a value of a column type, an object of fields, rows (an
+ * array of objects of fields) or a list of sentences. */
+typedef enum dpas_field_shape {
+    DPAS_FIELD_VALUE = 0,
+    DPAS_FIELD_OBJECT,
+    DPAS_FIELD_ROWS,
+    DPAS_FIELD_TEXTS,
+    DPAS_FIELD_ATTRS /* an object of the attributes shown, by name (dpas_attr_name), each of its
+                        attribute's kind (dpas_attr_kind), or of sub[0]'s type when sub is set */
+} dpas_field_shape;
+#define DPAS_FIELD_NULLABLE 1u /* may be null (no value, or not computed) */
+#define DPAS_FIELD_OPTIONAL 2u /* written only for some inputs (a calibration, f, a compute rate) */
+#define DPAS_FIELD_SIGNED 4u   /* BYTES: may be negative (a headroom past the capacity) */
+
+/* One field: its name, its type (a value's, as a column's: a BYTES value is exact, with
+ * "<name>_exact" beside it when its decimal does not terminate), its unit or NULL, and for an
+ * object or rows the fields of the object or of a row. The renderers write their documents from
+ * these tables, field by field, so a schema read from them is the document's. */
+typedef struct dpas_field {
+    const char *name;
+    dpas_col_type type;
+    dpas_field_shape shape;
+    unsigned flags; /* DPAS_FIELD_* (and bits of the library's own above them) */
+    const char *unit;
+    const struct dpas_field *sub;
+    size_t nsub;
+} dpas_field;
+
+/* The documents `-o json` writes from a field table. */
+typedef enum dpas_doc {
+    DPAS_DOC_EVAL = 0,
+    DPAS_DOC_COST,
+    DPAS_DOC_STEP,
+    DPAS_DOC_MEMORY,
+    DPAS_DOC_INVENTORY,
+    DPAS_DOC_COUNT
+} dpas_doc;
+
+/* The fields of a document after its dpas_version and schema_version, in the order written
+ * (static storage), their count in *n; NULL (and 0) for an unknown document. */
+DPAS_API const dpas_field *dpas_doc_fields(dpas_doc d, size_t *n);
+
 /* ---- rendering a calibration ------------------------------------------------------------------------------- */
 
 /* The calibration as a report: per test, what was read and how its collective and rank count

@@ -107,13 +107,14 @@ typedef enum dpas_key {
 } dpas_key;
 
 /* How a key's value is read (bits of dpas_key_flags). */
-#define DPAS_KEY_LIST 1u   /* a comma-separated list; an item listed twice is an error */
-#define DPAS_KEY_AXIS 2u   /* a sweep varies it when given a list or a range */
-#define DPAS_KEY_REPEAT 4u /* given several times, each value one more item (file paths) */
-#define DPAS_KEY_SWITCH 8u /* true or false (1 or 0); a CLI flag without a value */
-#define DPAS_KEY_LOCAL 16u /* names files of this machine: not taken over HTTP */
-#define DPAS_KEY_INPUT 32u /* a scenario input (the others are options of an analysis) */
-#define DPAS_KEY_RANGE 64u /* a sweep also takes a range (2..4096, 0..8+1) */
+#define DPAS_KEY_LIST 1u      /* a comma-separated list; an item listed twice is an error */
+#define DPAS_KEY_AXIS 2u      /* a sweep varies it when given a list or a range */
+#define DPAS_KEY_REPEAT 4u    /* given several times, each value one more item (file paths) */
+#define DPAS_KEY_SWITCH 8u    /* true or false (1 or 0); a CLI flag without a value */
+#define DPAS_KEY_LOCAL 16u    /* names files of this machine: not taken over HTTP */
+#define DPAS_KEY_INPUT 32u    /* a scenario input (the others are options of an analysis) */
+#define DPAS_KEY_RANGE 64u    /* a sweep also takes a range (2..4096, 0..8+1) */
+#define DPAS_KEY_MEASURE 128u /* an option of dpas-measure too (its run: a cost on the ranks) */
 
 /* What a key's value is: the key types, by name (X-macro: the one name table of the types;
  * a front end's type follows from it: an integer is a whole number, a count may carry an SI

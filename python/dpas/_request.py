@@ -57,13 +57,10 @@ def _unit(key: str) -> str:
     return u.decode() if u else ""
 
 
-# integers that name a choice, not a quantity: an int only (not 3.0, Decimal(3), True)
-_STAGES = {"zero"}
-
-
 def _scalar(key: str, flags: int, v: Any) -> bytes:
-    """One value as the library's text, by what the key holds: a count is an int (or a whole
-    float, Decimal or Fraction; a str only where a sweep reads a list or a range), a width text
+    """One value as the library's text, by what the key holds: an integer an int (a str only
+    where a sweep reads a range), a count or bytes an int, a whole float, Decimal or Fraction
+    or text with a multiplier or unit ('4M', '25MiB'), a width text
     or a number of bytes, a name a str or a registry entry. Another type is an
     ArgumentTypeError; the value itself is the library's to check."""
     kind = _type(key)
@@ -77,11 +74,13 @@ def _scalar(key: str, flags: int, v: Any) -> bytes:
             raise ArgumentTypeError(f"{key} must be text ('2 byte', 'bf16') or a number of "
                                     f"bytes, got None", key)
         return t
-    if key in _STAGES and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
-        # a stage is a name that happens to be a number: 3.0 is not stage 3 (the CLI refuses
-        # --zero 3.0 as not an integer; issue 29)
-        raise ArgumentTypeError(f"{key} must be an int (ZeRO stage 0, 1, 2 or 3), got "
-                                f"{type(v).__name__} {_check._show(v)}", key)
+    if kind == "integer" and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+        # an integer key (a replica count, f, a ZeRO stage) is a whole number written as one:
+        # the CLI and the server refuse "1.0" for it, so Python refuses 1.0 and True (a count,
+        # bytes or a rate may be written 175e9)
+        raise ArgumentTypeError(f"{key} must be an int, got {type(v).__name__} "
+                                f"{_check._show(v)} (an integer key takes a whole number "
+                                f"written as one: the CLI and HTTP refuse \"1.0\" too)", key)
     if kind in ("integer", "count", "bytes"):
         return _check.count_text(key, v).encode()
     if kind == "real" and isinstance(v, (float, int, decimal.Decimal, fractions.Fraction)) \

@@ -19,8 +19,10 @@ _Path = Union[str, "os.PathLike[str]"]
 
 def _annotation(analysis: str, flags: int, kind: str) -> Any:
     """The type a key takes from Python, read from its type in the key table ("integer",
-    "width", ...) and its flags (a list, or a list or a range where a sweep varies it)."""
+    "width", ...) and its flags: a list where the key is a list, and a sequence (or a range
+    given as text, "2..4096") only where the analysis sweeps the key."""
     axis = bool(flags & _ffi.KEY_AXIS) and analysis in ("sweep", "plot")
+    ranged = axis and bool(flags & _ffi.KEY_RANGE)
     if kind == "switch":
         return Optional[bool]
     if kind == "file":
@@ -30,8 +32,13 @@ def _annotation(analysis: str, flags: int, kind: str) -> Any:
     if kind == "width":  # "2 B", "bf16", a Quantity of bytes per parameter
         return Union[str, Quantity, Sequence[Union[str, Quantity]], None] if axis \
             else Union[str, Quantity, None]
-    if kind in ("integer", "count", "bytes"):  # a list or a range ("2..4096") in a sweep
-        return Union[int, str, Sequence[int], None] if axis else Union[int, str, None]
+    if kind == "integer":  # an int (not 1.0, not True); a list or a range in a sweep
+        if ranged:
+            return Union[int, str, Sequence[int], None]
+        return Union[int, Sequence[int], None] if axis else Optional[int]
+    if kind in ("count", "bytes"):  # 175e9, '7B', '25 MiB'; a list or a range in a sweep
+        one = Union[int, float, str]
+        return Union[one, Sequence[Union[int, float, str]], None] if axis else Optional[one]
     if kind in ("rate", "real"):
         return Union[int, float, str, None]
     return Union[str, Sequence[str], None] if axis else Optional[str]

@@ -21,8 +21,6 @@ enum {
     O_PLOT,
     O_CHART,
     O_NOCHART,
-    O_COLLECTIVE,
-    O_RANKS,
     O_DATA, /* sweep's figure: the plotted numbers, its size, fonts and labels */
     O_WIDTH,
     O_HEIGHT,
@@ -97,6 +95,8 @@ typedef struct cli_cmd {
  * of an error it reported, or -1 when help was printed (exit 0). */
 int cli_request(cli *c, const cli_cmd *cmd, int argc, char **argv, dpas_request **rq,
                 dpas_registry **reg);
+/* One key's line of help, from the key table: "  --dp N    dp_degree: data-parallel replicas". */
+void cli_key_help(FILE *f, dpas_key k);
 /* Report a request's error with the CLI's hint (the flag of a missing key). */
 int cli_fail_request(cli *c, const dpas_request *rq, const dpas_error *err);
 /* Warnings of a report on stderr (not when the payload carries them: show and eval in JSON). */

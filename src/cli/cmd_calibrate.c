@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *calibrate_help =
-    "usage: dpas calibrate FILE [FILE...] [--collective C] [--ranks N] [--gpus-per-node G]\n"
-    "                      [--test K[,K...]] [--at SCALE[,SCALE...]] [--predict SIZE[,SIZE...]]\n"
-    "                      [--plot FILE.svg|FILE.png] [-v] [-o FORMAT]\n"
+/* The help: what calibrate does, then the keys a calibrate takes from the key table (their
+ * flags, each one line), then its own options. */
+static const char *calibrate_about =
+    "usage: dpas calibrate FILE [FILE...] [KEYS] [--plot FILE.svg|FILE.png] [-v] [-o FORMAT]\n"
     "\n"
     "Reads nccl-tests output as it was captured (its table with or without '#', any layout since\n"
     "2017, srun/mpirun/kubectl/pdsh prefixes, other programs' lines skipped and counted, or a CSV\n"
@@ -27,25 +27,90 @@ static const char *calibrate_help =
     "model\n"
     "through the measurements elsewhere. Each predicted time says its basis (measured,\n"
     "interpolated, extrapolated_size, transferred) and a band from the calibration's own errors\n"
-    "on what it did not see. Ranks and nodes come from the file's Rank lines.\n"
-    "\n"
-    "  --collective C        all_reduce, all_gather, reduce_scatter, broadcast, reduce,\n"
-    "                        alltoall, gather, scatter or sendrecv: keep those tests, or name\n"
-    "                        it when a file cannot tell\n"
-    "  --ranks N             likewise for the rank count\n"
-    "  --gpus-per-node G     ranks per node of the files whose Rank lines name no hosts\n"
-    "                        (otherwise assumed: 8 when the ranks are a multiple of 8, else one\n"
-    "                        node)\n"
-    "  --test K[,K...]       use only these tests (numbered from 1 across the files)\n"
-    "  --at SCALE[,...]      predict at these scales: RANKS (with the files' ranks per node) or\n"
-    "                        NODESxGPUS (540x4); with no --predict, at the measured sizes\n"
-    "  --predict SIZES       the time of each size under every model (4096, 16MiB, 1GB, ...;\n"
-    "                        nccl-tests' size: all_gather's is the gathered total)\n"
-    "  --plot FILE           measured time and the models against size, SVG or PNG\n"
-    "  -v, --verbose         notes on how the files were read (lines skipped, prefixes)\n"
-    "  -o, --output FORMAT   text (default), json, csv or markdown\n";
+    "on what it did not see. Ranks and nodes come from the file's Rank lines (without hosts:\n"
+    "8 per node when the ranks are a multiple of 8, else one node); with --at and no --predict,\n"
+    "the predictions are at the measured sizes.\n"
+    "\n";
+static const char *calibrate_own =
+    "  --plot FILE                  measured time and the models against size, SVG or PNG\n"
+    "  -v, --verbose                notes on how the files were read (lines skipped, prefixes)\n";
 
-enum { O_PREDICT = 3000, O_VERBOSE, O_AT, O_TEST, O_GPUS_PER_NODE };
+/* Each FILE is one more "calibration" (a positional argument, not a flag). */
+static bool is_key_option(dpas_key k)
+{
+    return dpas_analysis_takes(DPAS_ANALYSIS_CALIBRATE, k) && dpas_key_flag(k) &&
+           k != DPAS_KEY_CALIBRATION;
+}
+
+static char *help_text(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fputs(calibrate_about, f);
+    fputs("options (keys of a calibrate request):\n", f);
+    for (int k = 0; k < DPAS_KEY_COUNT; k++)
+        if (is_key_option((dpas_key)k))
+            cli_key_help(f, (dpas_key)k);
+    fputs(calibrate_own, f);
+    fputs("  -o, --output FORMAT          ",
+          f); /* the library's format table, the first the default */
+    for (int i = 0; dpas_format_name((dpas_format)i); i++)
+        fprintf(f, "%s%s%s",
+                i == 0                                   ? ""
+                : dpas_format_name((dpas_format)(i + 1)) ? ", "
+                                                         : " or ",
+                dpas_format_name((dpas_format)i), i == 0 ? " (default)" : "");
+    fputs("\n  -h, --help                   this help\n", f);
+    return fclose(f) ? (free(text), NULL) : text;
+}
+
+/* The long options: the CLI's own, then every key a calibrate takes by its flag (O_KEY + key). */
+static struct option *options_of(void)
+{
+    static const struct option own[] = {{"output", required_argument, 0, 'o'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {"plot", required_argument, 0, O_PLOT},
+                                        {"verbose", no_argument, 0, 'v'}};
+    size_t nown = sizeof own / sizeof own[0];
+    struct option *o = calloc(nown + DPAS_KEY_COUNT + 1, sizeof *o), *p = o;
+    if (!o)
+        return NULL;
+    for (size_t i = 0; i < nown; i++)
+        *p++ = own[i];
+    for (int k = 0; k < DPAS_KEY_COUNT; k++)
+        if (is_key_option((dpas_key)k))
+            *p++ = (struct option){dpas_key_flag((dpas_key)k) + 2,
+                                   dpas_key_metavar((dpas_key)k) ? required_argument : no_argument,
+                                   0, O_KEY + k};
+    return o;
+}
+
+/* "choose with --test K[,K...]": how to give a key the library found missing or ambiguous. */
+static char *hint_of(const dpas_error *err)
+{
+    static const char *const verbs[][2] = {
+        {"tests", "choose with"}, {"collective", "choose with"}, {"ranks", "give"}};
+    if (strstr(err->message, " must ")) /* not to a value given and refused */
+        return NULL;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        if (strcmp(err->field, verbs[i][0]))
+            continue;
+        int k = dpas_key_from_name(!strcmp(verbs[i][0], "tests") ? "test" : verbs[i][0]);
+        const char *flag = k >= 0 ? dpas_key_flag((dpas_key)k) : NULL;
+        const char *mv = k >= 0 ? dpas_key_metavar((dpas_key)k) : NULL;
+        char *h = NULL;
+        size_t n = 0;
+        FILE *f = flag ? open_memstream(&h, &n) : NULL;
+        if (!f)
+            return NULL;
+        fprintf(f, "%s %s%s%s", verbs[i][1], flag, mv ? " " : "", mv ? mv : "");
+        return fclose(f) ? (free(h), NULL) : h;
+    }
+    return NULL;
+}
 
 static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_error *err)
 {
@@ -62,53 +127,38 @@ static int write_plot(cli *c, const dpas_netmodel *m, const char *plot, dpas_err
     return 0;
 }
 
-/* Each option is a key of a calibrate request (the key table's); the library reads and checks
- * them, as for /api/v1/calibrate and dpas-measure's --calibration. */
-static const char *key_of_opt(int opt)
-{
-    switch (opt) {
-    case O_COLLECTIVE: return "collective";
-    case O_RANKS: return "ranks";
-    case O_GPUS_PER_NODE: return "gpus_per_node";
-    case O_TEST: return "test";
-    case O_AT: return "at";
-    case O_PREDICT: return "predict";
-    default: return NULL;
-    }
-}
-
 int cmd_calibrate(cli *c, int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"collective", required_argument, 0, O_COLLECTIVE},
-                                         {"ranks", required_argument, 0, O_RANKS},
-                                         {"gpus-per-node", required_argument, 0, O_GPUS_PER_NODE},
-                                         {"test", required_argument, 0, O_TEST},
-                                         {"at", required_argument, 0, O_AT},
-                                         {"predict", required_argument, 0, O_PREDICT},
-                                         {"plot", required_argument, 0, O_PLOT},
-                                         {"verbose", no_argument, 0, 'v'},
-                                         {0, 0, 0, 0}};
+    struct option *opts = options_of();
+    char *help = opts ? help_text() : NULL;
+    if (!help) {
+        free(opts);
+        return cli_usage(c, "calibrate", "out of memory");
+    }
     const char *plot = NULL;
     int opt, verbose = 0, rc = 0;
     dpas_error err = {0};
     dpas_request *rq = NULL;
-    if (dpas_request_new(DPAS_ANALYSIS_CALIBRATE, &rq, &err))
+    if (dpas_request_new(DPAS_ANALYSIS_CALIBRATE, &rq, &err)) {
+        free(opts);
+        free(help);
         return cli_fail(c, &err);
+    }
     cli_begin(c, opts);
     int common; /* cli_common_option's answer */
     while (!rc && (opt = getopt_long(argc, argv, "o:hv", opts, NULL)) != -1) {
-        if ((common = cli_common_option(c, "calibrate", opt, calibrate_help)) != CLI_OTHER) {
+        if ((common = cli_common_option(c, "calibrate", opt, help)) != CLI_OTHER) {
             if (common != CLI_NEXT) {
                 dpas_request_free(rq);
+                c->opts = NULL;
+                free(opts);
+                free(help);
                 return common;
             }
             continue;
         }
-        const char *key = key_of_opt(opt);
-        if (key) {
-            if (dpas_request_set(rq, key, optarg, &err))
+        if (opt >= O_KEY && opt < O_KEY + DPAS_KEY_COUNT) {
+            if (dpas_request_set(rq, dpas_key_name((dpas_key)(opt - O_KEY)), optarg, &err))
                 rc = cli_fail(c, &err);
             continue;
         }
@@ -130,6 +180,9 @@ int cmd_calibrate(cli *c, int argc, char **argv)
         default: rc = cli_bad_option(c, "calibrate", argv); break;
         }
     }
+    c->opts = NULL;
+    free(opts);
+    free(help);
     if (!rc && argc - optind < 1)
         rc = cli_usage(c, "calibrate", "calibrate takes one or more FILEs of nccl-tests output");
     /* "-": the nccl-tests output on standard input, the only FILE then (16 MiB, as a file) */
@@ -162,15 +215,13 @@ int cmd_calibrate(cli *c, int argc, char **argv)
     if (dpas_request_resolve(rq, NULL, &err) || !(m = dpas_request_netmodel(rq)) ||
         dpas_request_calibrate(rq, &pred, &npred, &err) ||
         !(out = dpas_render_netmodel(m, pred, npred, c->format, &err)) ||
-        !(notes = dpas_netmodel_notes(m, pred, npred, verbose, &err)))
-        /* the library names the tests; the CLI says how to choose them */
-        /* (not to a value given and refused: "ranks must be >= 2") */
-        rc = cli_fail_hint(c, &err,
-                           strstr(err.message, " must ")      ? NULL
-                           : !strcmp(err.field, "tests")      ? "choose with --test N[,N...]"
-                           : !strcmp(err.field, "collective") ? "choose with --collective C"
-                           : !strcmp(err.field, "ranks")      ? "give --ranks N"
-                                                              : NULL);
+        !(notes = dpas_netmodel_notes(
+              m, pred, npred, verbose,
+              &err))) { /* the library names the tests; the CLI says how to choose them (the key's flag) */
+        char *hint = hint_of(&err);
+        rc = cli_fail_hint(c, &err, hint);
+        free(hint);
+    }
     if (!rc && plot)
         rc = write_plot(c, m, plot, &err);
     if (!rc) {

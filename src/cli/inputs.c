@@ -42,6 +42,17 @@ static void see_of(dpas_key k, FILE *f)
         fprintf(f, " (dpas %s%s)", strcmp(see, "rules") ? "list " : "", see);
 }
 
+void cli_key_help(FILE *f, dpas_key k)
+{
+    const char *flag = dpas_key_flag(k), *mv = dpas_key_metavar(k);
+    int w = fprintf(f, "  %s%s%s", flag, mv ? " " : "", mv ? mv : "");
+    fprintf(f, "%*s %s", w < 30 ? 30 - w : 0, "", dpas_key_name(k));
+    if (dpas_key_help(k))
+        fprintf(f, ": %s", dpas_key_help(k));
+    see_of(k, f);
+    fprintf(f, "\n");
+}
+
 /* The help: usage, what the command does, its own options, then the keys it takes from the
  * key table (the flag, what it stands for, what it is). */
 static char *help_of(const cli_cmd *cmd)
@@ -66,7 +77,7 @@ static char *help_of(const cli_cmd *cmd)
     for (int pass = 0; pass < 2; pass++) {
         bool any = false;
         for (int k = 0; k < DPAS_KEY_COUNT; k++) {
-            const char *flag = dpas_key_flag((dpas_key)k), *mv = dpas_key_metavar((dpas_key)k);
+            const char *flag = dpas_key_flag((dpas_key)k);
             bool input = dpas_key_flags((dpas_key)k) & DPAS_KEY_INPUT;
             if (!flag || input != (pass == 0) || !dpas_analysis_takes(cmd->analysis, (dpas_key)k))
                 continue;
@@ -76,12 +87,7 @@ static char *help_of(const cli_cmd *cmd)
                                     "override the NAME or FILE):\n"
                                   : "options:\n");
             any = true;
-            int w = fprintf(f, "  %s%s%s", flag, mv ? " " : "", mv ? mv : "");
-            fprintf(f, "%*s %s", w < 30 ? 30 - w : 0, "", dpas_key_name((dpas_key)k));
-            if (dpas_key_help((dpas_key)k))
-                fprintf(f, ": %s", dpas_key_help((dpas_key)k));
-            see_of((dpas_key)k, f);
-            fprintf(f, "\n");
+            cli_key_help(f, (dpas_key)k);
         }
         if (any)
             fprintf(f, "\n");

@@ -46,9 +46,26 @@ void dpas__buf_json_str(dpas__buf *b, const char *s);
 /* The schema of the JSON documents (objects) the renderers write; raised when a field changes
  * meaning or goes away (a new field does not raise it). */
 #define DPAS__JSON_SCHEMA_VERSION 2
-/* "{\n  \"dpas_version\": ..., \"schema_version\": N,\n  \"scenario\": " : the opening of every
- * scenario document (eval, cost, inventory, memory), so a saved output says what wrote it. */
-void dpas__json_doc_head(dpas__buf *b);
+/* ---- render/fields.c: documents written from their field tables (dpas_doc_fields) ---- */
+/* A field's condition of the library's own: the renderer writes it (an OPTIONAL one) only when
+ * the document has the feature (bits of dpas_field.flags above the public ones). */
+#define DPAS__FIELD_IF(bit) ((unsigned)(bit) << 8)
+#define DPAS__FIELD_ABSENT 1 /* a field callback's answer: this document does not write it */
+/* The value of field f: a VALUE's in *cell, another shape's JSON appended to sub; returns 0,
+ * DPAS__FIELD_ABSENT, or an error code (set in the caller's err). */
+typedef int (*dpas__field_fn)(const dpas_field *f, dpas_cell *cell, dpas__buf *sub, void *ctx);
+/* The fields as one JSON object: on lines indented by ind ("" at the top), or inline with ind
+ * NULL; a top-level document (head) starts with dpas_version and schema_version. */
+int dpas__json_fields(dpas__buf *b, const dpas_field *f, size_t n, const char *ind, bool head,
+                      dpas__field_fn value, void *ctx);
+/* The columns of a row table whose conditions (DPAS__FIELD_IF bits) are in have, in order. */
+size_t dpas__field_columns(const dpas_field *f, size_t n, unsigned have, dpas_column *cols);
+/* The field tables of the renderers (their files). */
+extern const dpas_field dpas__memory_fields[], dpas__step_fields[], dpas__cost_fields[],
+    dpas__inventory_fields[], dpas__eval_fields[];
+extern const size_t dpas__memory_nfields, dpas__step_nfields, dpas__cost_nfields,
+    dpas__inventory_nfields, dpas__eval_nfields;
+
 /* ---- render/bytes.c ---- */
 /* The decimal of a byte count (dpas_format_bytes_exact: exact when it terminates, else rounded). */
 void dpas__buf_bytes_exact(dpas__buf *b, dpas_bytes v);
@@ -114,7 +131,10 @@ int dpas__convention_check(const char *convention, bool all, dpas_error *err);
 void dpas__memory_where(const dpas_memory *m, int zero, dpas__buf *out);
 /* A memory check's own fields (activations, total, optimizer, smallest_dp_degree...) as JSON
  * members, each line started with indent, without the braces' newline (render/analysis.c). */
-void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *indent);
+int dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *indent);
+/* The fields of a step's "memory" object (render/step.c), written from a memory check. */
+extern const dpas_field dpas__step_memory_fields[];
+extern const size_t dpas__step_memory_nfields;
 /* The registry model a resolved spec's workload is (NULL: parameters given). */
 const dpas_model *dpas__spec_model(const dpas_spec *spec);
 /* dpas_spec_resolve, telling which input is missing when that is the error (else -1). */

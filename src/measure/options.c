@@ -2,9 +2,10 @@
 /* dpas-measure's options: every value parsed strictly (a number is the whole argument, finite,
  * in range), every option given is used or refused (an option given twice, an option that does
  * not apply), and errors name the option, the value and the rule. The options that are keys of
- * the library's request (--params, --model, --grad, --rule, --convention, --schedule, --f,
- * --iterations) go to its parser as a `dpas cost` request of dp_degree = the ranks, so that they
- * are checked as every front end checks them. Messages are printed by rank 0 only; every rank
+ * the library's request are read from its key table (the keys marked DPAS_KEY_MEASURE: their
+ * flags, metavars and help); they go to its parser as a `dpas cost` request of dp_degree = the
+ * ranks, so that they are checked as every front end checks them (the gradient's width, the
+ * schedule, the calibration and its model are also read here, where they mean the run's). Messages are printed by rank 0 only; every rank
  * parses the same argv. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
@@ -30,49 +31,77 @@ void measure_say(const char *fmt, ...)
     }
 }
 
-static const char *help =
+static const char *help_head =
     "usage: mpirun [MPI OPTIONS] -np N dpas-measure [OPTIONS]\n"
     "\n"
     "Runs one aggregation schedule on N MPI ranks (one rank = one data-parallel replica) and\n"
     "reports predicted against measured bytes per rank, time per step and its local compute.\n"
     "\n"
-    "  --params COUNT        gradient coordinates (1M, 4194304, 70.6e6, ...), or\n"
-    "  --model NAME --scale K   a registry model's parameters divided by K\n"
-    "  --grad fp32|bf16      element width on the wire (default fp32; kernels run in fp32)\n"
-    "  --rule R              mean (default), median, trimmed_mean, meamed, sign_majority, krum,\n"
-    "                        multi_krum, bulyan, centered_clipping\n"
-    "  --convention NAME     blanchard (default) or byzfl, for krum and multi_krum\n"
-    "  --schedule S          allreduce (default), allgather, sharded, sharded_distance\n"
-    "  --f F                 Byzantine ranks the rule guards against (default: the most it can)\n"
-    "  --byzantine K         the last K ranks send adversarial gradients\n"
-    "  --attack A            signflip (default), scaled (x --attack-scale, default 100), alie,\n"
-    "                        inf (every coordinate +-Inf) or nan (the last coordinate NaN)\n"
-    "  --iters I             timed steps (default 5), after --warmup W (default 2)\n"
-    "  --iterations T        centered_clipping iterations (default 10)\n"
-    "  --verify yes|no       compare with the single-process kernel on rank 0 (default: yes\n"
-    "                        when all gradients fit in 1 GiB)\n"
-    "  --check-bytes PCT     exit 3 unless every rank's bytes are within PCT% of the prediction\n"
-    "  --seed S              gradients' seed (default 1)\n"
-    "  --calibration FILE    predict the step's time from nccl-tests output measured between\n"
-    "                        the hosts (one rank per host; see --sweep): the all_reduce curve for\n"
-    "                        allreduce and the sharded schedules, the all_gather curve for "
-    "allgather\n"
-    "  --intra-calibration FILE  the same for the links inside a host (all ranks on one host),\n"
-    "                        needed when ranks share hosts (the hierarchical model)\n"
-    "  --network-model M     default (the measured curve at its own scale, the nccl model\n"
-    "                        elsewhere), nccl, empirical, piecewise or alpha_beta, as `dpas "
-    "cost`;\n"
-    "                        where ranks share\n"
-    "                        hosts the hierarchical model is alpha-beta only\n"
-    "  --sweep MIN..MAX      instead of a schedule: time all_reduce and all_gather over sizes\n"
-    "                        MIN, 2 MIN, ... <= MAX bytes (K, M, G: 2^10, 2^20, 2^30) and print\n"
-    "                        nccl-tests' table, which `dpas calibrate` reads\n"
-    "  -o text|json|csv      output format (default text)\n"
+    "keys (the library's key table: the run is a `dpas cost` request on N replicas):\n";
+
+/* What a key means here beyond its line in the key table. */
+static const struct {
+    dpas_key key;
+    const char *note;
+} notes[] = {
+    {DPAS_KEY_PARAMETERS, "the gradient's coordinates (or --model NAME --scale K)"},
+    {DPAS_KEY_GRADIENT_WIDTH, "here fp32 (default) or bf16 on the wire; kernels run in fp32"},
+    {DPAS_KEY_RULE, "here one rule, mean by default"},
+    {DPAS_KEY_SCHEDULE, "here one of allreduce (default), allgather, sharded, sharded_distance"},
+    {DPAS_KEY_F, "default: the most the rule tolerates on N ranks"},
+    {DPAS_KEY_CALIBRATION, "here one file, measured between the hosts (one rank per host; see "
+                           "--sweep): predicts the step's time"},
+    {DPAS_KEY_NETWORK_MODEL, "where ranks share hosts the hierarchical model is alpha-beta only"},
+};
+
+static const char *help_tail =
+    "\n"
+    "options of dpas-measure:\n"
+    "  --scale K                    a registry model's parameters divided by K (with --model)\n"
+    "  --byzantine K                the last K ranks send adversarial gradients\n"
+    "  --attack A                   signflip (default), scaled (x --attack-scale, default 100),\n"
+    "                               alie, inf (every coordinate +-Inf) or nan (the last\n"
+    "                               coordinate NaN)\n"
+    "  --iters I                    timed steps (default 5), after --warmup W (default 2)\n"
+    "  --verify yes|no              compare with the single-process kernel on rank 0 (default:\n"
+    "                               yes when all gradients fit in 1 GiB)\n"
+    "  --check-bytes PCT            exit 3 unless every rank's bytes are within PCT% of the\n"
+    "                               prediction\n"
+    "  --seed S                     gradients' seed (default 1)\n"
+    "  --intra-calibration FILE     nccl-tests output for the links inside a host (all ranks on\n"
+    "                               one host), needed when ranks share hosts\n"
+    "  --sweep MIN..MAX             instead of a schedule: time all_reduce and all_gather over\n"
+    "                               sizes MIN, 2 MIN, ... <= MAX bytes (K, M, G: 2^10, 2^20,\n"
+    "                               2^30) and print nccl-tests' table, which `dpas calibrate`\n"
+    "                               reads\n"
+    "  -o text|json|csv             output format (default text); JSON begins with\n"
+    "                               dpas_version and schema_version\n"
     "\n"
     "Unless the environment says otherwise, dpas-measure asks OpenMPI for TCP (btl self,tcp),\n"
     "so that the kernel sees the bytes, and for the ring and pairwise algorithms dpas models.\n"
     "Exit status: 0 ok, 1 bad input, 3 a check failed (--check-bytes, ranks disagreeing on the\n"
     "aggregate, or the distributed result differing from the single-process kernel).\n";
+
+/* The keys dpas-measure takes: those of the key table marked for it. */
+static int is_measure_key(int k) { return (dpas_key_flags((dpas_key)k) & DPAS_KEY_MEASURE) != 0; }
+
+static void print_help(FILE *f)
+{
+    fputs(help_head, f);
+    for (int k = 0; k < DPAS_KEY_COUNT; k++) {
+        if (!is_measure_key(k))
+            continue;
+        const char *mv = dpas_key_metavar((dpas_key)k);
+        int w = fprintf(f, "  %s%s%s", dpas_key_flag((dpas_key)k), mv ? " " : "", mv ? mv : "");
+        fprintf(f, "%*s %s: %s", w < 30 ? 30 - w : 0, "", dpas_key_name((dpas_key)k),
+                dpas_key_help((dpas_key)k));
+        for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+            if (notes[i].key == (dpas_key)k)
+                fprintf(f, "; %s", notes[i].note);
+        fputc('\n', f);
+    }
+    fputs(help_tail, f);
+}
 
 /* A whole argument as a finite real number. */
 static int parse_real(const char *name, const char *text, double *v)
@@ -158,41 +187,40 @@ static int parse_word(const char *name, const char *text, const char *const *wor
     return found < 0;
 }
 
+enum { O_KEY = 256 }; /* a key's option: O_KEY + its dpas_key */
+
 /* What was given, as text, until it is resolved. */
 typedef struct given {
-    const char *model, *params, *rule, *convention, *f, *iterations;
+    const char *keys[DPAS_KEY_COUNT]; /* the keys given, as text, for the cost request */
     uint64_t scale;
     int scale_given, attack_given, attack_scale_given;
-    unsigned mask;           /* bit per option letter class, for refusing what does not apply */
-    unsigned char seen[128]; /* options given, by their letter: a second one is refused */
+    unsigned mask; /* bit per option letter class, for refusing what does not apply */
+    unsigned char seen[O_KEY + DPAS_KEY_COUNT]; /* options given: a second one is refused */
 } given;
 
 enum { G_RUN = 1u, G_SWEEP = 2u, G_CAL = 4u, G_BF16 = 8u };
 
-static const struct option long_opts[] = {{"params", 1, 0, 'p'},
-                                          {"model", 1, 0, 'm'},
-                                          {"scale", 1, 0, 'k'},
-                                          {"grad", 1, 0, 'g'},
-                                          {"rule", 1, 0, 'r'},
-                                          {"convention", 1, 0, 'c'},
-                                          {"schedule", 1, 0, 's'},
-                                          {"f", 1, 0, 'f'},
-                                          {"byzantine", 1, 0, 'b'},
-                                          {"attack", 1, 0, 'a'},
-                                          {"attack-scale", 1, 0, 'A'},
-                                          {"iters", 1, 0, 'i'},
-                                          {"warmup", 1, 0, 'w'},
-                                          {"iterations", 1, 0, 'T'},
-                                          {"verify", 1, 0, 'v'},
-                                          {"check-bytes", 1, 0, 'C'},
-                                          {"seed", 1, 0, 'S'},
-                                          {"calibration", 1, 0, 'L'},
-                                          {"intra-calibration", 1, 0, 'I'},
-                                          {"network-model", 1, 0, 'N'},
-                                          {"sweep", 1, 0, 'W'},
-                                          {"output", 1, 0, 'o'},
-                                          {"help", 0, 0, 'h'},
-                                          {0, 0, 0, 0}};
+static const struct option own_opts[] = {{"scale", 1, 0, 'k'},  {"byzantine", 1, 0, 'b'},
+                                         {"attack", 1, 0, 'a'}, {"attack-scale", 1, 0, 'A'},
+                                         {"iters", 1, 0, 'i'},  {"warmup", 1, 0, 'w'},
+                                         {"verify", 1, 0, 'v'}, {"check-bytes", 1, 0, 'C'},
+                                         {"seed", 1, 0, 'S'},   {"intra-calibration", 1, 0, 'I'},
+                                         {"sweep", 1, 0, 'W'},  {"output", 1, 0, 'o'},
+                                         {"help", 0, 0, 'h'}};
+enum { NOWN = sizeof own_opts / sizeof own_opts[0] };
+
+/* The long options: dpas-measure's own, then each key of the table it takes, by its flag. */
+static void long_options(struct option *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NOWN; i++)
+        o[n++] = own_opts[i];
+    for (int k = 0; k < DPAS_KEY_COUNT; k++)
+        if (is_measure_key(k))
+            o[n++] = (struct option){dpas_key_flag((dpas_key)k) + 2,
+                                     dpas_key_metavar((dpas_key)k) ? 1 : 0, 0, O_KEY + k};
+    o[n] = (struct option){0, 0, 0, 0};
+}
 
 /* The words of the options that take one. */
 static const char *const w_grad[] = {"fp32", "bf16", NULL};
@@ -204,32 +232,51 @@ static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "shar
 static const dpas_schedule_id sched_ids[] = {DPAS_SCHED_ALLREDUCE, DPAS_SCHED_ALLGATHER,
                                              DPAS_SCHED_SHARDED, DPAS_SCHED_SHARDED_DISTANCE};
 
+/* A key's option: the run's width, schedule and calibration are read here too; every key goes
+ * to the cost request as given (but the calibration and its model, which are the run's). */
+static int option_key(dpas_key k, const char *arg, opts *o, given *g)
+{
+    dpas_error e;
+    int i = 0, rc = 0;
+    char name[64];
+    snprintf(name, sizeof name, "%s", dpas_key_flag(k));
+    g->mask |= k == DPAS_KEY_CALIBRATION || k == DPAS_KEY_NETWORK_MODEL ? G_CAL : G_RUN;
+    switch (k) {
+    case DPAS_KEY_GRADIENT_WIDTH: /* fp32 or bf16: the run's width, and the request's */
+        rc = parse_word(name, arg, w_grad, &i);
+        o->width = i ? 2 : 4;
+        g->mask |= i ? G_BF16 : 0;
+        return rc;
+    case DPAS_KEY_SCHEDULE:
+        rc = parse_word(name, arg, w_sched, &i);
+        o->schedule = sched_ids[i < 0 ? 0 : i];
+        break;
+    case DPAS_KEY_CALIBRATION: o->calibration = arg; return 0;
+    case DPAS_KEY_NETWORK_MODEL: /* the library's names of its network models */
+        rc =
+            dpas_netmodel_kind_parse(arg, &i, &e) ? (measure_say("%s: %s", name, e.message), 1) : 0;
+        o->network_model = i;
+        return rc;
+    default: break;
+    }
+    g->keys[k] = arg;
+    return rc;
+}
+
 /* One option of the run (not the sweep). */
 static int option_run(int opt, const char *arg, opts *o, given *g)
 {
     dpas_error e;
     int k = 0, rc = 0;
+    if (opt >= O_KEY)
+        return option_key((dpas_key)(opt - O_KEY), arg, o, g);
     switch (opt) {
-    case 'p': g->params = arg; break;
-    case 'm': g->model = arg; break;
     case 'k':
         g->scale_given = 1;
         rc = dpas_parse_count("--scale", arg, &g->scale, &e) || g->scale == 0;
         if (rc)
             measure_say("--scale must be a whole number >= 1, got \"%s\"", arg);
         break;
-    case 'g':
-        rc = parse_word("--grad", arg, w_grad, &k);
-        o->width = k ? 2 : 4;
-        g->mask |= k ? G_BF16 : 0;
-        break;
-    case 'r': g->rule = arg; break;
-    case 'c': g->convention = arg; break;
-    case 's':
-        rc = parse_word("--schedule", arg, w_sched, &k);
-        o->schedule = sched_ids[k];
-        break;
-    case 'f': g->f = arg; break;
     case 'b': rc = parse_int_in("--byzantine", arg, 0, 1000000, &o->byzantine); break;
     case 'a':
         rc = parse_word("--attack", arg, w_attack, &k);
@@ -244,7 +291,6 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
             rc = 1;
         }
         break;
-    case 'T': g->iterations = arg; break;
     case 'v': rc = parse_word("--verify", arg, w_yesno, &o->verify); break;
     case 'C':
         rc = parse_real("--check-bytes", arg, &o->check_bytes);
@@ -256,14 +302,7 @@ static int option_run(int opt, const char *arg, opts *o, given *g)
     case 'S':
         rc = dpas_parse_count("--seed", arg, &o->seed, &e) ? (measure_say("%s", e.message), 1) : 0;
         break;
-    case 'L': o->calibration = arg; break;
-    case 'I': o->intra_calibration = arg; break;
-    default: /* the library's names of its network models */
-        rc = dpas_netmodel_kind_parse(arg, &k, &e)
-                 ? (measure_say("--network-model: %s", e.message), 1)
-                 : 0;
-        o->network_model = k;
-        break;
+    default: /* 'I' */ o->intra_calibration = arg; break;
     }
     return rc;
 }
@@ -273,10 +312,12 @@ static int option_one(int opt, const char *arg, opts *o, given *g)
 {
     int rc = 0, k = 0;
     int64_t v = 0;
-    if (opt > 0 && opt < 128 && g->seen[opt]++) { /* a second value: one would be ignored */
-        for (const struct option *lo = long_opts; lo->name; lo++)
-            if (lo->val == opt)
-                measure_say("--%s is given twice; give it once", lo->name);
+    if (opt > 0 && opt < O_KEY + DPAS_KEY_COUNT && g->seen[opt]++) { /* one would be ignored */
+        if (opt >= O_KEY)
+            measure_say("%s is given twice; give it once", dpas_key_flag((dpas_key)(opt - O_KEY)));
+        for (size_t i = 0; i < NOWN; i++)
+            if (own_opts[i].val == opt)
+                measure_say("--%s is given twice; give it once", own_opts[i].name);
         return 1;
     }
     switch (opt) {
@@ -299,7 +340,7 @@ static int option_one(int opt, const char *arg, opts *o, given *g)
         break;
     default:
         rc = option_run(opt, arg, o, g);
-        g->mask |= opt == 'L' || opt == 'I' || opt == 'N' ? G_CAL : G_RUN;
+        g->mask |= opt == 'I' ? G_CAL : opt < O_KEY ? G_RUN : 0;
         break;
     }
     return rc;
@@ -316,27 +357,31 @@ static int request(const given *g, int nranks, const dpas_rule **rule, int64_t *
     char n[24];
     const char *width = g->mask & G_BF16 ? "bf16" : "fp32";
     snprintf(n, sizeof n, "%d", nranks);
-    const char *keys[][2] = {{"dp_degree", n},
-                             {"nodes", n},
-                             {"accelerators_per_node", "1"},
-                             {"gradient_bytes_per_param", width},
-                             {"checkpoint_bytes_per_param", width},
-                             {"workload", g->model},
-                             {"parameters", g->params},
-                             {"rule", g->rule ? g->rule : "mean"},
-                             {"convention", g->convention},
-                             {"f", g->f},
-                             {"iterations", g->iterations}};
+    const char *fixed[][2] = {{"dp_degree", n},
+                              {"nodes", n},
+                              {"accelerators_per_node", "1"},
+                              {"gradient_bytes_per_param", width},
+                              {"checkpoint_bytes_per_param", width}};
     int rc = dpas_request_new(DPAS_ANALYSIS_COST, &rq, e);
-    for (size_t i = 0; !rc && i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i][1])
-            rc = dpas_request_set(rq, keys[i][0], keys[i][1], e);
+    for (size_t i = 0; !rc && i < sizeof fixed / sizeof fixed[0]; i++)
+        rc = dpas_request_set(rq, fixed[i][0], fixed[i][1], e);
+    for (int k = 0; !rc && k < DPAS_KEY_COUNT; k++) /* every key given, as given */
+        if (g->keys[k] && k != DPAS_KEY_GRADIENT_WIDTH)
+            rc = dpas_request_set(rq, dpas_key_name((dpas_key)k), g->keys[k], e);
+    if (!rc && !g->keys[DPAS_KEY_RULE])
+        rc = dpas_request_set(rq, "rule", "mean", e);
     if (!rc && !(rc = dpas_registry_builtin(&reg, e)) && !(rc = dpas_request_resolve(rq, reg, e))) {
         const dpas_request_opts *o = dpas_request_opts_of(rq);
-        *rule = o->cost.rules[0];
-        *f = o->f;
-        *iterations = o->cost.iterations;
-        *params = dpas_request_scenario(rq)->parameters;
+        if (o->cost.nrules != 1) { /* the run aggregates with one rule: another'd be ignored */
+            rc = dpas_error_set(e, DPAS_EINVAL, "rule",
+                                "--rule takes one rule here (a run aggregates with one), got %zu",
+                                o->cost.nrules);
+        } else {
+            *rule = o->cost.rules[0];
+            *f = o->f;
+            *iterations = o->cost.iterations;
+            *params = dpas_request_scenario(rq)->parameters;
+        }
     }
     if (rc && dpas_request_missing(rq) == DPAS_KEY_WORKLOAD)
         dpas_error_set(e, rc, "parameters", "give --params COUNT or --model NAME [--scale K]");
@@ -351,7 +396,7 @@ static int resolve_rule(const given *g, int nranks, opts *o)
     dpas_error e;
     int64_t m = 0;
     int rc = 1;
-    if (g->scale_given && !g->model)
+    if (g->scale_given && !g->keys[DPAS_KEY_WORKLOAD])
         measure_say("--scale divides a --model's parameters: give --model NAME too");
     else if (request(g, nranks, &o->rule, &o->f, &o->cc_iterations, &o->params, &e))
         measure_say("%s", e.message);
@@ -418,6 +463,8 @@ int options_parse(int argc, char **argv, int nranks, opts *o)
                 .seed = 1,
                 .verify = -1,
                 .check_bytes = -1};
+    struct option long_opts[NOWN + DPAS_KEY_COUNT + 1];
+    long_options(long_opts);
     opterr = 0;
     optind = 1;
     while (!rc && (opt = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
@@ -452,7 +499,7 @@ int options_parse(int argc, char **argv, int nranks, opts *o)
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
-            fputs(help, stdout);
+            print_help(stdout);
     }
     return rc;
 }

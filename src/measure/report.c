@@ -185,9 +185,12 @@ static int render_json(const report *r, FILE *f)
 {
     const opts *o = r->o;
     const layout *L = r->L;
+    fputs("{\n  \"dpas_version\": ", f); /* what wrote it, as every JSON document of dpas */
+    json_str(f, dpas_version());
+    fprintf(f, ",\n  \"schema_version\": %d,", dpas_json_schema_version());
     fprintf(
         f,
-        "{\n  \"ranks\": %d,\n  \"hosts\": %d,\n  \"ranks_per_host\": %d,\n  \"params\": %zu,\n"
+        "\n  \"ranks\": %d,\n  \"hosts\": %d,\n  \"ranks_per_host\": %d,\n  \"params\": %zu,\n"
         "  \"width\": %d,\n  \"gradient_bytes\": %zu,\n  \"rule\": \"%s\",\n  \"convention\": "
         "\"%s\",\n"
         "  \"schedule\": \"%s\",\n  \"topology\": \"%s\",\n  \"f\": %lld,\n  \"byzantine\": %lld,\n"

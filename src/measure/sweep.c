@@ -207,7 +207,8 @@ static const dpas_column sweep_cols[] = {
 
 static int render_rows(const sweep *s, FILE *f, dpas_format format)
 {
-    dpas_writer_opts wo = {.format = format};
+    /* JSON: a document (dpas_version, schema_version, its rows under "rows") */
+    dpas_writer_opts wo = {.format = format, .document = format == DPAS_FORMAT_JSON};
     dpas_writer *w = NULL;
     dpas_error e;
     int rc = dpas_writer_new(sweep_cols, sizeof sweep_cols / sizeof *sweep_cols, &wo, sink_file, f,

@@ -602,7 +602,7 @@ static void success_response(doc_ctx *x, json_t *resps, const srv_route_info *rt
 static void key_params(doc_ctx *x, json_t *params, const srv_route_info *rt, int sweep,
                        const char *target, int method)
 {
-    dpas_analysis a = rt->analysis >= 0 ? (dpas_analysis)rt->analysis : DPAS_ANALYSIS_CALIBRATE;
+    dpas_analysis a = (dpas_analysis)rt->analysis; /* a route without one takes no key */
     for (size_t i = 0; srv_route_key(rt, i); i++) {
         const char *key = srv_route_key(rt, i);
         if (!srv_openapi_param_kept(key, method))

@@ -73,9 +73,140 @@ static json_t *document(json_t *rows, const char *what)
                      props, "required", req);
 }
 
+/* ---- the documents written from field tables (dpas_doc_fields) ---- */
+
+static json_t *fields_schema(const dpas_field *f, size_t n, int nullable);
+
+/* One value of a column type, null where the field may be (a BYTES value may be rounded: a
+ * number; its exact fraction beside it as "<name>_exact" in props). */
+static json_t *value_schema(json_t *props, const dpas_field *f)
+{
+    const char *type = f->type == DPAS_COL_TEXT                              ? "string"
+                       : f->type == DPAS_COL_BOOL                            ? "boolean"
+                       : f->type == DPAS_COL_INT || f->type == DPAS_COL_UINT ? "integer"
+                                                                             : "number";
+    json_t *s = f->flags & DPAS_FIELD_NULLABLE ? json_pack("{s:[s,s]}", "type", type, "null")
+                                               : json_pack("{s:s}", "type", type);
+    if (!s)
+        return NULL;
+    int signed_bytes = f->type == DPAS_COL_BYTES && (f->flags & DPAS_FIELD_SIGNED);
+    if (f->type == DPAS_COL_UINT || (f->type == DPAS_COL_BYTES && !signed_bytes))
+        json_object_set_new(s, "minimum", json_integer(0));
+    if (f->unit)
+        json_object_set_new(s, "x-dpas-unit", json_string(f->unit));
+    if (f->type == DPAS_COL_BYTES && props) {
+        json_object_set_new(s, "description",
+                            json_string("exact (rounded to 18 decimals only when the decimal does "
+                                        "not terminate: then <field>_exact is the fraction)"));
+        char exact[128];
+        snprintf(exact, sizeof exact, "%s_exact", f->name);
+        json_object_set_new(props, exact,
+                            json_pack("{s:s, s:s}", "type", "string", "pattern",
+                                      signed_bytes ? "^-?[0-9]+/[0-9]+$" : "^[0-9]+/[0-9]+$"));
+    }
+    return s;
+}
+
+/* An object of the library's attributes, by name: each optional, of its kind, or of of's type. */
+static json_t *attrs_schema(const dpas_field *of)
+{
+    json_t *props = json_object();
+    for (int a = 0; props && a < DPAS_ATTR_COUNT; a++) {
+        dpas_value_kind k = dpas_attr_kind((dpas_attr)a);
+        dpas_field f = {dpas_attr_name((dpas_attr)a),
+                        k == DPAS_VALUE_INT    ? DPAS_COL_INT
+                        : k == DPAS_VALUE_REAL ? DPAS_COL_REAL
+                                               : DPAS_COL_BYTES,
+                        DPAS_FIELD_VALUE,
+                        DPAS_FIELD_NULLABLE,
+                        NULL,
+                        NULL,
+                        0};
+        if (of) /* a sentence per attribute */
+            f = (dpas_field){f.name, of->type, DPAS_FIELD_VALUE, of->flags, NULL, NULL, 0};
+        json_t *v = value_schema(props, &f);
+        if (!v || json_object_set_new(props, f.name, v)) {
+            json_decref(props);
+            return NULL;
+        }
+    }
+    return props ? json_pack("{s:s, s:o, s:b}", "type", "object", "properties", props,
+                             "additionalProperties", 0)
+                 : NULL;
+}
+
+static json_t *field_schema(json_t *props, const dpas_field *f)
+{
+    switch (f->shape) {
+    case DPAS_FIELD_VALUE: return value_schema(props, f);
+    case DPAS_FIELD_OBJECT: return fields_schema(f->sub, f->nsub, f->flags & DPAS_FIELD_NULLABLE);
+    case DPAS_FIELD_ROWS: {
+        json_t *row = fields_schema(f->sub, f->nsub, 0);
+        return row ? json_pack("{s:s, s:o}", "type", "array", "items", row) : NULL;
+    }
+    case DPAS_FIELD_TEXTS:
+        return json_pack("{s:s, s:{s:s}}", "type", "array", "items", "type", "string");
+    case DPAS_FIELD_ATTRS: return attrs_schema(f->nsub ? f->sub : NULL);
+    }
+    return NULL;
+}
+
+/* An object of these fields: each required but an OPTIONAL one, nothing else. */
+static json_t *fields_schema(const dpas_field *f, size_t n, int nullable)
+{
+    json_t *props = json_object(), *req = json_array();
+    int bad = !props || !req;
+    for (size_t i = 0; !bad && i < n; i++) {
+        json_t *s = field_schema(props, &f[i]);
+        bad = !s || json_object_set_new(props, f[i].name, s);
+        if (!bad && !(f[i].flags & DPAS_FIELD_OPTIONAL))
+            bad = json_array_append_new(req, json_string(f[i].name));
+    }
+    if (bad) {
+        json_decref(props);
+        json_decref(req);
+        return NULL;
+    }
+    json_t *type = nullable ? json_pack("[s,s]", "object", "null") : json_string("object");
+    return json_pack("{s:o, s:o, s:o, s:b}", "type", type, "properties", props, "required", req,
+                     "additionalProperties", 0);
+}
+
+/* A document of dpas_doc_fields: dpas_version and schema_version, then the table's fields. */
+static json_t *doc_schema(dpas_doc d, const char *what)
+{
+    size_t n = 0;
+    const dpas_field *f = dpas_doc_fields(d, &n);
+    json_t *s = f ? fields_schema(f, n, 0) : NULL, *base = s ? document(NULL, what) : NULL;
+    if (!base) {
+        json_decref(s);
+        return NULL;
+    }
+    json_object_update(json_object_get(s, "properties"), json_object_get(base, "properties"));
+    json_array_extend(json_object_get(s, "required"), json_object_get(base, "required"));
+    json_object_set(s, "description", json_object_get(base, "description"));
+    json_decref(base);
+    return s;
+}
+
 json_t *srv_openapi_success_schema(const srv_route_info *rt)
 {
     size_t n = 0;
+    static const struct {
+        void (*fn)(srv_request *, srv_response *);
+        dpas_doc doc;
+        const char *what;
+    } docs[] = {
+        {srv_api_eval, DPAS_DOC_EVAL, "the scenario's inputs and the seed's attributes"},
+        {srv_api_scenario, DPAS_DOC_EVAL, "the named scenario's inputs and attributes"},
+        {srv_api_cost, DPAS_DOC_COST, "the cost of each rule under each schedule: one row each"},
+        {srv_api_step, DPAS_DOC_STEP, "the training step around each rule x schedule's exchange"},
+        {srv_api_memory, DPAS_DOC_MEMORY, "one replica's training state against its memory"},
+        {srv_api_inventory, DPAS_DOC_INVENTORY, "what one step exposes and what lies at rest"},
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+        if (rt->fn == docs[i].fn)
+            return doc_schema(docs[i].doc, docs[i].what);
     if (rt->fn == srv_api_registry || rt->fn == srv_api_scenarios || rt->fn == srv_api_keys) {
         /* a registry kind's rows: the path's kind decides the columns, each kind one schema */
         json_t *one = json_array();

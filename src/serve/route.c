@@ -16,8 +16,6 @@ typedef srv_route_info route;
 
 static const char *const o_none[] = {NULL};
 static const char *const o_memory[] = {"require_fit", NULL};
-static const char *const o_calibrate[] = {"collective", "ranks", "test", "gpus_per_node",
-                                          "predict",    "at",    NULL};
 
 static void page(srv_request *rq, srv_response *r);
 
@@ -43,7 +41,9 @@ static const route routes[] = {
     {"/api/v1/memory", 0, GHP, INPUTS, DPAS_ANALYSIS_MEMORY, o_memory, srv_api_memory},
     {"/api/v1/sweep", 0, GHP, INPUTS, DPAS_ANALYSIS_SWEEP, o_none, srv_api_sweep},
     {"/api/v1/plot.svg", 0, GHP, INPUTS, DPAS_ANALYSIS_PLOT, o_none, srv_api_plot},
-    {"/api/v1/calibrate", 0, SRV_POST, NO_INPUTS, -1, o_calibrate, srv_api_calibrate},
+    /* calibrate's keys: the key table's of its analysis (no scenario inputs) */
+    {"/api/v1/calibrate", 0, SRV_POST, NO_INPUTS, DPAS_ANALYSIS_CALIBRATE, o_none,
+     srv_api_calibrate},
     {"/api/v1/registry/", 1, GH, NO_INPUTS, -1, o_none, srv_api_registry},
 };
 

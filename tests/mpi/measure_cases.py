@@ -103,9 +103,13 @@ BAD = {
     "calibration_missing": (["--calibration", "/nonexistent/file"], "/nonexistent/file"),
     "intra_calibration_one_host": (["--calibration", "@SWEEP@", "--intra-calibration", "@SWEEP@"],
                                    "--intra-calibration: no two hosts hold the same number (> 1) of ranks"),
+    "rule_list": (["--rule", "median,krum"], "--rule takes one rule here (a run aggregates with one), got 2"),
 }
 for name in BAD:
     CASES["bad_" + name] = (2, [], "bad")
+# every JSON document of dpas says what wrote it (issue 30): the run's and the sweep's, as the
+# CLI's (a consistency test: the version and schema version are the CLI's own)
+CASES["np2_json_document"] = (2, [], "document")
 CASES["np4_sweep_calibration_prediction"] = (4, [], "calibrated")
 
 
@@ -118,6 +122,8 @@ def budget(name):
     base = 15 * max(1, n // 2)
     if kind == "calibrated":
         base *= 4
+    if kind == "document":  # a run and a sweep
+        base *= 2
     if kind == "bad" and "@SWEEP@" in BAD[name[4:]][0]:
         base *= 3
     return base
@@ -198,6 +204,24 @@ def bad(mpiexec, prog, name):
     return 0
 
 
+def document(mpiexec, prog, n):
+    """dpas-measure's JSON begins with dpas_version and schema_version, the CLI's own (dpas
+    --version, dpas list keys -o json), for a run and for a sweep (its rows under "rows")."""
+    dpas = os.path.join(os.path.dirname(prog), "dpas")
+    version = subprocess.run([dpas, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    schema = json.loads(subprocess.run([dpas, "list", "keys", "-o", "json"], capture_output=True,
+                                       text=True).stdout)["schema_version"]
+    for args, base in ((["--schedule", "allreduce"], True), (["--sweep", "64K..128K", "-o", "json"], False)):
+        p = run(mpiexec, prog, n, args, base=base)
+        assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
+        j = json.loads(p.stdout)
+        keys = list(j)
+        assert keys[:2] == ["dpas_version", "schema_version"], keys
+        assert j["dpas_version"] == version and j["schema_version"] == schema, (j["dpas_version"], j["schema_version"])
+        assert ("per_rank" in j) if base else (len(j["rows"]) >= 2 * 2), keys
+    return 0
+
+
 def main():
     global DEADLINE
     if sys.argv[3] == "list":
@@ -213,6 +237,8 @@ def main():
         return bad(sys.argv[1], sys.argv[2], sys.argv[3][4:])
     if kind == "calibrated":
         return calibrated(sys.argv[1], sys.argv[2], n)
+    if kind == "document":
+        return document(sys.argv[1], sys.argv[2], n)
     p = run(sys.argv[1], sys.argv[2], n, args)
     if kind == "error":
         assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)

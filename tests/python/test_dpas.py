@@ -116,6 +116,15 @@ class AgainstCLI(unittest.TestCase):
         self.assertEqual(s.gradient_bytes.bytes, fractions.Fraction(3504873 * 4127, 8000))
 
 
+def _np_int(v):
+    """numpy's integer where numpy is (an int to Python's numbers.Integral), else the int."""
+    try:
+        import numpy
+        return numpy.int64(v)
+    except ImportError:
+        return v
+
+
 class Inputs(unittest.TestCase):
     def test_widths_every_form(self):
         for w in ("2 byte", "bf16", "16 bit", 2, 2.0, fractions.Fraction(2), decimal.Decimal("2"),
@@ -125,15 +134,14 @@ class Inputs(unittest.TestCase):
 
     def test_counts_every_form(self):
         # decided: a count is an int, or a whole float up to 2^53, Decimal or Fraction; the
-        # parameter count may also be exact text
+        # parameter count may also be exact text. An integer key (dp_degree, nodes) takes an
+        # int only, as the CLI refuses --dp 128.0 (Hostile has the refusals)
         for p in (175 * 10**9, 175e9, "175e9", "175B", decimal.Decimal("175e9"),
                   fractions.Fraction(175 * 10**9)):
             with self.subTest(parameters=p):
                 s = make(workload=Workload(p))
                 self.assertEqual(s.parameters, 175 * 10**9)
-        self.assertEqual(make(dp_degree=128.0).dp_degree, 128)
-        self.assertEqual(make(fleet=Fleet(nodes=128.0, accelerators_per_node=decimal.Decimal(8))).accelerators,
-                         1024)
+        self.assertEqual(make(dp_degree=_np_int(128)).dp_degree, 128)
 
     def test_names_and_short_names(self):
         self.assertEqual(make(workload="GPT3", fleet="Training_1K").accelerators, 1024)
@@ -551,10 +559,16 @@ HOSTILE = [
     ("nodes True", lambda: make(fleet=Fleet(nodes=True, accelerators_per_node=8)), dpas.ArgumentTypeError, ["nodes"]),
     ("parameters True", lambda: make(workload=Workload(True)), dpas.ArgumentTypeError, ["parameters"]),
     ("width True", lambda: make(gradient_bytes_per_param=True), dpas.ArgumentTypeError, ["gradient_bytes_per_param"]),
-    ("rules n 64.5", lambda: dpas.rules(n=64.5), dpas.InvalidValue, ["n must be a whole number", "64.5"]),
-    ("rules n nan", lambda: dpas.rules(n=float("nan")), dpas.InvalidValue, ["whole number"]),
-    ("rules n inf", lambda: dpas.rules(n=float("inf")), dpas.InvalidValue, ["whole number"]),
-    ("rules n 1e300", lambda: dpas.rules(n=1e300), dpas.InvalidValue, ["2^53"]),
+    # an integer key takes an int only: a float, even a whole one, is refused as the CLI
+    # refuses --n 64.0 (a count, parameters, may be 175e9)
+    ("rules n 64.5", lambda: dpas.rules(n=64.5), dpas.ArgumentTypeError, ["n must be an int, got float 64.5", '"1.0"']),
+    ("rules n 64.0", lambda: dpas.rules(n=64.0), dpas.ArgumentTypeError, ["n must be an int, got float 64.0"]),
+    ("rules n nan", lambda: dpas.rules(n=float("nan")), dpas.ArgumentTypeError, ["n must be an int, got float nan"]),
+    ("rules n inf", lambda: dpas.rules(n=float("inf")), dpas.ArgumentTypeError, ["n must be an int"]),
+    ("rules n 1e300", lambda: dpas.rules(n=1e300), dpas.ArgumentTypeError, ["n must be an int"]),
+    ("f 1.0", lambda: _scenario().cost(f=1.0), dpas.ArgumentTypeError, ["f must be an int, got float 1.0"]),
+    ("dp_degree 128.0", lambda: make(dp_degree=128.0), dpas.ArgumentTypeError, ["dp_degree must be an int, got float 128.0"]),
+    ("dp_degree Decimal 128", lambda: make(dp_degree=decimal.Decimal(128)), dpas.ArgumentTypeError, ["dp_degree must be an int"]),
     ("parameters 2**53+2 float", lambda: make(workload=Workload(float(2**53 + 2))), dpas.InvalidValue, ["2^53"]),
     ("dp_degree 1.5", lambda: make(dp_degree=1.5), dpas.InvalidValue, ["dp_degree", "whole number"]),
     ("dp_degree Fraction 1/2", lambda: make(dp_degree=fractions.Fraction(1, 2)), dpas.InvalidValue, ["dp_degree"]),
@@ -630,7 +644,7 @@ class Hostile(unittest.TestCase):
         # the answer for 2**64 + 64 must never be the answer for 64
         with self.assertRaises(dpas.RangeError):
             dpas.rules(n=2**64 + 64)
-        self.assertEqual({r.rule: r.max_f for r in dpas.rules(n=64.0)},
+        self.assertEqual({r.rule: r.max_f for r in dpas.rules(n=_np_int(64))},
                          {r.rule: r.max_f for r in dpas.rules(n=64)})
 
     def test_a_failed_call_leaves_the_scenario_usable(self):

@@ -147,7 +147,8 @@ class Files(unittest.TestCase):
 
 class Stages(unittest.TestCase):
     """issue 29: a ZeRO stage is an int; 3.0 (a float that happens to be whole), Decimal and
-    True are refused as the CLI refuses --zero 3.0, naming the key; numpy's integers are ints."""
+    True are refused as the CLI refuses --zero 3.0, naming the key; numpy's integers are ints.
+    Issue 30: so is every integer key of the key table (f, n, dp_degree, nodes, ...)."""
 
     def test_zero_takes_an_int_only(self):
         import decimal
@@ -155,9 +156,58 @@ class Stages(unittest.TestCase):
             with self.subTest(zero=z):
                 with self.assertRaises(dpas.ArgumentTypeError) as cm:
                     dpas.memory(scenario="ReferenceJobAttackSurface", zero=z)
-                self.assertIn("zero must be an int (ZeRO stage 0, 1, 2 or 3), got", str(cm.exception))
+                self.assertIn("zero must be an int, got %s" % type(z).__name__, str(cm.exception))
+                self.assertIn('the CLI and HTTP refuse "1.0" too', str(cm.exception))
         self.assertEqual(dpas.memory(scenario="ReferenceJobAttackSurface", zero=2),
                          dpas.memory(scenario="ReferenceJobAttackSurface", zero=_np_int(2)))
+
+    def test_every_integer_key_takes_an_int_only(self):
+        """Each integer key of the table (read from it) refuses 1.0 and True in every analysis
+        that takes it, naming the key; a count (parameters) still takes 175e9."""
+        import ctypes
+        from dpas import _ffi
+        lib = _ffi.lib
+        calls = {"cost": lambda **k: dpas.cost(scenario="ReferenceJobAttackSurface", **k),
+                 "memory": lambda **k: dpas.memory(scenario="ReferenceJobAttackSurface", **k),
+                 "rules": lambda **k: dpas.rules(**k)}
+        seen = 0
+        for k in range(256):
+            name = lib.dpas_key_name(k)
+            if name is None:
+                break
+            kw = lib.dpas_key_keyword(k)
+            if kw is None or lib.dpas_key_type_name(lib.dpas_key_type_of(k)) != b"integer":
+                continue
+            for analysis, call in calls.items():
+                a = lib.dpas_analysis_from_name(analysis.encode())
+                if not lib.dpas_analysis_takes(a, k):
+                    continue
+                for v in (1.0, True):
+                    with self.subTest(key=kw, analysis=analysis, value=v):
+                        with self.assertRaises(dpas.ArgumentTypeError) as cm:
+                            call(**{kw.decode(): v})
+                        self.assertIn("%s must be an int, got %s" % (kw.decode(), type(v).__name__),
+                                      str(cm.exception))
+                        seen += 1
+        self.assertGreaterEqual(seen, 12)  # f, n, zero, nodes, dp_degree, ... in three analyses
+        self.assertEqual(dpas.cost(scenario="ReferenceJobAttackSurface", parameters=175e9, rule="median",
+                                   schedule="allgather")[0].bytes_per_worker,
+                         dpas.cost(scenario="ReferenceJobAttackSurface", parameters=175 * 10**9,
+                                   rule="median", schedule="allgather")[0].bytes_per_worker)
+
+    def test_annotations_say_what_a_key_takes(self):
+        """The signatures read the key table's type: an int for an integer key (no str outside a
+        sweep), a list or a range only where the analysis sweeps."""
+        import inspect
+        import typing
+        ann = lambda fn, k: inspect.signature(fn).parameters[k].annotation
+        self.assertEqual(ann(dpas.cost, "f"), typing.Optional[int])
+        self.assertEqual(ann(dpas.memory, "zero"), typing.Optional[int])
+        self.assertEqual(ann(dpas.cost, "dp_degree"), typing.Optional[int])
+        self.assertIn(str, typing.get_args(ann(dpas.sweep, "dp_degree")))  # a range "2..4096"
+        self.assertIn(typing.Sequence[int], typing.get_args(ann(dpas.sweep, "dp_degree")))
+        self.assertIn(str, typing.get_args(ann(dpas.cost, "parameters")))  # a count: '7B'
+        self.assertNotIn(str, typing.get_args(ann(dpas.memory, "zero")))
 
 
 def _np_int(v):

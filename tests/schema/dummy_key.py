@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Adding a key is one entry in the key table (issue 30): a build with -DDPAS_TEST_KEY=ON adds
 one test-only entry to src/lib/request/keys.c (dummy_test_key: an integer 3..9, default 5,
-taken by cost, over HTTP and in Python) and nothing else; this test finds it, with its type,
-bounds and default, in the CLI's help, in dpas list keys, in the OpenAPI document and in
-Python's signature and help(); and finds it in none of them in the normal build.
+taken by cost, over HTTP, in Python and by dpas-measure) and nothing else; this test finds it,
+with its type, bounds and default, in the CLI's help, in dpas list keys, in the OpenAPI document,
+in Python's signature and help() and, where MPI is built, in dpas-measure's options and help;
+and finds it in none of them in the normal build.
 
 usage: dummy_key.py SOURCE_DIR NORMAL_DPAS NORMAL_LIBDPAS TEST_BUILD_DIR
 (the test build is configured and built here, through the compiler cache when one is set)"""
@@ -27,18 +28,31 @@ def check(ok, what):
         failures.append(what)
 
 
+# dpas-measure where the normal build has it (MPI found): the test build builds it too
+NORMAL_MEASURE = os.path.join(os.path.dirname(NORMAL_DPAS), "dpas-measure")
+MEASURE = os.path.exists(NORMAL_MEASURE)
+
+
 def build():
     """Configure and build the test build's CLI and library (ccache makes a rerun quick)."""
     args = ["cmake", "-S", SRC, "-B", BUILD, "-G", "Ninja", "-DDPAS_TEST_KEY=ON",
-            "-DDPAS_TESTS=OFF", "-DDPAS_BENCH=OFF", "-DDPAS_MEASURE=OFF",
+            "-DDPAS_TESTS=OFF", "-DDPAS_BENCH=OFF", "-DDPAS_MEASURE=%s" % ("ON" if MEASURE else "OFF"),
             "-DCMAKE_BUILD_TYPE=RelWithDebInfo"]
     if shutil.which("ccache") and os.environ.get("CCACHE_DIR"):
         args.append("-DCMAKE_C_COMPILER_LAUNCHER=ccache")
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["cmake", "--build", BUILD, "-j2", "--target", "dpas_cli",
-                    "libdpas.so"], check=True, stdout=subprocess.DEVNULL)
+    targets = ["dpas_cli", "libdpas.so"] + (["dpas_measure"] if MEASURE else [])
+    subprocess.run(["cmake", "--build", BUILD, "-j2", "--target"] + targets, check=True,
+                   stdout=subprocess.DEVNULL)
     lib = os.path.join(BUILD, "libdpas.so")
     return os.path.join(BUILD, "dpas"), os.path.realpath(lib)
+
+
+def measure_help(prog):
+    """dpas-measure --help (one process: MPI's singleton)."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return subprocess.run([prog, "--help"], capture_output=True, text=True, env=env,
+                          timeout=120).stdout
 
 
 def cli_help(dpas):
@@ -95,6 +109,13 @@ check(p is not None and p["schema"] == {"type": "integer", "minimum": 3, "maximu
       "OpenAPI's GET /api/v1/cost has the parameter with its schema: %r" % p)
 check(python(lib) == ["True", "True", "False"],
       "Python's dpas.cost signature and help() have it; dpas.memory's does not")
+if MEASURE:
+    mh = measure_help(os.path.join(BUILD, "dpas-measure"))
+    check("--dummy-test-key N" in mh and "dummy_test_key: a key of the test build only" in mh,
+          "dpas-measure --help lists --dummy-test-key N with its help")
+    check("dummy" not in measure_help(NORMAL_MEASURE), "the normal build's dpas-measure has no dummy key")
+else:
+    print("skip dpas-measure: the normal build has none (no MPI)")
 
 # ---- the normal build: no trace of it ----
 check("dummy" not in cli_help(NORMAL_DPAS), "the normal build's dpas cost --help has no dummy key")

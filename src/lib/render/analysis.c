@@ -3,6 +3,8 @@
  * and the memory check. */
 #include "../internal.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +45,6 @@ static void label_text(dpas__buf *b, const char *label)
     dpas__buf_puts(b, "scenario  ");
     dpas__escape(b, DPAS_FORMAT_TEXT, label);
     dpas__buf_puts(b, "\n\n");
-}
-
-static void label_json(dpas__buf *b, const char *label)
-{
-    dpas__json_doc_head(b);
-    if (label)
-        dpas__buf_json_str(b, label);
-    else
-        dpas__buf_puts(b, "null");
 }
 
 /* ---- rules ---- */
@@ -142,17 +135,50 @@ static int inv_cells(const void *ctx, size_t i, dpas_cell *c, char *scratch)
     return 0;
 }
 
+/* The inventory document: the scenario and a row per item (the text shows one human column). */
+static const dpas_field inventory_row_fields[] = {
+    {"where", DPAS_COL_TEXT, DPAS_FIELD_VALUE, 0, NULL, NULL, 0},
+    {"item", DPAS_COL_TEXT, DPAS_FIELD_VALUE, 0, NULL, NULL, 0},
+    {"basis", DPAS_COL_TEXT, DPAS_FIELD_VALUE, 0, NULL, NULL, 0},
+    {"bytes", DPAS_COL_BYTES, DPAS_FIELD_VALUE, 0, "B", NULL, 0},
+    {"si", DPAS_COL_TEXT, DPAS_FIELD_VALUE, 0, NULL, NULL, 0},
+    {"iec", DPAS_COL_TEXT, DPAS_FIELD_VALUE, 0, NULL, NULL, 0},
+    {"source", DPAS_COL_TEXT, DPAS_FIELD_VALUE, 0, NULL, NULL, 0},
+};
+enum { NINV = sizeof inventory_row_fields / sizeof inventory_row_fields[0] };
+const dpas_field dpas__inventory_fields[] = {
+    {"scenario", DPAS_COL_TEXT, DPAS_FIELD_VALUE, DPAS_FIELD_NULLABLE, NULL, NULL, 0},
+    {"rows", DPAS_COL_TEXT, DPAS_FIELD_ROWS, 0, NULL, inventory_row_fields, NINV},
+};
+const size_t dpas__inventory_nfields = 2;
+
+typedef struct inv_doc {
+    const char *label;
+    const dpas_column *cols;
+    size_t ncols, nrows;
+    inv_ctx *x;
+    dpas_error *err;
+} inv_doc;
+
+static int inv_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    inv_doc *d = ctx;
+    if (f->shape == DPAS_FIELD_VALUE) { /* scenario */
+        *c = dpas_cell_text(d->label);
+        return 0;
+    }
+    dpas_writer_opts wo = {.format = DPAS_FORMAT_JSON};
+    return table(d->cols, d->ncols, &wo, sub, d->x, d->nrows, inv_cells, d->err);
+}
+
 char *dpas_render_inventory(const dpas_inventory_row *rows, size_t nrows, dpas_format format,
                             dpas_units units, const char *label, dpas_error *err)
 {
     const bool text = format == DPAS_FORMAT_TEXT;
     /* text: one human column, in the units asked for; the others: both */
     dpas_units hu = units == DPAS_UNITS_IEC ? DPAS_UNITS_IEC : DPAS_UNITS_SI;
-    dpas_column cols[7] = {{"where", DPAS_COL_TEXT, 0}, {"item", DPAS_COL_TEXT, 0},
-                           {"basis", DPAS_COL_TEXT, 0}, {"bytes", DPAS_COL_BYTES, 0},
-                           {"si", DPAS_COL_TEXT, 0},    {"iec", DPAS_COL_TEXT, 0},
-                           {"source", DPAS_COL_TEXT, 0}};
-    size_t n = 7;
+    dpas_column cols[NINV];
+    size_t n = dpas__field_columns(inventory_row_fields, NINV, 0, cols);
     if (text) {
         cols[4].name = hu == DPAS_UNITS_IEC ? "iec" : "si";
         cols[5] = cols[6];
@@ -161,15 +187,17 @@ char *dpas_render_inventory(const dpas_inventory_row *rows, size_t nrows, dpas_f
     inv_ctx x = {.rows = rows, .text = text, .units = hu};
     dpas_writer_opts wo = {.format = format};
     dpas__buf b = {0};
+    int rc;
+    if (format == DPAS_FORMAT_JSON) {
+        inv_doc d = {label, cols, n, nrows, &x, err};
+        rc = dpas__json_fields(&b, dpas__inventory_fields, dpas__inventory_nfields, "", true,
+                               inv_value, &d);
+        dpas__buf_puts(&b, "\n");
+        return finish(&b, rc, err);
+    }
     if (text)
         label_text(&b, label);
-    if (format == DPAS_FORMAT_JSON) {
-        label_json(&b, label);
-        dpas__buf_puts(&b, ",\n  \"rows\": ");
-    }
-    int rc = table(cols, n, &wo, &b, &x, nrows, inv_cells, err);
-    if (format == DPAS_FORMAT_JSON)
-        dpas__buf_puts(&b, "\n}\n");
+    rc = table(cols, n, &wo, &b, &x, nrows, inv_cells, err);
     return finish(&b, rc, err);
 }
 
@@ -218,65 +246,111 @@ void dpas__memory_where(const dpas_memory *m, int zero, dpas__buf *out)
     }
 }
 
-void dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *ind)
+/* ---- memory's fields: the document's, and the object a step carries ---- */
+
+#define V(name, type, flags, unit)                                                                 \
+    {                                                                                              \
+        name, DPAS_COL_##type, DPAS_FIELD_VALUE, flags, unit, NULL, 0                              \
+    }
+#define NUL DPAS_FIELD_NULLABLE
+/* The memory document: the check's inputs and answer (dpas memory -o json). */
+const dpas_field dpas__memory_fields[] = {
+    V("scenario", TEXT, NUL, NULL),
+    V("state", TEXT, 0, NULL),
+    V("zero_stage", INT, 0, NULL),
+    V("state_bytes", BYTES, 0, "B"),
+    V("capacity_bytes", BYTES, 0, "B"),
+    V("accelerators_per_replica", REAL, 0, NULL),
+    V("accelerator", TEXT, 0, NULL),
+    V("headroom_bytes", BYTES, DPAS_FIELD_SIGNED, "B"),
+    V("utilisation", REAL, NUL, NULL),
+    V("fits", BOOL, 0, NULL),
+    V("smallest_zero_stage_that_fits", INT, NUL, NULL),
+    V("largest_dp_degree_that_fits", INT, NUL, NULL),
+    V("smallest_dp_degree_that_fits", INT, NUL, NULL),
+    V("smallest_nodes_that_fits", INT, NUL, NULL),
+    V("smallest_recompute_that_fits", TEXT, NUL, NULL),
+    V("optimizer", TEXT, NUL, NULL),
+    V("optimizer_bytes_per_param", UINT, 0, "B/parameter"),
+    V("activations_counted", BOOL, 0, NULL),
+    V("activations_bytes", BYTES, 0, "B"),
+    V("activations_per_layer_bytes", BYTES, 0, "B"),
+    V("activations", TEXT, 0, NULL),
+    V("recompute", TEXT, NUL, NULL),
+    V("micro_batch", UINT, 0, "sequences"),
+    V("sequence", UINT, 0, "tokens"),
+    V("layers", INT, 0, NULL),
+    V("total_bytes", BYTES, 0, "B"),
+    V("source", TEXT, 0, NULL),
+};
+const size_t dpas__memory_nfields = sizeof dpas__memory_fields / sizeof dpas__memory_fields[0];
+#undef V
+#undef NUL
+
+/* A memory check's value of a field, by its name (both tables above). */
+static int memory_cell(const dpas_memory *m, const char *name, dpas_cell *c)
 {
-    char u[40];
-    dpas__buf_printf(b, "{\n%s  ", ind);
-    dpas__buf_json_bytes(b, "state_bytes", m->state);
-    dpas__buf_printf(b, ",\n%s  \"activations_counted\": %s,\n%s  ", ind,
-                     m->activations_counted ? "true" : "false", ind);
-    dpas__buf_json_bytes(b, "activations_per_layer_bytes", m->activations_per_layer);
-    dpas__buf_printf(b, ",\n%s  ", ind);
-    dpas__buf_json_bytes(b, "activations_bytes", m->activations);
-    dpas__buf_printf(b, ",\n%s  \"activations\": ", ind);
-    dpas__buf_json_str(b, m->activations_note);
-    dpas__buf_printf(b,
-                     ",\n%s  \"layers\": %lld,\n%s  \"micro_batch\": %llu,\n%s  \"sequence\": "
-                     "%llu,\n%s  \"recompute\": ",
-                     ind, (long long)m->layers, ind, (unsigned long long)m->micro_batch, ind,
-                     (unsigned long long)m->sequence, ind);
-    dpas__buf_json_str(b, m->recompute);
-    dpas__buf_printf(b, ",\n%s  \"optimizer\": ", ind);
-    if (m->optimizer)
-        dpas__buf_json_str(b, m->optimizer);
+    const bool finite = isfinite(m->utilisation);
+    if (!strcmp(name, "state_bytes"))
+        *c = dpas_cell_bytes(m->state);
+    else if (!strcmp(name, "capacity_bytes"))
+        *c = dpas_cell_bytes(m->capacity);
+    else if (!strcmp(name, "activations_counted"))
+        *c = dpas_cell_bool(m->activations_counted);
+    else if (!strcmp(name, "activations_per_layer_bytes"))
+        *c = dpas_cell_bytes(m->activations_per_layer);
+    else if (!strcmp(name, "activations_bytes"))
+        *c = dpas_cell_bytes(m->activations);
+    else if (!strcmp(name, "activations"))
+        *c = dpas_cell_text(m->activations_note);
+    else if (!strcmp(name, "layers"))
+        *c = dpas_cell_int(m->layers);
+    else if (!strcmp(name, "micro_batch"))
+        *c = dpas_cell_uint(m->micro_batch);
+    else if (!strcmp(name, "sequence"))
+        *c = dpas_cell_uint(m->sequence);
+    else if (!strcmp(name, "recompute"))
+        *c = dpas_cell_text(m->recompute);
+    else if (!strcmp(name, "optimizer"))
+        *c = dpas_cell_text(m->optimizer);
+    else if (!strcmp(name, "optimizer_bytes_per_param"))
+        *c = dpas_cell_uint(m->optimizer_bytes);
+    else if (!strcmp(name, "total_bytes"))
+        *c = dpas_cell_bytes(m->total);
+    else if (!strcmp(name, "utilisation")) /* not finite (a zero capacity): null */
+        *c = finite ? dpas_cell_real(m->utilisation) : dpas_cell_null();
+    else if (!strcmp(name, "fits"))
+        *c = dpas_cell_bool(m->fits);
+    else if (!strcmp(name,
+                     "smallest_zero_stage_that_fits")) /* where it would fit: null when nowhere */
+        *c = m->smallest_zero_stage >= 0 ? dpas_cell_int(m->smallest_zero_stage) : dpas_cell_null();
+    else if (!strcmp(name, "largest_dp_degree_that_fits"))
+        *c = m->largest_dp_degree >= 1 ? dpas_cell_int(m->largest_dp_degree) : dpas_cell_null();
+    else if (!strcmp(name, "smallest_dp_degree_that_fits"))
+        *c = m->smallest_dp_degree >= 1 ? dpas_cell_int(m->smallest_dp_degree) : dpas_cell_null();
+    else if (!strcmp(name, "smallest_nodes_that_fits")) /* with smallest_dp_degree */
+        *c = m->smallest_dp_degree >= 1 ? dpas_cell_int(m->smallest_nodes) : dpas_cell_null();
+    else if (!strcmp(name, "accelerators_per_replica")) /* floor(A / N): whole */
+        *c = dpas_cell_int((int64_t)m->accelerators_per_replica);
+    else if (!strcmp(name, "smallest_recompute_that_fits"))
+        *c = m->smallest_recompute >= 0
+                 ? dpas_cell_text(dpas_recompute_name((dpas_recompute)m->smallest_recompute))
+                 : dpas_cell_null();
     else
-        dpas__buf_puts(b, "null");
-    dpas__buf_printf(b, ",\n%s  \"optimizer_bytes_per_param\": %llu,\n%s  ", ind,
-                     (unsigned long long)m->optimizer_bytes, ind);
-    dpas__buf_json_bytes(b, "total_bytes", m->total);
-    dpas__buf_printf(b, ",\n%s  ", ind);
-    dpas__buf_json_bytes(b, "capacity_bytes", m->capacity);
-    dpas__buf_printf(b, ",\n%s  \"accelerators_per_replica\": %.0f", ind,
-                     m->accelerators_per_replica);
-    dpas__fmt_double(m->utilisation, false, u, sizeof u);
-    dpas__buf_printf(b, ",\n%s  \"utilisation\": %s,\n%s  \"fits\": %s,\n", ind, u, ind,
-                     m->fits ? "true" : "false");
-    if (m->smallest_zero_stage >= 0)
-        dpas__buf_printf(b, "%s  \"smallest_zero_stage_that_fits\": %d,\n", ind,
-                         m->smallest_zero_stage);
-    else
-        dpas__buf_printf(b, "%s  \"smallest_zero_stage_that_fits\": null,\n", ind);
-    if (m->largest_dp_degree >= 1)
-        dpas__buf_printf(b, "%s  \"largest_dp_degree_that_fits\": %lld,\n", ind,
-                         (long long)m->largest_dp_degree);
-    else
-        dpas__buf_printf(b, "%s  \"largest_dp_degree_that_fits\": null,\n", ind);
-    if (m->smallest_dp_degree >= 1)
-        dpas__buf_printf(b,
-                         "%s  \"smallest_dp_degree_that_fits\": %lld,\n%s  "
-                         "\"smallest_nodes_that_fits\": %lld,\n",
-                         ind, (long long)m->smallest_dp_degree, ind, (long long)m->smallest_nodes);
-    else
-        dpas__buf_printf(b,
-                         "%s  \"smallest_dp_degree_that_fits\": null,\n%s  "
-                         "\"smallest_nodes_that_fits\": null,\n",
-                         ind, ind);
-    dpas__buf_printf(b, "%s  \"smallest_recompute_that_fits\": ", ind);
-    if (m->smallest_recompute >= 0)
-        dpas__buf_json_str(b, dpas_recompute_name((dpas_recompute)m->smallest_recompute));
-    else
-        dpas__buf_puts(b, "null");
-    dpas__buf_printf(b, "\n%s}", ind);
+        return DPAS_EINVAL; /* a field of the table no value is given for: a bug here */
+    return 0;
+}
+
+static int step_memory_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    (void)sub;
+    return memory_cell(ctx, f->name, c);
+}
+
+int dpas__memory_json(dpas__buf *b, const dpas_memory *m, const char *ind)
+{
+    return dpas__json_fields(b, dpas__step_memory_fields, dpas__step_memory_nfields, ind, false,
+                             step_memory_value, (void *)(uintptr_t)m);
 }
 
 size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int zero,
@@ -312,18 +386,6 @@ size_t dpas_memory_message(const dpas_scenario *s, const dpas_convention *c, int
     return n;
 }
 
-/* "key": [-]digits, and "key_exact": "[-]n/d" beside it when the decimal does not terminate. */
-static void json_signed_bytes(dpas__buf *b, const char *key, const char *sign, dpas_bytes v)
-{
-    char t[112], f[64];
-    dpas_format_bytes_exact(v, t, sizeof t);
-    dpas__buf_printf(b, "\"%s\": %s%s", key, sign, t);
-    if (!dpas_bytes_is_decimal(v)) {
-        dpas_format_bytes_fraction(v, f, sizeof f);
-        dpas__buf_printf(b, ", \"%s_exact\": \"%s%s\"", key, sign, f);
-    }
-}
-
 /* A text or markdown value: [-]digits (marked when rounded) and the human form. */
 static char *bytes_value(const char *sign, dpas_bytes v, const char *human_sign, const char *human)
 {
@@ -332,6 +394,40 @@ static char *bytes_value(const char *sign, dpas_bytes v, const char *human_sign,
     dpas__buf_bytes_marked(&b, v, "");
     dpas__buf_printf(&b, " (%s%s)", human_sign, human);
     return dpas__buf_finish(&b, NULL);
+}
+
+/* The memory document's values: the check's, and its inputs'. */
+typedef struct memory_doc {
+    const dpas_scenario *s;
+    const dpas_convention *c;
+    int zero;
+    const dpas_memory *m;
+    const char *label;
+    bool negative; /* the headroom: past the capacity */
+} memory_doc;
+
+static int memory_doc_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    (void)sub;
+    const memory_doc *x = ctx;
+    if (!strcmp(f->name, "scenario"))
+        *c = dpas_cell_text(x->label);
+    else if (!strcmp(f->name, "state"))
+        *c = dpas_cell_text(x->c->name);
+    else if (!strcmp(f->name, "zero_stage"))
+        *c = dpas_cell_int(x->zero);
+    else if (!strcmp(f->name, "accelerators_per_replica"))
+        *c = dpas_cell_real(x->m->accelerators_per_replica);
+    else if (!strcmp(f->name, "accelerator"))
+        *c = dpas_cell_text(x->s->node_entry->accelerator->path);
+    else if (!strcmp(f->name, "headroom_bytes")) {
+        *c = dpas_cell_bytes(x->m->headroom);
+        c->boolean = x->negative;
+    } else if (!strcmp(f->name, "source"))
+        *c = dpas_cell_text(x->c->source);
+    else
+        return memory_cell(x->m, f->name, c);
+    return 0;
 }
 
 char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int zero,
@@ -353,69 +449,14 @@ char *dpas_render_memory(const dpas_scenario *s, const dpas_convention *c, int z
     per_replica(m, apr, sizeof apr);
     dpas__buf b = {0};
     if (format == DPAS_FORMAT_JSON) {
-        label_json(&b, label);
-        dpas__buf_puts(&b, ",\n  \"state\": ");
-        dpas__buf_json_str(&b, c->name);
-        dpas__buf_printf(&b, ",\n  \"zero_stage\": %d,\n  ", zero);
-        json_signed_bytes(&b, "state_bytes", "", m->state);
-        dpas__buf_puts(&b, ",\n  ");
-        json_signed_bytes(&b, "capacity_bytes", "", m->capacity);
-        dpas__buf_printf(&b, ",\n  \"accelerators_per_replica\": %s,\n  \"accelerator\": ", apr);
-        dpas__buf_json_str(&b, s->node_entry->accelerator->path);
-        dpas__buf_puts(&b, ",\n  ");
-        json_signed_bytes(&b, "headroom_bytes", sign, m->headroom);
-        dpas__buf_printf(&b, ",\n  \"utilisation\": %s,\n  \"fits\": %s,\n", util,
-                         m->fits ? "true" : "false");
-        /* where it would fit: null when nowhere */
-        if (m->smallest_zero_stage >= 0)
-            dpas__buf_printf(&b, "  \"smallest_zero_stage_that_fits\": %d,\n",
-                             m->smallest_zero_stage);
-        else
-            dpas__buf_puts(&b, "  \"smallest_zero_stage_that_fits\": null,\n");
-        if (m->largest_dp_degree >= 1)
-            dpas__buf_printf(&b, "  \"largest_dp_degree_that_fits\": %lld,\n",
-                             (long long)m->largest_dp_degree);
-        else
-            dpas__buf_puts(&b, "  \"largest_dp_degree_that_fits\": null,\n");
-        if (m->smallest_dp_degree >= 1)
-            dpas__buf_printf(&b,
-                             "  \"smallest_dp_degree_that_fits\": %lld,\n  "
-                             "\"smallest_nodes_that_fits\": %lld,\n",
-                             (long long)m->smallest_dp_degree, (long long)m->smallest_nodes);
-        else
-            dpas__buf_puts(&b, "  \"smallest_dp_degree_that_fits\": null,\n  "
-                               "\"smallest_nodes_that_fits\": null,\n");
-        dpas__buf_puts(&b, "  \"smallest_recompute_that_fits\": ");
-        if (m->smallest_recompute >= 0)
-            dpas__buf_json_str(&b, dpas_recompute_name((dpas_recompute)m->smallest_recompute));
-        else
-            dpas__buf_puts(&b, "null");
-        dpas__buf_puts(&b, ",\n  \"optimizer\": ");
-        if (m->optimizer)
-            dpas__buf_json_str(&b, m->optimizer);
-        else
-            dpas__buf_puts(&b, "null");
-        dpas__buf_printf(&b,
-                         ",\n  \"optimizer_bytes_per_param\": %llu,\n  \"activations_counted\": "
-                         "%s,\n  ",
-                         (unsigned long long)m->optimizer_bytes,
-                         m->activations_counted ? "true" : "false");
-        json_signed_bytes(&b, "activations_bytes", "", m->activations);
-        dpas__buf_puts(&b, ",\n  ");
-        json_signed_bytes(&b, "activations_per_layer_bytes", "", m->activations_per_layer);
-        dpas__buf_puts(&b, ",\n  \"activations\": ");
-        dpas__buf_json_str(&b, m->activations_note);
-        dpas__buf_puts(&b, ",\n  \"recompute\": ");
-        dpas__buf_json_str(&b, m->recompute);
-        dpas__buf_printf(&b,
-                         ",\n  \"micro_batch\": %llu,\n  \"sequence\": %llu,\n  \"layers\": "
-                         "%lld,\n  ",
-                         (unsigned long long)m->micro_batch, (unsigned long long)m->sequence,
-                         (long long)m->layers);
-        json_signed_bytes(&b, "total_bytes", "", m->total);
-        dpas__buf_puts(&b, ",\n  \"source\": ");
-        dpas__buf_json_str(&b, c->source);
-        dpas__buf_puts(&b, "\n}\n");
+        memory_doc x = {s, c, zero, m, label, sign[0] == '-'};
+        int rc = dpas__json_fields(&b, dpas__memory_fields, dpas__memory_nfields, "", true,
+                                   memory_doc_value, &x);
+        dpas__buf_puts(&b, "\n");
+        if (rc) {
+            free(b.data);
+            return dpas__fail(err, rc, "", "a field of the memory document has no value"), NULL;
+        }
         return dpas__buf_finish(&b, err);
     }
     dpas__buf src = {0};

@@ -4,6 +4,8 @@
 #include "../internal.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,80 +159,142 @@ static int text_table(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b,
     return 0;
 }
 
-/* Every row, every column. */
+/* ---- the fields: a row's, the links', and the document's ---- */
+
+enum { HAS_F = 1, HAS_COMPUTE = 2, HAS_NET = 4 }; /* what some documents only write */
+#define V(name, type, flags, unit)                                                                 \
+    {                                                                                              \
+        name, DPAS_COL_##type, DPAS_FIELD_VALUE, flags, unit, NULL, 0                              \
+    }
+#define NUL DPAS_FIELD_NULLABLE
+#define IF(c) (DPAS_FIELD_OPTIONAL | DPAS__FIELD_IF(c))
+static const dpas_field row_fields[] = {
+    V("rule", TEXT, 0, NULL),
+    V("convention", TEXT, 0, NULL),
+    V("schedule", TEXT, 0, NULL),
+    V("realisable", BOOL, 0, NULL),
+    V("why", TEXT, NUL, NULL),
+    V("max_f", INT, NUL, NULL),
+    V("tolerates", BOOL, IF(HAS_F), NULL),
+    V("bytes_per_worker", BYTES, NUL, "B"),
+    V("bytes_received", BYTES, NUL, "B"),
+    V("scalar_bytes", BYTES, NUL, "B"),
+    V("ratio_to_allreduce", REAL, NUL, NULL),
+    V("time_s", REAL, NUL, "s"),
+    V("time_model", TEXT, NUL, NULL),
+    V("time_basis", TEXT, NUL, NULL),
+    V("time_band_low_s", REAL, NUL, "s"),
+    V("time_band_high_s", REAL, NUL, "s"),
+    V("time_flat_s", REAL, NUL, "s"),
+    V("time_hierarchical_s", REAL, NUL, "s"),
+    V("compute_s", REAL, NUL, "s"),
+    V("compute_flops", REAL, NUL | IF(HAS_COMPUTE), "FLOP"),
+    V("compute_bytes", REAL, NUL | IF(HAS_COMPUTE), "B"),
+    V("compute_bound", TEXT, NUL | IF(HAS_COMPUTE), NULL),
+    V("total_s", REAL, NUL | IF(HAS_COMPUTE), "s"),
+    V("time_extrapolated", BOOL, NUL | IF(HAS_NET), NULL),
+    V("time_rescaled", BOOL, NUL | IF(HAS_NET), NULL),
+};
+enum { NROW = sizeof row_fields / sizeof row_fields[0] };
+
+static const dpas_field link_fields[] = {
+    V("fabric", TEXT, 0, NULL),
+    V("node", TEXT, NUL, NULL),
+    V("inter_bandwidth", REAL, NUL, "B/s"),
+    V("inter_latency", REAL, NUL, "s"),
+    V("intra_bandwidth", REAL, NUL, "B/s"),
+    V("intra_latency", REAL, NUL, "s"),
+};
+
+const dpas_field dpas__cost_fields[] = {
+    V("scenario", TEXT, NUL, NULL),
+    V("dp_degree", INT, 0, NULL),
+    V("gradient_bytes", BYTES, 0, "B"),
+    V("steps", INT, 0, NULL),
+    V("iterations", INT, 0, NULL),
+    V("network_model", TEXT, IF(HAS_NET), NULL),
+    {"links", DPAS_COL_TEXT, DPAS_FIELD_OBJECT, NUL, NULL, link_fields,
+     sizeof link_fields / sizeof link_fields[0]},
+    {"notes", DPAS_COL_TEXT, DPAS_FIELD_TEXTS, 0, NULL, NULL, 0},
+    {"rows", DPAS_COL_TEXT, DPAS_FIELD_ROWS, 0, NULL, row_fields, NROW},
+};
+const size_t dpas__cost_nfields = sizeof dpas__cost_fields / sizeof dpas__cost_fields[0];
+#undef V
+#undef NUL
+#undef IF
+
+/* A row's value of a field, by its name. */
+static dpas_cell row_cell(const dpas_cost_row *r, const char *name)
+{
+    bool ok = r->realisable;
+    static const struct {
+        const char *name;
+        size_t off;
+    } reals[] = {
+        {"ratio_to_allreduce", offsetof(dpas_cost_row, ratio_to_allreduce)},
+        {"time_s", offsetof(dpas_cost_row, time_s)},
+        {"time_band_low_s", offsetof(dpas_cost_row, time_band_lo_s)},
+        {"time_band_high_s", offsetof(dpas_cost_row, time_band_hi_s)},
+        {"time_flat_s", offsetof(dpas_cost_row, time_flat_s)},
+        {"time_hierarchical_s", offsetof(dpas_cost_row, time_hierarchical_s)},
+        {"compute_s", offsetof(dpas_cost_row, compute_s)},
+        {"compute_flops", offsetof(dpas_cost_row, compute_flops)},
+        {"compute_bytes", offsetof(dpas_cost_row, compute_bytes)},
+        {"total_s", offsetof(dpas_cost_row, total_s)},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+        if (!strcmp(name, reals[i].name))
+            return real_or_null(*(const double *)((const char *)r + reals[i].off));
+    const char *basis = ok ? dpas_time_basis_name(r->time_basis) : NULL;
+    if (!strcmp(name, "rule"))
+        return dpas_cell_text(r->rule->name);
+    if (!strcmp(name, "convention"))
+        return dpas_cell_text(r->rule->convention);
+    if (!strcmp(name, "schedule"))
+        return dpas_cell_text(dpas_schedule_name(r->schedule));
+    if (!strcmp(name, "realisable"))
+        return dpas_cell_bool(ok);
+    if (!strcmp(name, "why"))
+        return dpas_cell_text(r->why);
+    if (!strcmp(name, "max_f"))
+        return r->max_f >= 0 ? dpas_cell_int(r->max_f) : dpas_cell_null();
+    if (!strcmp(name, "tolerates"))
+        return dpas_cell_bool(r->tolerates);
+    if (!strcmp(name, "bytes_per_worker"))
+        return ok ? dpas_cell_bytes(r->bytes_per_worker) : dpas_cell_null();
+    if (!strcmp(name, "bytes_received"))
+        return ok ? dpas_cell_bytes(r->bytes_received) : dpas_cell_null();
+    if (!strcmp(name, "scalar_bytes"))
+        return ok ? dpas_cell_bytes(r->scalar_bytes) : dpas_cell_null();
+    if (!strcmp(name, "time_model"))
+        return ok && r->time_model ? dpas_cell_text(r->time_model) : dpas_cell_null();
+    if (!strcmp(name, "time_basis"))
+        return basis ? dpas_cell_text(basis) : dpas_cell_null();
+    if (!strcmp(name, "compute_bound"))
+        return r->compute_bound ? dpas_cell_text(r->compute_bound) : dpas_cell_null();
+    if (!strcmp(name, "time_extrapolated"))
+        return ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
+    return ok ? dpas_cell_bool(r->time_rescaled) : dpas_cell_null(); /* time_rescaled */
+}
+
+static unsigned features(const dpas_cost *c)
+{
+    return (c->f >= 0 ? HAS_F : 0) | (has_compute(c) ? HAS_COMPUTE : 0) |
+           (c->net_kind >= 0 ? HAS_NET : 0);
+}
+
+/* Every row, every column this cost has. */
 static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *err)
 {
-    dpas_column cols[28];
-    size_t n = 0;
-    cols[n++] = (dpas_column){"rule", DPAS_COL_TEXT, 0};
-    cols[n++] = (dpas_column){"convention", DPAS_COL_TEXT, 0};
-    cols[n++] = (dpas_column){"schedule", DPAS_COL_TEXT, 0};
-    cols[n++] = (dpas_column){"realisable", DPAS_COL_BOOL, 0};
-    cols[n++] = (dpas_column){"why", DPAS_COL_TEXT, 0};
-    cols[n++] = (dpas_column){"max_f", DPAS_COL_INT, 0};
-    if (c->f >= 0)
-        cols[n++] = (dpas_column){"tolerates", DPAS_COL_BOOL, 0};
-    cols[n++] = (dpas_column){"bytes_per_worker", DPAS_COL_BYTES, 0};
-    cols[n++] = (dpas_column){"bytes_received", DPAS_COL_BYTES, 0};
-    cols[n++] = (dpas_column){"scalar_bytes", DPAS_COL_BYTES, 0};
-    cols[n++] = (dpas_column){"ratio_to_allreduce", DPAS_COL_REAL, 0};
-    cols[n++] = (dpas_column){"time_s", DPAS_COL_REAL, 0};
-    cols[n++] = (dpas_column){"time_model", DPAS_COL_TEXT, 0};
-    cols[n++] = (dpas_column){"time_basis", DPAS_COL_TEXT, 0};
-    cols[n++] = (dpas_column){"time_band_low_s", DPAS_COL_REAL, 0};
-    cols[n++] = (dpas_column){"time_band_high_s", DPAS_COL_REAL, 0};
-    cols[n++] = (dpas_column){"time_flat_s", DPAS_COL_REAL, 0};
-    cols[n++] = (dpas_column){"time_hierarchical_s", DPAS_COL_REAL, 0};
-    cols[n++] = (dpas_column){"compute_s", DPAS_COL_REAL, 0};
-    if (has_compute(c)) {
-        cols[n++] = (dpas_column){"compute_flops", DPAS_COL_REAL, 0};
-        cols[n++] = (dpas_column){"compute_bytes", DPAS_COL_REAL, 0};
-        cols[n++] = (dpas_column){"compute_bound", DPAS_COL_TEXT, 0};
-        cols[n++] = (dpas_column){"total_s", DPAS_COL_REAL, 0};
-    }
-    if (c->net_kind >= 0) {
-        cols[n++] = (dpas_column){"time_extrapolated", DPAS_COL_BOOL, 0};
-        cols[n++] = (dpas_column){"time_rescaled", DPAS_COL_BOOL, 0};
-    }
+    dpas_column cols[NROW];
+    size_t n = dpas__field_columns(row_fields, NROW, features(c), cols);
     dpas_writer_opts wo = {.format = (dpas_format)format, .null_text = ""};
     dpas_writer *w;
     int rc = dpas_writer_new(cols, n, &wo, dpas__sink_buf, b, &w, err);
     for (size_t i = 0; !rc && i < c->nrows; i++) {
-        const dpas_cost_row *r = &c->rows[i];
-        bool ok = r->realisable;
-        dpas_cell cell[28];
-        size_t k = 0;
-        cell[k++] = dpas_cell_text(r->rule->name);
-        cell[k++] = dpas_cell_text(r->rule->convention);
-        cell[k++] = dpas_cell_text(dpas_schedule_name(r->schedule));
-        cell[k++] = dpas_cell_bool(ok);
-        cell[k++] = dpas_cell_text(r->why);
-        cell[k++] = r->max_f >= 0 ? dpas_cell_int(r->max_f) : dpas_cell_null();
-        if (c->f >= 0)
-            cell[k++] = dpas_cell_bool(r->tolerates);
-        cell[k++] = ok ? dpas_cell_bytes(r->bytes_per_worker) : dpas_cell_null();
-        cell[k++] = ok ? dpas_cell_bytes(r->bytes_received) : dpas_cell_null();
-        cell[k++] = ok ? dpas_cell_bytes(r->scalar_bytes) : dpas_cell_null();
-        cell[k++] = real_or_null(r->ratio_to_allreduce);
-        const char *basis = ok ? dpas_time_basis_name(r->time_basis) : NULL;
-        cell[k++] = real_or_null(r->time_s);
-        cell[k++] = ok && r->time_model ? dpas_cell_text(r->time_model) : dpas_cell_null();
-        cell[k++] = basis ? dpas_cell_text(basis) : dpas_cell_null();
-        cell[k++] = real_or_null(r->time_band_lo_s);
-        cell[k++] = real_or_null(r->time_band_hi_s);
-        cell[k++] = real_or_null(r->time_flat_s);
-        cell[k++] = real_or_null(r->time_hierarchical_s);
-        cell[k++] = real_or_null(r->compute_s);
-        if (has_compute(c)) {
-            cell[k++] = real_or_null(r->compute_flops);
-            cell[k++] = real_or_null(r->compute_bytes);
-            cell[k++] = r->compute_bound ? dpas_cell_text(r->compute_bound) : dpas_cell_null();
-            cell[k++] = real_or_null(r->total_s);
-        }
-        if (c->net_kind >= 0) {
-            cell[k++] = ok ? dpas_cell_bool(r->time_extrapolated) : dpas_cell_null();
-            cell[k++] = ok ? dpas_cell_bool(r->time_rescaled) : dpas_cell_null();
-        }
+        dpas_cell cell[NROW];
+        for (size_t k = 0; k < n; k++)
+            cell[k] = row_cell(&c->rows[i], cols[k].name);
         rc = dpas_writer_row(w, cell, err);
     }
     if (!rc)
@@ -239,62 +303,75 @@ static int full_table(const dpas_cost *c, int format, dpas__buf *b, dpas_error *
     return rc;
 }
 
-static void json_real(dpas__buf *b, double v)
+typedef struct cost_doc {
+    const dpas_cost *c;
+    const dpas_cost_view *v;
+    dpas_error *err;
+} cost_doc;
+
+static int link_value(const dpas_field *f, dpas_cell *cell, dpas__buf *sub, void *ctx)
 {
-    char t[40];
-    if (!isfinite(v)) {
-        dpas__buf_puts(b, "null");
-        return;
-    }
-    dpas__fmt_double(v, false, t, sizeof t);
-    dpas__buf_puts(b, t);
+    (void)sub;
+    const dpas_cost *c = ctx;
+    const dpas_links *L = &c->links;
+    if (!strcmp(f->name, "fabric"))
+        *cell = dpas_cell_text(c->calibrated ? (c->links_source ? c->links_source : "calibration")
+                                             : c->fabric);
+    else if (!strcmp(f->name, "node"))
+        *cell = dpas_cell_text(c->node);
+    else if (!strcmp(f->name, "inter_bandwidth"))
+        *cell = dpas_cell_real(L->inter_bandwidth);
+    else if (!strcmp(f->name, "inter_latency"))
+        *cell = dpas_cell_real(L->inter_latency);
+    else if (!strcmp(f->name, "intra_bandwidth"))
+        *cell = dpas_cell_real(L->intra_bandwidth);
+    else
+        *cell = dpas_cell_real(L->intra_latency);
+    return 0;
+}
+
+static int cost_value(const dpas_field *f, dpas_cell *cell, dpas__buf *sub, void *ctx)
+{
+    const cost_doc *x = ctx;
+    const dpas_cost *c = x->c;
+    unsigned cond = f->flags >> 8;
+    if (cond && !(cond & features(c)))
+        return DPAS__FIELD_ABSENT;
+    if (!strcmp(f->name, "scenario"))
+        *cell = dpas_cell_text(x->v->label);
+    else if (!strcmp(f->name, "dp_degree"))
+        *cell = dpas_cell_int(c->dp_degree);
+    else if (!strcmp(f->name, "gradient_bytes"))
+        *cell = dpas_cell_bytes(c->gradient_bytes);
+    else if (!strcmp(f->name, "steps"))
+        *cell = dpas_cell_int(c->steps);
+    else if (!strcmp(f->name, "iterations"))
+        *cell = dpas_cell_int(c->iterations);
+    else if (!strcmp(f->name, "network_model"))
+        *cell = dpas_cell_text(dpas_netmodel_kind_name(c->net_kind));
+    else if (!strcmp(f->name, "links"))
+        return c->have_links ? dpas__json_fields(sub, f->sub, f->nsub, NULL, false, link_value,
+                                                 (void *)(uintptr_t)c)
+                             : 0;
+    else if (!strcmp(f->name, "notes")) {
+        dpas__buf_puts(sub, "[");
+        for (size_t i = 0; i < c->nnotes; i++) {
+            dpas__buf_puts(sub, i ? ", " : "");
+            dpas__buf_json_str(sub, c->notes[i]);
+        }
+        dpas__buf_puts(sub, "]");
+    } else if (!strcmp(f->name, "rows"))
+        return full_table(c, DPAS_FORMAT_JSON, sub, x->err);
+    else
+        return dpas__fail(x->err, DPAS_EINVAL, "", "cost: no value for the field %s", f->name);
+    return 0;
 }
 
 static int json_doc(const dpas_cost *c, const dpas_cost_view *v, dpas__buf *b, dpas_error *err)
 {
-    dpas__json_doc_head(b);
-    if (v->label)
-        dpas__buf_json_str(b, v->label);
-    else
-        dpas__buf_puts(b, "null");
-    dpas__buf_printf(b, ",\n  \"dp_degree\": %lld,\n  ", (long long)c->dp_degree);
-    dpas__buf_json_bytes(b, "gradient_bytes", c->gradient_bytes); /* "_exact" too when rounded */
-    dpas__buf_printf(b, ",\n  \"steps\": %lld,\n  \"iterations\": %lld,\n", (long long)c->steps,
-                     (long long)c->iterations);
-    if (c->net_kind >= 0)
-        dpas__buf_printf(b, "  \"network_model\": \"%s\",\n", dpas_netmodel_kind_name(c->net_kind));
-    dpas__buf_puts(b, "  \"links\": ");
-    if (c->have_links) {
-        dpas__buf_puts(b, "{\"fabric\": ");
-        if (c->calibrated)
-            dpas__buf_json_str(b, c->links_source ? c->links_source : "calibration");
-        else
-            dpas__buf_json_str(b, c->fabric);
-        dpas__buf_puts(b, ", \"node\": ");
-        if (c->node)
-            dpas__buf_json_str(b, c->node);
-        else
-            dpas__buf_puts(b, "null");
-        dpas__buf_puts(b, ", \"inter_bandwidth\": ");
-        json_real(b, c->links.inter_bandwidth);
-        dpas__buf_puts(b, ", \"inter_latency\": ");
-        json_real(b, c->links.inter_latency);
-        dpas__buf_puts(b, ", \"intra_bandwidth\": ");
-        json_real(b, c->links.intra_bandwidth);
-        dpas__buf_puts(b, ", \"intra_latency\": ");
-        json_real(b, c->links.intra_latency);
-        dpas__buf_puts(b, "}");
-    } else {
-        dpas__buf_puts(b, "null");
-    }
-    dpas__buf_puts(b, ",\n  \"notes\": [");
-    for (size_t i = 0; i < c->nnotes; i++) {
-        dpas__buf_puts(b, i ? ", " : "");
-        dpas__buf_json_str(b, c->notes[i]);
-    }
-    dpas__buf_puts(b, "],\n  \"rows\": ");
-    int rc = full_table(c, DPAS_FORMAT_JSON, b, err);
-    dpas__buf_puts(b, "\n}\n");
+    cost_doc x = {c, v, err};
+    int rc = dpas__json_fields(b, dpas__cost_fields, dpas__cost_nfields, "", true, cost_value, &x);
+    dpas__buf_puts(b, "\n");
     return rc;
 }
 

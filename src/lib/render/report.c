@@ -4,6 +4,7 @@
 #include "../internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,19 +139,6 @@ static void width_text(dpas_rational w, char *buf, size_t cap)
 
 /* "key": the width as a bare number of bytes (and "key_exact" when it does not terminate), or
  * null. */
-static void width_json(dpas__buf *b, const char *key, dpas_rational w)
-{
-    if (!w.den) {
-        dpas__buf_json_str(b, key);
-        dpas__buf_puts(b, ": null");
-        return;
-    }
-    dpas_bytes x = {w.num / w.den, w.num % w.den, w.den};
-    if (!x.frac_num)
-        x.frac_den = 1;
-    dpas__buf_json_bytes(b, key, x);
-}
-
 static void render_text(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
                         const dpas_render_opts *o, unsigned show)
 {
@@ -193,89 +181,181 @@ static void render_text(dpas__buf *b, const dpas_scenario *s, const dpas_report 
     }
 }
 
-static void render_json(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
-                        const dpas_render_opts *o, unsigned show)
+/* ---- the eval document's fields ---- */
+
+#define V(name, type, flags, unit)                                                                 \
+    {                                                                                              \
+        name, DPAS_COL_##type, DPAS_FIELD_VALUE, flags, unit, NULL, 0                              \
+    }
+#define NUL DPAS_FIELD_NULLABLE
+#define OPT DPAS_FIELD_OPTIONAL
+static const dpas_field workload_fields[] = {V("name", TEXT, 0, NULL),
+                                             V("parameters", UINT, 0, "parameters")};
+static const dpas_field fleet_fields[] = {
+    V("name", TEXT, 0, NULL),
+    V("nodes", INT, 0, NULL),
+    V("accelerators_per_node", INT, 0, NULL),
+    V("node", TEXT, OPT, NULL),
+    V("fabric", TEXT, OPT, NULL),
+};
+static const dpas_field input_fields[] = {
+    {"workload", DPAS_COL_TEXT, DPAS_FIELD_OBJECT, 0, NULL, workload_fields, 2},
+    {"fleet", DPAS_COL_TEXT, DPAS_FIELD_OBJECT, 0, NULL, fleet_fields,
+     sizeof fleet_fields / sizeof fleet_fields[0]},
+    V("dp_degree", INT, 0, NULL),
+    V("gradient_bytes_per_param", BYTES, NUL, "B/parameter"),
+    V("checkpoint_bytes_per_param", BYTES, NUL, "B/parameter"),
+    V("weight_bytes_per_param", BYTES, NUL, "B/parameter"),
+};
+static const dpas_field sentence = V("", TEXT, 0, NULL);
+const dpas_field dpas__eval_fields[] = {
+    V("scenario", TEXT, NUL, NULL),
+    {"inputs", DPAS_COL_TEXT, DPAS_FIELD_OBJECT, 0, NULL, input_fields,
+     sizeof input_fields / sizeof input_fields[0]},
+    {"attributes", DPAS_COL_TEXT, DPAS_FIELD_ATTRS, 0, NULL, NULL, 0},
+    {"undefined", DPAS_COL_TEXT, DPAS_FIELD_ATTRS, 0, NULL, &sentence, 1},
+    {"equations", DPAS_COL_TEXT, DPAS_FIELD_ATTRS, OPT, NULL, &sentence, 1}, /* with explain */
+    {"warnings", DPAS_COL_TEXT, DPAS_FIELD_TEXTS, 0, NULL, NULL, 0},
+};
+const size_t dpas__eval_nfields = sizeof dpas__eval_fields / sizeof dpas__eval_fields[0];
+#undef V
+#undef NUL
+#undef OPT
+
+typedef struct eval_doc {
+    const dpas_scenario *s;
+    const dpas_report *r;
+    const dpas_render_opts *o;
+    unsigned show;
+} eval_doc;
+
+static dpas_cell width_cell(dpas_rational w)
 {
-    char t[600];
-    dpas__json_doc_head(b);
-    if (o->label)
-        dpas__buf_json_str(b, o->label);
+    if (!w.den)
+        return dpas_cell_null();
+    dpas_bytes x = {w.num / w.den, w.num % w.den, w.den};
+    if (!x.frac_num)
+        x.frac_den = 1;
+    return dpas_cell_bytes(x);
+}
+
+static int workload_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    (void)sub;
+    const dpas_scenario *s = ctx;
+    *c = !strcmp(f->name, "name") ? dpas_cell_text(s->workload ? s->workload : "custom")
+                                  : dpas_cell_uint(s->parameters);
+    return 0;
+}
+
+static int fleet_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    (void)sub;
+    const dpas_scenario *s = ctx;
+    if (!strcmp(f->name, "name"))
+        *c = dpas_cell_text(s->fleet ? s->fleet : "custom");
+    else if (!strcmp(f->name, "nodes"))
+        *c = dpas_cell_int(s->nodes);
+    else if (!strcmp(f->name, "accelerators_per_node"))
+        *c = dpas_cell_int(s->accelerators_per_node);
+    else if (!strcmp(f->name, "node")) /* a fleet given by its parts may have none */
+        return s->node_entry ? (*c = dpas_cell_text(s->node_entry->path), 0) : DPAS__FIELD_ABSENT;
     else
-        dpas__buf_puts(b, "null");
-    dpas__buf_puts(b, ",\n  \"inputs\": {\n    \"workload\": {\"name\": ");
-    dpas__buf_json_str(b, s->workload ? s->workload : "custom");
-    dpas__buf_printf(b, ", \"parameters\": %llu},\n    \"fleet\": {\"name\": ",
-                     (unsigned long long)s->parameters);
-    dpas__buf_json_str(b, s->fleet ? s->fleet : "custom");
-    dpas__buf_printf(b, ", \"nodes\": %lld, \"accelerators_per_node\": %lld", (long long)s->nodes,
-                     (long long)s->accelerators_per_node);
-    if (s->node_entry) {
-        dpas__buf_puts(b, ", \"node\": ");
-        dpas__buf_json_str(b, s->node_entry->path);
-    }
-    if (s->fabric_entry) {
-        dpas__buf_puts(b, ", \"fabric\": ");
-        dpas__buf_json_str(b, s->fabric_entry->path);
-    }
-    dpas__buf_printf(b, "},\n    \"dp_degree\": %lld,\n    ", (long long)s->dp_degree);
-    width_json(b, "gradient_bytes_per_param", s->gradient_bytes_per_param);
-    dpas__buf_puts(b, ",\n    ");
-    width_json(b, "checkpoint_bytes_per_param", s->checkpoint_bytes_per_param);
-    dpas__buf_puts(b, ",\n    ");
-    width_json(b, "weight_bytes_per_param", s->weight_bytes_per_param);
-    dpas__buf_puts(b, "\n  },\n  \"attributes\": {");
-    bool first = true;
+        return s->fabric_entry ? (*c = dpas_cell_text(s->fabric_entry->path), 0)
+                               : DPAS__FIELD_ABSENT;
+    return 0;
+}
+
+static int input_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    const dpas_scenario *s = ctx;
+    if (!strcmp(f->name, "workload"))
+        return dpas__json_fields(sub, f->sub, f->nsub, NULL, false, workload_value, ctx);
+    if (!strcmp(f->name, "fleet"))
+        return dpas__json_fields(sub, f->sub, f->nsub, NULL, false, fleet_value, ctx);
+    if (!strcmp(f->name, "dp_degree"))
+        *c = dpas_cell_int(s->dp_degree);
+    else if (!strcmp(f->name, "gradient_bytes_per_param"))
+        *c = width_cell(s->gradient_bytes_per_param);
+    else if (!strcmp(f->name, "checkpoint_bytes_per_param"))
+        *c = width_cell(s->checkpoint_bytes_per_param);
+    else
+        *c = width_cell(s->weight_bytes_per_param);
+    return 0;
+}
+
+/* attributes, undefined, equations: an object of the attributes shown, by name */
+static void attrs_json(dpas__buf *b, const eval_doc *x, const char *which)
+{
+    const dpas_report *r = x->r;
+    char t[600];
+    bool first = true, values = !strcmp(which, "attributes"), undef = !strcmp(which, "undefined");
+    dpas__buf_puts(b, "{");
     for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
-        if (!(show & (1u << a)))
+        if (!(x->show & (1u << a)) || (undef && !(r->undefined & (1u << a))))
             continue;
-        dpas_value v;
         dpas__buf_puts(b, first ? "\n    " : ",\n    ");
         first = false;
-        if (!(r->undefined & (1u << a)) && dpas_attr_kind((dpas_attr)a) == DPAS_VALUE_BYTES &&
+        dpas_value v;
+        if (values && !(r->undefined & (1u << a)) &&
+            dpas_attr_kind((dpas_attr)a) == DPAS_VALUE_BYTES &&
             !dpas_report_get(r, (dpas_attr)a, &v, NULL)) { /* and "<attr>_exact" if rounded */
             dpas__buf_json_bytes(b, dpas_attr_name((dpas_attr)a), v.bytes);
             continue;
         }
-        if (r->undefined & (1u << a))
-            snprintf(t, sizeof t, "null");
-        else
-            value_text(r, (dpas_attr)a, true, UNITS_JSON, t, sizeof t);
-        dpas__buf_printf(b, "\"%s\": %s", dpas_attr_name((dpas_attr)a), t);
-    }
-    dpas__buf_puts(b, "\n  },\n  \"undefined\": {");
-    first = true;
-    for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
-        if (!(show & (1u << a)) || !(r->undefined & (1u << a)))
-            continue;
-        dpas__buf_printf(b, "%s\n    \"%s\": ", first ? "" : ",", dpas_attr_name((dpas_attr)a));
-        dpas__buf_json_str(b, dpas_report_undefined_reason(r, (dpas_attr)a));
-        first = false;
-    }
-    dpas__buf_puts(b, first ? "},\n" : "\n  },\n");
-    if (o->explain) {
-        dpas__buf_puts(b, "  \"equations\": {");
-        first = true;
-        for (int a = 0; a < DPAS_ATTR_COUNT; a++) {
-            if (!(show & (1u << a)))
-                continue;
-            explain_text(s, r, (dpas_attr)a, t, sizeof t);
-            dpas__buf_printf(b, "%s\n    \"%s\": ", first ? "" : ",", dpas_attr_name((dpas_attr)a));
+        dpas__buf_printf(b, "\"%s\": ", dpas_attr_name((dpas_attr)a));
+        if (undef) {
+            dpas__buf_json_str(b, dpas_report_undefined_reason(r, (dpas_attr)a));
+        } else if (values) {
+            if (r->undefined & (1u << a))
+                snprintf(t, sizeof t, "null");
+            else
+                value_text(r, (dpas_attr)a, true, UNITS_JSON, t, sizeof t);
+            dpas__buf_puts(b, t);
+        } else {
+            explain_text(x->s, r, (dpas_attr)a, t, sizeof t);
             dpas__buf_json_str(b, t);
+        }
+    }
+    dpas__buf_puts(b, first && undef ? "}" : "\n  }");
+}
+
+static int eval_value(const dpas_field *f, dpas_cell *c, dpas__buf *sub, void *ctx)
+{
+    const eval_doc *x = ctx;
+    if (!strcmp(f->name, "scenario")) {
+        *c = dpas_cell_text(x->o->label);
+    } else if (!strcmp(f->name, "inputs")) {
+        return dpas__json_fields(sub, f->sub, f->nsub, "  ", false, input_value,
+                                 (void *)(uintptr_t)x->s);
+    } else if (!strcmp(f->name, "warnings")) {
+        char t[600];
+        bool first = true;
+        dpas__buf_puts(sub, "[");
+        for (unsigned bit = 1; bit && bit <= x->r->warnings; bit <<= 1) {
+            if (!(x->r->warnings & bit))
+                continue;
+            dpas_warning_message(x->r, bit, t, sizeof t);
+            dpas__buf_puts(sub, first ? "\n    " : ",\n    ");
+            dpas__buf_json_str(sub, t);
             first = false;
         }
-        dpas__buf_puts(b, "\n  },\n");
+        dpas__buf_puts(sub, first ? "]" : "\n  ]");
+    } else if (!strcmp(f->name, "equations") && !x->o->explain) {
+        return DPAS__FIELD_ABSENT;
+    } else {
+        attrs_json(sub, x, f->name);
     }
-    dpas__buf_puts(b, "  \"warnings\": [");
-    first = true;
-    for (unsigned bit = 1; bit && bit <= r->warnings; bit <<= 1) {
-        if (!(r->warnings & bit))
-            continue;
-        dpas_warning_message(r, bit, t, sizeof t);
-        dpas__buf_puts(b, first ? "\n    " : ",\n    ");
-        dpas__buf_json_str(b, t);
-        first = false;
-    }
-    dpas__buf_puts(b, first ? "]\n}\n" : "\n  ]\n}\n");
+    return 0;
+}
+
+static int render_json(dpas__buf *b, const dpas_scenario *s, const dpas_report *r,
+                       const dpas_render_opts *o, unsigned show)
+{
+    eval_doc x = {s, r, o, show};
+    int rc = dpas__json_fields(b, dpas__eval_fields, dpas__eval_nfields, "", true, eval_value, &x);
+    dpas__buf_puts(b, "\n");
+    return rc;
 }
 
 /* Rows through the writer: CSV gets the attributes; markdown the inputs, then the attributes. */
@@ -400,7 +480,7 @@ char *dpas_render_report(const dpas_scenario *s, const dpas_report *r, const dpa
     }
     dpas__buf b = {0};
     switch (o->format) {
-    case DPAS_FORMAT_JSON: render_json(&b, s, r, o, show); break;
+    case DPAS_FORMAT_JSON: (void)render_json(&b, s, r, o, show); break;
     case DPAS_FORMAT_CSV:
     case DPAS_FORMAT_MARKDOWN:
         if (render_rows(&b, s, r, o, show, o->format == DPAS_FORMAT_CSV, err)) {

@@ -364,11 +364,3 @@ int dpas_writer_end(dpas_writer *w, dpas_error *err)
     }
     return flush(w, err);
 }
-
-void dpas__json_doc_head(dpas__buf *b)
-{
-    dpas__buf_puts(b, "{\n  \"dpas_version\": ");
-    dpas__buf_json_str(b, DPAS_VERSION);
-    dpas__buf_printf(b,
-                     ",\n  \"schema_version\": %d,\n  \"scenario\": ", DPAS__JSON_SCHEMA_VERSION);
-}

@@ -26,6 +26,7 @@ enum {
 #define SWITCH DPAS_KEY_SWITCH
 #define LOCAL DPAS_KEY_LOCAL
 #define INPUT DPAS_KEY_INPUT
+#define MEAS DPAS_KEY_MEASURE /* dpas-measure takes it */
 
 /* The spellings: over HTTP and in Python as its name (ALL), or not over HTTP (PY: a file of
  * this machine), or not in Python (HTTP: the binding has no calibrate). */
@@ -140,15 +141,15 @@ static const struct key_row {
                            .file = "scenario", .analyses = SCEN, .flags = INPUT, KIND(NAME),
                            .see = "scenarios", .help = "a named scenario to start from"},
     [DPAS_KEY_WORKLOAD] = {"workload", "model", "--model", "NAME", ALL, .file = "workload",
-                           .analyses = SCEN, .flags = INPUT | AXIS, KIND(NAME), .see = "models",
-                           .help = "a registry model"},
+                           .analyses = SCEN, .flags = INPUT | AXIS | MEAS, KIND(NAME),
+                           .see = "models", .help = "a registry model"},
     [DPAS_KEY_WORKLOAD_NAME] = {"workload_name", .flag = "--workload-name", .metavar = "TEXT", ALL,
                                 .file = "workload.name", .analyses = SCEN, .flags = INPUT,
                                 KIND(TEXT),
                                 .help = "the label of a workload given by its parameters"},
     [DPAS_KEY_PARAMETERS] = {"parameters", .flag = "--params", .metavar = "COUNT", ALL,
                              .file = "workload.parameters", .analyses = SCEN,
-                             .flags = INPUT | RANGE, KIND(COUNT), .unit = "parameters",
+                             .flags = INPUT | RANGE | MEAS, KIND(COUNT), .unit = "parameters",
                              .help = "the workload's parameter count: 175e9, 70.6e9, 7B"},
     [DPAS_KEY_FLEET] = {"fleet", .flag = "--fleet", .metavar = "NAME", ALL, .file = "fleet",
                         .analyses = SCEN, .flags = INPUT | AXIS, KIND(NAME), .see = "fleets",
@@ -174,7 +175,7 @@ static const struct key_row {
                             .help = "data-parallel replicas"},
     [DPAS_KEY_GRADIENT_WIDTH] = {"gradient_bytes_per_param", .flag = "--grad", .metavar = "WIDTH",
                                  ALL, .file = "gradient_bytes_per_param", .analyses = SCEN,
-                                 .flags = INPUT | AXIS, KIND(WIDTH), .unit = "B/parameter",
+                                 .flags = INPUT | AXIS | MEAS, KIND(WIDTH), .unit = "B/parameter",
                                  .help = "2 B, 16 bit, bf16, 4.127 bit, ..."},
     [DPAS_KEY_CHECKPOINT_WIDTH] = {"checkpoint_bytes_per_param", .flag = "--ckpt",
                                    .metavar = "WIDTH", ALL, .file = "checkpoint_bytes_per_param",
@@ -185,19 +186,20 @@ static const struct key_row {
                                .flags = INPUT, KIND(WIDTH), .unit = "B/parameter",
                                .help = "optional; none removes it"},
     [DPAS_KEY_RULE] = {"rule", .flag = "--rule", .metavar = "R[,R...]", ALL,
-                       .analyses = C | S | P | T, .flags = LIST | AXIS, KIND(ENUM), .see = "rules",
-                       .value = rule_name, .help = "robust rules; cost: default every rule"},
+                       .analyses = C | S | P | T, .flags = LIST | AXIS | MEAS, KIND(ENUM),
+                       .see = "rules", .value = rule_name,
+                       .help = "robust rules; cost: default every rule"},
     [DPAS_KEY_SCHEDULE] = {"schedule", .flag = "--schedule", .metavar = "S[,S...]", ALL,
-                           .analyses = C | S | P | T, .flags = LIST | AXIS, KIND(ENUM),
+                           .analyses = C | S | P | T, .flags = LIST | AXIS | MEAS, KIND(ENUM),
                            .value = schedule_name, .help = "schedules; cost: default all"},
     [DPAS_KEY_CONVENTION] = {"convention", .flag = "--convention", .metavar = "NAME", ALL,
-                             .analyses = C | R | S | P | T, KIND(ENUM), .def = dpas__conv_BLANCHARD,
-                             .value = convention_name,
+                             .analyses = C | R | S | P | T, .flags = MEAS, KIND(ENUM),
+                             .def = dpas__conv_BLANCHARD, .value = convention_name,
                              .help = "blanchard (default) or byzfl for Krum and Multi-Krum; "
                                      "rules: all",
                              .used_by = has_conventions},
     [DPAS_KEY_F] = {"f", .flag = "--f", .metavar = "F", ALL, .analyses = C | R | S | P,
-                    .flags = RANGE, KIND(INTEGER), MIN(0),
+                    .flags = RANGE | MEAS, KIND(INTEGER), MIN(0),
                     .help = "Byzantine replicas: cost adds tolerates, rules min_n; sweep: N = "
                             "min_n(f) unless dp_degree is given"},
     [DPAS_KEY_N] = {"n", .flag = "--n", .metavar = "N", ALL, .analyses = R, KIND(INTEGER), MIN(1),
@@ -206,7 +208,8 @@ static const struct key_row {
                         KIND(INTEGER), MIN(1), .def = "1",
                         .help = "bytes and times for K steps (default 1)"},
     [DPAS_KEY_ITERATIONS] = {"iterations", .flag = "--iterations", .metavar = "T", ALL,
-                             .analyses = C | S | P | T, KIND(INTEGER), MIN(1), .def = "10",
+                             .analyses = C | S | P | T, .flags = MEAS, KIND(INTEGER), MIN(1),
+                             .def = "10",
                              .help = "of geometric_median and centered_clipping (default 10)",
                              .used_by = iterates},
     [DPAS_KEY_COMPUTE_RATE] = {"compute_rate", .flag = "--compute-rate", .metavar = "FLOPS", ALL,
@@ -219,12 +222,13 @@ static const struct key_row {
                  "accelerator's HBM): the rule's compute is "
                  "max(flops/rate, bytes/this)"},
     [DPAS_KEY_CALIBRATION] = {"calibration", .flag = "--calibration", .metavar = "FILE", PY,
-                              .analyses = C | S | P | K | T, .flags = REPEAT | LOCAL, KIND(FILE),
+                              .analyses = C | S | P | K | T, .flags = REPEAT | LOCAL | MEAS,
+                              KIND(FILE),
                               .help = "nccl-tests output: files of one cluster (A,B or repeated; "
                                       "a file once), read and fitted once as one model"},
     [DPAS_KEY_NETWORK_MODEL] = {"network_model", .flag = "--network-model", .metavar = "M", ALL,
-                                .analyses = C | S | P | T, KIND(ENUM), .def = "default",
-                                .value = netmodel_name,
+                                .analyses = C | S | P | T, .flags = MEAS, KIND(ENUM),
+                                .def = "default", .value = netmodel_name,
                                 .help = "with calibration: default (the measured curve at a "
                                         "measured scale and size, the nccl model elsewhere), "
                                         "nccl, empirical, piecewise or alpha_beta"},
@@ -321,8 +325,8 @@ static const struct key_row {
 #ifdef DPAS_TEST_KEY
     /* the schema test's key (tests/schema): one entry, found in every front end's help */
     [DPAS_KEY_TEST_DUMMY] = {"dummy_test_key", .flag = "--dummy-test-key", .metavar = "N", ALL,
-                             .analyses = C, KIND(INTEGER), MIN(3), MAX(9), .def = "5",
-                             .help = "a key of the test build only"},
+                             .analyses = C, .flags = MEAS, KIND(INTEGER), MIN(3), MAX(9),
+                             .def = "5", .help = "a key of the test build only"},
 #endif
 };
 
