@@ -455,11 +455,14 @@ static void by_family(void)
         }
     size_t used[4];
     dpas_band_constants all;
-    printf("\nBand constants learned on every family (the library's shipped ones: query.c), "
+    printf("\nBand constants learned on every family (the library ships its own: next line), "
            "ln; bounded: ln(measured / predicted) toward the open side, 5th and 90th "
            "percentiles:");
     learn_constants(-1, &all, used);
     print_constants(&all, used);
+    const size_t none[4] = {0};
+    printf("Shipped in the library (dpas_band_constants_shipped; points: not counted here):");
+    print_constants(dpas_band_constants_shipped(), none);
     printf("\n");
     for (int f = 0; f < nfamilies; f++) {
         printf("Learned without %s:", families[f]);

@@ -430,7 +430,7 @@ typedef struct dpas_net_step {
                                 scenario's fabric (its link's bandwidth and latency, one link per
                                 rank) made a collective slower than the calibration's answer: the
                                 slower is taken (model: "..., inter-node link from the fabric") */
-    int accelerator_used;    /* one node asked, no curve measured inside one node, and the
+    int accelerator_used; /* one node asked, no curve measured inside one node, and the
                                 scenario's accelerator has an NVLink bandwidth (nvlink_GBps):
                                 the collective is timed on the node's links from it, not from
                                 the network's fit (model: "..., intra-node link from the

@@ -333,9 +333,9 @@ static void step_notes(const dpas_scenario *s, const dpas_step *st)
          "at %.4g FLOP/s x MFU %g (%s%s%s); %s",
          st->flops_factor, (unsigned long long)st->parameters, st->parameters == 1 ? "" : "s",
          (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s",
-         st->attention_flops > 0 ? " + attention" : "", st->flops,
-         (long long)st->accelerators, st->accelerators == 1 ? "" : "s", st->peak_flops, st->mfu,
-         st->mfu_basis, st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "",
+         st->attention_flops > 0 ? " + attention" : "", st->flops, (long long)st->accelerators,
+         st->accelerators == 1 ? "" : "s", st->peak_flops, st->mfu, st->mfu_basis,
+         st->mfu_source ? ": " : "", st->mfu_source ? st->mfu_source : "",
          st->recompute == DPAS_RECOMPUTE_FULL
              ? "full recomputation runs the forward again in the backward (2PT more): forward "
                "1/4, backward 3/4"

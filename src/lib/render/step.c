@@ -35,9 +35,9 @@ static void text_head(dpas__buf *b, const dpas_step *st, const dpas_step_view *v
                      (unsigned long long)st->parameters, st->parameters == 1 ? "" : "s",
                      (unsigned long long)st->tokens, st->tokens == 1 ? "" : "s");
     if (st->attention_flops > 0)
-        dpas__buf_printf(b, " + attention %.6g FLOP (%g x layers x sequence %llu x hidden per token)",
-                         st->attention_flops, st->flops_factor * 2,
-                         (unsigned long long)st->attention_sequence);
+        dpas__buf_printf(
+            b, " + attention %.6g FLOP (%g x layers x sequence %llu x hidden per token)",
+            st->attention_flops, st->flops_factor * 2, (unsigned long long)st->attention_sequence);
     dpas__buf_puts(b, "\n");
     dpas__buf_printf(b, "          on %lld accelerator%s at %.6g TFLOP/s (",
                      (long long)st->accelerators, st->accelerators == 1 ? "" : "s",
