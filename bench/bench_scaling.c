@@ -29,6 +29,22 @@ typedef struct series {
     const char *files[16];
 } series;
 
+/* Ranks per node given for a family, as a user gives --gpus-per-node (otherwise as the files
+ * say): the NVLink domain where it spans hosts, which no log shows. OCI's GB300 runs put 16
+ * hosts of 4 in each NVL72 rack (64 ranks a rack: its README), so NCCL's "node" is 64 ranks. */
+static const struct {
+    const char *family;
+    int64_t per_node;
+} given_per_node[] = {{"GB300 (OCI)", 64}};
+
+static int64_t per_node_of(const series *S)
+{
+    for (size_t i = 0; i < sizeof given_per_node / sizeof *given_per_node; i++)
+        if (!strcmp(given_per_node[i].family, S->family))
+            return given_per_node[i].per_node;
+    return 0;
+}
+
 static const series serieses[] = {
     {"Polaris",
      "Polaris NCCL 2.18",
@@ -191,7 +207,8 @@ static void label_fit(int written, size_t cap)
     }
 }
 
-static int load(const char *const *names, size_t n, const char *coll, dpas_netmodel **m)
+static int load(const char *const *names, size_t n, const char *coll, int64_t per_node,
+                dpas_netmodel **m)
 {
     const char *paths[16];
     char buf[16][1024];
@@ -206,7 +223,7 @@ static int load(const char *const *names, size_t n, const char *coll, dpas_netmo
         }
         paths[i] = buf[i];
     }
-    dpas_calib_options opt = {.collective = coll};
+    dpas_calib_options opt = {.collective = coll, .per_node = per_node};
     dpas_error e = {0};
     if (dpas_netmodel_load_files(paths, n, &opt, m, &e)) {
         fprintf(stderr, "bench_scaling: %s\n", e.message);
@@ -478,7 +495,7 @@ static int file_scales(const series *S, size_t nf, dpas_scale *sc)
 {
     for (size_t f = 0; f < nf; f++) {
         dpas_netmodel *m;
-        if (load(&S->files[f], 1, S->collective, &m))
+        if (load(&S->files[f], 1, S->collective, per_node_of(S), &m))
             return -1;
         sc[f] = (dpas_scale){m->curves[0].ranks, m->curves[0].per_node};
         dpas_netmodel_free(m);
@@ -498,7 +515,8 @@ static int open_series(const series *S, size_t *nf, dpas_scale sc[16], dpas_netm
     while (*nf < 16 && S->files[*nf])
         (*nf)++;
     cur_family = family_of(S->family);
-    return file_scales(S, *nf, sc) || load(S->files, *nf, S->collective, whole) ? -1 : 0;
+    return file_scales(S, *nf, sc) || load(S->files, *nf, S->collective, per_node_of(S), whole) ? -1
+                                                                                                : 0;
 }
 
 /* One case: the model of `names`, predicting the curve `truth`; in the second pass with the
@@ -507,7 +525,7 @@ static void run_case(const series *S, const char *const *names, size_t n, const 
                      const char *label, double goal, tally *t)
 {
     dpas_netmodel *m;
-    if (load(names, n, S->collective, &m))
+    if (load(names, n, S->collective, per_node_of(S), &m))
         return;
     if (pass == 1)
         m->band = &learned[cur_family];
@@ -595,7 +613,7 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         const char *f = "polaris_nccl2.18_tuned_540nodes_2160ranks_all_reduce.dat";
         dpas_netmodel *m;
-        if (load(&f, 1, NULL, &m))
+        if (load(&f, 1, NULL, 0, &m))
             return 1;
         dpas_netmodel_free(m);
         clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -621,7 +639,7 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         dpas_netmodel *m;
-        if (load(ten, 10, NULL, &m))
+        if (load(ten, 10, NULL, 0, &m))
             return 1;
         dpas_netmodel_free(m);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
