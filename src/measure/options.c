@@ -47,7 +47,7 @@ static const struct {
     {DPAS_KEY_PARAMETERS, "the gradient's coordinates (or --model NAME --scale K)"},
     {DPAS_KEY_GRADIENT_WIDTH, "here fp32 (default) or bf16 on the wire; kernels run in fp32"},
     {DPAS_KEY_RULE, "here one rule, mean by default"},
-    {DPAS_KEY_SCHEDULE, "here one of allreduce (default), allgather, sharded, sharded_distance"},
+    {DPAS_KEY_SCHEDULE, NULL}, /* the schedules it runs, from runs[] below */
     {DPAS_KEY_F, "default: the most the rule tolerates on N ranks"},
     {DPAS_KEY_CALIBRATION, "here one file, measured between the hosts (one rank per host; see "
                            "--sweep): predicts the step's time"},
@@ -85,6 +85,10 @@ static const char *help_tail =
 /* The keys dpas-measure takes: those of the key table marked for it. */
 static int is_measure_key(int k) { return (dpas_key_flags((dpas_key)k) & DPAS_KEY_MEASURE) != 0; }
 
+/* The schedules dpas-measure runs (names from the library's table), the first the default. */
+static const dpas_schedule_id runs[] = {DPAS_SCHED_ALLREDUCE, DPAS_SCHED_ALLGATHER,
+                                        DPAS_SCHED_SHARDED, DPAS_SCHED_SHARDED_DISTANCE};
+
 static void print_help(FILE *f)
 {
     fputs(help_head, f);
@@ -96,8 +100,15 @@ static void print_help(FILE *f)
         fprintf(f, "%*s %s: %s", w < 30 ? 30 - w : 0, "", dpas_key_name((dpas_key)k),
                 dpas_key_help((dpas_key)k));
         for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
-            if (notes[i].key == (dpas_key)k)
+            if (notes[i].key == (dpas_key)k && notes[i].note)
                 fprintf(f, "; %s", notes[i].note);
+            else if (notes[i].key == (dpas_key)k) {
+                fputs("; here one of", f);
+                for (size_t j = 0; j < sizeof runs / sizeof runs[0]; j++)
+                    fprintf(f, "%s %s%s",
+                            j ? (j + 1 < sizeof runs / sizeof runs[0] ? "," : " or") : "",
+                            dpas_schedule_name(runs[j]), j ? "" : " (default)");
+            }
         fputc('\n', f);
     }
     fputs(help_tail, f);
@@ -227,10 +238,6 @@ static const char *const w_grad[] = {"fp32", "bf16", NULL};
 static const char *const w_attack[] = {"signflip", "scaled", "alie", "inf", "nan", NULL};
 static const char *const w_yesno[] = {"no", "yes", NULL};
 static const char *const w_format[] = {"text", "json", "csv", NULL};
-static const char *const w_sched[] = {"allreduce", "allgather", "sharded", "sharded_distance",
-                                      NULL};
-static const dpas_schedule_id sched_ids[] = {DPAS_SCHED_ALLREDUCE, DPAS_SCHED_ALLGATHER,
-                                             DPAS_SCHED_SHARDED, DPAS_SCHED_SHARDED_DISTANCE};
 
 /* A key's option: the run's width, schedule and calibration are read here too; every key goes
  * to the cost request as given (but the calibration and its model, which are the run's). */
@@ -247,10 +254,27 @@ static int option_key(dpas_key k, const char *arg, opts *o, given *g)
         o->width = i ? 2 : 4;
         g->mask |= i ? G_BF16 : 0;
         return rc;
-    case DPAS_KEY_SCHEDULE:
-        rc = parse_word(name, arg, w_sched, &i);
-        o->schedule = sched_ids[i < 0 ? 0 : i];
+    case DPAS_KEY_SCHEDULE: { /* the library's names; dpas-measure runs the schedules of runs[] */
+        dpas_schedule_id id;
+        if (dpas_schedule_parse(name, arg, &id, &e)) {
+            measure_say("%s", e.message);
+            return 1;
+        }
+        size_t j = 0;
+        while (j < sizeof runs / sizeof runs[0] && runs[j] != id)
+            j++;
+        if (j == sizeof runs / sizeof runs[0]) {
+            char list[160] = "";
+            for (size_t q = 0; q < sizeof runs / sizeof runs[0]; q++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", q ? ", " : "",
+                         dpas_schedule_name(runs[q]));
+            measure_say("%s %s: dpas-measure runs %s (dpas cost models the others)", name, arg,
+                        list);
+            return 1;
+        }
+        o->schedule = id;
         break;
+    }
     case DPAS_KEY_CALIBRATION: o->calibration = arg; return 0;
     case DPAS_KEY_NETWORK_MODEL: /* the library's names of its network models */
         rc =

@@ -168,6 +168,20 @@ class Step(unittest.TestCase):
                         gradient_bytes_per_param="2 B", checkpoint_bytes_per_param="14 B",
                         stragglers="5%")
 
+    def test_recompute_of_a_shapeless_workload(self):
+        # a workload given by its parameters has no shape: recompute none states the default
+        # (6PT: 6 x 8e9 x 4e6 over 64 H100 at 989e12 x 0.4), full adds the forward (8PT),
+        # selective would change only the activations nobody counts, and is refused
+        keys = dict(parameters="8e9", fleet="Lab_64_H100", dp_degree=64, tokens=4_000_000,
+                    mfu=0.4, gradient_bytes_per_param="bf16", checkpoint_bytes_per_param="14B",
+                    rule=["mean"], schedule="allreduce")
+        self.assertAlmostEqual(dpas.step(recompute="none", **keys)["compute_s"],
+                               6 * 8e9 * 4e6 / (64 * 989e12 * 0.4), delta=1e-12)
+        self.assertAlmostEqual(dpas.step(recompute="full", **keys)["compute_s"],
+                               8 * 8e9 * 4e6 / (64 * 989e12 * 0.4), delta=1e-12)
+        with self.assertRaisesRegex(dpas.InvalidValue, "recompute counts the activations"):
+            dpas.step(recompute="selective", **keys)
+
     def test_errors(self):
         with self.assertRaises(dpas.InvalidValue) as e:
             dpas.step(**KEYS)

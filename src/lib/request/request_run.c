@@ -66,12 +66,13 @@ static int shape_keys(const dpas_request *rq, const dpas_model_shape *shape, con
 {
     static const dpas_key k[] = {DPAS_KEY_MICRO_BATCH, DPAS_KEY_RECOMPUTE, DPAS_KEY_SEQUENCE};
     for (size_t i = 0; !shape && i < sizeof k / sizeof k[0]; i++) {
-        /* step: sequence splits tokens into sequences, and full recomputation adds a forward to
-         * the compute; selective recomputation changes the activations only */
+        /* step: sequence splits tokens into sequences, full recomputation adds a forward to
+         * the compute and none keeps the compute's 6PT (the default, stated); selective
+         * recomputation changes the activations only */
         if (!rq->v[k[i]].set ||
             (rq->analysis == DPAS_ANALYSIS_STEP &&
              (k[i] == DPAS_KEY_SEQUENCE ||
-              (k[i] == DPAS_KEY_RECOMPUTE && rq->opts.recompute == DPAS_RECOMPUTE_FULL))))
+              (k[i] == DPAS_KEY_RECOMPUTE && rq->opts.recompute != DPAS_RECOMPUTE_SELECTIVE))))
             continue;
         return dpas__fail(err, DPAS_EINVAL, dpas_key_name(k[i]),
                           "%s counts the activations, and %s", dpas_key_name(k[i]), why);
