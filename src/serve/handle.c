@@ -77,6 +77,10 @@ enum { H_CONTENT_LENGTH = 4, H_TRANSFER_ENCODING = 9 };
 
 void srv_headers_count(srv_header_tally *t, const char *name, const char *value)
 {
+    /* "Content-Length : 5" is not Content-Length to this tally, but may be to a proxy in front:
+     * RFC 9112 section 5.1 has a server refuse whitespace between a name and its colon */
+    if (name && !t->bad_name && strpbrk(name, " \t"))
+        t->bad_name = name;
     for (size_t i = 0; name && i < SRV_NSINGLE; i++)
         if (!strcasecmp(name, single_headers[i])) {
             if (i == H_TRANSFER_ENCODING && !t->seen[i])
@@ -87,6 +91,14 @@ void srv_headers_count(srv_header_tally *t, const char *name, const char *value)
 
 int srv_headers_check(const srv_header_tally *t, srv_response *r)
 {
+    if (t->bad_name) {
+        char q[96];
+        srv_fail(r, 400, DPAS_EINVAL, "header",
+                 "the header name %s holds whitespace; a name is followed by its colon at once "
+                 "(RFC 9112, section 5.1)",
+                 dpas_quote(t->bad_name, q, sizeof q));
+        return 400;
+    }
     for (size_t i = 0; i < SRV_NSINGLE; i++)
         if (t->seen[i] > 1) {
             srv_fail(r, 400, DPAS_EINVAL, "header",

@@ -153,6 +153,7 @@ enum { SRV_NSINGLE = 11 };
 typedef struct srv_header_tally {
     unsigned seen[SRV_NSINGLE];
     const char *transfer_encoding; /* the first one's value, or NULL */
+    const char *bad_name;          /* the first header name holding a space or a tab, or NULL */
 } srv_header_tally;
 void srv_headers_count(srv_header_tally *t, const char *name, const char *value);
 /* 0, or the status with r the answer. */

@@ -105,6 +105,14 @@ FRAMING = [
     ("two Connection headers",
      req("GET", "/api/v1/rules", [("Connection", "keep-alive"), ("Connection", "close")], close=False),
      400, "the header Connection is given 2 times; give it once"),
+    # the adversary of round 4: a space before the colon made a second Content-Length (or a
+    # Transfer-Encoding beside one) invisible to the checks above; RFC 9112 section 5.1: 400
+    ("Content-Length with a space before its colon",
+     req("POST", "/api/v1/eval", [("Content-Length ", "5"), ("Content-Length", "2")], b"{}"),
+     400, 'the header name "Content-Length " holds whitespace'),
+    ("Transfer-Encoding with a space before its colon",
+     req("POST", "/api/v1/eval", [("Transfer-Encoding ", "chunked"), ("Content-Length", "2")], b"{}"),
+     400, 'the header name "Transfer-Encoding " holds whitespace'),
 ]
 
 

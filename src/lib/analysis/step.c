@@ -248,9 +248,11 @@ static int step_head(const dpas_scenario *s, const dpas_step_opts *o, const dpas
     st->weight_bytes = s->weight_bytes_per_param.den ? rep->weight_bytes : rep->gradient_bytes;
     if (o->tokens)
         st->tokens = o->tokens;
-    else if (__builtin_mul_overflow(o->global_batch, o->sequence, &st->tokens))
+    else if (__builtin_mul_overflow(o->global_batch, o->sequence, &st->tokens) ||
+             st->tokens > (uint64_t)INT64_MAX) /* tokens' own limit, as the key takes it */
         return dpas__fail(err, DPAS_ERANGE, "tokens",
-                          "global_batch x sequence (%llu x %llu) passes 2^64 tokens",
+                          "global_batch x sequence (%llu x %llu) passes 2^63 - 1 tokens, the "
+                          "limit of tokens",
                           (unsigned long long)o->global_batch, (unsigned long long)o->sequence);
     if (o->cost.compute_rate > 0) {
         st->peak_flops = o->cost.compute_rate;

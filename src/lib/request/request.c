@@ -208,13 +208,14 @@ static int check_keys(dpas_request *rq, dpas_error *err)
     if (rq->ncal_texts)
         rq->v[DPAS_KEY_CALIBRATION].set = true;
     for (int k = 0; k < DPAS_KEY_COUNT; k++) {
-        /* a label (every TEXT key of the table) given empty labels nothing: refused as HTTP
-         * refuses an empty query value, in every front end (issue 29) */
+        /* a label (every TEXT key of the table) given empty, or only blanks, labels nothing:
+         * refused as HTTP refuses an empty query value, in every front end (issue 29) */
         if (rq->v[k].set && dpas_key_type_of((dpas_key)k) == DPAS_TYPE_TEXT &&
-            (!rq->v[k].text || !rq->v[k].text[0]))
+            (!rq->v[k].text || !rq->v[k].text[strspn(rq->v[k].text, " \t\r\n\v\f")]))
             return dpas__fail(err, DPAS_EINVAL, dpas_key_name((dpas_key)k),
-                              "%s is empty; give a value or leave the key out",
-                              dpas_key_name((dpas_key)k));
+                              "%s is empty%s; give a value or leave the key out",
+                              dpas_key_name((dpas_key)k),
+                              rq->v[k].text && rq->v[k].text[0] ? " (only blanks)" : "");
         if (!rq->v[k].set || dpas_analysis_takes(rq->analysis, (dpas_key)k))
             continue;
         char who[128];
